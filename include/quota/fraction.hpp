@@ -1,0 +1,96 @@
+// quota/fraction.hpp — exact fractions of 64-bit amounts.
+//
+// Shares (usage / total, min_i / sum min) are compared exactly: the comparison
+// cross-multiplies in 128 bits, so no rounding ever decides an order. For sums
+// that exceed 64 bits, use quota::rational (Boost.Multiprecision cpp_rational).
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <numeric>
+
+#include <boost/multiprecision/cpp_int.hpp>
+
+#include <quota/detail/checked.hpp>
+#include <quota/error.hpp>
+
+namespace quota {
+
+/// Arbitrary-precision exact rational, for sums and products beyond 64 bits.
+using rational = boost::multiprecision::cpp_rational;
+/// Arbitrary-precision integer.
+using big_int = boost::multiprecision::cpp_int;
+
+/// An exact fraction num/den of 64-bit integers, den >= 0. den == 0 with
+/// num > 0 is +infinity (a share of a resource whose total is 0); 0/0 is
+/// treated as 0. Always kept in lowest terms.
+class fraction {
+ public:
+  constexpr fraction() noexcept = default;
+  constexpr fraction(std::int64_t num) noexcept : num_(num), den_(1) {}  // NOLINT(implicit)
+  constexpr fraction(std::int64_t num, std::int64_t den) {
+    if (den < 0) {
+      if (num == INT64_MIN || den == INT64_MIN) detail::throw_overflow("fraction sign");
+      num = -num;
+      den = -den;
+    }
+    if (den == 0) {  // x/0 is +-infinity; 0/0 is taken as 0
+      num_ = num > 0 ? 1 : (num < 0 ? -1 : 0);
+      den_ = num == 0 ? 1 : 0;
+      return;
+    }
+    const std::int64_t g = std::gcd(num, den);
+    num_ = g ? num / g : num;
+    den_ = g ? den / g : den;
+  }
+  [[nodiscard]] static constexpr fraction infinity() noexcept {
+    fraction f;
+    f.num_ = 1;
+    f.den_ = 0;
+    return f;
+  }
+
+  [[nodiscard]] constexpr std::int64_t num() const noexcept { return num_; }
+  [[nodiscard]] constexpr std::int64_t den() const noexcept { return den_; }
+  [[nodiscard]] constexpr bool is_infinite() const noexcept { return den_ == 0 && num_ != 0; }
+
+  /// floor(x * num / den), exact; throws overflow_error when it does not fit.
+  [[nodiscard]] constexpr std::int64_t apply_floor(std::int64_t x) const {
+    if (den_ == 0) detail::throw_overflow("scaling by an infinite fraction");
+    const detail::int128 p = static_cast<detail::int128>(x) * num_;
+    detail::int128 q = p / den_;
+    if ((p % den_ != 0) && ((p < 0) != (den_ < 0))) --q;
+    return detail::narrow<std::int64_t>(q);
+  }
+  /// ceil(x * num / den), exact.
+  [[nodiscard]] constexpr std::int64_t apply_ceil(std::int64_t x) const {
+    if (den_ == 0) detail::throw_overflow("scaling by an infinite fraction");
+    const detail::int128 p = static_cast<detail::int128>(x) * num_;
+    detail::int128 q = p / den_;
+    if ((p % den_ != 0) && ((p < 0) == (den_ < 0))) ++q;
+    return detail::narrow<std::int64_t>(q);
+  }
+
+  [[nodiscard]] double to_double() const noexcept {
+    if (den_ == 0) return num_ == 0 ? 0.0 : (num_ > 0 ? 1.0 / 0.0 : -1.0 / 0.0);
+    return static_cast<double>(num_) / static_cast<double>(den_);
+  }
+
+  friend constexpr bool operator==(const fraction& a, const fraction& b) noexcept {
+    return a.num_ == b.num_ && a.den_ == b.den_;
+  }
+  friend constexpr std::strong_ordering operator<=>(const fraction& a, const fraction& b) noexcept {
+    if (a.den_ == 0 || b.den_ == 0) {  // at least one infinity
+      const int ra = a.den_ == 0 ? (a.num_ > 0 ? 1 : -1) : 0;
+      const int rb = b.den_ == 0 ? (b.num_ > 0 ? 1 : -1) : 0;
+      return ra <=> rb;
+    }
+    return static_cast<detail::int128>(a.num_) * b.den_ <=> static_cast<detail::int128>(b.num_) * a.den_;
+  }
+
+ private:
+  std::int64_t num_ = 0;
+  std::int64_t den_ = 1;
+};
+
+}  // namespace quota

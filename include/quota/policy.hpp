@@ -1,0 +1,86 @@
+// quota/policy.hpp — the small interface every quota model implements.
+//
+// A host scheduler speaks to every model the same way:
+//   check(job)        would this job be admitted now? (no state change)
+//   commit(job)       the job was admitted everywhere: account for it
+//   release(job id)   the job ended (or was preempted): give its usage back
+//   victims(job, out) which running jobs would have to go to make room
+//   policy_name()     a short static name used in reasons and reports
+// Introspection as JSON is opt-in (quota/json.hpp: to_json(json&, model)).
+//
+// The engine (quota/engine.hpp) composes any subset of models: admission is
+// all-or-nothing across them, release always succeeds in all of them.
+//
+// Contract of each member:
+// * check is const and has no side effect; a denial is a decision, not an error.
+// * commit must follow an allowed check on the same state; a model throws
+//   state_error (and changes nothing) for a duplicate job id, and may throw
+//   for unknown entities (unknown_entity_error) or overflow.
+// * release of a committed job never fails; release of an unknown id throws
+//   unknown_entity_error (304) and changes nothing.
+// * victims appends candidates in the model's own preference order, each with
+//   the rule that makes it a victim; it changes nothing.
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <quota/decision.hpp>
+#include <quota/resource_vector.hpp>
+
+namespace quota {
+
+/// What a host asks about: one job (a pod, a pod group, a workload).
+/// Models read the fields they need and ignore the rest.
+struct job {
+  /// Unique id of the job within the engine (e.g. "namespace/name").
+  std::string id;
+  /// Kubernetes namespace (elastic quotas, Kueue LocalQueues).
+  std::string ns;
+  /// Queue name: Volcano/KAI queue, YuniKorn queue path, Kueue LocalQueue.
+  std::string queue;
+  /// Identity: the user and the groups the host resolved for it.
+  std::string user;
+  std::vector<std::string> groups;
+  /// Priority class name and numeric priority (higher = more important).
+  std::string priority_class;
+  std::int32_t priority = 0;
+  /// Total resources requested by the job (all its pods).
+  resource_vector request;
+  /// Number of pods (and the minimum to run, for gang/partial admission).
+  std::int32_t pods = 1;
+  std::int32_t min_pods = 1;
+  /// Shared ResourceClaims the job uses (namespace/name).
+  std::vector<std::string> claims;
+  /// Creation time and declared run time, milliseconds (-1: unknown).
+  std::int64_t created_ms = 0;
+  std::int64_t duration_ms = -1;
+  /// May the job be preempted (over-quota / best effort)?
+  bool preemptible = true;
+};
+
+/// A running job that would have to be preempted to make room.
+struct victim {
+  std::string job_id;
+  /// The model and rule that make it a victim, e.g. "elastic_quota" / "over_quota_fair_share".
+  std::string_view model;
+  std::string_view rule;
+  /// The entity it is taken from (queue, quota...).
+  std::string entity;
+  friend bool operator==(const victim&, const victim&) = default;
+};
+
+/// The policy interface. See the file comment for the contract.
+template <class P>
+concept policy = requires(P& p, const P& cp, const job& j, std::string_view id, std::vector<victim>& out) {
+  { cp.policy_name() } -> std::convertible_to<std::string_view>;
+  { cp.check(j) } -> std::same_as<decision>;
+  { p.commit(j) } -> std::same_as<void>;
+  { p.release(id) } -> std::same_as<void>;
+  { cp.victims(j, out) } -> std::same_as<void>;
+};
+
+}  // namespace quota

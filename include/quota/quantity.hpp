@@ -1,0 +1,391 @@
+// quota/quantity.hpp — Kubernetes resource quantities, parsed and formatted exactly.
+//
+// Grammar (as Kubernetes accepts it):
+//   quantity := [+-]? number suffix?
+//   number   := digits | digits '.' digits? | '.' digits
+//   suffix   := binarySI (Ki Mi Gi Ti Pi Ei) | decimalSI (n u m k M G T P E)
+//             | decimalExponent ('e' | 'E') [+-]? digits
+// A quantity's value is exact: mantissa * 10^exp10 * 1024^exp1024. Nothing is
+// rounded; a value finer than one nano-unit is rejected as too precise
+// (Kubernetes would silently round it up).
+//
+// to_base(scale) converts to an integer count of the base unit 10^-scale
+// (cpu: scale 3 = millicores) and rejects values that are not a whole number
+// of base units, or that do not fit in 64 bits.
+//
+// to_string() is canonical, as Kubernetes prints quantities: the format of the
+// suffix is kept, and the largest suffix giving an integer mantissa is chosen:
+//   "0.1" -> "100m", "1.5Gi" -> "1536Mi", "1000" -> "1k", "1e3" -> "1e3", "+1" -> "1".
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+
+#include <quota/detail/checked.hpp>
+#include <quota/error.hpp>
+#include <quota/fraction.hpp>
+
+namespace quota {
+
+enum class quantity_format : std::uint8_t { decimal_si, binary_si, decimal_exponent };
+
+namespace detail {
+inline constexpr std::uint64_t pow10_u64[] = {1ULL,
+                                              10ULL,
+                                              100ULL,
+                                              1000ULL,
+                                              10000ULL,
+                                              100000ULL,
+                                              1000000ULL,
+                                              10000000ULL,
+                                              100000000ULL,
+                                              1000000000ULL,
+                                              10000000000ULL,
+                                              100000000000ULL,
+                                              1000000000000ULL,
+                                              10000000000000ULL,
+                                              100000000000000ULL,
+                                              1000000000000000ULL,
+                                              10000000000000000ULL,
+                                              100000000000000000ULL,
+                                              1000000000000000000ULL,
+                                              10000000000000000000ULL};
+
+/// Outcome of the non-throwing parser, mapped to error ids by the throwing one.
+enum class quantity_status : std::uint8_t { ok, malformed, too_many_digits, too_precise, out_of_range, negative };
+}  // namespace detail
+
+class quantity {
+ public:
+  constexpr quantity() noexcept = default;
+
+  /// Parses `text`; throws parse_error (101 malformed, 103 too precise, 104 out of range).
+  [[nodiscard]] static quantity parse(std::string_view text) {
+    quantity q;
+    const auto st = q.parse_into(text);
+    if (st != detail::quantity_status::ok) throw_status(st, text);
+    return q;
+  }
+  /// Non-throwing parse: returns false on any problem and leaves `out` alone.
+  [[nodiscard]] static bool try_parse(std::string_view text, quantity& out) noexcept {
+    quantity q;
+    if (q.parse_into(text) != detail::quantity_status::ok) return false;
+    out = q;
+    return true;
+  }
+
+  /// An amount of base units (10^-scale) as a quantity in `fmt`.
+  [[nodiscard]] static quantity from_base(std::int64_t base_amount, int scale,
+                                          quantity_format fmt = quantity_format::decimal_si) noexcept {
+    quantity q;
+    q.mantissa_ = base_amount;
+    q.exp10_ = -scale;
+    q.format_ = fmt;
+    q.normalize();
+    return q;
+  }
+
+  [[nodiscard]] constexpr std::int64_t mantissa() const noexcept { return mantissa_; }
+  [[nodiscard]] constexpr int exp10() const noexcept { return exp10_; }
+  [[nodiscard]] constexpr int exp1024() const noexcept { return exp1024_; }
+  [[nodiscard]] constexpr quantity_format format() const noexcept { return format_; }
+  [[nodiscard]] constexpr bool is_negative() const noexcept { return mantissa_ < 0; }
+  [[nodiscard]] constexpr bool is_zero() const noexcept { return mantissa_ == 0; }
+
+  /// Value in base units 10^-scale. Throws parse_error 103 when the value is
+  /// not a whole number of base units, 104 when it does not fit in int64.
+  [[nodiscard]] std::int64_t to_base(int scale) const {
+    std::int64_t r = 0;
+    const auto st = to_base_into(scale, r);
+    if (st != detail::quantity_status::ok) throw_status(st, to_string(), scale);
+    return r;
+  }
+  /// Non-throwing conversion; returns the status.
+  [[nodiscard]] constexpr detail::quantity_status to_base_into(int scale, std::int64_t& out) const noexcept {
+    if (mantissa_ == 0) {
+      out = 0;
+      return detail::quantity_status::ok;
+    }
+    const int k = exp10_ + scale;
+    detail::int128 v = mantissa_;
+    // multiply by 1024^exp1024 (exp1024 <= 6, |mantissa| < 2^63: fits in 127 bits)
+    v *= static_cast<detail::int128>(1) << (10 * exp1024_);
+    if (k >= 0) {
+      for (int i = 0; i < k; ++i) {
+        v *= 10;
+        if (v > static_cast<detail::int128>(std::numeric_limits<std::int64_t>::max()) ||
+            v < static_cast<detail::int128>(std::numeric_limits<std::int64_t>::min()))
+          return detail::quantity_status::out_of_range;
+      }
+    } else {
+      if (-k > 38) return detail::quantity_status::too_precise;
+      detail::int128 d = 1;
+      for (int i = 0; i < -k; ++i) d *= 10;
+      if (v % d != 0) return detail::quantity_status::too_precise;
+      v /= d;
+    }
+    if (v > static_cast<detail::int128>(std::numeric_limits<std::int64_t>::max()) ||
+        v < static_cast<detail::int128>(std::numeric_limits<std::int64_t>::min()))
+      return detail::quantity_status::out_of_range;
+    out = static_cast<std::int64_t>(v);
+    return detail::quantity_status::ok;
+  }
+
+  /// Exact value as a rational (for comparisons across formats).
+  [[nodiscard]] rational value() const {
+    rational r = mantissa_;
+    big_int p10 = 1;
+    for (int i = 0; i < (exp10_ < 0 ? -exp10_ : exp10_); ++i) p10 *= 10;
+    if (exp10_ >= 0)
+      r *= p10;
+    else
+      r /= p10;
+    r *= big_int(1) << (10 * exp1024_);
+    return r;
+  }
+
+  /// Canonical Kubernetes text of the quantity.
+  [[nodiscard]] std::string to_string() const {
+    if (mantissa_ == 0) return "0";
+    if (format_ == quantity_format::binary_si) {
+      // Integer value?  Then the largest binary suffix with an integer mantissa.
+      std::int64_t v = 0;
+      if (to_base_into(0, v) == detail::quantity_status::ok) {
+        static constexpr const char* suffixes[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+        int s = 0;
+        while (s < 6 && v % 1024 == 0) {
+          v /= 1024;
+          ++s;
+        }
+        return std::to_string(v) + suffixes[s];
+      }
+      // otherwise fall through to decimal SI with the exact decimal value
+      quantity d = *this;
+      d.to_decimal();
+      return d.to_string();
+    }
+    // decimal forms: mantissa * 10^exp10 with exp10 rounded down to a multiple of 3
+    const std::int64_t m = mantissa_;
+    int e3 = exp10_ >= 0 ? (exp10_ / 3) * 3 : -(((-exp10_) + 2) / 3) * 3;
+    if (format_ == quantity_format::decimal_si) {
+      if (e3 > 18) e3 = 18;
+    }
+    std::string out;
+    if (m < 0) out.push_back('-');
+    const std::uint64_t am = m < 0 ? static_cast<std::uint64_t>(-(m + 1)) + 1 : static_cast<std::uint64_t>(m);
+    out += std::to_string(am);
+    out.append(static_cast<std::size_t>(exp10_ - e3), '0');
+    if (format_ == quantity_format::decimal_si) {
+      switch (e3) {
+        case -9: out += 'n'; break;
+        case -6: out += 'u'; break;
+        case -3: out += 'm'; break;
+        case 0: break;
+        case 3: out += 'k'; break;
+        case 6: out += 'M'; break;
+        case 9: out += 'G'; break;
+        case 12: out += 'T'; break;
+        case 15: out += 'P'; break;
+        case 18: out += 'E'; break;
+        default: break;  // unreachable: parse rejects finer than nano
+      }
+    } else if (e3 != 0) {
+      out += 'e';
+      out += std::to_string(e3);
+    }
+    return out;
+  }
+
+  friend bool operator==(const quantity& a, const quantity& b) { return a.value() == b.value(); }
+  friend std::strong_ordering operator<=>(const quantity& a, const quantity& b) {
+    const rational va = a.value(), vb = b.value();
+    if (va < vb) return std::strong_ordering::less;
+    if (va > vb) return std::strong_ordering::greater;
+    return std::strong_ordering::equal;
+  }
+
+ private:
+  [[noreturn]] static void throw_status(detail::quantity_status st, std::string_view text, int scale = 0) {
+    std::string q = "'" + std::string(text) + "'";
+    switch (st) {
+      case detail::quantity_status::malformed:
+        throw parse_error(error_id::parse_malformed_quantity, "malformed quantity " + q);
+      case detail::quantity_status::too_many_digits:
+        throw parse_error(error_id::parse_quantity_out_of_range,
+                          "quantity " + q + " has more significant digits than a 64-bit mantissa holds");
+      case detail::quantity_status::too_precise:
+        throw parse_error(error_id::parse_too_precise,
+                          "quantity " + q + " is more precise than its base unit (10^-" + std::to_string(scale) +
+                              ")");
+      case detail::quantity_status::out_of_range:
+        throw parse_error(error_id::parse_quantity_out_of_range, "quantity " + q + " is out of the 64-bit range");
+      case detail::quantity_status::negative:
+        throw parse_error(error_id::parse_negative_quantity, "quantity " + q + " is negative");
+      case detail::quantity_status::ok: break;
+    }
+    throw parse_error(error_id::parse_malformed_quantity, "malformed quantity " + q);
+  }
+
+  // Strips trailing zeros of the mantissa into the decimal exponent (decimal
+  // forms only; a binary quantity keeps its own shape until formatted).
+  constexpr void normalize() noexcept {
+    if (mantissa_ == 0) {
+      exp10_ = 0;
+      exp1024_ = 0;
+      return;
+    }
+    while (mantissa_ % 10 == 0) {
+      mantissa_ /= 10;
+      ++exp10_;
+    }
+  }
+  void to_decimal() {
+    // value = m * 10^e * 2^(10b): multiply m by 2^(10b) when it fits, else keep scaling
+    detail::int128 v = mantissa_;
+    v *= static_cast<detail::int128>(1) << (10 * exp1024_);
+    int e = exp10_;
+    while (v % 10 == 0 && v != 0) {
+      v /= 10;
+      ++e;
+    }
+    // a binary quantity that is not integral has e < 0 and is multiplied by 2^k:
+    // expressed exactly in decimal by m*2^k*10^e; v fits int64 when parse accepted it
+    mantissa_ = detail::narrow<std::int64_t>(v);
+    exp10_ = e;
+    exp1024_ = 0;
+    format_ = quantity_format::decimal_si;
+  }
+
+  constexpr detail::quantity_status parse_into(std::string_view s) noexcept {
+    using st = detail::quantity_status;
+    std::size_t i = 0;
+    const std::size_t n = s.size();
+    bool neg = false;
+    if (i < n && (s[i] == '+' || s[i] == '-')) {
+      neg = s[i] == '-';
+      ++i;
+    }
+    std::uint64_t m = 0;
+    int sig = 0;      // significant digits in m
+    int pending = 0;  // zeros seen after the last nonzero digit
+    int frac = 0;     // digits after the point
+    bool point = false, any = false;
+    for (; i < n; ++i) {
+      const char c = s[i];
+      if (c == '.') {
+        if (point) return st::malformed;
+        point = true;
+        continue;
+      }
+      if (c < '0' || c > '9') break;
+      any = true;
+      if (point) ++frac;
+      if (c == '0') {
+        if (sig > 0) ++pending;
+        continue;
+      }
+      if (sig + pending + 1 > 19) return st::too_many_digits;
+      const detail::uint128 t =
+          static_cast<detail::uint128>(m) * detail::pow10_u64[pending + 1] + static_cast<std::uint64_t>(c - '0');
+      if (t > static_cast<detail::uint128>(std::numeric_limits<std::int64_t>::max())) return st::too_many_digits;
+      m = static_cast<std::uint64_t>(t);
+      sig += pending + 1;
+      pending = 0;
+    }
+    if (!any) return st::malformed;
+    int e = pending - frac;
+    int b = 0;
+    quantity_format fmt = quantity_format::decimal_si;
+    const std::string_view suf = s.substr(i);
+    if (suf.empty()) {
+    } else if (suf.size() == 2 && suf[1] == 'i') {
+      fmt = quantity_format::binary_si;
+      switch (suf[0]) {
+        case 'K': b = 1; break;
+        case 'M': b = 2; break;
+        case 'G': b = 3; break;
+        case 'T': b = 4; break;
+        case 'P': b = 5; break;
+        case 'E': b = 6; break;
+        default: return st::malformed;
+      }
+    } else if (suf.size() == 1 && suf[0] != 'e') {
+      switch (suf[0]) {
+        case 'n': e -= 9; break;
+        case 'u': e -= 6; break;
+        case 'm': e -= 3; break;
+        case 'k': e += 3; break;
+        case 'M': e += 6; break;
+        case 'G': e += 9; break;
+        case 'T': e += 12; break;
+        case 'P': e += 15; break;
+        case 'E': e += 18; break;
+        default: return st::malformed;
+      }
+    } else if (suf[0] == 'e' || suf[0] == 'E') {
+      fmt = quantity_format::decimal_exponent;
+      std::size_t j = 1;
+      bool eneg = false;
+      if (j < suf.size() && (suf[j] == '+' || suf[j] == '-')) {
+        eneg = suf[j] == '-';
+        ++j;
+      }
+      if (j >= suf.size()) return st::malformed;
+      int x = 0;
+      for (; j < suf.size(); ++j) {
+        const char c = suf[j];
+        if (c < '0' || c > '9') return st::malformed;
+        x = x * 10 + (c - '0');
+        if (x > 1000) return st::out_of_range;
+      }
+      e += eneg ? -x : x;
+    } else {
+      return st::malformed;
+    }
+    if (m == 0) {
+      *this = quantity{};
+      format_ = fmt;
+      return st::ok;
+    }
+    if (e > 1000) return st::out_of_range;
+    // Nothing finer than one nano-unit (as Kubernetes' own precision).
+    if (b == 0 && e < -9) return st::too_precise;
+    if (b > 0 && e < -9) {
+      detail::int128 v = static_cast<detail::int128>(m) << (10 * b);
+      for (int k = 0; k < -e - 9; ++k) {
+        if (v % 10 != 0) return st::too_precise;
+        v /= 10;
+      }
+    }
+    mantissa_ = neg ? -static_cast<std::int64_t>(m) : static_cast<std::int64_t>(m);
+    exp10_ = e;
+    exp1024_ = b;
+    format_ = fmt;
+    return st::ok;
+  }
+
+  std::int64_t mantissa_ = 0;
+  int exp10_ = 0;
+  int exp1024_ = 0;
+  quantity_format format_ = quantity_format::decimal_si;
+};
+
+/// Parses a non-negative quantity straight to base units 10^-scale (the hot
+/// edge path: no allocation on success). Throws parse_error 101-104.
+[[nodiscard]] inline std::int64_t parse_amount(std::string_view text, int scale) {
+  const quantity q = quantity::parse(text);
+  if (q.is_negative())
+    throw parse_error(error_id::parse_negative_quantity, "quantity '" + std::string(text) + "' is negative");
+  return q.to_base(scale);
+}
+
+/// Formats an amount of base units 10^-scale as canonical quantity text.
+[[nodiscard]] inline std::string format_amount(std::int64_t base_amount, int scale,
+                                               quantity_format fmt = quantity_format::decimal_si) {
+  return quantity::from_base(base_amount, scale, fmt).to_string();
+}
+
+}  // namespace quota
