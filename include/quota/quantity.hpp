@@ -150,35 +150,38 @@ class quantity {
   /// Canonical Kubernetes text of the quantity.
   [[nodiscard]] std::string to_string() const {
     if (mantissa_ == 0) return "0";
+    detail::int128 m = mantissa_;
+    int e = exp10_;
     if (format_ == quantity_format::binary_si) {
-      // Integer value?  Then the largest binary suffix with an integer mantissa.
-      std::int64_t v = 0;
-      if (to_base_into(0, v) == detail::quantity_status::ok) {
+      // m * 10^e * 1024^b: an integer value takes the largest binary suffix
+      // with an integer mantissa; a fractional one is written in decimal SI.
+      m *= static_cast<detail::int128>(1) << (10 * exp1024_);
+      while (e < 0 && m % 10 == 0) {
+        m /= 10;
+        ++e;
+      }
+      if (e >= 0 && e <= 18) {
+        for (; e > 0; --e) m *= 10;
         static constexpr const char* suffixes[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
         int s = 0;
-        while (s < 6 && v % 1024 == 0) {
-          v /= 1024;
+        while (s < 6 && m % 1024 == 0) {
+          m /= 1024;
           ++s;
         }
-        return std::to_string(v) + suffixes[s];
+        return int128_to_string(m) + suffixes[s];
       }
-      // otherwise fall through to decimal SI with the exact decimal value
-      quantity d = *this;
-      d.to_decimal();
-      return d.to_string();
+      while (m % 10 == 0) {
+        m /= 10;
+        ++e;
+      }
     }
-    // decimal forms: mantissa * 10^exp10 with exp10 rounded down to a multiple of 3
-    const std::int64_t m = mantissa_;
-    int e3 = exp10_ >= 0 ? (exp10_ / 3) * 3 : -(((-exp10_) + 2) / 3) * 3;
-    if (format_ == quantity_format::decimal_si) {
-      if (e3 > 18) e3 = 18;
-    }
-    std::string out;
-    if (m < 0) out.push_back('-');
-    const std::uint64_t am = m < 0 ? static_cast<std::uint64_t>(-(m + 1)) + 1 : static_cast<std::uint64_t>(m);
-    out += std::to_string(am);
-    out.append(static_cast<std::size_t>(exp10_ - e3), '0');
-    if (format_ == quantity_format::decimal_si) {
+    // decimal forms: mantissa * 10^e with e rounded down to a multiple of 3
+    int e3 = e >= 0 ? (e / 3) * 3 : -(((-e) + 2) / 3) * 3;
+    const bool si = format_ != quantity_format::decimal_exponent;
+    if (si && e3 > 18) e3 = 18;
+    std::string out = int128_to_string(m);
+    out.append(static_cast<std::size_t>(e - e3), '0');
+    if (si) {
       switch (e3) {
         case -9: out += 'n'; break;
         case -6: out += 'u'; break;
@@ -242,21 +245,17 @@ class quantity {
       ++exp10_;
     }
   }
-  void to_decimal() {
-    // value = m * 10^e * 2^(10b): multiply m by 2^(10b) when it fits, else keep scaling
-    detail::int128 v = mantissa_;
-    v *= static_cast<detail::int128>(1) << (10 * exp1024_);
-    int e = exp10_;
-    while (v % 10 == 0 && v != 0) {
-      v /= 10;
-      ++e;
+  static std::string int128_to_string(detail::int128 v) {
+    if (v == 0) return "0";
+    const bool neg = v < 0;
+    detail::uint128 u = neg ? static_cast<detail::uint128>(-(v + 1)) + 1 : static_cast<detail::uint128>(v);
+    std::string digits;
+    while (u > 0) {
+      digits.push_back(static_cast<char>('0' + static_cast<int>(u % 10)));
+      u /= 10;
     }
-    // a binary quantity that is not integral has e < 0 and is multiplied by 2^k:
-    // expressed exactly in decimal by m*2^k*10^e; v fits int64 when parse accepted it
-    mantissa_ = detail::narrow<std::int64_t>(v);
-    exp10_ = e;
-    exp1024_ = 0;
-    format_ = quantity_format::decimal_si;
+    if (neg) digits.push_back('-');
+    return std::string(digits.rbegin(), digits.rend());
   }
 
   constexpr detail::quantity_status parse_into(std::string_view s) noexcept {

@@ -1,0 +1,121 @@
+#include <quota/quantity.hpp>
+
+#include <string>
+#include <vector>
+
+#include "quota_catch.hpp"
+
+using quota::quantity;
+
+TEST_CASE("quantity: every Kubernetes form parses to the exact base amount") {
+  struct row {
+    const char* text;
+    int scale;
+    std::int64_t base;
+  };
+  const std::vector<row> rows = {
+      {"100m", 3, 100},          {"1.5", 3, 1500},       {"2Gi", 0, 2LL << 30},   {"500M", 0, 500'000'000},
+      {"1e3", 0, 1000},          {"0.1", 3, 100},        {"+1", 0, 1},            {"1E", 0, 1'000'000'000'000'000'000},
+      {"1Ki", 0, 1024},          {"1.5Gi", 0, 1610612736}, {"0.5Ki", 0, 512},     {"250u", 6, 250},
+      {"3n", 9, 3},              {"1k", 0, 1000},        {"12T", 0, 12'000'000'000'000}, {"1P", 0, 1'000'000'000'000'000},
+      {"1Ti", 0, 1LL << 40},     {"1Pi", 0, 1LL << 50},  {"2Ei", 0, 2LL << 60},   {"1E3", 0, 1000},
+      {"1e-3", 3, 1},            {"1.e3", 0, 1000},      {".5", 3, 500},          {"0", 0, 0},
+      {"-0", 0, 0},              {"007", 0, 7},          {"1.000", 0, 1},         {"5e+2", 0, 500},
+  };
+  for (const auto& r : rows) {
+    INFO(r.text);
+    CHECK(quantity::parse(r.text).to_base(r.scale) == r.base);
+  }
+}
+
+TEST_CASE("quantity: format(parse(x)) is canonical Kubernetes text") {
+  const std::vector<std::pair<const char*, const char*>> rows = {
+      {"100m", "100m"}, {"0.1", "100m"},  {"1.5", "1500m"}, {"1000", "1k"},  {"1500", "1500"}, {"1e3", "1e3"},
+      {"1E", "1E"},     {"+1", "1"},      {"2Gi", "2Gi"},   {"1.5Gi", "1536Mi"}, {"2048Ki", "2Mi"}, {"0.5Ki", "512"},
+      {"1000m", "1"},   {"0", "0"},       {"-2", "-2"},     {"1024Ki", "1Mi"}, {"1.5e3", "1500"}, {"10e-3", "10e-3"},
+      {"1.1Ki", "1126400m"}, {"500M", "500M"}, {"1000000k", "1G"},
+  };
+  for (const auto& [in, out] : rows) {
+    INFO(in);
+    CHECK(quantity::parse(in).to_string() == out);
+    // canonical text is a fixed point
+    CHECK(quantity::parse(out).to_string() == out);
+    // and denotes the same value
+    CHECK(quantity::parse(out) == quantity::parse(in));
+  }
+}
+
+TEST_CASE("quantity: malformed text is a typed parse error naming the text") {
+  for (const char* bad : {"", "abc", "1.2.3", "1x", "1Ki2", "--1", "1 ", " 1", "1e", "1e+", "Mi", ".", "+", "1ki",
+                          "1mi", "1.5.Gi", "0x10", "1e1.5"}) {
+    INFO(bad);
+    try {
+      (void)quantity::parse(bad);
+      FAIL("accepted a malformed quantity");
+    } catch (const quota::parse_error& e) {
+      CHECK(e.id() == quota::error_id::parse_malformed_quantity);
+      CHECK(std::string(e.what()).find("[quota.parse_error.101]") == 0);
+      CHECK(std::string(e.what()).find(std::string("'") + bad + "'") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("quantity: too precise, out of range and negative values are rejected") {
+  // finer than the base unit
+  REQUIRE_THROWS_AS(quantity::parse("1.5").to_base(0), quota::parse_error);
+  try {
+    (void)quantity::parse("100m").to_base(0);
+    FAIL("100m is not a whole number of units");
+  } catch (const quota::parse_error& e) {
+    CHECK(e.id() == quota::error_id::parse_too_precise);
+  }
+  // finer than a nano-unit, as Kubernetes' own limit
+  REQUIRE_THROWS_AS(quantity::parse("0.0000000001"), quota::parse_error);
+  // beyond int64 in base units
+  try {
+    (void)quantity::parse("8Ei").to_base(0);
+    FAIL("8Ei overflows int64 bytes");
+  } catch (const quota::parse_error& e) {
+    CHECK(e.id() == quota::error_id::parse_quantity_out_of_range);
+  }
+  REQUIRE_THROWS_AS(quantity::parse("1e19").to_base(0), quota::parse_error);
+  REQUIRE_THROWS_AS(quantity::parse("99999999999999999999"), quota::parse_error);
+  REQUIRE_THROWS_AS(quantity::parse("1e1001"), quota::parse_error);
+  // the largest int64 is fine, one more is not
+  CHECK(quantity::parse("9223372036854775807").to_base(0) == INT64_MAX);
+  REQUIRE_THROWS_AS(quantity::parse("9223372036854775808"), quota::parse_error);
+  CHECK(quantity::parse("-9223372036854775807").to_base(0) == -INT64_MAX);
+  // negative where not allowed
+  try {
+    (void)quota::parse_amount("-1", 0);
+    FAIL("negative accepted");
+  } catch (const quota::parse_error& e) {
+    CHECK(e.id() == quota::error_id::parse_negative_quantity);
+  }
+  CHECK(quantity::parse("-1").is_negative());
+}
+
+TEST_CASE("quantity: from_base formats amounts of base units") {
+  CHECK(quota::format_amount(1500, 3) == "1500m");
+  CHECK(quota::format_amount(2000, 3) == "2");
+  CHECK(quota::format_amount(1LL << 30, 0, quota::quantity_format::binary_si) == "1Gi");
+  CHECK(quota::format_amount(1000, 0, quota::quantity_format::binary_si) == "1000");
+  CHECK(quota::format_amount(0, 3) == "0");
+  CHECK(quota::format_amount(-1500, 3) == "-1500m");
+  CHECK(quota::format_amount(INT64_MAX, 0) == "9223372036854775807");
+}
+
+TEST_CASE("quantity: try_parse never throws and leaves the output alone on failure") {
+  quantity q = quantity::parse("7");
+  CHECK_FALSE(quantity::try_parse("nope", q));
+  CHECK(q.to_base(0) == 7);
+  CHECK(quantity::try_parse("3Ki", q));
+  CHECK(q.to_base(0) == 3072);
+}
+
+TEST_CASE("quantity: ordering compares exact values across formats") {
+  CHECK(quantity::parse("1Ki") > quantity::parse("1k"));
+  CHECK(quantity::parse("1000m") == quantity::parse("1"));
+  CHECK(quantity::parse("1e3") == quantity::parse("1k"));
+  CHECK(quantity::parse("0.5Ki") < quantity::parse("513"));
+}

@@ -1,0 +1,203 @@
+#include <quota/resource_vector.hpp>
+
+#include <random>
+
+#include "quota_catch.hpp"
+
+using namespace quota;
+namespace r = quota::resources;
+
+TEST_CASE("resource_vector: absent usage is zero, absent limit is unlimited") {
+  resource_vector use{{r::cpu, 1500}};
+  CHECK(use.get(r::memory) == 0);
+  CHECK_FALSE(use.has(r::memory));
+
+  limit_vector max{{r::cpu, 2000}};
+  CHECK_FALSE(max.bound(r::memory).has_value());  // unlimited
+  CHECK(*max.bound(r::cpu) == 2000);
+
+  strict_limit_vector strict{{r::cpu, 2000}};
+  CHECK(strict.bound(r::memory) == 0);  // not listed = nothing
+
+  resource_vector req{{r::cpu, 1000}, {r::memory, 1 << 20}};
+  CHECK(fits(req, max));          // memory unlimited
+  CHECK_FALSE(fits(req, strict));  // memory not listed = 0
+  auto ex = first_excess(req, strict);
+  REQUIRE(ex);
+  CHECK(ex->resource == r::memory);
+  CHECK(ex->requested == (1 << 20));
+  CHECK(ex->limit == 0);
+}
+
+TEST_CASE("resource_vector: fits ignores dimensions the request does not ask for") {
+  resource_vector req{{r::cpu, 0}, {r::nvidia_gpu, 1}};
+  strict_limit_vector lim{{r::nvidia_gpu, 1}};
+  CHECK(fits(req, lim));  // cpu 0 is not asked
+  limit_vector zero_gpu{{r::nvidia_gpu, 0}};
+  CHECK_FALSE(fits(req, zero_gpu));  // an explicit 0 limit is a real zero
+}
+
+TEST_CASE("resource_vector: fits_with checks used + request without allocating a sum") {
+  resource_vector used{{r::cpu, 3000}};
+  resource_vector req{{r::cpu, 1000}};
+  limit_vector lim{{r::cpu, 4000}};
+  CHECK(fits_with(used, req, lim));
+  used.set(r::cpu, 3001);
+  CHECK_FALSE(fits_with(used, req, lim));
+  // an overflowing sum never fits
+  resource_vector huge{{r::cpu, INT64_MAX}};
+  CHECK_FALSE(fits_with(huge, req, limit_vector{}));
+}
+
+TEST_CASE("resource_vector: addition and subtraction are checked and strong on overflow") {
+  resource_vector a{{r::cpu, INT64_MAX - 1}, {r::memory, 10}};
+  const resource_vector before = a;
+  resource_vector b{{r::memory, 5}, {r::cpu, 2}};
+  REQUIRE_THROWS_AS(a += b, overflow_error);
+  CHECK(a == before);  // memory was not half-applied
+  REQUIRE_THROWS_AS(a.add_in_place(b), overflow_error);
+  CHECK(a == before);
+  resource_vector c{{r::cpu, INT64_MIN + 1}};
+  const resource_vector two{{r::cpu, 2}};
+  REQUIRE_THROWS_AS(c -= two, overflow_error);
+  CHECK(c.get(r::cpu) == INT64_MIN + 1);
+
+  resource_vector x{{r::cpu, 5}};
+  x += resource_vector{{r::memory, 7}};
+  CHECK(x.get(r::cpu) == 5);
+  CHECK(x.get(r::memory) == 7);
+  x -= resource_vector{{r::cpu, 8}};
+  CHECK(x.get(r::cpu) == -3);  // plain subtraction may go negative
+  CHECK(x.any_negative());
+}
+
+TEST_CASE("resource_vector: huge sums are exact (20,000 nodes x 2 TiB, 10^6 pods x 2^40 B)") {
+  resource_vector cluster;
+  const resource_vector node{{r::memory, 2LL << 40}, {r::cpu, 256'000}};
+  for (int i = 0; i < 20'000; ++i) cluster.add_in_place(node);
+  CHECK(cluster.get(r::memory) == 20'000LL * (2LL << 40));
+  CHECK(cluster.get(r::cpu) == 20'000LL * 256'000);
+
+  resource_vector pods;
+  const resource_vector pod{{r::memory, 1LL << 40}};
+  for (int i = 0; i < 1'000'000; ++i) pods.add_in_place(pod);
+  CHECK(pods.get(r::memory) == 1'000'000LL * (1LL << 40));
+
+  // ten times more does not fit 64 bits: detected, and exact in wide amounts
+  wide_resource_vector wide = convert<big_int>(pods);
+  const wide_resource_vector wpods = convert<big_int>(pods);
+  for (int i = 0; i < 9; ++i) wide += wpods;
+  CHECK(wide.get(r::memory) == big_int(10'000'000) * (big_int(1) << 40));
+  REQUIRE_THROWS_AS(narrow(wide), overflow_error);
+  resource_vector p = pods;
+  REQUIRE_THROWS_AS(
+      [&] {
+        for (int i = 0; i < 9; ++i) p.add_in_place(pods);
+      }(),
+      overflow_error);
+}
+
+TEST_CASE("resource_vector: element-wise min/max respect the absent meaning") {
+  limit_vector a{{r::cpu, 4000}};
+  limit_vector b{{r::cpu, 2000}, {r::memory, 100}};
+  auto mn = elementwise_min(a, b);
+  CHECK(*mn.bound(r::cpu) == 2000);
+  CHECK(*mn.bound(r::memory) == 100);  // min(unlimited, 100)
+  auto mx = elementwise_max(a, b);
+  CHECK(*mx.bound(r::cpu) == 4000);
+  CHECK_FALSE(mx.bound(r::memory).has_value());  // max(unlimited, 100) = unlimited
+
+  resource_vector u{{r::cpu, 4}};
+  resource_vector v{{r::memory, 3}};
+  auto umin = elementwise_min(u, v);
+  CHECK(umin.get(r::cpu) == 0);
+  CHECK(umin.get(r::memory) == 0);
+  auto umax = elementwise_max(u, v);
+  CHECK(umax.get(r::cpu) == 4);
+  CHECK(umax.get(r::memory) == 3);
+}
+
+TEST_CASE("resource_vector: clamped subtraction, less_equal and equality") {
+  resource_vector a{{r::cpu, 5}, {r::memory, 2}};
+  resource_vector b{{r::cpu, 3}, {r::memory, 9}};
+  auto d = clamped_sub(a, b);
+  CHECK(d.get(r::cpu) == 2);
+  CHECK(d.get(r::memory) == 0);
+  CHECK(less_equal(b - b, a));
+  CHECK_FALSE(less_equal(a, b));
+  CHECK(less_equal(resource_vector{{r::cpu, 3}}, b));
+  CHECK(resource_vector{{r::cpu, 0}} == resource_vector{});  // explicit 0 == absent for usage
+  CHECK_FALSE(limit_vector{{r::cpu, 0}} == limit_vector{});  // but not for limits: 0 != unlimited
+}
+
+TEST_CASE("resource_vector: exact scaling and dominant share") {
+  resource_vector v{{r::cpu, 10}, {r::nvidia_gpu, 7}};
+  auto s = scale(v, fraction(1, 3));
+  CHECK(s.get(r::cpu) == 3);
+  CHECK(s.get(r::nvidia_gpu) == 2);
+  auto c = scale(v, fraction(1, 3), rounding::ceil);
+  CHECK(c.get(r::cpu) == 4);
+  CHECK(c.get(r::nvidia_gpu) == 3);
+
+  resource_vector total{{r::cpu, 100}, {r::nvidia_gpu, 8}};
+  auto ds = dominant_share(v, total);
+  CHECK(ds.resource == r::nvidia_gpu);
+  CHECK(ds.value == fraction(7, 8));
+  resource_vector none;
+  CHECK(dominant_share(none, total).value == fraction(0));
+  resource_vector mem{{r::memory, 1}};
+  CHECK(dominant_share(mem, total).value.is_infinite());
+}
+
+TEST_CASE("resource_vector: fixed resource sets behave like dynamic ones") {
+  using vec = fixed_resource_vector<"cpu", "memory", "nvidia.com/gpu">;
+  using lim = fixed_limit_vector<"cpu", "memory", "nvidia.com/gpu">;
+  vec a{{0, 1000}, {2, 1}};
+  lim l{{0, 2000}};
+  CHECK(fits(a, l));
+  lim l2{{0, 2000}, {2, 0}};
+  CHECK_FALSE(fits(a, l2));
+  vec b = a + vec{{1, 5}};
+  CHECK(b.get(1) == 5);
+  CHECK(b.size() == 3);
+  std::int64_t sum = 0;
+  for (auto e : b) sum += e.value;
+  CHECK(sum == 1006);
+  REQUIRE_THROWS_AS(a.set(7, 1), unknown_entity_error);
+}
+
+TEST_CASE("resource_vector: random operations agree with a plain reference model") {
+  std::mt19937_64 rng(12345);
+  for (int round = 0; round < 200; ++round) {
+    std::array<std::int64_t, 8> ref_a{}, ref_b{}, ref_l{};
+    std::array<bool, 8> has_l{};
+    resource_vector a, b;
+    limit_vector l;
+    for (resource_id id = 0; id < 8; ++id) {
+      if (rng() % 2) {
+        ref_a[id] = static_cast<std::int64_t>(rng() % 1000);
+        a.set(id, ref_a[id]);
+      }
+      if (rng() % 2) {
+        ref_b[id] = static_cast<std::int64_t>(rng() % 1000);
+        b.set(id, ref_b[id]);
+      }
+      if (rng() % 2) {
+        has_l[id] = true;
+        ref_l[id] = static_cast<std::int64_t>(rng() % 2000);
+        l.set(id, ref_l[id]);
+      }
+    }
+    bool ref_fits = true, ref_fits_with = true, ref_le = true;
+    for (std::size_t i = 0; i < 8; ++i) {
+      if (ref_a[i] > 0 && has_l[i] && ref_a[i] > ref_l[i]) ref_fits = false;
+      if (ref_a[i] > 0 && has_l[i] && ref_a[i] + ref_b[i] > ref_l[i]) ref_fits_with = false;
+      if (ref_a[i] > ref_b[i]) ref_le = false;
+    }
+    CHECK(fits(a, l) == ref_fits);
+    CHECK(fits_with(b, a, l) == ref_fits_with);
+    CHECK(less_equal(a, b) == ref_le);
+    auto s = a + b;
+    for (resource_id id = 0; id < 8; ++id) CHECK(s.get(id) == ref_a[id] + ref_b[id]);
+  }
+}
