@@ -19,6 +19,10 @@ inline double allocs_per_iteration(const benchmark::State& state, long long befo
 }
 }  // namespace quota_bench
 
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"  // replacement pair: malloc/free on purpose
+#endif
+
 void* operator new(std::size_t n) {
   quota_bench::allocations.fetch_add(1, std::memory_order_relaxed);
   if (void* p = std::malloc(n ? n : 1)) return p;

@@ -92,6 +92,9 @@ class vector_storage<Amount, dynamic_resources> {
  private:
   [[nodiscard]] const_iterator lower(resource_id id) const noexcept {
     // small vectors: a linear scan beats binary search up to about 16 entries
+    if (items_.size() > 16)
+      return std::lower_bound(items_.begin(), items_.end(), id,
+                              [](const entry& e, resource_id i) { return e.id < i; });
     auto it = items_.begin();
     while (it != items_.end() && it->id < id) ++it;
     return it;
@@ -454,14 +457,35 @@ template <class A, class S, absent_means AL>
 [[nodiscard]] bool fits_with(const basic_resource_vector<A, S, absent_means::zero>& used,
                              const basic_resource_vector<A, S, absent_means::zero>& request,
                              const basic_resource_vector<A, S, AL>& limit) noexcept {
-  for (const auto& e : request) {
-    if (!(A(0) < e.value)) continue;
-    A total{};
-    if (!detail::try_add(used.get(e.id), e.value, total)) return false;
-    A b{};
-    if (!detail::within(total, limit, e.id, b)) return false;
+  if constexpr (S::is_fixed) {
+    for (const auto& e : request) {
+      if (!(A(0) < e.value)) continue;
+      A total{};
+      if (!detail::try_add(used.get(e.id), e.value, total)) return false;
+      A b{};
+      if (!detail::within(total, limit, e.id, b)) return false;
+    }
+    return true;
+  } else {
+    // merge walk over three sorted entry lists
+    auto ui = used.begin();
+    const auto ue = used.end();
+    auto li = limit.begin();
+    const auto le = limit.end();
+    for (const auto& e : request) {
+      if (!(A(0) < e.value)) continue;
+      while (ui != ue && (*ui).id < e.id) ++ui;
+      A total = e.value;
+      if (ui != ue && (*ui).id == e.id && !detail::try_add((*ui).value, e.value, total)) return false;
+      while (li != le && (*li).id < e.id) ++li;
+      if (li != le && (*li).id == e.id) {
+        if ((*li).value < total) return false;
+      } else if constexpr (AL == absent_means::zero) {
+        return false;
+      }
+    }
+    return true;
   }
-  return true;
 }
 
 /// The first dimension (lowest id) where `request` exceeds `limit`, if any.
