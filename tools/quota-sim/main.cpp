@@ -1,0 +1,232 @@
+// quota-sim: replay scenarios through the reference scheduler and the quota engine.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "generate.hpp"
+#include "models.hpp"
+#include "scenario.hpp"
+#include "simulator.hpp"
+
+namespace {
+
+constexpr int exit_ok = 0, exit_expectations = 1, exit_invalid = 2, exit_usage = 64;
+
+const char* main_help =
+    "quota-sim: replay a scenario through a reference scheduler and the composed quota models.\n"
+    "\n"
+    "usage:\n"
+    "  quota-sim run SCENARIO [--report FILE] [--svg FILE] [--until T] [--quiet]\n"
+    "  quota-sim validate SCENARIO\n"
+    "  quota-sim generate [--nodes N] [--tenants N] [--users N] [--jobs N] [--seed S]\n"
+    "                     [--arrival poisson|burst] [--policy a,b] [-o FILE]\n"
+    "  quota-sim models\n"
+    "  quota-sim COMMAND --help\n"
+    "\n"
+    "exit status: 0 every expectation holds; 1 an expectation failed; 2 invalid scenario; 64 usage error\n";
+
+const char* run_help =
+    "quota-sim run SCENARIO [--report FILE] [--svg FILE] [--until T] [--quiet]\n"
+    "\n"
+    "Replays SCENARIO (JSON, see docs/scenario-format.md) deterministically: the same\n"
+    "input gives a byte-identical report. Writes the JSON report and the SVG chart\n"
+    "(default: SCENARIO's base name with .report.json / .svg in the current folder),\n"
+    "prints a summary, and lists every failed expectation.\n"
+    "  --report FILE   where to write the JSON report ('-' for stdout)\n"
+    "  --svg FILE      where to write the SVG chart\n"
+    "  --until T       stop at time T (milliseconds, or 90s, 5m, 2h, 1d)\n"
+    "  --quiet         no summary, no progress bar\n";
+
+const char* validate_help =
+    "quota-sim validate SCENARIO\n"
+    "\n"
+    "Checks SCENARIO and every model's objects; prints every problem with its JSON path.\n";
+
+const char* models_help = "quota-sim models\n\nLists the models a scenario's policies[] may name.\n";
+
+std::string base_name(const std::string& path) {
+  auto slash = path.find_last_of('/');
+  std::string b = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (auto dot = b.rfind(".json"); dot != std::string::npos && dot + 5 == b.size()) b = b.substr(0, dot);
+  return b;
+}
+
+bool write_file(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::cout << text;
+    return true;
+  }
+  std::ofstream out(path, std::ios::binary);
+  if (!out) return false;
+  out << text;
+  return static_cast<bool>(out);
+}
+
+struct loaded {
+  quota::sim::scenario sc;
+  std::vector<quota::sim::model_instance> models;
+};
+
+loaded load(const std::string& file) {
+  const quota::json doc = quota::load_json_file(file);
+  loaded l{quota::sim::load_scenario(doc), {}};
+  l.models = quota::sim::build_models(l.sc);
+  return l;
+}
+
+int report_invalid(const std::string& file, const quota::error& e) {
+  std::cerr << "quota-sim: invalid scenario " << file << "\n";
+  if (auto* v = dynamic_cast<const quota::validation_error*>(&e)) {
+    for (const auto& p : v->problems()) std::cerr << "  " << p.path << ": " << p.message << "\n";
+  } else {
+    std::cerr << "  " << e.what() << "\n";
+  }
+  return exit_invalid;
+}
+
+int cmd_run(const std::vector<std::string>& args) {
+  std::string file, report_path, svg_path, until_text;
+  bool quiet = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const auto& a = args[i];
+    auto need = [&](std::string& out) {
+      if (i + 1 >= args.size()) {
+        std::cerr << "quota-sim run: " << a << " needs a value\n";
+        return false;
+      }
+      out = args[++i];
+      return true;
+    };
+    if (a == "--help" || a == "-h") {
+      std::cout << run_help;
+      return exit_ok;
+    } else if (a == "--report") {
+      if (!need(report_path)) return exit_usage;
+    } else if (a == "--svg") {
+      if (!need(svg_path)) return exit_usage;
+    } else if (a == "--until") {
+      if (!need(until_text)) return exit_usage;
+    } else if (a == "--quiet") {
+      quiet = true;
+    } else if (!a.empty() && a[0] == '-') {
+      std::cerr << "quota-sim run: unknown option " << a << "\n" << run_help;
+      return exit_usage;
+    } else if (file.empty()) {
+      file = a;
+    } else {
+      std::cerr << "quota-sim run: one scenario at a time\n";
+      return exit_usage;
+    }
+  }
+  if (file.empty()) {
+    std::cerr << run_help;
+    return exit_usage;
+  }
+  std::int64_t until = -1;
+  if (!until_text.empty()) {
+    quota::json v = until_text.find_first_not_of("0123456789") == std::string::npos
+                        ? quota::json(std::stoll(until_text))
+                        : quota::json(until_text);
+    auto d = quota::sim::parse_duration(v);
+    if (!d) {
+      std::cerr << "quota-sim run: --until expects a duration, got '" << until_text << "'\n";
+      return exit_usage;
+    }
+    until = *d;
+  }
+  if (report_path.empty()) report_path = base_name(file) + ".report.json";
+  if (svg_path.empty()) svg_path = base_name(file) + ".svg";
+  try {
+    loaded l = load(file);
+    quota::sim::simulator sim(std::move(l.sc), std::move(l.models));
+    const bool tty = !quiet && isatty(STDERR_FILENO);
+    auto progress = [&](std::size_t done, std::size_t total) {
+      if (!tty || total == 0) return;
+      const int width = 40;
+      const int filled = static_cast<int>(static_cast<double>(done) / static_cast<double>(total) * width);
+      std::fprintf(stderr, "\r[%s%s] %zu/%zu", std::string(static_cast<std::size_t>(filled), '#').c_str(),
+                   std::string(static_cast<std::size_t>(width - filled), ' ').c_str(), done, total);
+      if (done >= total) std::fprintf(stderr, "\n");
+    };
+    const auto res = sim.run(until, progress);
+    if (!write_file(report_path, res.report.dump(2) + "\n")) {
+      std::cerr << "quota-sim: cannot write " << report_path << "\n";
+      return exit_usage;
+    }
+    if (!write_file(svg_path, sim.svg())) {
+      std::cerr << "quota-sim: cannot write " << svg_path << "\n";
+      return exit_usage;
+    }
+    if (!quiet) {
+      const auto& t = res.report["totals"];
+      std::ostream& out = report_path == "-" ? std::cerr : std::cout;
+      out << "scenario " << res.report["scenario"].get<std::string>() << " with "
+          << (res.report["policies"].empty() ? std::string("no quota models") : res.report["policies"].dump()) << "\n"
+          << "  jobs " << t["jobs"] << ", admitted " << t["admitted"] << ", never admitted " << t["never_admitted"]
+          << ", preemptions " << t["preemptions"] << "\n"
+          << "  utilisation of " << res.report["chart_resource"].get<std::string>() << " " << t["utilisation"]
+          << ", wait p50/p90/p99 " << t["wait_ms"]["p50"] << "/" << t["wait_ms"]["p90"] << "/" << t["wait_ms"]["p99"]
+          << " ms, fairness (Jain) " << t["fairness_jain"] << "\n"
+          << "  expectations: " << (res.report["expectations"].get<std::size_t>() - res.failures.size()) << " of "
+          << res.report["expectations"] << " hold\n"
+          << "  report: " << report_path << "\n"
+          << "  chart:  " << svg_path << "\n";
+    }
+    if (!res.failures.empty()) {
+      std::cerr << "quota-sim: " << res.failures.size() << " expectation(s) failed:\n";
+      for (const auto& f : res.failures)
+        std::cerr << "  " << f.path << " at " << f.at_ms << " ms: expected " << f.expected << ", got " << f.actual
+                  << "\n";
+      return exit_expectations;
+    }
+    return exit_ok;
+  } catch (const quota::error& e) {
+    return report_invalid(file, e);
+  }
+}
+
+int cmd_validate(const std::vector<std::string>& args) {
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    std::cout << validate_help;
+    return args.empty() ? exit_usage : exit_ok;
+  }
+  try {
+    (void)load(args[0]);
+    std::cout << args[0] << ": valid\n";
+    return exit_ok;
+  } catch (const quota::error& e) {
+    return report_invalid(args[0], e);
+  }
+}
+
+int cmd_models(const std::vector<std::string>& args) {
+  if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+    std::cout << models_help;
+    return exit_ok;
+  }
+  quota::sim::register_models();
+  for (const auto& [name, kind] : quota::sim::model_kinds()) std::cout << name << "\t" << kind.summary << "\n";
+  return exit_ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::cout << main_help;
+    return args.empty() ? exit_usage : exit_ok;
+  }
+  const std::string cmd = args[0];
+  args.erase(args.begin());
+  if (cmd == "run") return cmd_run(args);
+  if (cmd == "validate") return cmd_validate(args);
+  if (cmd == "generate") return quota::sim::cmd_generate(args);
+  if (cmd == "models") return cmd_models(args);
+  std::cerr << "quota-sim: unknown command '" << cmd << "'\n" << main_help;
+  return exit_usage;
+}

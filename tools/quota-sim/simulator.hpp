@@ -1,0 +1,794 @@
+// quota-sim: a deterministic replay of a scenario through a reference host
+// scheduler (the same loop as examples/custom_scheduler) and the composed
+// quota engine.
+//
+// At each instant, in this order: finished jobs are released, deletions and
+// node events applied, new jobs submitted, then one scheduling pass runs over
+// the pending jobs (priority descending, then submission time, then file
+// order), then the expectations due at that instant are checked.
+//
+// A pending job is admitted when the engine allows it and its pods can be
+// placed on nodes (first-fit or best-fit, honouring node selectors). When
+// not, and preemption is on, the host asks the engine for victims (or, when
+// only placement failed, takes running jobs of lower priority), removes them
+// one at a time until the job fits, and puts them back if it never does.
+// Preempted jobs go back to the pending list.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <quota/engine.hpp>
+#include <quota/json.hpp>
+
+#include "scenario.hpp"
+
+namespace quota::sim {
+
+/// A model built from a scenario's `policies[]` entry.
+struct model_instance {
+  any_policy policy;
+  /// The model's state as JSON (for expectations with `model` and `pointer`).
+  std::function<json()> introspect;
+  /// Called before jobs run, with every job, so models that need to know of
+  /// objects (pods, claims) ahead of admission can register them.
+  std::function<void(const job&)> on_submit;
+};
+
+using model_factory = std::function<model_instance(const policy_spec&, scenario&)>;
+
+/// What quota-sim knows about one model: how to build it from a scenario's
+/// `policies[]` entry, and how to derive a policy entry for synthetic tenants
+/// (quota-sim generate) from the cluster capacity.
+struct model_kind {
+  std::string summary;
+  model_factory make;
+  std::function<json(const std::vector<std::string>& tenants, const resource_vector& capacity,
+                     const resource_registry& reg)>
+      synthesize;
+};
+
+/// The models quota-sim knows, by the name used in `policies[].model`.
+inline std::map<std::string, model_kind>& model_kinds() {
+  static std::map<std::string, model_kind> k;
+  return k;
+}
+
+enum class job_state : std::uint8_t { waiting, pending, running, finished, preempted_pending, deleted };
+
+inline const char* state_name(job_state s) {
+  switch (s) {
+    case job_state::waiting: return "waiting";
+    case job_state::pending: return "pending";
+    case job_state::running: return "running";
+    case job_state::finished: return "finished";
+    case job_state::preempted_pending: return "pending";
+    case job_state::deleted: return "deleted";
+  }
+  return "?";
+}
+
+struct failed_expectation {
+  std::string path;
+  std::int64_t at_ms;
+  std::string expected;
+  std::string actual;
+};
+
+struct run_result {
+  json report;
+  std::vector<failed_expectation> failures;
+  std::size_t events = 0;
+};
+
+class simulator {
+ public:
+  simulator(scenario sc, std::vector<model_instance> models) : sc_(std::move(sc)), models_(std::move(models)) {
+    for (auto& m : models_) engine_.add(m.policy);
+    for (const auto& n : sc_.nodes) nodes_.push_back(node_state{n, n.allocatable, true});
+    jobs_.reserve(sc_.jobs.size());
+    for (std::size_t i = 0; i < sc_.jobs.size(); ++i) {
+      const auto& js = sc_.jobs[i];
+      job_run jr;
+      jr.spec = &sc_.jobs[i];
+      jr.j.id = js.id;
+      jr.j.ns = js.ns;
+      jr.j.queue = js.queue;
+      jr.j.user = js.user;
+      jr.j.groups = js.groups;
+      jr.j.priority_class = js.priority_class;
+      jr.j.priority = js.priority;
+      jr.j.pods = js.pods;
+      jr.j.min_pods = js.min_pods;
+      jr.j.claims = js.claims;
+      jr.j.created_ms = js.submit_ms;
+      jr.j.duration_ms = js.duration_ms;
+      jr.j.preemptible = js.preemptible;
+      for (const auto& e : js.per_pod) jr.j.request.set(e.id, quota::detail::checked_mul<amount>(e.value, js.pods));
+      jr.tenant = tenant_of(js);
+      index_[js.id] = i;
+      jobs_.push_back(std::move(jr));
+      tenants_[jobs_.back().tenant];
+    }
+    chart_ = sc_.registry.find(sc_.chart_resource).value_or(resources::nvidia_gpu);
+    for (const auto& n : nodes_) capacity_.add_in_place(n.spec.allocatable);
+  }
+
+  /// Replays the scenario up to `until_ms` (or its end). `progress` is called
+  /// now and then with (done events, total events).
+  run_result run(std::int64_t until_ms = -1, const std::function<void(std::size_t, std::size_t)>& progress = {}) {
+    if (until_ms < 0) until_ms = sc_.until_ms;
+    for (auto& m : models_)
+      if (m.on_submit)
+        for (const auto& jr : jobs_) m.on_submit(jr.j);
+    std::size_t next_job = 0, next_event = 0, next_expect = 0;
+    std::vector<std::size_t> expect_order(sc_.expectations.size());
+    for (std::size_t i = 0; i < expect_order.size(); ++i) expect_order[i] = i;
+    std::stable_sort(expect_order.begin(), expect_order.end(), [&](std::size_t a, std::size_t b) {
+      return sc_.expectations[a].at_ms < sc_.expectations[b].at_ms;
+    });
+    const std::size_t total = sc_.jobs.size() * 2 + sc_.events.size();
+    run_result res;
+    while (true) {
+      // next instant
+      std::int64_t t = end_of_time;
+      if (next_job < jobs_.size()) t = std::min(t, jobs_[next_job].spec->submit_ms);
+      if (next_event < sc_.events.size()) t = std::min(t, sc_.events[next_event].at_ms);
+      if (!finishes_.empty()) t = std::min(t, finishes_.begin()->first);
+      if (next_expect < expect_order.size()) t = std::min(t, sc_.expectations[expect_order[next_expect]].at_ms);
+      if (t == end_of_time) break;
+      if (until_ms >= 0 && t > until_ms) break;
+      now_ = t;
+      bool changed = false;
+      // 1. finishes
+      while (!finishes_.empty() && finishes_.begin()->first == t) {
+        const auto idx = finishes_.begin()->second;
+        finishes_.erase(finishes_.begin());
+        stop(idx, job_state::finished);
+        ++res.events;
+        changed = true;
+      }
+      // 2. events
+      while (next_event < sc_.events.size() && sc_.events[next_event].at_ms == t) {
+        apply_event(sc_.events[next_event++]);
+        ++res.events;
+        changed = true;
+      }
+      // 3. submissions
+      while (next_job < jobs_.size() && jobs_[next_job].spec->submit_ms == t) {
+        jobs_[next_job].state = job_state::pending;
+        pending_.insert(pending_key(next_job));
+        ++next_job;
+        ++res.events;
+        changed = true;
+      }
+      // 4. scheduling pass
+      if (changed) schedule();
+      record_samples();
+      // 5. expectations due now
+      while (next_expect < expect_order.size() && sc_.expectations[expect_order[next_expect]].at_ms == t)
+        check(sc_.expectations[expect_order[next_expect++]], res.failures);
+      if (progress && (res.events & 0x3FF) == 0) progress(res.events, total);
+    }
+    end_ms_ = until_ms >= 0 ? std::min(until_ms, now_) : now_;
+    while (next_expect < expect_order.size()) check(sc_.expectations[expect_order[next_expect++]], res.failures);
+    res.report = report(res.failures);
+    if (progress) progress(total, total);
+    return res;
+  }
+
+  [[nodiscard]] const engine& quota_engine() const noexcept { return engine_; }
+
+ private:
+  struct node_state {
+    node_spec spec;
+    resource_vector free;
+    bool alive;
+  };
+  struct job_run {
+    const job_spec* spec = nullptr;
+    job j;
+    std::string tenant;
+    job_state state = job_state::waiting;
+    std::int64_t first_start = -1, last_start = -1, end = -1;
+    std::int64_t run_ms = 0;  // accumulated running time (for preempted jobs)
+    std::vector<std::pair<std::size_t, std::int32_t>> placement;  // node, pods
+    std::string last_reason;
+    int preempted = 0;
+  };
+  struct sample {
+    std::int64_t t;
+    std::int64_t v;
+  };
+
+  std::string tenant_of(const job_spec& js) const {
+    if (sc_.tenant_by == "namespace") return js.ns;
+    if (sc_.tenant_by == "user") return js.user.empty() ? "(none)" : js.user;
+    return js.queue.empty() ? js.ns : js.queue;
+  }
+
+  // pending order: higher priority first, then submission time, then index
+  struct pkey {
+    std::int32_t neg_priority;
+    std::int64_t submit;
+    std::size_t idx;
+    friend bool operator<(const pkey& a, const pkey& b) {
+      if (a.neg_priority != b.neg_priority) return a.neg_priority < b.neg_priority;
+      if (a.submit != b.submit) return a.submit < b.submit;
+      return a.idx < b.idx;
+    }
+  };
+  pkey pending_key(std::size_t idx) const {
+    return pkey{-jobs_[idx].spec->priority, jobs_[idx].spec->submit_ms, idx};
+  }
+
+  bool selector_ok(const node_state& n, const job_spec& js) const {
+    for (const auto& [k, v] : js.node_selector) {
+      auto it = n.spec.labels.find(k);
+      if (it == n.spec.labels.end() || it->second != v) return false;
+    }
+    return true;
+  }
+
+  // Places all pods of the job; on failure nothing is placed.
+  bool place(job_run& jr) {
+    const auto& js = *jr.spec;
+    std::vector<std::pair<std::size_t, std::int32_t>> plan;
+    std::vector<resource_vector> tentative;  // free after plan, per touched node
+    std::map<std::size_t, resource_vector> touched;
+    for (std::int32_t p = 0; p < js.pods; ++p) {
+      std::optional<std::size_t> best;
+      amount best_left = 0;
+      for (std::size_t n = 0; n < nodes_.size(); ++n) {
+        const auto& node = nodes_[n];
+        if (!node.alive || !selector_ok(node, js)) continue;
+        const resource_vector& fr = touched.count(n) ? touched[n] : node.free;
+        if (!fits(js.per_pod, fr)) continue;
+        if (sc_.placement == "first-fit") {
+          best = n;
+          break;
+        }
+        const amount left = fr.get(chart_) - js.per_pod.get(chart_);
+        if (!best || left < best_left) {
+          best = n;
+          best_left = left;
+        }
+      }
+      if (!best) return false;
+      auto& fr = touched.count(*best) ? touched[*best] : (touched[*best] = nodes_[*best].free);
+      fr.sub_in_place(js.per_pod);
+      if (!plan.empty() && plan.back().first == *best)
+        ++plan.back().second;
+      else
+        plan.push_back({*best, 1});
+    }
+    for (auto& [n, fr] : touched) nodes_[n].free = fr;
+    jr.placement = std::move(plan);
+    return true;
+  }
+  void unplace(job_run& jr) {
+    for (const auto& [n, pods] : jr.placement)
+      for (std::int32_t p = 0; p < pods; ++p) nodes_[n].free.add_in_place(jr.spec->per_pod);
+    jr.placement.clear();
+  }
+
+  void start(std::size_t idx) {
+    auto& jr = jobs_[idx];
+    jr.state = job_state::running;
+    if (jr.first_start < 0) jr.first_start = now_;
+    jr.last_start = now_;
+    ++tenants_[jr.tenant].admissions;
+    usage_[jr.tenant].add_in_place(jr.j.request);
+    running_.insert(idx);
+    if (jr.spec->duration_ms >= 0) {
+      const std::int64_t left = std::max<std::int64_t>(0, jr.spec->duration_ms - jr.run_ms);
+      finishes_.emplace(now_ + left, idx);
+    }
+  }
+
+  // Stops a running job: finished, deleted, or preempted (back to pending).
+  void stop(std::size_t idx, job_state to) {
+    auto& jr = jobs_[idx];
+    if (jr.state != job_state::running) return;
+    for (auto it = finishes_.begin(); it != finishes_.end(); ++it)
+      if (it->second == idx) {
+        finishes_.erase(it);
+        break;
+      }
+    engine_.release(jr.j.id);
+    unplace(jr);
+    usage_[jr.tenant].sub_in_place(jr.j.request);
+    running_.erase(idx);
+    jr.run_ms += now_ - jr.last_start;
+    if (to == job_state::preempted_pending) {
+      ++jr.preempted;
+      ++preemptions_;
+      ++tenants_[jr.tenant].preempted;
+      preemption_marks_.push_back({now_, jr.tenant});
+      jr.state = job_state::preempted_pending;
+      pending_.insert(pending_key(idx));
+    } else {
+      jr.state = to;
+      jr.end = now_;
+    }
+  }
+
+  void apply_event(const event_spec& ev) {
+    if (ev.type == "node_add") {
+      node_spec n;
+      n.name = ev.body["node"]["name"].get<std::string>();
+      n.allocatable = parse_resource_list(ev.body["node"].value("allocatable", json::object()), sc_.registry,
+                                          ev.path + ".node.allocatable");
+      if (ev.body["node"].contains("labels"))
+        for (auto it = ev.body["node"]["labels"].begin(); it != ev.body["node"]["labels"].end(); ++it)
+          n.labels[it.key()] = it.value().get<std::string>();
+      capacity_.add_in_place(n.allocatable);
+      nodes_.push_back(node_state{n, n.allocatable, true});
+    } else if (ev.type == "node_remove") {
+      const auto name = ev.body["name"].get<std::string>();
+      for (std::size_t n = 0; n < nodes_.size(); ++n) {
+        if (!nodes_[n].alive || nodes_[n].spec.name != name) continue;
+        // jobs with pods there are stopped and go back to pending (not counted as preemptions)
+        std::vector<std::size_t> hit;
+        for (auto idx : running_)
+          for (const auto& pl : jobs_[idx].placement)
+            if (pl.first == n) hit.push_back(idx);
+        for (auto idx : hit) {
+          stop(idx, job_state::preempted_pending);
+          --preemptions_;
+          --tenants_[jobs_[idx].tenant].preempted;
+          preemption_marks_.pop_back();
+          jobs_[idx].last_reason = "host.node_removed";
+        }
+        nodes_[n].alive = false;
+        capacity_.sub_in_place(nodes_[n].spec.allocatable);
+      }
+    } else if (ev.type == "delete") {
+      const auto idx = index_.at(ev.body["job"].get<std::string>());
+      auto& jr = jobs_[idx];
+      if (jr.state == job_state::running) stop(idx, job_state::deleted);
+      if (jr.state == job_state::pending || jr.state == job_state::preempted_pending) {
+        pending_.erase(pending_key(idx));
+        jr.state = job_state::deleted;
+      }
+      if (jr.state == job_state::waiting) jr.state = job_state::deleted;
+    }
+  }
+
+  static std::string reason_text(const decision& d) {
+    std::string s;
+    for (const auto& r : d.reasons()) {
+      if (!s.empty()) s += "; ";
+      s += std::string(r.model) + "." + std::string(r.rule);
+      if (!r.entity.empty()) s += " [" + r.entity + "]";
+    }
+    return s;
+  }
+
+  bool try_admit(std::size_t idx) {
+    auto& jr = jobs_[idx];
+    const decision d = engine_.check(jr.j);
+    if (d.denied()) {
+      jr.last_reason = reason_text(d);
+      for (const auto& r : d.reasons())
+        ++tenants_[jr.tenant].denials[std::string(r.model) + "." + std::string(r.rule)];
+      return false;
+    }
+    if (!place(jr)) {
+      jr.last_reason = "host.no_node_fits";
+      ++tenants_[jr.tenant].denials["host.no_node_fits"];
+      return false;
+    }
+    const decision a = engine_.admit(jr.j);
+    if (a.denied()) {  // cannot happen after an allowed check on the same state; stay safe
+      unplace(jr);
+      jr.last_reason = reason_text(a);
+      return false;
+    }
+    jr.last_reason.clear();
+    start(idx);
+    return true;
+  }
+
+  bool try_preempt_for(std::size_t idx) {
+    auto& jr = jobs_[idx];
+    std::vector<victim> vs;
+    engine_.victims(jr.j, vs);
+    std::vector<std::size_t> cand;
+    std::set<std::size_t> seen;
+    for (const auto& v : vs) {
+      auto it = index_.find(v.job_id);
+      if (it == index_.end()) continue;
+      const auto vi = it->second;
+      if (vi == idx || jobs_[vi].state != job_state::running || !jobs_[vi].spec->preemptible) continue;
+      if (seen.insert(vi).second) cand.push_back(vi);
+    }
+    if (cand.empty() && jr.last_reason == "host.no_node_fits") {
+      // kube-scheduler style: lower priority running jobs, lowest first, newest first
+      for (auto vi : running_)
+        if (jobs_[vi].spec->priority < jr.spec->priority && jobs_[vi].spec->preemptible) cand.push_back(vi);
+      std::sort(cand.begin(), cand.end(), [&](std::size_t a, std::size_t b) {
+        if (jobs_[a].spec->priority != jobs_[b].spec->priority) return jobs_[a].spec->priority < jobs_[b].spec->priority;
+        if (jobs_[a].last_start != jobs_[b].last_start) return jobs_[a].last_start > jobs_[b].last_start;
+        return a < b;
+      });
+    }
+    if (cand.empty()) return false;
+    // remove victims one at a time until the job fits
+    std::vector<std::pair<std::size_t, std::vector<std::pair<std::size_t, std::int32_t>>>> removed;
+    for (auto vi : cand) {
+      auto& v = jobs_[vi];
+      removed.push_back({vi, v.placement});
+      engine_.release(v.j.id);
+      unplace(v);
+      if (engine_.check(jr.j).allowed() && place(jr)) {
+        unplace(jr);
+        // commit: the removed jobs are preempted for real
+        for (auto& [ri, pl] : removed) {
+          auto& r = jobs_[ri];
+          r.placement = pl;
+          for (const auto& [n, pods] : pl)
+            for (std::int32_t p = 0; p < pods; ++p) nodes_[n].free.sub_in_place(r.spec->per_pod);
+          (void)engine_.admit(r.j);  // restore so that stop() can release it the normal way
+          stop(ri, job_state::preempted_pending);
+          r.last_reason = "preempted for " + jr.j.id;
+        }
+        return try_admit(idx);
+      }
+    }
+    // never fitted: put everything back
+    for (auto it = removed.rbegin(); it != removed.rend(); ++it) {
+      auto& r = jobs_[it->first];
+      r.placement = it->second;
+      for (const auto& [n, pods] : r.placement)
+        for (std::int32_t p = 0; p < pods; ++p) nodes_[n].free.sub_in_place(r.spec->per_pod);
+      (void)engine_.admit(r.j);
+    }
+    return false;
+  }
+
+  void schedule() {
+    std::vector<std::size_t> order;
+    order.reserve(pending_.size());
+    for (const auto& k : pending_) order.push_back(k.idx);
+    for (auto idx : order) {
+      auto& jr = jobs_[idx];
+      if (jr.state != job_state::pending && jr.state != job_state::preempted_pending) continue;
+      bool ok = try_admit(idx);
+      if (!ok && sc_.preemption) ok = try_preempt_for(idx);
+      if (ok) pending_.erase(pending_key(idx));
+    }
+  }
+
+  void record_samples() {
+    for (auto& [name, t] : tenants_) {
+      const amount v = usage_[name].get(chart_);
+      if (t.samples.empty() || t.samples.back().v != v) {
+        if (!t.samples.empty() && t.samples.back().t == now_)
+          t.samples.back().v = v;
+        else
+          t.samples.push_back({now_, v});
+      }
+    }
+    const amount total = capacity_.get(chart_);
+    amount used = 0;
+    for (auto& [name, u] : usage_) used += u.get(chart_);
+    if (util_samples_.empty() || util_samples_.back().v != used || util_cap_.back().v != total) {
+      util_samples_.push_back({now_, used});
+      util_cap_.push_back({now_, total});
+    }
+  }
+
+  // --- expectations ---------------------------------------------------------
+  void check(const expectation& x, std::vector<failed_expectation>& out) {
+    const auto& b = x.body;
+    auto fail = [&](std::string expected, std::string actual) {
+      out.push_back({x.path, x.at_ms == end_of_time ? now_ : x.at_ms, std::move(expected), std::move(actual)});
+    };
+    if (b.contains("job")) {
+      const auto& jr = jobs_[index_.at(b["job"].get<std::string>())];
+      if (b.contains("state")) {
+        const std::string want = b["state"].get<std::string>();
+        std::string have = state_name(jr.state);
+        if (want == "preempted") have = jr.preempted > 0 ? "preempted" : have;
+        if (have != want) fail("job " + jr.j.id + " " + want, have + (jr.last_reason.empty() ? "" : " (" + jr.last_reason + ")"));
+      }
+      if (b.contains("reason")) {
+        const std::string want = b["reason"].get<std::string>();
+        if (jr.last_reason.find(want) == std::string::npos)
+          fail("job " + jr.j.id + " reason containing '" + want + "'", "'" + jr.last_reason + "'");
+      }
+      if (b.contains("victims")) {
+        std::vector<victim> vs;
+        engine_.victims(jr.j, vs);
+        std::vector<std::string> have;
+        for (const auto& v : vs)
+          if (std::find(have.begin(), have.end(), v.job_id) == have.end()) have.push_back(v.job_id);
+        const auto want = b["victims"].get<std::vector<std::string>>();
+        if (have != want) fail("victims for " + jr.j.id + ": " + json(want).dump(), json(have).dump());
+      }
+    }
+    if (b.contains("tenant") && b.contains("usage")) {
+      const std::string t = b["tenant"].get<std::string>();
+      const auto want = parse_resource_list(b["usage"], sc_.registry, x.path + ".usage");
+      const auto& have = usage_[t];
+      if (!(have == want))
+        fail("tenant " + t + " usage " + resource_list_to_json(want, sc_.registry).dump(),
+             resource_list_to_json(have, sc_.registry).dump());
+    }
+    if (b.contains("admitted")) {
+      std::int64_t n = 0;
+      for (const auto& jr : jobs_) n += jr.first_start >= 0 ? 1 : 0;
+      if (n != b["admitted"].get<std::int64_t>()) fail("admitted " + b["admitted"].dump(), std::to_string(n));
+    }
+    if (b.contains("pending")) {
+      const auto n = static_cast<std::int64_t>(pending_.size());
+      if (n != b["pending"].get<std::int64_t>()) fail("pending " + b["pending"].dump(), std::to_string(n));
+    }
+    if (b.contains("preemptions")) {
+      if (preemptions_ != b["preemptions"].get<std::int64_t>())
+        fail("preemptions " + b["preemptions"].dump(), std::to_string(preemptions_));
+    }
+    if (b.contains("model")) {
+      const std::string name = b["model"].get<std::string>();
+      const model_instance* m = nullptr;
+      for (const auto& mi : models_)
+        if (mi.policy.policy_name() == name) m = &mi;
+      if (!m || !m->introspect) {
+        fail("model '" + name + "' with introspection", "no such model in the scenario");
+        return;
+      }
+      const json state = m->introspect();
+      const json::json_pointer ptr(b["pointer"].get<std::string>());
+      if (!state.contains(ptr)) {
+        fail(name + b["pointer"].get<std::string>() + " present", "absent");
+        return;
+      }
+      if (b.contains("equals") && state.at(ptr) != b["equals"])
+        fail(name + b["pointer"].get<std::string>() + " == " + b["equals"].dump(), state.at(ptr).dump());
+    }
+  }
+
+  // --- report ---------------------------------------------------------------
+  static std::int64_t percentile(std::vector<std::int64_t> v, int p) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const auto rank = (static_cast<std::size_t>(p) * v.size() + 99) / 100;  // nearest rank
+    return v[std::max<std::size_t>(rank, 1) - 1];
+  }
+
+  json report(const std::vector<failed_expectation>& failures) {
+    json r;
+    r["scenario"] = sc_.name;
+    json pols = json::array();
+    for (const auto& m : models_) pols.push_back(std::string(m.policy.policy_name()));
+    r["policies"] = pols;
+    r["end_ms"] = end_ms_;
+    r["chart_resource"] = sc_.registry.name(chart_);
+    std::vector<std::int64_t> waits;
+    std::int64_t admitted = 0, never = 0, finished = 0;
+    json jobs = json::array();
+    std::map<std::string, std::int64_t> never_reasons;
+    for (const auto& jr : jobs_) {
+      json jj{{"id", jr.j.id}, {"tenant", jr.tenant}, {"submitted_ms", jr.spec->submit_ms},
+              {"state", state_name(jr.state)}};
+      if (jr.first_start >= 0) {
+        ++admitted;
+        jj["started_ms"] = jr.first_start;
+        jj["wait_ms"] = jr.first_start - jr.spec->submit_ms;
+        waits.push_back(jr.first_start - jr.spec->submit_ms);
+      } else if (jr.state != job_state::waiting) {
+        ++never;
+        ++never_reasons[jr.last_reason.empty() ? "(not scheduled yet)" : jr.last_reason];
+      }
+      if (jr.end >= 0) jj["ended_ms"] = jr.end;
+      if (jr.state == job_state::finished) ++finished;
+      if (jr.preempted) jj["preempted"] = jr.preempted;
+      if (!jr.last_reason.empty()) jj["reason"] = jr.last_reason;
+      jobs.push_back(std::move(jj));
+    }
+    // utilisation of the chart resource, time-weighted, exact integrals
+    quota::detail::int128 used_area = 0, cap_area = 0;
+    for (std::size_t i = 0; i < util_samples_.size(); ++i) {
+      const std::int64_t t1 = i + 1 < util_samples_.size() ? util_samples_[i + 1].t : end_ms_;
+      const std::int64_t dt = std::max<std::int64_t>(0, t1 - util_samples_[i].t);
+      used_area += static_cast<quota::detail::int128>(util_samples_[i].v) * dt;
+      cap_area += static_cast<quota::detail::int128>(util_cap_[i].v) * dt;
+    }
+    json totals;
+    totals["jobs"] = jobs_.size();
+    totals["admitted"] = admitted;
+    totals["finished"] = finished;
+    totals["never_admitted"] = never;
+    totals["never_admitted_by_reason"] = never_reasons;
+    totals["preemptions"] = preemptions_;
+    totals["utilisation"] = cap_area > 0 ? std::round(static_cast<double>(used_area) / static_cast<double>(cap_area) * 1e6) / 1e6 : 0.0;
+    totals["wait_ms"] = {{"p50", percentile(waits, 50)}, {"p90", percentile(waits, 90)}, {"p99", percentile(waits, 99)}};
+    // fairness: Jain's index over tenants' time-averaged usage of the chart resource
+    std::vector<double> avg;
+    json tenants = json::object();
+    for (auto& [name, t] : tenants_) {
+      quota::detail::int128 area = 0;
+      json samples = json::array();
+      for (std::size_t i = 0; i < t.samples.size(); ++i) {
+        const std::int64_t t1 = i + 1 < t.samples.size() ? t.samples[i + 1].t : end_ms_;
+        area += static_cast<quota::detail::int128>(t.samples[i].v) * std::max<std::int64_t>(0, t1 - t.samples[i].t);
+        samples.push_back({t.samples[i].t, t.samples[i].v});
+      }
+      const double a = end_ms_ > 0 ? static_cast<double>(area) / static_cast<double>(end_ms_) : 0.0;
+      avg.push_back(a);
+      json tj;
+      tj["admissions"] = t.admissions;
+      tj["preempted"] = t.preempted;
+      tj["denials_by_reason"] = t.denials;
+      tj["average_usage"] = std::round(a * 1000) / 1000;
+      tj["usage"] = samples;
+      if (sc_.chart_lines.count(name)) tj["reference"] = sc_.chart_lines.at(name);
+      tenants[name] = std::move(tj);
+    }
+    double s = 0, s2 = 0;
+    for (double a : avg) {
+      s += a;
+      s2 += a * a;
+    }
+    totals["fairness_jain"] = (avg.empty() || s2 == 0) ? 1.0 : std::round(s * s / (static_cast<double>(avg.size()) * s2) * 1e6) / 1e6;
+    r["totals"] = totals;
+    r["tenants"] = tenants;
+    r["jobs"] = jobs;
+    json models = json::object();
+    for (const auto& m : models_)
+      if (m.introspect) models[std::string(m.policy.policy_name())] = m.introspect();
+    r["models"] = models;
+    json fx = json::array();
+    for (const auto& f : failures)
+      fx.push_back({{"where", f.path}, {"at_ms", f.at_ms}, {"expected", f.expected}, {"actual", f.actual}});
+    r["failed_expectations"] = fx;
+    r["expectations"] = sc_.expectations.size();
+    return r;
+  }
+
+ public:
+  /// The chart as SVG: chart-resource usage per tenant over time (steps),
+  /// dashed reference lines, cluster capacity, preemptions marked in red.
+  [[nodiscard]] std::string svg() const {
+    const double W = 960, H = 520, L = 70, R = 200, T = 40, B = 50;
+    const double pw = W - L - R, ph = H - T - B;
+    const std::int64_t t_end = std::max<std::int64_t>(end_ms_, 1);
+    amount ymax = 1;
+    for (const auto& c : util_cap_) ymax = std::max(ymax, c.v);
+    for (const auto& [n, v] : sc_.chart_lines) ymax = std::max(ymax, v);
+    const int scale = sc_.registry.scale(chart_);
+    double unit = 1;
+    for (int i = 0; i < scale; ++i) unit *= 10;
+    auto X = [&](std::int64_t t) { return L + pw * static_cast<double>(t) / static_cast<double>(t_end); };
+    auto Y = [&](amount v) { return T + ph - ph * static_cast<double>(v) / static_cast<double>(ymax); };
+    auto num = [](double d) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.1f", d);
+      return std::string(buf);
+    };
+    static const char* palette[] = {"#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#393b79"};
+    std::string s;
+    s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"960\" height=\"520\" viewBox=\"0 0 960 520\" font-family=\"sans-serif\" font-size=\"12\">\n";
+    s += "<rect width=\"960\" height=\"520\" fill=\"white\"/>\n";
+    s += "<text x=\"" + num(L) + "\" y=\"22\" font-size=\"15\" font-weight=\"bold\">" + xml(sc_.name) + ": " +
+         xml(std::string(sc_.registry.name(chart_))) + " in use per tenant</text>\n";
+    // axes and grid
+    for (int g = 0; g <= 4; ++g) {
+      const amount v = ymax * g / 4;
+      const double y = Y(v);
+      s += "<line x1=\"" + num(L) + "\" y1=\"" + num(y) + "\" x2=\"" + num(L + pw) + "\" y2=\"" + num(y) + "\" stroke=\"#ddd\"/>\n";
+      s += "<text x=\"" + num(L - 8) + "\" y=\"" + num(y + 4) + "\" text-anchor=\"end\">" + num(static_cast<double>(v) / unit) + "</text>\n";
+    }
+    for (int g = 0; g <= 5; ++g) {
+      const std::int64_t t = t_end * g / 5;
+      s += "<text x=\"" + num(X(t)) + "\" y=\"" + num(T + ph + 18) + "\" text-anchor=\"middle\">" + time_label(t) + "</text>\n";
+    }
+    s += "<line x1=\"" + num(L) + "\" y1=\"" + num(T + ph) + "\" x2=\"" + num(L + pw) + "\" y2=\"" + num(T + ph) + "\" stroke=\"black\"/>\n";
+    s += "<line x1=\"" + num(L) + "\" y1=\"" + num(T) + "\" x2=\"" + num(L) + "\" y2=\"" + num(T + ph) + "\" stroke=\"black\"/>\n";
+    s += "<text x=\"" + num(L + pw / 2) + "\" y=\"" + num(H - 12) + "\" text-anchor=\"middle\">time</text>\n";
+    // capacity
+    s += step_path(util_cap_, X, Y, t_end, "#000", "stroke-dasharray=\"2,3\"");
+    int li = 0;
+    double ly = T + 10;
+    s += "<text x=\"" + num(L + pw + 12) + "\" y=\"" + num(ly) + "\">cluster capacity (dotted)</text>\n";
+    for (const auto& [name, t] : tenants_) {
+      const char* c = palette[li++ % 10];
+      s += step_path(t.samples, X, Y, t_end, c, "stroke-width=\"2\"");
+      if (sc_.chart_lines.count(name)) {
+        const double y = Y(sc_.chart_lines.at(name));
+        s += "<line x1=\"" + num(L) + "\" y1=\"" + num(y) + "\" x2=\"" + num(L + pw) + "\" y2=\"" + num(y) +
+             "\" stroke=\"" + c + "\" stroke-dasharray=\"6,4\"/>\n";
+      }
+      ly += 18;
+      s += "<rect x=\"" + num(L + pw + 12) + "\" y=\"" + num(ly - 9) + "\" width=\"12\" height=\"4\" fill=\"" + c + "\"/>\n";
+      s += "<text x=\"" + num(L + pw + 30) + "\" y=\"" + num(ly - 4) + "\">" + xml(name) + "</text>\n";
+    }
+    ly += 18;
+    s += "<text x=\"" + num(L + pw + 12) + "\" y=\"" + num(ly) + "\">dashed: guarantee/reference</text>\n";
+    ly += 18;
+    s += "<path d=\"M" + num(L + pw + 14) + "," + num(ly + 2) + " l5,-9 l5,9 z\" fill=\"#d62728\"/>";
+    s += "<text x=\"" + num(L + pw + 30) + "\" y=\"" + num(ly) + "\">preemption</text>\n";
+    for (const auto& [t, name] : preemption_marks_) {
+      const double x = X(t);
+      s += "<path d=\"M" + num(x - 4) + "," + num(T + 8) + " l4,-7 l4,7 z\" fill=\"#d62728\"><title>" + xml(name) + "</title></path>\n";
+    }
+    s += "</svg>\n";
+    return s;
+  }
+
+ private:
+  static std::string xml(const std::string& in) {
+    std::string o;
+    for (char c : in) {
+      if (c == '<') o += "&lt;";
+      else if (c == '>') o += "&gt;";
+      else if (c == '&') o += "&amp;";
+      else if (c == '"') o += "&quot;";
+      else o += c;
+    }
+    return o;
+  }
+  static std::string time_label(std::int64_t ms) {
+    if (ms % 3'600'000 == 0 && ms >= 3'600'000) return std::to_string(ms / 3'600'000) + "h";
+    if (ms >= 3'600'000) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.1fh", static_cast<double>(ms) / 3.6e6);
+      return buf;
+    }
+    if (ms >= 60'000) return std::to_string(ms / 60'000) + "m";
+    return std::to_string(ms / 1000) + "s";
+  }
+  template <class FX, class FY>
+  static std::string step_path(const std::vector<sample>& pts, FX X, FY Y, std::int64_t t_end, const char* color,
+                               const char* extra) {
+    if (pts.empty()) return {};
+    auto num = [](double d) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.1f", d);
+      return std::string(buf);
+    };
+    std::string d = "M" + num(X(pts[0].t)) + "," + num(Y(pts[0].v));
+    for (std::size_t i = 1; i < pts.size(); ++i) {
+      d += " H" + num(X(pts[i].t));
+      d += " V" + num(Y(pts[i].v));
+    }
+    d += " H" + num(X(t_end));
+    return std::string("<path d=\"") + d + "\" fill=\"none\" stroke=\"" + color + "\" " + extra + "/>\n";
+  }
+
+  struct tenant_stats {
+    std::int64_t admissions = 0;
+    std::int64_t preempted = 0;
+    std::map<std::string, std::int64_t> denials;
+    std::vector<sample> samples;
+  };
+
+  scenario sc_;
+  std::vector<model_instance> models_;
+  engine engine_;
+  std::vector<node_state> nodes_;
+  std::vector<job_run> jobs_;
+  std::map<std::string, std::size_t> index_;
+  std::set<pkey> pending_;
+  std::set<std::size_t> running_;
+  std::multimap<std::int64_t, std::size_t> finishes_;
+  std::map<std::string, resource_vector> usage_;
+  std::map<std::string, tenant_stats> tenants_;
+  std::vector<sample> util_samples_, util_cap_;
+  std::vector<std::pair<std::int64_t, std::string>> preemption_marks_;
+  resource_vector capacity_;
+  resource_id chart_ = resources::nvidia_gpu;
+  std::int64_t now_ = 0, end_ms_ = 0, preemptions_ = 0;
+};
+
+}  // namespace quota::sim
