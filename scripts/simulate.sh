@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The main job: install what is needed, build quota-sim (Release), and replay
+# the realistic GPU-cluster scenario. Prints where the report and chart are.
+#   scripts/simulate.sh [SCENARIO] [quota-sim run options]
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+scripts/install-deps.sh
+scenario="${1:-examples/scenarios/gpu_cluster.json}"
+shift || true
+build="$root/build/release"
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DQUOTA_BUILD_TESTS=OFF -DQUOTA_BUILD_EXAMPLES=OFF \
+  -DQUOTA_BUILD_TOOLS=ON >/dev/null
+cmake --build "$build" --target quota-sim -j "$(nproc 2>/dev/null || echo 2)" >/dev/null
+mkdir -p out
+name="$(basename "$scenario" .json)"
+"$build/tools/quota-sim/quota-sim" run "$scenario" --report "out/$name.report.json" --svg "out/$name.svg" "$@"
