@@ -4,13 +4,38 @@
 // generated scenarios.
 #pragma once
 
+#include <quota/running_limits_json.hpp>
+
 #include "simulator.hpp"
 
 namespace quota::sim {
 
+/// A model instance whose introspection is the model's to_json.
+template <class M>
+model_instance instance_of(M model) {
+  model_instance mi{any_policy(std::move(model)), {}, {}};
+  mi.introspect = [](const any_policy& p) {
+    json j;
+    if (const M* m = p.target<M>()) to_json(j, *m);
+    return j;
+  };
+  return mi;
+}
+
 inline void register_models() {
   auto& k = model_kinds();
   if (!k.empty()) return;
+  k["running_limits"] = model_kind{
+      "running-job limits per queue, user and namespace: {\"queues\": {\"team-a\": 3, \"*\": 10}, \"users\": {...}, "
+      "\"namespaces\": {...}}",
+      [](const policy_spec& ps, scenario&) {
+        return instance_of(load_running_limits(ps.body, ps.path));
+      },
+      [](const std::vector<std::string>& tenants, const resource_vector&, const resource_registry&) {
+        json p{{"model", "running_limits"}, {"queues", json::object()}};
+        for (const auto& t : tenants) p["queues"][t] = 8;
+        return p;
+      }};
 }
 
 /// The model entries of a scenario, built in order; unknown names and bad

@@ -37,11 +37,12 @@ namespace quota::sim {
 /// A model built from a scenario's `policies[]` entry.
 struct model_instance {
   any_policy policy;
-  /// The model's state as JSON (for expectations with `model` and `pointer`).
-  std::function<json()> introspect;
-  /// Called before jobs run, with every job, so models that need to know of
-  /// objects (pods, claims) ahead of admission can register them.
-  std::function<void(const job&)> on_submit;
+  /// The model's state as JSON (for expectations with `model` and `pointer`),
+  /// read from the engine's copy of the policy.
+  std::function<json(const any_policy&)> introspect;
+  /// Called once before the replay with every job, so models that must know
+  /// of objects ahead of admission (pods, claims) can register them.
+  std::function<void(any_policy&, const job&)> on_submit;
 };
 
 using model_factory = std::function<model_instance(const policy_spec&, scenario&)>;
@@ -93,7 +94,7 @@ struct run_result {
 class simulator {
  public:
   simulator(scenario sc, std::vector<model_instance> models) : sc_(std::move(sc)), models_(std::move(models)) {
-    for (auto& m : models_) engine_.add(m.policy);
+    for (auto& m : models_) engine_.add(std::move(m.policy));
     for (const auto& n : sc_.nodes) nodes_.push_back(node_state{n, n.allocatable, true});
     jobs_.reserve(sc_.jobs.size());
     for (std::size_t i = 0; i < sc_.jobs.size(); ++i) {
@@ -127,9 +128,9 @@ class simulator {
   /// now and then with (done events, total events).
   run_result run(std::int64_t until_ms = -1, const std::function<void(std::size_t, std::size_t)>& progress = {}) {
     if (until_ms < 0) until_ms = sc_.until_ms;
-    for (auto& m : models_)
-      if (m.on_submit)
-        for (const auto& jr : jobs_) m.on_submit(jr.j);
+    for (std::size_t i = 0; i < models_.size(); ++i)
+      if (models_[i].on_submit)
+        for (const auto& jr : jobs_) models_[i].on_submit(engine_.model(i), jr.j);
     std::size_t next_job = 0, next_event = 0, next_expect = 0;
     std::vector<std::size_t> expect_order(sc_.expectations.size());
     for (std::size_t i = 0; i < expect_order.size(); ++i) expect_order[i] = i;
@@ -540,14 +541,14 @@ class simulator {
     }
     if (b.contains("model")) {
       const std::string name = b["model"].get<std::string>();
-      const model_instance* m = nullptr;
-      for (const auto& mi : models_)
-        if (mi.policy.policy_name() == name) m = &mi;
-      if (!m || !m->introspect) {
+      std::optional<std::size_t> which;
+      for (std::size_t i = 0; i < models_.size(); ++i)
+        if (engine_.model(i).policy_name() == name && models_[i].introspect) which = i;
+      if (!which) {
         fail("model '" + name + "' with introspection", "no such model in the scenario");
         return;
       }
-      const json state = m->introspect();
+      const json state = models_[*which].introspect(engine_.model(*which));
       const json::json_pointer ptr(b["pointer"].get<std::string>());
       if (!state.contains(ptr)) {
         fail(name + b["pointer"].get<std::string>() + " present", "absent");
@@ -570,7 +571,7 @@ class simulator {
     json r;
     r["scenario"] = sc_.name;
     json pols = json::array();
-    for (const auto& m : models_) pols.push_back(std::string(m.policy.policy_name()));
+    for (std::size_t i = 0; i < models_.size(); ++i) pols.push_back(std::string(engine_.model(i).policy_name()));
     r["policies"] = pols;
     r["end_ms"] = end_ms_;
     r["chart_resource"] = sc_.registry.name(chart_);
@@ -645,8 +646,8 @@ class simulator {
     r["tenants"] = tenants;
     r["jobs"] = jobs;
     json models = json::object();
-    for (const auto& m : models_)
-      if (m.introspect) models[std::string(m.policy.policy_name())] = m.introspect();
+    for (std::size_t i = 0; i < models_.size(); ++i)
+      if (models_[i].introspect) models[std::string(engine_.model(i).policy_name())] = models_[i].introspect(engine_.model(i));
     r["models"] = models;
     json fx = json::array();
     for (const auto& f : failures)

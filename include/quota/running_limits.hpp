@@ -1,0 +1,180 @@
+// quota/running_limits.hpp — running-job limits for any queue model.
+//
+// YuniKorn's maxapplications, for every model: at most N jobs (pod groups,
+// workloads) running at once per queue, per user and per namespace. Composes
+// with any other model in the engine (Volcano queues, elastic quotas, KAI
+// queues, Kueue ClusterQueues) because it only counts jobs.
+//
+//   running_limits rl;
+//   rl.set_limit(scope::queue, "team-a", 3);
+//   rl.set_default(scope::user, 5);          // every user without their own entry
+//   decision d = rl.check(job);              // max_running_jobs when one more would exceed
+//
+// A limit of 0 admits nothing in that scope. Lowering a limit below the number
+// running keeps the running jobs (nothing is evicted) and denies new ones
+// until the count falls below it.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <quota/decision.hpp>
+#include <quota/error.hpp>
+#include <quota/policy.hpp>
+#include <quota/resource.hpp>
+
+namespace quota {
+
+class running_limits {
+ public:
+  enum class scope : std::uint8_t { queue = 0, user = 1, ns = 2 };
+  static constexpr std::array<std::string_view, 3> scope_names{"queue", "user", "namespace"};
+
+  [[nodiscard]] std::string_view policy_name() const noexcept { return "running_limits"; }
+
+  /// Limit for one named entity of a scope; replaces any earlier one.
+  void set_limit(scope s, std::string_view name, std::int64_t max_running) {
+    check_value(s, name, max_running);
+    scopes_[idx(s)].limits.insert_or_assign(std::string(name), max_running);
+  }
+  /// Limit for every entity of the scope that has no entry of its own ("*").
+  void set_default(scope s, std::int64_t max_running) {
+    check_value(s, "*", max_running);
+    scopes_[idx(s)].fallback = max_running;
+  }
+  void clear_limits() noexcept {
+    for (auto& sc : scopes_) {
+      sc.limits.clear();
+      sc.fallback.reset();
+    }
+  }
+
+  /// The limit that applies to `name` in scope `s`, if any.
+  [[nodiscard]] std::optional<std::int64_t> limit_of(scope s, std::string_view name) const {
+    const auto& sc = scopes_[idx(s)];
+    if (auto it = sc.limits.find(name); it != sc.limits.end()) return it->second;
+    return sc.fallback;
+  }
+  /// Jobs running now in scope `s` for `name`.
+  [[nodiscard]] std::int64_t running(scope s, std::string_view name) const {
+    const auto& sc = scopes_[idx(s)];
+    auto it = sc.running.find(name);
+    return it == sc.running.end() ? 0 : it->second;
+  }
+
+  [[nodiscard]] decision check(const job& j) const {
+    decision d;
+    for (std::size_t s = 0; s < 3; ++s) {
+      const std::string& name = key_of(static_cast<scope>(s), j);
+      if (name.empty()) continue;
+      const auto lim = limit_of(static_cast<scope>(s), name);
+      if (!lim) continue;
+      const std::int64_t now = running(static_cast<scope>(s), name);
+      if (now + 1 > *lim)
+        d.add(reason{"running_limits", "max_running_jobs", std::string(scope_names[s]) + ":" + name, no_resource, {},
+                     1, now, *lim, ""});
+    }
+    return d;
+  }
+
+  /// Counts the job as running. Duplicate id: state_error, nothing changes.
+  void commit(const job& j) {
+    if (jobs_.find(j.id) != jobs_.end())
+      throw state_error(error_id::state_duplicate, "running_limits: job '" + j.id + "' is already running");
+    entry e;
+    for (std::size_t s = 0; s < 3; ++s) e.keys[s] = key_of(static_cast<scope>(s), j);
+    e.priority = j.priority;
+    e.seq = ++seq_;
+    jobs_.emplace(j.id, e);  // may throw: nothing else changed yet
+    for (std::size_t s = 0; s < 3; ++s)
+      if (!e.keys[s].empty()) ++scopes_[s].running[e.keys[s]];
+  }
+
+  /// The job stopped running. Unknown id: unknown_entity_error, nothing changes.
+  void release(std::string_view id) {
+    auto it = jobs_.find(id);
+    if (it == jobs_.end()) throw unknown_entity_error(error_id::unknown_job, "job", id);
+    for (std::size_t s = 0; s < 3; ++s) {
+      const auto& k = it->second.keys[s];
+      if (k.empty()) continue;
+      auto r = scopes_[s].running.find(k);
+      if (--r->second == 0) scopes_[s].running.erase(r);
+    }
+    jobs_.erase(it);
+  }
+
+  /// Running jobs of lower priority in each scope whose limit the job would
+  /// pass, lowest priority first, then newest first.
+  void victims(const job& j, std::vector<victim>& out) const {
+    for (std::size_t s = 0; s < 3; ++s) {
+      const std::string& name = key_of(static_cast<scope>(s), j);
+      if (name.empty()) continue;
+      const auto lim = limit_of(static_cast<scope>(s), name);
+      if (!lim || running(static_cast<scope>(s), name) + 1 <= *lim) continue;
+      std::vector<std::pair<const std::string*, const entry*>> cand;
+      for (const auto& [id, e] : jobs_)
+        if (e.keys[s] == name && e.priority < j.priority) cand.emplace_back(&id, &e);
+      std::sort(cand.begin(), cand.end(), [](const auto& a, const auto& b) {
+        if (a.second->priority != b.second->priority) return a.second->priority < b.second->priority;
+        return a.second->seq > b.second->seq;
+      });
+      for (const auto& c : cand)
+        out.push_back(victim{*c.first, "running_limits", "max_running_jobs",
+                             std::string(scope_names[s]) + ":" + name});
+    }
+  }
+
+  [[nodiscard]] std::size_t running_jobs() const noexcept { return jobs_.size(); }
+
+  /// Calls fn(name, running, limit-or-nullopt) for every entity of scope `s`
+  /// that has a limit or running jobs (unordered).
+  template <class F>
+  void for_each_entity(scope s, F&& fn) const {
+    const auto& sc = scopes_[idx(s)];
+    for (const auto& [name, n] : sc.running) fn(std::string_view(name), n, limit_of(s, name));
+    for (const auto& [name, l] : sc.limits)
+      if (sc.running.find(name) == sc.running.end()) fn(std::string_view(name), std::int64_t{0}, std::optional(l));
+  }
+
+ private:
+  struct scope_state {
+    std::unordered_map<std::string, std::int64_t, detail::string_hash, std::equal_to<>> limits;
+    std::optional<std::int64_t> fallback;
+    std::unordered_map<std::string, std::int64_t, detail::string_hash, std::equal_to<>> running;
+  };
+  struct entry {
+    std::array<std::string, 3> keys;
+    std::int32_t priority = 0;
+    std::uint64_t seq = 0;
+  };
+  static constexpr std::size_t idx(scope s) noexcept { return static_cast<std::size_t>(s); }
+  static const std::string& key_of(scope s, const job& j) noexcept {
+    switch (s) {
+      case scope::queue: return j.queue;
+      case scope::user: return j.user;
+      case scope::ns: return j.ns;
+    }
+    return j.queue;
+  }
+  static void check_value(scope s, std::string_view name, std::int64_t v) {
+    if (v < 0)
+      throw validation_error(std::string(scope_names[idx(s)]) + ":" + std::string(name),
+                             "max running jobs must be >= 0, got " + std::to_string(v));
+    if (name.empty()) throw validation_error(std::string(scope_names[idx(s)]), "empty name");
+  }
+
+  std::array<scope_state, 3> scopes_;
+  std::unordered_map<std::string, entry, detail::string_hash, std::equal_to<>> jobs_;
+  std::uint64_t seq_ = 0;
+};
+
+static_assert(policy<running_limits>);
+
+}  // namespace quota
