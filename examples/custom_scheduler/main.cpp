@@ -1,0 +1,192 @@
+// A reference host scheduler in one file: the loop a scheduler engineer copies.
+//
+//   for each pending job, highest priority first:
+//     1. ask the quota engine (every model) whether the job may be admitted;
+//     2. place its pods on nodes (first-fit or best-fit);
+//     3. if either fails, ask the engine for victims and preempt them, one at a
+//        time, until the job fits (or put them back);
+//     4. admit: the engine commits in every model or in none.
+//   when a job ends: release it in the engine and free its nodes.
+//
+// It composes two models: a per-queue GPU cap written here (to show how small a
+// policy can be) and the library's running-job limits.
+#include <quota/engine.hpp>
+#include <quota/fmt.hpp>
+#include <quota/running_limits.hpp>
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace {
+using namespace quota;
+
+// --- a policy in 30 lines: each queue may hold at most `cap` GPUs -------------
+class gpu_cap {
+ public:
+  explicit gpu_cap(std::map<std::string, amount> caps) : caps_(std::move(caps)) {}
+  std::string_view policy_name() const { return "gpu_cap"; }
+  decision check(const job& j) const {
+    const auto cap = caps_.find(j.queue);
+    if (cap == caps_.end()) return decision::allow();
+    const amount used = used_of(j.queue), want = j.request.get(resources::nvidia_gpu);
+    if (used + want <= cap->second) return decision::allow();
+    return decision::deny(
+        {"gpu_cap", "over_cap", j.queue, resources::nvidia_gpu, "nvidia.com/gpu", want, used, cap->second, ""});
+  }
+  void commit(const job& j) {
+    if (!held_.emplace(j.id, std::pair{j.queue, j.request.get(resources::nvidia_gpu)}).second)
+      throw state_error(error_id::state_duplicate, j.id);
+    used_[j.queue] += j.request.get(resources::nvidia_gpu);
+  }
+  void release(std::string_view id) {
+    const auto it = held_.find(std::string(id));
+    if (it == held_.end()) throw unknown_entity_error(error_id::unknown_job, "job", id);
+    used_[it->second.first] -= it->second.second;
+    held_.erase(it);
+  }
+  void victims(const job&, std::vector<victim>&) const {}  // a cap never asks for preemption
+ private:
+  amount used_of(const std::string& q) const { return used_.count(q) ? used_.at(q) : 0; }
+  std::map<std::string, amount> caps_, used_;
+  std::map<std::string, std::pair<std::string, amount>> held_;
+};
+static_assert(policy<gpu_cap>);
+
+// --- the cluster --------------------------------------------------------------
+struct node {
+  std::string name;
+  resource_vector free;
+};
+struct pod_job {
+  job spec;  // what the engine sees (request = pods x per_pod)
+  resource_vector per_pod;
+  std::vector<std::size_t> placed;  // node index per pod
+};
+
+enum class fit_mode { first_fit, best_fit };
+
+// Places every pod or none; returns the nodes used.
+std::optional<std::vector<std::size_t>> place(std::vector<node>& nodes, const pod_job& j, fit_mode mode) {
+  std::vector<std::size_t> chosen;
+  for (std::int32_t p = 0; p < j.spec.pods; ++p) {
+    std::optional<std::size_t> best;
+    for (std::size_t n = 0; n < nodes.size(); ++n) {
+      if (!fits(j.per_pod, nodes[n].free)) continue;
+      const auto left = [&](std::size_t i) { return nodes[i].free.get(resources::nvidia_gpu); };
+      if (!best || (mode == fit_mode::best_fit && left(n) < left(*best))) best = n;
+      if (mode == fit_mode::first_fit) break;
+    }
+    if (!best) {
+      for (auto n : chosen) nodes[n].free.add_in_place(j.per_pod);  // undo
+      return std::nullopt;
+    }
+    nodes[*best].free.sub_in_place(j.per_pod);
+    chosen.push_back(*best);
+  }
+  return chosen;
+}
+void unplace(std::vector<node>& nodes, pod_job& j) {
+  for (auto n : j.placed) nodes[n].free.add_in_place(j.per_pod);
+  j.placed.clear();
+}
+
+pod_job make_job(std::string id, std::string queue, std::int32_t priority, std::int32_t pods, amount gpus_per_pod) {
+  pod_job j;
+  j.spec.id = std::move(id);
+  j.spec.queue = std::move(queue);
+  j.spec.user = "user-of-" + j.spec.queue;
+  j.spec.priority = priority;
+  j.spec.pods = pods;
+  j.per_pod.set(resources::cpu, 4000);
+  j.per_pod.set(resources::nvidia_gpu, gpus_per_pod);
+  j.spec.request.set(resources::cpu, 4000 * pods);
+  j.spec.request.set(resources::nvidia_gpu, gpus_per_pod * pods);
+  return j;
+}
+}  // namespace
+
+int main() {
+  std::vector<node> nodes;
+  for (int i = 0; i < 2; ++i)
+    nodes.push_back({"gpu-" + std::to_string(i), resource_vector{{resources::cpu, 64000}, {resources::nvidia_gpu, 8}}});
+
+  running_limits limits;
+  limits.set_limit(running_limits::scope::queue, "research", 2);
+  basic_engine<gpu_cap, running_limits> quotas(gpu_cap({{"research", 8}, {"prod", 12}}), limits);
+
+  std::vector<pod_job> running;
+  auto schedule = [&](std::vector<pod_job> pending) {
+    // highest priority first, then the order they came in
+    std::stable_sort(pending.begin(), pending.end(),
+                     [](const pod_job& a, const pod_job& b) { return a.spec.priority > b.spec.priority; });
+
+    for (auto& j : pending) {
+      decision d = quotas.check(j.spec);
+      auto placed = d.allowed() ? place(nodes, j, fit_mode::best_fit) : std::nullopt;
+      if (!placed) {
+        // 3. preemption: the models' victims, else lower-priority running jobs
+        std::vector<victim> vs;
+        quotas.victims(j.spec, vs);
+        std::vector<std::string> ids;
+        for (const auto& v : vs) ids.push_back(v.job_id);
+        if (ids.empty())
+          for (auto it = running.rbegin(); it != running.rend(); ++it)
+            if (it->spec.priority < j.spec.priority) ids.push_back(it->spec.id);
+        std::vector<pod_job> taken;
+        for (const auto& id : ids) {
+          auto it = std::find_if(running.begin(), running.end(), [&](const pod_job& r) { return r.spec.id == id; });
+          if (it == running.end()) continue;
+          quotas.release(it->spec.id);
+          unplace(nodes, *it);
+          taken.push_back(std::move(*it));
+          running.erase(it);
+          d = quotas.check(j.spec);
+          if (d.allowed() && (placed = place(nodes, j, fit_mode::best_fit))) break;
+        }
+        if (!placed) {  // never fitted: put the victims back
+          for (auto& t : taken) {
+            t.placed = *place(nodes, t, fit_mode::best_fit);
+            (void)quotas.admit(t.spec);
+            running.push_back(std::move(t));
+          }
+          fmt::print("{:>8}: pending -- {}\n", j.spec.id, d.allowed() ? "no node fits" : to_string(d));
+          continue;
+        }
+        for (const auto& t : taken) fmt::print("{:>8}: preempted for {}\n", t.spec.id, j.spec.id);
+      }
+      // 4. admit: every model commits, or none does
+      j.placed = *placed;
+      if (const decision a = quotas.admit(j.spec); a.denied()) {
+        unplace(nodes, j);
+        continue;
+      }
+      std::string where;
+      for (auto n : j.placed) where += (where.empty() ? "" : ",") + nodes[n].name;
+      fmt::print("{:>8}: running on {}\n", j.spec.id, where);
+      running.push_back(std::move(j));
+    }
+  };
+
+  fmt::print("-- wave 1: research and batch work\n");
+  schedule({make_job("train-a", "research", 10, 2, 2), make_job("train-b", "research", 10, 1, 4),
+            make_job("sweep-c", "research", 10, 1, 1), make_job("batch-9", "prod", 5, 1, 8)});
+  fmt::print("-- wave 2: serving arrives at high priority\n");
+  schedule({make_job("serve-1", "prod", 100, 2, 4), make_job("serve-2", "prod", 100, 1, 4)});
+
+  // when jobs end, they are released everywhere
+  fmt::print("-- end: {} jobs admitted, research running {}\n", quotas.admitted_count(),
+             quotas.model<running_limits>().running(running_limits::scope::queue, "research"));
+  for (auto& r : running) {
+    quotas.release(r.spec.id);
+    unplace(nodes, r);
+  }
+  fmt::print("all released: {} jobs admitted, research running {}, free GPUs {}+{}\n", quotas.admitted_count(),
+             quotas.model<running_limits>().running(running_limits::scope::queue, "research"),
+             nodes[0].free.get(resources::nvidia_gpu), nodes[1].free.get(resources::nvidia_gpu));
+  return 0;
+}
