@@ -116,12 +116,15 @@ class simulator {
       jr.j.preemptible = js.preemptible;
       for (const auto& e : js.per_pod) jr.j.request.set(e.id, quota::detail::checked_mul<amount>(e.value, js.pods));
       jr.tenant = tenant_of(js);
+      jr.shape = shape_of(js);
       index_[js.id] = i;
       jobs_.push_back(std::move(jr));
       tenants_[jobs_.back().tenant];
     }
     chart_ = sc_.registry.find(sc_.chart_resource).value_or(resources::nvidia_gpu);
     for (const auto& n : nodes_) capacity_.add_in_place(n.spec.allocatable);
+    node_jobs_.resize(nodes_.size());
+    tree_build();
   }
 
   /// Replays the scenario up to `until_ms` (or its end). `progress` is called
@@ -150,6 +153,8 @@ class simulator {
       if (until_ms >= 0 && t > until_ms) break;
       now_ = t;
       bool changed = false;
+      freed_ = false;
+      arrivals_.clear();
       // 1. finishes
       while (!finishes_.empty() && finishes_.begin()->first == t) {
         const auto idx = finishes_.begin()->second;
@@ -167,13 +172,14 @@ class simulator {
       // 3. submissions
       while (next_job < jobs_.size() && jobs_[next_job].spec->submit_ms == t) {
         jobs_[next_job].state = job_state::pending;
-        pending_.insert(pending_key(next_job));
+        pend(next_job);
+        arrivals_.push_back(next_job);
         ++next_job;
         ++res.events;
         changed = true;
       }
       // 4. scheduling pass
-      if (changed) schedule();
+      if (changed) schedule(freed_);
       record_samples();
       // 5. expectations due now
       while (next_expect < expect_order.size() && sc_.expectations[expect_order[next_expect]].at_ms == t)
@@ -205,11 +211,34 @@ class simulator {
     std::vector<std::pair<std::size_t, std::int32_t>> placement;  // node, pods
     std::string last_reason;
     int preempted = 0;
+    std::size_t shape = 0;
+    std::uint64_t tried_pass = 0;
+    std::uint64_t pended_pass = 0;
   };
   struct sample {
     std::int64_t t;
     std::int64_t v;
   };
+
+  // Jobs identical in everything a model or the host reads share a shape: in
+  // one scheduling pass, usage only grows, so once one is denied the others
+  // would be too.
+  std::size_t shape_of(const job_spec& js) {
+    std::string k = js.ns + '\x1f' + js.queue + '\x1f' + js.user + '\x1f' + js.priority_class + '\x1f' +
+                    std::to_string(js.priority) + '\x1f' + std::to_string(js.pods) + '\x1f' +
+                    std::to_string(js.min_pods) + '\x1f' + (js.preemptible ? "p" : "n") + '\x1f';
+    for (const auto& g : js.groups) k += g + ',';
+    k += '\x1f';
+    for (const auto& e : js.per_pod) k += std::to_string(e.id) + '=' + std::to_string(e.value) + ',';
+    k += '\x1f';
+    for (const auto& [a, b] : js.node_selector) k += a + '=' + b + ',';
+    k += '\x1f';
+    for (const auto& c : js.claims) k += c + ',';
+    if (!js.extra.is_null()) k += js.extra.dump();
+    auto [it, inserted] = shapes_.emplace(std::move(k), shapes_.size());
+    (void)inserted;
+    return it->second;
+  }
 
   std::string tenant_of(const job_spec& js) const {
     if (sc_.tenant_by == "namespace") return js.ns;
@@ -240,46 +269,104 @@ class simulator {
     return true;
   }
 
+  // --- nodes: free capacity, with a max tree over the chart resource --------
+  // tree_[k] = the most of the chart resource free on any alive node below k;
+  // first-fit finds the first node with enough in O(log n) steps.
+  void tree_build() {
+    tree_size_ = 1;
+    while (tree_size_ < nodes_.size()) tree_size_ *= 2;
+    tree_.assign(2 * tree_size_, -1);
+    for (std::size_t n = 0; n < nodes_.size(); ++n) tree_[tree_size_ + n] = node_value(n);
+    for (std::size_t k = tree_size_ - 1; k >= 1; --k) tree_[k] = std::max(tree_[2 * k], tree_[2 * k + 1]);
+  }
+  amount node_value(std::size_t n) const { return nodes_[n].alive ? nodes_[n].free.get(chart_) : -1; }
+  void tree_update(std::size_t n) {
+    std::size_t k = tree_size_ + n;
+    tree_[k] = node_value(n);
+    for (k /= 2; k >= 1; k /= 2) tree_[k] = std::max(tree_[2 * k], tree_[2 * k + 1]);
+  }
+  // first node index >= from whose chart value >= need, or npos
+  std::size_t tree_first(std::size_t from, amount need) const {
+    if (from >= tree_size_) return npos;
+    // walk up from the leaf, then down
+    std::size_t k = tree_size_ + from;
+    if (tree_[k] >= need) return from;
+    while (k > 1) {
+      if ((k & 1) == 0 && tree_[k + 1] >= need) {
+        k = k + 1;
+        while (k < tree_size_) k = tree_[2 * k] >= need ? 2 * k : 2 * k + 1;
+        return k - tree_size_;
+      }
+      k /= 2;
+    }
+    return npos;
+  }
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+
+  void take(std::size_t n, const resource_vector& v, std::size_t job) {
+    nodes_[n].free.sub_in_place(v);
+    node_jobs_[n].insert(job);
+    tree_update(n);
+  }
+  void give(std::size_t n, const resource_vector& v, std::size_t job) {
+    nodes_[n].free.add_in_place(v);
+    node_jobs_[n].erase(job);
+    tree_update(n);
+  }
+
+  std::optional<std::size_t> pick_node(const job_spec& js) const {
+    const amount need = js.per_pod.get(chart_);
+    if (tree_[1] < need) return std::nullopt;
+    if (sc_.placement == "first-fit") {
+      for (std::size_t n = tree_first(0, need); n != npos && n < nodes_.size(); n = tree_first(n + 1, need))
+        if (selector_ok(nodes_[n], js) && fits(js.per_pod, nodes_[n].free)) return n;
+      return std::nullopt;
+    }
+    std::optional<std::size_t> best;
+    amount best_left = 0;
+    for (std::size_t n = tree_first(0, need); n != npos && n < nodes_.size(); n = tree_first(n + 1, need)) {
+      if (!selector_ok(nodes_[n], js) || !fits(js.per_pod, nodes_[n].free)) continue;
+      const amount left = nodes_[n].free.get(chart_) - need;
+      if (!best || left < best_left) {
+        best = n;
+        best_left = left;
+      }
+    }
+    return best;
+  }
+
   // Places all pods of the job; on failure nothing is placed.
-  bool place(job_run& jr) {
+  bool place(std::size_t idx) {
+    auto& jr = jobs_[idx];
     const auto& js = *jr.spec;
     std::vector<std::pair<std::size_t, std::int32_t>> plan;
-    std::vector<resource_vector> tentative;  // free after plan, per touched node
-    std::map<std::size_t, resource_vector> touched;
     for (std::int32_t p = 0; p < js.pods; ++p) {
-      std::optional<std::size_t> best;
-      amount best_left = 0;
-      for (std::size_t n = 0; n < nodes_.size(); ++n) {
-        const auto& node = nodes_[n];
-        if (!node.alive || !selector_ok(node, js)) continue;
-        const resource_vector& fr = touched.count(n) ? touched[n] : node.free;
-        if (!fits(js.per_pod, fr)) continue;
-        if (sc_.placement == "first-fit") {
-          best = n;
-          break;
-        }
-        const amount left = fr.get(chart_) - js.per_pod.get(chart_);
-        if (!best || left < best_left) {
-          best = n;
-          best_left = left;
-        }
+      const auto n = pick_node(js);
+      if (!n) {
+        for (const auto& [m, pods] : plan)
+          for (std::int32_t q = 0; q < pods; ++q) give(m, js.per_pod, idx);
+        return false;
       }
-      if (!best) return false;
-      auto& fr = touched.count(*best) ? touched[*best] : (touched[*best] = nodes_[*best].free);
-      fr.sub_in_place(js.per_pod);
-      if (!plan.empty() && plan.back().first == *best)
+      take(*n, js.per_pod, idx);
+      if (!plan.empty() && plan.back().first == *n)
         ++plan.back().second;
       else
-        plan.push_back({*best, 1});
+        plan.push_back({*n, 1});
     }
-    for (auto& [n, fr] : touched) nodes_[n].free = fr;
     jr.placement = std::move(plan);
     return true;
   }
-  void unplace(job_run& jr) {
+  void unplace(std::size_t idx) {
+    auto& jr = jobs_[idx];
     for (const auto& [n, pods] : jr.placement)
-      for (std::int32_t p = 0; p < pods; ++p) nodes_[n].free.add_in_place(jr.spec->per_pod);
+      for (std::int32_t p = 0; p < pods; ++p) give(n, jr.spec->per_pod, idx);
     jr.placement.clear();
+  }
+  void replace_on(std::size_t idx, const std::vector<std::pair<std::size_t, std::int32_t>>& pl) {
+    auto& jr = jobs_[idx];
+    jr.placement = pl;
+    for (const auto& [n, pods] : pl)
+      for (std::int32_t p = 0; p < pods; ++p) take(n, jr.spec->per_pod, idx);
   }
 
   void start(std::size_t idx) {
@@ -290,6 +377,7 @@ class simulator {
     ++tenants_[jr.tenant].admissions;
     usage_[jr.tenant].add_in_place(jr.j.request);
     running_.insert(idx);
+    running_by_priority_.insert({jr.spec->priority, idx});
     if (jr.spec->duration_ms >= 0) {
       const std::int64_t left = std::max<std::int64_t>(0, jr.spec->duration_ms - jr.run_ms);
       finishes_.emplace(now_ + left, idx);
@@ -306,9 +394,11 @@ class simulator {
         break;
       }
     engine_.release(jr.j.id);
-    unplace(jr);
+    unplace(idx);
     usage_[jr.tenant].sub_in_place(jr.j.request);
     running_.erase(idx);
+    running_by_priority_.erase({jr.spec->priority, idx});
+    freed_ = true;
     jr.run_ms += now_ - jr.last_start;
     if (to == job_state::preempted_pending) {
       ++jr.preempted;
@@ -316,7 +406,7 @@ class simulator {
       ++tenants_[jr.tenant].preempted;
       preemption_marks_.push_back({now_, jr.tenant});
       jr.state = job_state::preempted_pending;
-      pending_.insert(pending_key(idx));
+      pend(idx);
     } else {
       jr.state = to;
       jr.end = now_;
@@ -334,6 +424,9 @@ class simulator {
           n.labels[it.key()] = it.value().get<std::string>();
       capacity_.add_in_place(n.allocatable);
       nodes_.push_back(node_state{n, n.allocatable, true});
+      node_jobs_.emplace_back();
+      tree_build();
+      freed_ = true;
     } else if (ev.type == "node_remove") {
       const auto name = ev.body["name"].get<std::string>();
       for (std::size_t n = 0; n < nodes_.size(); ++n) {
@@ -351,6 +444,7 @@ class simulator {
           jobs_[idx].last_reason = "host.node_removed";
         }
         nodes_[n].alive = false;
+        tree_update(n);
         capacity_.sub_in_place(nodes_[n].spec.allocatable);
       }
     } else if (ev.type == "delete") {
@@ -358,7 +452,7 @@ class simulator {
       auto& jr = jobs_[idx];
       if (jr.state == job_state::running) stop(idx, job_state::deleted);
       if (jr.state == job_state::pending || jr.state == job_state::preempted_pending) {
-        pending_.erase(pending_key(idx));
+        unpend(idx);
         jr.state = job_state::deleted;
       }
       if (jr.state == job_state::waiting) jr.state = job_state::deleted;
@@ -384,20 +478,61 @@ class simulator {
         ++tenants_[jr.tenant].denials[std::string(r.model) + "." + std::string(r.rule)];
       return false;
     }
-    if (!place(jr)) {
+    if (!place(idx)) {
       jr.last_reason = "host.no_node_fits";
       ++tenants_[jr.tenant].denials["host.no_node_fits"];
       return false;
     }
     const decision a = engine_.admit(jr.j);
     if (a.denied()) {  // cannot happen after an allowed check on the same state; stay safe
-      unplace(jr);
+      unplace(idx);
       jr.last_reason = reason_text(a);
       return false;
     }
     jr.last_reason.clear();
     start(idx);
     return true;
+  }
+
+  // Candidates when only placement failed: kube-scheduler style, on one node
+  // at a time: the first node where removing lower-priority jobs would make
+  // room; on it, lowest priority first, newest first.
+  std::vector<std::size_t> placement_victims(std::size_t idx) const {
+    const auto& jr = jobs_[idx];
+    std::vector<std::size_t> cand;
+    if (running_by_priority_.empty() || running_by_priority_.begin()->first >= jr.spec->priority) return cand;
+    auto lower = [&](std::size_t v) {
+      return jobs_[v].spec->priority < jr.spec->priority && jobs_[v].spec->preemptible;
+    };
+    auto order = [&](std::size_t a, std::size_t b) {
+      if (jobs_[a].spec->priority != jobs_[b].spec->priority) return jobs_[a].spec->priority < jobs_[b].spec->priority;
+      if (jobs_[a].last_start != jobs_[b].last_start) return jobs_[a].last_start > jobs_[b].last_start;
+      return a < b;
+    };
+    if (jr.spec->pods == 1) {
+      for (std::size_t n = 0; n < nodes_.size(); ++n) {
+        if (!nodes_[n].alive || !selector_ok(nodes_[n], *jr.spec)) continue;
+        resource_vector potential = nodes_[n].free;
+        std::vector<std::size_t> here;
+        for (auto v : node_jobs_[n])
+          if (lower(v)) {
+            here.push_back(v);
+            for (const auto& [m, pods] : jobs_[v].placement)
+              if (m == n)
+                for (std::int32_t p = 0; p < pods; ++p) potential.add_in_place(jobs_[v].spec->per_pod);
+          }
+        if (here.empty() || !fits(jr.spec->per_pod, potential)) continue;
+        std::sort(here.begin(), here.end(), order);
+        return here;
+      }
+      return cand;
+    }
+    for (const auto& [prio, v] : running_by_priority_) {
+      if (prio >= jr.spec->priority) break;
+      if (lower(v)) cand.push_back(v);
+    }
+    std::sort(cand.begin(), cand.end(), order);
+    return cand;
   }
 
   bool try_preempt_for(std::size_t idx) {
@@ -413,60 +548,105 @@ class simulator {
       if (vi == idx || jobs_[vi].state != job_state::running || !jobs_[vi].spec->preemptible) continue;
       if (seen.insert(vi).second) cand.push_back(vi);
     }
-    if (cand.empty() && jr.last_reason == "host.no_node_fits") {
-      // kube-scheduler style: lower priority running jobs, lowest first, newest first
-      for (auto vi : running_)
-        if (jobs_[vi].spec->priority < jr.spec->priority && jobs_[vi].spec->preemptible) cand.push_back(vi);
-      std::sort(cand.begin(), cand.end(), [&](std::size_t a, std::size_t b) {
-        if (jobs_[a].spec->priority != jobs_[b].spec->priority) return jobs_[a].spec->priority < jobs_[b].spec->priority;
-        if (jobs_[a].last_start != jobs_[b].last_start) return jobs_[a].last_start > jobs_[b].last_start;
-        return a < b;
-      });
-    }
+    if (cand.empty() && jr.last_reason == "host.no_node_fits") cand = placement_victims(idx);
     if (cand.empty()) return false;
     // remove victims one at a time until the job fits
     std::vector<std::pair<std::size_t, std::vector<std::pair<std::size_t, std::int32_t>>>> removed;
     for (auto vi : cand) {
-      auto& v = jobs_[vi];
-      removed.push_back({vi, v.placement});
-      engine_.release(v.j.id);
-      unplace(v);
-      if (engine_.check(jr.j).allowed() && place(jr)) {
-        unplace(jr);
+      removed.push_back({vi, jobs_[vi].placement});
+      engine_.release(jobs_[vi].j.id);
+      unplace(vi);
+      if (engine_.check(jr.j).allowed() && place(idx)) {
+        unplace(idx);
         // commit: the removed jobs are preempted for real
         for (auto& [ri, pl] : removed) {
-          auto& r = jobs_[ri];
-          r.placement = pl;
-          for (const auto& [n, pods] : pl)
-            for (std::int32_t p = 0; p < pods; ++p) nodes_[n].free.sub_in_place(r.spec->per_pod);
-          (void)engine_.admit(r.j);  // restore so that stop() can release it the normal way
+          replace_on(ri, pl);
+          (void)engine_.admit(jobs_[ri].j);  // restore so that stop() releases it the normal way
           stop(ri, job_state::preempted_pending);
-          r.last_reason = "preempted for " + jr.j.id;
+          jobs_[ri].last_reason = "preempted for " + jr.j.id;
         }
         return try_admit(idx);
       }
     }
     // never fitted: put everything back
     for (auto it = removed.rbegin(); it != removed.rend(); ++it) {
-      auto& r = jobs_[it->first];
-      r.placement = it->second;
-      for (const auto& [n, pods] : r.placement)
-        for (std::int32_t p = 0; p < pods; ++p) nodes_[n].free.sub_in_place(r.spec->per_pod);
-      (void)engine_.admit(r.j);
+      replace_on(it->first, it->second);
+      (void)engine_.admit(jobs_[it->first].j);
     }
     return false;
   }
 
-  void schedule() {
-    std::vector<std::size_t> order;
-    order.reserve(pending_.size());
-    for (const auto& k : pending_) order.push_back(k.idx);
-    for (auto idx : order) {
-      auto& jr = jobs_[idx];
-      if (jr.state != job_state::pending && jr.state != job_state::preempted_pending) continue;
-      bool ok = try_admit(idx);
-      if (!ok && sc_.preemption) ok = try_preempt_for(idx);
-      if (ok) pending_.erase(pending_key(idx));
+  void pend(std::size_t idx) {
+    jobs_[idx].pended_pass = pass_;
+    pending_.insert(pending_key(idx));
+    by_shape_[jobs_[idx].shape].insert(pending_key(idx));
+  }
+  void unpend(std::size_t idx) {
+    pending_.erase(pending_key(idx));
+    auto it = by_shape_.find(jobs_[idx].shape);
+    it->second.erase(pending_key(idx));
+    if (it->second.empty()) by_shape_.erase(it);
+  }
+
+  // The last denial reason of a job: its own, or that of an identical job
+  // denied in a later pass (the job itself was skipped then).
+  [[nodiscard]] const std::string& reason_of(std::size_t idx) const {
+    const auto& jr = jobs_[idx];
+    if ((jr.state == job_state::pending || jr.state == job_state::preempted_pending) && jr.shape < shape_pass_.size() &&
+        shape_pass_[jr.shape] > jr.tried_pass)
+      return shape_reason_.at(jr.shape);
+    return jr.last_reason;
+  }
+
+  bool attempt(std::size_t idx) {
+    auto& jr = jobs_[idx];
+    jr.tried_pass = pass_;
+    bool ok = try_admit(idx);
+    if (!ok && sc_.preemption) ok = try_preempt_for(idx);
+    if (ok) {
+      unpend(idx);
+    } else {
+      shape_pass_[jr.shape] = pass_;
+      shape_reason_[jr.shape] = jr.last_reason;
+    }
+    return ok;
+  }
+
+  // One pass over the pending jobs in key order. Jobs of the same shape wait
+  // in key order too, so a pass walks the heads of the shapes: once a shape's
+  // head is denied, the rest of that shape is skipped for this pass (usage only
+  // grows within a pass). When nothing was freed since the last pass (only
+  // arrivals), only the new jobs can be admitted.
+  void schedule(bool full) {
+    ++pass_;
+    if (shape_pass_.size() < shapes_.size()) shape_pass_.resize(shapes_.size(), 0);
+    if (!full) {
+      std::vector<std::size_t> order = arrivals_;
+      std::sort(order.begin(), order.end(),
+                [&](std::size_t a, std::size_t b) { return pending_key(a) < pending_key(b); });
+      for (auto idx : order) {
+        const auto& jr = jobs_[idx];
+        if (jr.state != job_state::pending || shape_pass_[jr.shape] == pass_) continue;
+        (void)attempt(idx);
+      }
+      return;
+    }
+    // heads of every shape, smallest key first; jobs pended during this pass
+    // (preempted victims) wait for the next one, as in a snapshot of the queue
+    std::set<pkey> heads;
+    for (const auto& [shape, keys] : by_shape_) heads.insert(*keys.begin());
+    while (!heads.empty()) {
+      const pkey k = *heads.begin();
+      heads.erase(heads.begin());
+      const std::size_t shape = jobs_[k.idx].shape;
+      if (!attempt(k.idx)) continue;  // the rest of this shape is skipped for this pass
+      auto it = by_shape_.find(shape);
+      if (it == by_shape_.end()) continue;
+      for (auto next = it->second.upper_bound(k); next != it->second.end(); ++next)
+        if (jobs_[next->idx].pended_pass != pass_) {
+          heads.insert(*next);
+          break;
+        }
     }
   }
 
@@ -501,12 +681,14 @@ class simulator {
         const std::string want = b["state"].get<std::string>();
         std::string have = state_name(jr.state);
         if (want == "preempted") have = jr.preempted > 0 ? "preempted" : have;
-        if (have != want) fail("job " + jr.j.id + " " + want, have + (jr.last_reason.empty() ? "" : " (" + jr.last_reason + ")"));
+        const std::string& why = reason_of(index_.at(jr.j.id));
+        if (have != want) fail("job " + jr.j.id + " " + want, have + (why.empty() ? "" : " (" + why + ")"));
       }
       if (b.contains("reason")) {
         const std::string want = b["reason"].get<std::string>();
-        if (jr.last_reason.find(want) == std::string::npos)
-          fail("job " + jr.j.id + " reason containing '" + want + "'", "'" + jr.last_reason + "'");
+        const std::string& why = reason_of(index_.at(jr.j.id));
+        if (why.find(want) == std::string::npos)
+          fail("job " + jr.j.id + " reason containing '" + want + "'", "'" + why + "'");
       }
       if (b.contains("victims")) {
         std::vector<victim> vs;
@@ -579,7 +761,9 @@ class simulator {
     std::int64_t admitted = 0, never = 0, finished = 0;
     json jobs = json::array();
     std::map<std::string, std::int64_t> never_reasons;
-    for (const auto& jr : jobs_) {
+    for (std::size_t ji = 0; ji < jobs_.size(); ++ji) {
+      const auto& jr = jobs_[ji];
+      const std::string& why = reason_of(ji);
       json jj{{"id", jr.j.id}, {"tenant", jr.tenant}, {"submitted_ms", jr.spec->submit_ms},
               {"state", state_name(jr.state)}};
       if (jr.first_start >= 0) {
@@ -589,12 +773,12 @@ class simulator {
         waits.push_back(jr.first_start - jr.spec->submit_ms);
       } else if (jr.state != job_state::waiting) {
         ++never;
-        ++never_reasons[jr.last_reason.empty() ? "(not scheduled yet)" : jr.last_reason];
+        ++never_reasons[why.empty() ? "(not scheduled yet)" : why];
       }
       if (jr.end >= 0) jj["ended_ms"] = jr.end;
       if (jr.state == job_state::finished) ++finished;
       if (jr.preempted) jj["preempted"] = jr.preempted;
-      if (!jr.last_reason.empty()) jj["reason"] = jr.last_reason;
+      if (!why.empty()) jj["reason"] = why;
       jobs.push_back(std::move(jj));
     }
     // utilisation of the chart resource, time-weighted, exact integrals
@@ -782,6 +966,10 @@ class simulator {
   std::map<std::string, std::size_t> index_;
   std::set<pkey> pending_;
   std::set<std::size_t> running_;
+  std::set<std::pair<std::int32_t, std::size_t>> running_by_priority_;
+  std::vector<std::set<std::size_t>> node_jobs_;
+  std::vector<amount> tree_;
+  std::size_t tree_size_ = 1;
   std::multimap<std::int64_t, std::size_t> finishes_;
   std::map<std::string, resource_vector> usage_;
   std::map<std::string, tenant_stats> tenants_;
@@ -790,6 +978,13 @@ class simulator {
   resource_vector capacity_;
   resource_id chart_ = resources::nvidia_gpu;
   std::int64_t now_ = 0, end_ms_ = 0, preemptions_ = 0;
+  bool freed_ = false;
+  std::vector<std::size_t> arrivals_;
+  std::map<std::string, std::size_t> shapes_;
+  std::vector<std::uint64_t> shape_pass_;
+  std::map<std::size_t, std::string> shape_reason_;
+  std::map<std::size_t, std::set<pkey>> by_shape_;
+  std::uint64_t pass_ = 0;
 };
 
 }  // namespace quota::sim

@@ -1,0 +1,665 @@
+// quota/cluster_queue.hpp — the Kueue quota model: ResourceFlavors,
+// ClusterQueues, a tree of Cohorts of any depth, quotas per (flavor, resource)
+// with nominal quota, borrowing limit and lending limit, and usage kept
+// incrementally as workloads are admitted and finish.
+//
+// Arithmetic (the rules of Kueue's hierarchical resource nodes, in our words):
+// * subtree(n)    = nominal(n) + sum over children c of (subtree(c) - guaranteed(c))
+// * guaranteed(n) = max(0, subtree(n) - lendingLimit(n)) when a lending limit is
+//                   set, else 0: the part of n's quota it never lends upward.
+// * usage of a cohort = sum over children of max(0, usage(c) - guaranteed(c)):
+//   only what a child uses beyond its guaranteed part is drawn from the parent.
+// * available(n)  = subtree - usage at the root; below it, the unused guaranteed
+//   part plus what the parent has available, the latter capped by the borrowing
+//   limit: (subtree - guaranteed) - max(0, usage - guaranteed) + borrowingLimit.
+// * potential(n)  = the same with no usage anywhere (the most n could ever get).
+// All amounts are int64 base units, overflow-checked; every query is exact.
+//
+// Configuration is validated all at once (quota::validation_error lists every
+// problem with its object name and field path); a rejected configuration
+// changes nothing.
+#pragma once
+
+#include <algorithm>
+#include <compare>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <quota/detail/checked.hpp>
+#include <quota/error.hpp>
+#include <quota/fraction.hpp>
+#include <quota/resource.hpp>
+#include <quota/resource_vector.hpp>
+
+namespace quota::kueue {
+
+// ---- specification (what the API objects say) ---------------------------------
+
+/// Quota of one resource in one flavor of a ClusterQueue or Cohort.
+struct resource_quota_spec {
+  resource_id resource = no_resource;
+  amount nominal = 0;
+  std::optional<amount> borrowing_limit;
+  std::optional<amount> lending_limit;
+};
+
+struct flavor_quotas_spec {
+  std::string flavor;
+  std::vector<resource_quota_spec> resources;
+};
+
+/// A resource group: resources that must come from one flavor together.
+struct resource_group_spec {
+  std::vector<resource_id> covered_resources;
+  std::vector<flavor_quotas_spec> flavors;
+};
+
+enum class within_cluster_queue_policy { never, lower_priority, lower_or_newer_equal_priority };
+enum class reclaim_within_cohort_policy { never, lower_priority, any };
+enum class borrow_within_cohort_policy { never, lower_priority };
+
+struct preemption_spec {
+  reclaim_within_cohort_policy reclaim_within_cohort = reclaim_within_cohort_policy::never;
+  within_cluster_queue_policy within_cluster_queue = within_cluster_queue_policy::never;
+  borrow_within_cohort_policy borrow_within_cohort = borrow_within_cohort_policy::never;
+  /// Only workloads with priority <= this may be preempted while borrowing.
+  std::optional<std::int32_t> max_priority_threshold;
+};
+
+/// flavorFungibility. v1beta1 spelled may_stop_search as Borrow / Preempt.
+enum class fungibility_action { may_stop_search, try_next_flavor };
+struct flavor_fungibility {
+  fungibility_action when_can_borrow = fungibility_action::may_stop_search;
+  fungibility_action when_can_preempt = fungibility_action::try_next_flavor;
+};
+
+enum class queueing_strategy { best_effort_fifo, strict_fifo };
+enum class stop_policy { none, hold, hold_and_drain };
+
+struct cluster_queue_spec {
+  std::string name;
+  std::string cohort;  // empty: no cohort
+  std::vector<resource_group_spec> resource_groups;
+  preemption_spec preemption;
+  flavor_fungibility fungibility;
+  /// fairSharing.weight in thousandths (Kueue's default weight 1 = 1000).
+  std::int64_t fair_weight_milli = 1000;
+  queueing_strategy queueing = queueing_strategy::best_effort_fifo;
+  stop_policy stop = stop_policy::none;
+  /// Set from kueue_config::fair_sharing when the forest is built.
+  bool fair_sharing = false;
+};
+
+struct cohort_spec {
+  std::string name;
+  std::string parent;  // empty: a root
+  std::vector<resource_group_spec> resource_groups;
+  std::int64_t fair_weight_milli = 1000;
+};
+
+struct local_queue_spec {
+  std::string ns;
+  std::string name;
+  std::string cluster_queue;
+};
+
+/// Everything the model is configured from.
+struct kueue_config {
+  std::vector<std::string> resource_flavors;
+  std::vector<cluster_queue_spec> cluster_queues;
+  std::vector<cohort_spec> cohorts;
+  std::vector<local_queue_spec> local_queues;
+  /// Kueue's global fairSharing.enable: preemption may then let the preemptor
+  /// borrow (flavor assignment classifies such flavors as needing preemption).
+  bool fair_sharing = false;
+};
+
+namespace detail {
+[[nodiscard]] inline std::strong_ordering kueue_cmp(const big_int& a, const big_int& b) {
+  return a < b ? std::strong_ordering::less : (b < a ? std::strong_ordering::greater : std::strong_ordering::equal);
+}
+}  // namespace detail
+
+/// The dominant resource share of a ClusterQueue or Cohort, exact. Kueue:
+/// for each resource (summed over flavors) what the node uses above its
+/// subtree quota over what its parent could lend (the parent's potential
+/// available), the largest ratio in per-mille, divided by the fair-sharing
+/// weight. Compared exactly (Kueue compares floating-point values).
+struct dominant_share {
+  big_int borrowed = 0;  // of the dominant resource
+  big_int lendable = 1;  // of the dominant resource
+  std::int64_t weight_milli = 1000;
+  resource_id dominant = no_resource;
+  bool borrowing = false;  // above quota in some resource (even with nothing lendable)
+
+  [[nodiscard]] bool is_zero() const { return dominant == no_resource || borrowed == 0; }
+  [[nodiscard]] bool zero_weight_borrows() const { return weight_milli == 0 && !is_zero(); }
+  /// Kueue's CompareDRS: zero-weight borrowers last (among themselves by
+  /// unweighted ratio); otherwise by ratio / weight.
+  friend std::strong_ordering operator<=>(const dominant_share& a, const dominant_share& b) {
+    const big_int an = a.is_zero() ? big_int(0) : a.borrowed, ad = a.is_zero() ? big_int(1) : a.lendable;
+    const big_int bn = b.is_zero() ? big_int(0) : b.borrowed, bd = b.is_zero() ? big_int(1) : b.lendable;
+    const bool az = a.zero_weight_borrows(), bz = b.zero_weight_borrows();
+    if (az && bz) return detail::kueue_cmp(big_int(an * bd), big_int(bn * ad));
+    if (az) return std::strong_ordering::greater;
+    if (bz) return std::strong_ordering::less;
+    // an / (ad * wa) vs bn / (bd * wb); a zero share is 0 whatever the weight
+    const big_int wa = a.is_zero() ? big_int(1) : big_int(a.weight_milli);
+    const big_int wb = b.is_zero() ? big_int(1) : big_int(b.weight_milli);
+    return detail::kueue_cmp(big_int(an * bd * wb), big_int(bn * ad * wa));
+  }
+  friend bool operator==(const dominant_share& a, const dominant_share& b) { return (a <=> b) == 0; }
+  /// ceil(1000 * 1000 * borrowed / (lendable * weight_milli)).
+  [[nodiscard]] std::int64_t rounded() const {
+    if (is_zero()) return 0;
+    if (weight_milli == 0) return std::numeric_limits<std::int64_t>::max();
+    const big_int num = borrowed * 1000000, den = lendable * weight_milli;
+    big_int q = num / den;
+    if (q * den != num) ++q;
+    if (q > std::numeric_limits<std::int64_t>::max()) return std::numeric_limits<std::int64_t>::max();
+    return static_cast<std::int64_t>(q);
+  }
+};
+
+using node_index = std::uint32_t;
+inline constexpr node_index no_node = 0xFFFFFFFFu;
+using flavor_index = std::uint16_t;
+inline constexpr flavor_index no_flavor = 0xFFFF;
+/// A dense (flavor, resource) key: flavor * columns + column of the resource.
+using fr_slot = std::uint32_t;
+inline constexpr fr_slot no_slot = 0xFFFFFFFFu;
+
+namespace detail {
+inline constexpr amount kueue_unset = std::numeric_limits<amount>::min();
+
+inline const char* kueue_rule_name(within_cluster_queue_policy p) {
+  switch (p) {
+    case within_cluster_queue_policy::never:
+      return "Never";
+    case within_cluster_queue_policy::lower_priority:
+      return "LowerPriority";
+    default:
+      return "LowerOrNewerEqualPriority";
+  }
+}
+}  // namespace detail
+
+/// The whole quota structure: flavors, cohorts, ClusterQueues, LocalQueues and
+/// the usage of every node per (flavor, resource). Nodes are ClusterQueues
+/// (indices [0, cluster_queue_count)) followed by cohorts.
+class cohort_forest {
+ public:
+  struct node {
+    std::string name;
+    bool is_cohort = false;
+    node_index parent = no_node;
+    std::vector<node_index> children;
+    std::int64_t fair_weight_milli = 1000;
+  };
+
+  cohort_forest() = default;
+
+  /// Builds from a configuration; throws validation_error listing every problem.
+  explicit cohort_forest(const kueue_config& cfg, const resource_registry& reg) { build(cfg, reg); }
+
+  // ---- structure ---------------------------------------------------------------
+  [[nodiscard]] std::size_t node_count() const noexcept { return nodes_.size(); }
+  [[nodiscard]] std::size_t cluster_queue_count() const noexcept { return cqs_.size(); }
+  [[nodiscard]] const node& at(node_index n) const { return nodes_.at(n); }
+  [[nodiscard]] const cluster_queue_spec& cluster_queue(node_index cq) const { return cqs_.at(cq); }
+  [[nodiscard]] const kueue_config& config() const noexcept { return cfg_; }
+
+  [[nodiscard]] std::optional<node_index> find_cluster_queue(std::string_view name) const {
+    auto it = cq_by_name_.find(std::string(name));
+    if (it == cq_by_name_.end()) return std::nullopt;
+    return it->second;
+  }
+  [[nodiscard]] node_index cluster_queue_at(std::string_view name) const {
+    if (auto n = find_cluster_queue(name)) return *n;
+    throw unknown_entity_error(error_id::unknown_queue, "ClusterQueue", name);
+  }
+  [[nodiscard]] std::optional<node_index> find_cohort(std::string_view name) const {
+    auto it = cohort_by_name_.find(std::string(name));
+    if (it == cohort_by_name_.end()) return std::nullopt;
+    return it->second;
+  }
+  /// LocalQueue "ns/name" -> ClusterQueue.
+  [[nodiscard]] std::optional<node_index> find_local_queue(std::string_view ns, std::string_view name) const {
+    std::string key(ns);
+    key.push_back('/');
+    key.append(name);
+    auto it = lq_.find(key);
+    if (it == lq_.end()) return std::nullopt;
+    return it->second;
+  }
+  [[nodiscard]] std::optional<flavor_index> find_flavor(std::string_view name) const {
+    for (std::size_t i = 0; i < flavors_.size(); ++i)
+      if (flavors_[i] == name) return static_cast<flavor_index>(i);
+    return std::nullopt;
+  }
+  [[nodiscard]] const std::string& flavor_name(flavor_index f) const { return flavors_.at(f); }
+  [[nodiscard]] std::size_t flavor_count() const noexcept { return flavors_.size(); }
+  [[nodiscard]] std::size_t slot_count() const noexcept { return flavors_.size() * columns_; }
+
+  /// The slot of (flavor, resource), or no_slot when the resource is not quota-managed anywhere.
+  [[nodiscard]] fr_slot slot(flavor_index f, resource_id r) const noexcept {
+    if (r >= column_of_.size() || column_of_[r] < 0 || f >= flavors_.size()) return no_slot;
+    return static_cast<fr_slot>(f * columns_ + static_cast<std::size_t>(column_of_[r]));
+  }
+  [[nodiscard]] resource_id slot_resource(fr_slot s) const noexcept { return resource_of_column_[s % columns_]; }
+  [[nodiscard]] flavor_index slot_flavor(fr_slot s) const noexcept { return static_cast<flavor_index>(s / columns_); }
+
+  /// The resource group of a ClusterQueue covering resource r (index), if any.
+  [[nodiscard]] std::optional<std::size_t> group_of(node_index cq, resource_id r) const {
+    const auto& g = cqs_.at(cq).resource_groups;
+    for (std::size_t i = 0; i < g.size(); ++i)
+      if (std::find(g[i].covered_resources.begin(), g[i].covered_resources.end(), r) != g[i].covered_resources.end())
+        return i;
+    return std::nullopt;
+  }
+  /// Flavor indices of a resource group in order.
+  [[nodiscard]] const std::vector<flavor_index>& group_flavors(node_index cq, std::size_t group) const {
+    return group_flavors_.at(cq).at(group);
+  }
+
+  // ---- quotas --------------------------------------------------------------------
+  [[nodiscard]] amount nominal(node_index n, fr_slot s) const { return nominal_[idx(n, s)]; }
+  [[nodiscard]] std::optional<amount> borrowing_limit(node_index n, fr_slot s) const {
+    const amount v = borrowing_[idx(n, s)];
+    return v == detail::kueue_unset ? std::nullopt : std::optional<amount>(v);
+  }
+  [[nodiscard]] std::optional<amount> lending_limit(node_index n, fr_slot s) const {
+    const amount v = lending_[idx(n, s)];
+    return v == detail::kueue_unset ? std::nullopt : std::optional<amount>(v);
+  }
+  /// Does the ClusterQueue/Cohort define quota for this (flavor, resource)?
+  [[nodiscard]] bool has_quota(node_index n, fr_slot s) const { return defined_[idx(n, s)] != 0; }
+  [[nodiscard]] amount subtree_quota(node_index n, fr_slot s) const { return subtree_[idx(n, s)]; }
+  [[nodiscard]] amount guaranteed(node_index n, fr_slot s) const {
+    const amount ll = lending_[idx(n, s)];
+    if (ll == detail::kueue_unset) return 0;
+    return std::max<amount>(0, subtree_[idx(n, s)] - ll);
+  }
+
+  // ---- usage ---------------------------------------------------------------------
+  [[nodiscard]] amount usage(node_index n, fr_slot s) const { return usage_[idx(n, s)]; }
+  [[nodiscard]] const std::vector<amount>& usage_table() const noexcept { return usage_; }
+  /// Borrowed amount of a node in a slot: usage above its subtree quota.
+  [[nodiscard]] amount borrowed(node_index n, fr_slot s) const {
+    return std::max<amount>(0, usage_[idx(n, s)] - subtree_[idx(n, s)]);
+  }
+
+  /// What node n can still get in slot s now (usage table `u`, default: live).
+  [[nodiscard]] amount available(node_index n, fr_slot s) const noexcept { return available_in(usage_.data(), n, s); }
+  [[nodiscard]] amount available_in(const amount* u, node_index n, fr_slot s) const noexcept {
+    const std::size_t i = idx(n, s);
+    const amount g = guaranteed(n, s);
+    if (nodes_[n].parent == no_node) return subtree_[i] - u[i];
+    const amount local = std::max<amount>(0, g - u[i]);
+    amount from_parent = available_in(u, nodes_[n].parent, s);
+    const amount bl = borrowing_[i];
+    if (bl != detail::kueue_unset) {
+      const amount stored = subtree_[i] - g;
+      const amount used_in_parent = std::max<amount>(0, u[i] - g);
+      from_parent = std::min(from_parent, stored - used_in_parent + bl);
+    }
+    return local + from_parent;
+  }
+  /// The most node n could get in slot s if nothing at all were in use.
+  [[nodiscard]] amount potential_available(node_index n, fr_slot s) const noexcept {
+    const std::size_t i = idx(n, s);
+    if (nodes_[n].parent == no_node) return subtree_[i];
+    amount a = guaranteed(n, s) + potential_available(nodes_[n].parent, s);
+    const amount bl = borrowing_[i];
+    if (bl != detail::kueue_unset) a = std::min(a, subtree_[i] + bl);
+    return a;
+  }
+
+  /// Kueue's "may reclaim in the hierarchy": the ClusterQueue has a cohort and
+  /// `val` more would fit without borrowing in itself or in some ancestor
+  /// below the root (so preempting inside that subtree could make room).
+  [[nodiscard]] bool may_reclaim_in_hierarchy(node_index cq, fr_slot s, amount val) const noexcept {
+    if (nodes_[cq].parent == no_node) return false;
+    if (usage_[idx(cq, s)] + val <= subtree_[idx(cq, s)]) return true;
+    amount remaining = val - std::max<amount>(0, guaranteed(cq, s) - usage_[idx(cq, s)]);
+    for (node_index cur = nodes_[cq].parent; cur != no_node; cur = nodes_[cur].parent) {
+      if (usage_[idx(cur, s)] + remaining <= subtree_[idx(cur, s)]) return nodes_[cur].parent != no_node;
+      remaining -= std::max<amount>(0, guaranteed(cur, s) - usage_[idx(cur, s)]);
+    }
+    return false;
+  }
+
+  /// Adds `v` to node n's usage in slot s on table u, propagating upward what
+  /// is drawn from the parents. Checked for overflow (throws before changing).
+  void add_usage_in(amount* u, node_index n, fr_slot s, amount v) const {
+    for (node_index cur = n; cur != no_node && v > 0; cur = nodes_[cur].parent) {
+      const std::size_t i = idx(cur, s);
+      const amount local = std::max<amount>(0, guaranteed(cur, s) - u[i]);
+      u[i] = quota::detail::checked_add(u[i], v);
+      v = std::max<amount>(0, v - local);
+    }
+  }
+  void remove_usage_in(amount* u, node_index n, fr_slot s, amount v) const noexcept {
+    for (node_index cur = n; cur != no_node && v > 0; cur = nodes_[cur].parent) {
+      const std::size_t i = idx(cur, s);
+      const amount stored = u[i] - guaranteed(cur, s);
+      u[i] -= v;
+      if (stored <= 0) return;
+      v = std::min(v, stored);
+    }
+  }
+  /// Checks that adding `v` along the path cannot overflow (for strong guarantee).
+  [[nodiscard]] bool can_add_usage(node_index n, fr_slot s, amount v) const noexcept {
+    for (node_index cur = n; cur != no_node; cur = nodes_[cur].parent) {
+      amount r = 0;
+      if (!quota::detail::try_add(usage_[idx(cur, s)], v, r)) return false;
+    }
+    return true;
+  }
+  void add_usage(node_index n, fr_slot s, amount v) { add_usage_in(usage_.data(), n, s, v); }
+  void remove_usage(node_index n, fr_slot s, amount v) noexcept { remove_usage_in(usage_.data(), n, s, v); }
+
+  /// Dominant resource share of a node, exact (see dominant_share). `extra`
+  /// (optional, per slot) is a request added to the node's own usage first.
+  [[nodiscard]] dominant_share share_in(const amount* u, node_index n, const amount* extra = nullptr) const {
+    const node& nd = nodes_.at(n);
+    dominant_share d;
+    d.weight_milli = nd.fair_weight_milli;
+    if (nd.parent == no_node) return d;
+    for (std::size_t c = 0; c < columns_; ++c) {
+      big_int borrowed_sum = 0, lendable = 0;
+      for (flavor_index f = 0; f < flavors_.size(); ++f) {
+        const auto s = static_cast<fr_slot>(f * columns_ + c);
+        const big_int b = big_int(u[idx(n, s)]) + (extra ? extra[s] : 0) - subtree_[idx(n, s)];
+        if (b > 0) borrowed_sum += b;
+        lendable += potential_available(nd.parent, s);
+      }
+      if (borrowed_sum <= 0) continue;
+      d.borrowing = true;
+      if (lendable <= 0) continue;
+      // ratio borrowed/lendable; the larger wins, ties to the smaller resource id
+      if (d.dominant == no_resource || borrowed_sum * d.lendable > d.borrowed * lendable) {
+        d.borrowed = borrowed_sum;
+        d.lendable = lendable;
+        d.dominant = resource_of_column_[c];
+      }
+    }
+    return d;
+  }
+  [[nodiscard]] dominant_share share(node_index n, const amount* extra = nullptr) const {
+    return share_in(usage_.data(), n, extra);
+  }
+  /// Kueue's rounded weighted share (the integer of its status): ceil of
+  /// 1000 * borrowed / lendable / weight; the maximum int64 for a borrowing
+  /// zero-weight node; 0 at a root or when not borrowing.
+  [[nodiscard]] std::int64_t dominant_resource_share(node_index n, const amount* extra = nullptr,
+                                                     resource_id* dominant = nullptr) const {
+    const auto d = share(n, extra);
+    if (dominant) *dominant = d.dominant;
+    return d.rounded();
+  }
+  [[nodiscard]] std::int64_t dominant_resource_share_in(const amount* u, node_index n) const {
+    return share_in(u, n).rounded();
+  }
+
+  /// Path from the root to n (inclusive), for hierarchical comparisons.
+  void path_from_root(node_index n, std::vector<node_index>& out) const {
+    out.clear();
+    for (node_index cur = n; cur != no_node; cur = nodes_[cur].parent) out.push_back(cur);
+    std::reverse(out.begin(), out.end());
+  }
+
+ private:
+  [[nodiscard]] std::size_t idx(node_index n, fr_slot s) const noexcept {
+    return static_cast<std::size_t>(n) * slot_count() + s;
+  }
+
+  void build(const kueue_config& cfg, const resource_registry& reg);
+
+  kueue_config cfg_;
+  std::vector<std::string> flavors_;
+  std::vector<node> nodes_;
+  std::vector<cluster_queue_spec> cqs_;
+  std::vector<std::vector<std::vector<flavor_index>>> group_flavors_;
+  std::unordered_map<std::string, node_index> cq_by_name_, cohort_by_name_, lq_;
+  std::vector<int> column_of_;
+  std::vector<resource_id> resource_of_column_;
+  std::size_t columns_ = 0;
+  std::vector<amount> nominal_, borrowing_, lending_, subtree_, usage_;
+  std::vector<std::uint8_t> defined_;
+};
+
+inline void cohort_forest::build(const kueue_config& cfg, const resource_registry& reg) {
+  diagnostics diag;
+  std::vector<std::string> flavors;
+  for (std::size_t i = 0; i < cfg.resource_flavors.size(); ++i) {
+    const auto& f = cfg.resource_flavors[i];
+    if (f.empty()) diag.add("ResourceFlavor[" + std::to_string(i) + "].metadata.name", "empty name");
+    if (std::find(flavors.begin(), flavors.end(), f) != flavors.end())
+      diag.add("ResourceFlavor/" + f, "duplicate ResourceFlavor name");
+    flavors.push_back(f);
+  }
+  auto rname = [&](resource_id r) -> std::string {
+    try {
+      return std::string(reg.name(r));
+    } catch (const error&) {
+      return "resource#" + std::to_string(r);
+    }
+  };
+
+  // columns: every resource named by some quota
+  std::vector<int> column_of;
+  std::vector<resource_id> resource_of_column;
+  auto add_column = [&](resource_id r) {
+    if (r == no_resource) return;
+    if (r >= column_of.size()) column_of.resize(static_cast<std::size_t>(r) + 1, -1);
+    if (column_of[r] < 0) {
+      column_of[r] = static_cast<int>(resource_of_column.size());
+      resource_of_column.push_back(r);
+    }
+  };
+
+  // check resource groups (shared by ClusterQueues and Cohorts)
+  auto check_groups = [&](const std::string& obj, const std::vector<resource_group_spec>& groups, bool has_parent) {
+    std::vector<resource_id> covered;
+    std::vector<std::string> seen_flavors;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const std::string gp = obj + ".spec.resourceGroups[" + std::to_string(g) + "]";
+      const auto& grp = groups[g];
+      if (grp.covered_resources.empty()) diag.add(gp + ".coveredResources", "must not be empty");
+      for (auto r : grp.covered_resources) {
+        if (r == no_resource) {
+          diag.add(gp + ".coveredResources", "unknown resource");
+          continue;
+        }
+        if (std::find(covered.begin(), covered.end(), r) != covered.end())
+          diag.add(gp + ".coveredResources", "resource '" + rname(r) + "' is covered by more than one resource group");
+        covered.push_back(r);
+        add_column(r);
+      }
+      for (std::size_t f = 0; f < grp.flavors.size(); ++f) {
+        const auto& fq = grp.flavors[f];
+        const std::string fp = gp + ".flavors[" + std::to_string(f) + "]";
+        if (std::find(flavors.begin(), flavors.end(), fq.flavor) == flavors.end())
+          diag.add(fp + ".name", "unknown ResourceFlavor '" + fq.flavor + "'");
+        if (std::find(seen_flavors.begin(), seen_flavors.end(), fq.flavor) != seen_flavors.end())
+          diag.add(fp + ".name", "flavor '" + fq.flavor + "' is used more than once");
+        seen_flavors.push_back(fq.flavor);
+        bool same = fq.resources.size() == grp.covered_resources.size();
+        for (std::size_t k = 0; same && k < fq.resources.size(); ++k)
+          same = fq.resources[k].resource == grp.covered_resources[k];
+        if (!same) diag.add(fp + ".resources", "must list exactly the coveredResources of the group, in order");
+        for (std::size_t k = 0; k < fq.resources.size(); ++k) {
+          const auto& rq = fq.resources[k];
+          const std::string rp = fp + ".resources[" + std::to_string(k) + "]";
+          if (rq.resource == no_resource) {
+            diag.add(rp + ".name", "unknown resource");
+            continue;
+          }
+          add_column(rq.resource);
+          if (rq.nominal < 0) diag.add(rp + ".nominalQuota", "must not be negative");
+          if (rq.borrowing_limit) {
+            if (*rq.borrowing_limit < 0) diag.add(rp + ".borrowingLimit", "must not be negative");
+            if (!has_parent) diag.add(rp + ".borrowingLimit", "must be empty when there is no cohort/parent");
+          }
+          if (rq.lending_limit) {
+            if (*rq.lending_limit < 0) diag.add(rp + ".lendingLimit", "must not be negative");
+            if (!has_parent) diag.add(rp + ".lendingLimit", "must be empty when there is no cohort/parent");
+            if (*rq.lending_limit > rq.nominal)
+              diag.add(rp + ".lendingLimit", "must be less than or equal to the nominalQuota");
+          }
+        }
+      }
+    }
+  };
+
+  std::unordered_map<std::string, node_index> cq_by_name, cohort_by_name, lq;
+  std::vector<node> nodes;
+  for (std::size_t i = 0; i < cfg.cluster_queues.size(); ++i) {
+    const auto& cq = cfg.cluster_queues[i];
+    const std::string obj = "ClusterQueue/" + (cq.name.empty() ? "[" + std::to_string(i) + "]" : cq.name);
+    if (cq.name.empty()) diag.add(obj + ".metadata.name", "empty name");
+    if (!cq_by_name.emplace(cq.name, static_cast<node_index>(i)).second) diag.add(obj, "duplicate ClusterQueue name");
+    if (cq.fair_weight_milli < 0) diag.add(obj + ".spec.fairSharing.weight", "must not be negative");
+    if (cq.preemption.borrow_within_cohort == borrow_within_cohort_policy::lower_priority &&
+        cq.preemption.reclaim_within_cohort == reclaim_within_cohort_policy::never)
+      diag.add(obj + ".spec.preemption.borrowWithinCohort",
+               "may only be enabled when reclaimWithinCohort is not Never");
+    check_groups(obj, cq.resource_groups, !cq.cohort.empty());
+    nodes.push_back(node{cq.name, false, no_node, {}, cq.fair_weight_milli});
+  }
+  const auto ncq = nodes.size();
+  for (std::size_t i = 0; i < cfg.cohorts.size(); ++i) {
+    const auto& co = cfg.cohorts[i];
+    const std::string obj = "Cohort/" + (co.name.empty() ? "[" + std::to_string(i) + "]" : co.name);
+    if (co.name.empty()) diag.add(obj + ".metadata.name", "empty name");
+    if (!cohort_by_name.emplace(co.name, static_cast<node_index>(nodes.size())).second)
+      diag.add(obj, "duplicate Cohort name");
+    if (co.parent == co.name) diag.add(obj + ".spec.parentName", "a cohort cannot be its own parent");
+    if (co.fair_weight_milli < 0) diag.add(obj + ".spec.fairSharing.weight", "must not be negative");
+    check_groups(obj, co.resource_groups, !co.parent.empty());
+    nodes.push_back(node{co.name, true, no_node, {}, co.fair_weight_milli});
+  }
+  // implicit cohorts: named by a ClusterQueue or a parentName but with no object
+  auto cohort_node = [&](const std::string& name) -> node_index {
+    auto it = cohort_by_name.find(name);
+    if (it != cohort_by_name.end()) return it->second;
+    const auto n = static_cast<node_index>(nodes.size());
+    nodes.push_back(node{name, true, no_node, {}, 1000});
+    cohort_by_name.emplace(name, n);
+    return n;
+  };
+  for (std::size_t i = 0; i < cfg.cluster_queues.size(); ++i)
+    if (!cfg.cluster_queues[i].cohort.empty()) nodes[i].parent = cohort_node(cfg.cluster_queues[i].cohort);
+  for (std::size_t i = 0; i < cfg.cohorts.size(); ++i)
+    if (!cfg.cohorts[i].parent.empty() && cfg.cohorts[i].parent != cfg.cohorts[i].name)
+      nodes[ncq + i].parent = cohort_node(cfg.cohorts[i].parent);
+  // cycles
+  for (std::size_t i = ncq; i < nodes.size(); ++i) {
+    node_index slow = static_cast<node_index>(i);
+    std::size_t steps = 0;
+    bool cycle = false;
+    for (node_index cur = nodes[i].parent; cur != no_node; cur = nodes[cur].parent) {
+      if (cur == slow || ++steps > nodes.size()) {
+        cycle = true;
+        break;
+      }
+    }
+    if (cycle) diag.add("Cohort/" + nodes[i].name + ".spec.parentName", "cohort is part of a cycle");
+  }
+  for (std::size_t i = 0; i < cfg.local_queues.size(); ++i) {
+    const auto& l = cfg.local_queues[i];
+    const std::string obj = "LocalQueue/" + l.ns + "/" + l.name;
+    if (l.name.empty()) diag.add(obj + ".metadata.name", "empty name");
+    auto it = cq_by_name.find(l.cluster_queue);
+    if (it == cq_by_name.end()) {
+      diag.add(obj + ".spec.clusterQueue", "unknown ClusterQueue '" + l.cluster_queue + "'");
+      continue;
+    }
+    if (!lq.emplace(l.ns + "/" + l.name, it->second).second) diag.add(obj, "duplicate LocalQueue");
+  }
+  diag.throw_if_any();
+
+  // ---- build tables (nothing below throws a validation error) ----
+  const std::size_t cols = resource_of_column.size();
+  const std::size_t nslots = flavors.size() * cols;
+  std::vector<amount> nominal(nodes.size() * nslots, 0), borrowing(nodes.size() * nslots, detail::kueue_unset),
+      lending(nodes.size() * nslots, detail::kueue_unset), subtree(nodes.size() * nslots, 0),
+      usage(nodes.size() * nslots, 0);
+  std::vector<std::uint8_t> defined(nodes.size() * nslots, 0);
+  auto flavor_idx = [&](const std::string& f) {
+    return static_cast<flavor_index>(std::find(flavors.begin(), flavors.end(), f) - flavors.begin());
+  };
+  std::vector<std::vector<std::vector<flavor_index>>> gflav(ncq);
+  auto fill = [&](std::size_t n, const std::vector<resource_group_spec>& groups,
+                  std::vector<std::vector<flavor_index>>* gf) {
+    for (const auto& g : groups) {
+      if (gf) gf->emplace_back();
+      for (const auto& fq : g.flavors) {
+        const auto f = flavor_idx(fq.flavor);
+        if (gf) gf->back().push_back(f);
+        for (const auto& rq : fq.resources) {
+          const std::size_t i = n * nslots + f * cols + static_cast<std::size_t>(column_of[rq.resource]);
+          nominal[i] = rq.nominal;
+          borrowing[i] = rq.borrowing_limit ? *rq.borrowing_limit : detail::kueue_unset;
+          lending[i] = rq.lending_limit ? *rq.lending_limit : detail::kueue_unset;
+          defined[i] = 1;
+        }
+      }
+    }
+  };
+  for (std::size_t i = 0; i < ncq; ++i) fill(i, cfg.cluster_queues[i].resource_groups, &gflav[i]);
+  for (std::size_t i = 0; i < cfg.cohorts.size(); ++i) fill(ncq + i, cfg.cohorts[i].resource_groups, nullptr);
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i].parent != no_node) nodes[nodes[i].parent].children.push_back(static_cast<node_index>(i));
+
+  cohort_forest next;
+  next.cfg_ = cfg;
+  next.flavors_ = std::move(flavors);
+  next.nodes_ = std::move(nodes);
+  next.cqs_ = cfg.cluster_queues;
+  for (auto& c : next.cqs_) c.fair_sharing = cfg.fair_sharing;
+  next.group_flavors_ = std::move(gflav);
+  next.cq_by_name_ = std::move(cq_by_name);
+  next.cohort_by_name_ = std::move(cohort_by_name);
+  next.lq_ = std::move(lq);
+  next.column_of_ = std::move(column_of);
+  next.resource_of_column_ = std::move(resource_of_column);
+  next.columns_ = cols;
+  next.nominal_ = std::move(nominal);
+  next.borrowing_ = std::move(borrowing);
+  next.lending_ = std::move(lending);
+  next.subtree_ = std::move(subtree);
+  next.usage_ = std::move(usage);
+  next.defined_ = std::move(defined);
+  // subtree quotas, children before parents (post-order from each root)
+  std::vector<std::pair<node_index, bool>> stack;
+  for (node_index r = 0; r < next.nodes_.size(); ++r) {
+    if (next.nodes_[r].parent != no_node) continue;
+    stack.push_back({r, false});
+    while (!stack.empty()) {
+      auto [n, done] = stack.back();
+      stack.pop_back();
+      if (!done) {
+        stack.push_back({n, true});
+        for (auto c : next.nodes_[n].children) stack.push_back({c, false});
+        continue;
+      }
+      for (fr_slot s = 0; s < nslots; ++s) {
+        amount v = next.nominal_[n * nslots + s];
+        for (auto c : next.nodes_[n].children)
+          v = quota::detail::checked_add(v, next.subtree_[c * nslots + s] - next.guaranteed(c, s));
+        next.subtree_[n * nslots + s] = v;
+      }
+    }
+  }
+  *this = std::move(next);
+}
+
+}  // namespace quota::kueue

@@ -1,0 +1,343 @@
+// quota/cluster_queue_json.hpp — Kueue objects from `kubectl get -o json`:
+// ResourceFlavor, ClusterQueue, Cohort, LocalQueue and Workload (kueue.x-k8s.io
+// v1beta1 and v1beta2 spellings). A document may be one object, a List or an
+// array, with kinds mixed. Every problem of the document is reported at once
+// (validation_error with object name and field path); on error nothing is
+// added to the outputs.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <quota/cluster_queue.hpp>
+#include <quota/flavor_assignment.hpp>
+#include <quota/json.hpp>
+
+namespace quota::kueue {
+
+struct kueue_objects {
+  kueue_config config;
+  std::vector<workload> workloads;
+};
+
+namespace detail {
+
+inline std::string kueue_str(const json& o, const char* key, const std::string& path, diagnostics& d,
+                             const std::string& def = {}) {
+  if (!o.is_object() || !o.contains(key) || o[key].is_null()) return def;
+  if (!o[key].is_string()) {
+    d.add(quota::detail::join_path(path, key), "expected a string");
+    return def;
+  }
+  return o[key].get<std::string>();
+}
+
+inline std::int64_t kueue_weight(const json& spec, const resource_registry&, const std::string& path, diagnostics& d) {
+  if (!spec.contains("fairSharing") || !spec["fairSharing"].is_object() || !spec["fairSharing"].contains("weight"))
+    return 1000;
+  const auto& w = spec["fairSharing"]["weight"];
+  try {
+    quantity q;
+    from_json(w, q);
+    if (q.is_negative()) throw parse_error(error_id::parse_negative_quantity, "negative weight");
+    return q.to_base(3);
+  } catch (const error& e) {
+    d.add(path + ".spec.fairSharing.weight", e.what());
+    return 1000;
+  }
+}
+
+inline std::vector<resource_group_spec> kueue_groups(const json& spec, resource_registry& reg, const std::string& path,
+                                                     diagnostics& d) {
+  std::vector<resource_group_spec> out;
+  if (!spec.contains("resourceGroups")) return out;
+  const auto& gs = spec["resourceGroups"];
+  const std::string gp = path + ".spec.resourceGroups";
+  if (!gs.is_array()) {
+    d.add(gp, "expected an array");
+    return out;
+  }
+  for (std::size_t g = 0; g < gs.size(); ++g) {
+    const std::string p = quota::detail::index_path(gp, g);
+    resource_group_spec grp;
+    const auto& cov = gs[g].is_object() && gs[g].contains("coveredResources") ? gs[g]["coveredResources"] : json();
+    if (!cov.is_array())
+      d.add(p + ".coveredResources", "expected an array of resource names");
+    else
+      for (std::size_t i = 0; i < cov.size(); ++i) {
+        try {
+          grp.covered_resources.push_back(reg.intern(cov[i].get<std::string>()));
+        } catch (const std::exception& e) {
+          d.add(quota::detail::index_path(p + ".coveredResources", i), e.what());
+        }
+      }
+    const auto& fl = gs[g].is_object() && gs[g].contains("flavors") ? gs[g]["flavors"] : json();
+    if (!fl.is_array())
+      d.add(p + ".flavors", "expected an array");
+    else
+      for (std::size_t f = 0; f < fl.size(); ++f) {
+        const std::string fp = quota::detail::index_path(p + ".flavors", f);
+        flavor_quotas_spec fq;
+        fq.flavor = kueue_str(fl[f], "name", fp, d);
+        if (fq.flavor.empty()) d.add(fp + ".name", "missing flavor name");
+        const auto& rs = fl[f].is_object() && fl[f].contains("resources") ? fl[f]["resources"] : json();
+        if (!rs.is_array()) {
+          d.add(fp + ".resources", "expected an array");
+          continue;
+        }
+        for (std::size_t r = 0; r < rs.size(); ++r) {
+          const std::string rp = quota::detail::index_path(fp + ".resources", r);
+          resource_quota_spec q;
+          const std::string name = kueue_str(rs[r], "name", rp, d);
+          try {
+            q.resource = reg.intern(name);
+          } catch (const std::exception& e) {
+            d.add(rp + ".name", e.what());
+            continue;
+          }
+          if (!rs[r].contains("nominalQuota"))
+            d.add(rp + ".nominalQuota", "missing");
+          else
+            q.nominal = parse_resource_amount(rs[r]["nominalQuota"], q.resource, reg, rp + ".nominalQuota", &d);
+          if (rs[r].contains("borrowingLimit") && !rs[r]["borrowingLimit"].is_null())
+            q.borrowing_limit =
+                parse_resource_amount(rs[r]["borrowingLimit"], q.resource, reg, rp + ".borrowingLimit", &d);
+          if (rs[r].contains("lendingLimit") && !rs[r]["lendingLimit"].is_null())
+            q.lending_limit = parse_resource_amount(rs[r]["lendingLimit"], q.resource, reg, rp + ".lendingLimit", &d);
+          fq.resources.push_back(q);
+        }
+        grp.flavors.push_back(std::move(fq));
+      }
+    out.push_back(std::move(grp));
+  }
+  return out;
+}
+
+template <class E>
+E kueue_enum(const json& o, const char* key, std::initializer_list<std::pair<const char*, E>> values, E def,
+             const std::string& path, diagnostics& d) {
+  const std::string s = kueue_str(o, key, path, d);
+  if (s.empty()) return def;
+  for (const auto& [n, v] : values)
+    if (s == n) return v;
+  std::string allowed;
+  for (const auto& [n, v] : values) allowed += (allowed.empty() ? "" : ", ") + std::string(n);
+  d.add(quota::detail::join_path(path, key), "unknown value '" + s + "' (expected one of " + allowed + ")");
+  return def;
+}
+
+/// Seconds since the epoch of an RFC 3339 UTC time "YYYY-MM-DDTHH:MM:SSZ".
+inline bool kueue_parse_time(const std::string& s, std::int64_t& out) {
+  int y, mo, dd, h, mi, se;
+  if (s.size() < 20 || std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &y, &mo, &dd, &h, &mi, &se) != 6) return false;
+  // days from civil (Howard Hinnant's algorithm, public domain arithmetic)
+  y -= mo <= 2;
+  const int era = (y >= 0 ? y : y - 399) / 400;
+  const int yoe = y - era * 400;
+  const int doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + dd - 1;
+  const int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  const std::int64_t days = static_cast<std::int64_t>(era) * 146097 + doe - 719468;
+  out = days * 86400 + h * 3600 + mi * 60 + se;
+  return true;
+}
+
+}  // namespace detail
+
+/// Reads every Kueue object of `doc` and appends it to `out`.
+inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_objects& out) {
+  diagnostics d;
+  kueue_objects add;
+  resource_registry reg_copy = reg;
+  for_each_object(doc, [&](const json& o, const std::string& base) {
+    const std::string kind =
+        o.is_object() && o.contains("kind") && o["kind"].is_string() ? o["kind"].get<std::string>() : "";
+    std::string name;
+    try {
+      name = object_name(o, base);
+    } catch (const error& e) {
+      d.add(base.empty() ? "$" : base, e.what());
+      return;
+    }
+    const std::string obj = kind + "/" + name;
+    const json spec = o.contains("spec") && o["spec"].is_object() ? o["spec"] : json::object();
+    if (kind == "ResourceFlavor") {
+      add.config.resource_flavors.push_back(name);
+    } else if (kind == "ClusterQueue") {
+      cluster_queue_spec cq;
+      cq.name = name;
+      cq.cohort =
+          detail::kueue_str(spec, "cohortName", obj + ".spec", d, detail::kueue_str(spec, "cohort", obj + ".spec", d));
+      cq.resource_groups = detail::kueue_groups(spec, reg_copy, obj, d);
+      cq.fair_weight_milli = detail::kueue_weight(spec, reg_copy, obj, d);
+      if (spec.contains("preemption") && spec["preemption"].is_object()) {
+        const auto& p = spec["preemption"];
+        const std::string pp = obj + ".spec.preemption";
+        cq.preemption.reclaim_within_cohort = detail::kueue_enum<reclaim_within_cohort_policy>(
+            p, "reclaimWithinCohort",
+            {{"Never", reclaim_within_cohort_policy::never},
+             {"LowerPriority", reclaim_within_cohort_policy::lower_priority},
+             {"Any", reclaim_within_cohort_policy::any}},
+            reclaim_within_cohort_policy::never, pp, d);
+        cq.preemption.within_cluster_queue = detail::kueue_enum<within_cluster_queue_policy>(
+            p, "withinClusterQueue",
+            {{"Never", within_cluster_queue_policy::never},
+             {"LowerPriority", within_cluster_queue_policy::lower_priority},
+             {"LowerOrNewerEqualPriority", within_cluster_queue_policy::lower_or_newer_equal_priority}},
+            within_cluster_queue_policy::never, pp, d);
+        if (p.contains("borrowWithinCohort") && p["borrowWithinCohort"].is_object()) {
+          const auto& b = p["borrowWithinCohort"];
+          cq.preemption.borrow_within_cohort = detail::kueue_enum<borrow_within_cohort_policy>(
+              b, "policy",
+              {{"Never", borrow_within_cohort_policy::never},
+               {"LowerPriority", borrow_within_cohort_policy::lower_priority}},
+              borrow_within_cohort_policy::never, pp + ".borrowWithinCohort", d);
+          if (b.contains("maxPriorityThreshold")) {
+            if (b["maxPriorityThreshold"].is_number_integer())
+              cq.preemption.max_priority_threshold = b["maxPriorityThreshold"].get<std::int32_t>();
+            else
+              d.add(pp + ".borrowWithinCohort.maxPriorityThreshold", "expected an integer");
+          }
+        }
+      }
+      if (spec.contains("flavorFungibility") && spec["flavorFungibility"].is_object()) {
+        const auto& f = spec["flavorFungibility"];
+        const std::string fp = obj + ".spec.flavorFungibility";
+        cq.fungibility.when_can_borrow =
+            detail::kueue_enum<fungibility_action>(f, "whenCanBorrow",
+                                                   {{"Borrow", fungibility_action::may_stop_search},
+                                                    {"MayStopSearch", fungibility_action::may_stop_search},
+                                                    {"TryNextFlavor", fungibility_action::try_next_flavor}},
+                                                   fungibility_action::may_stop_search, fp, d);
+        cq.fungibility.when_can_preempt =
+            detail::kueue_enum<fungibility_action>(f, "whenCanPreempt",
+                                                   {{"Preempt", fungibility_action::may_stop_search},
+                                                    {"MayStopSearch", fungibility_action::may_stop_search},
+                                                    {"TryNextFlavor", fungibility_action::try_next_flavor}},
+                                                   fungibility_action::try_next_flavor, fp, d);
+      }
+      cq.queueing = detail::kueue_enum<queueing_strategy>(
+          spec, "queueingStrategy",
+          {{"BestEffortFIFO", queueing_strategy::best_effort_fifo}, {"StrictFIFO", queueing_strategy::strict_fifo}},
+          queueing_strategy::best_effort_fifo, obj + ".spec", d);
+      cq.stop = detail::kueue_enum<stop_policy>(
+          spec, "stopPolicy",
+          {{"None", stop_policy::none}, {"Hold", stop_policy::hold}, {"HoldAndDrain", stop_policy::hold_and_drain}},
+          stop_policy::none, obj + ".spec", d);
+      add.config.cluster_queues.push_back(std::move(cq));
+    } else if (kind == "Cohort") {
+      cohort_spec co;
+      co.name = name;
+      co.parent =
+          detail::kueue_str(spec, "parentName", obj + ".spec", d, detail::kueue_str(spec, "parent", obj + ".spec", d));
+      co.resource_groups = detail::kueue_groups(spec, reg_copy, obj, d);
+      co.fair_weight_milli = detail::kueue_weight(spec, reg_copy, obj, d);
+      add.config.cohorts.push_back(std::move(co));
+    } else if (kind == "LocalQueue") {
+      local_queue_spec lq;
+      lq.ns = object_namespace(o);
+      lq.name = name;
+      lq.cluster_queue = detail::kueue_str(spec, "clusterQueue", obj + ".spec", d);
+      if (lq.cluster_queue.empty()) d.add(obj + ".spec.clusterQueue", "missing");
+      add.config.local_queues.push_back(std::move(lq));
+    } else if (kind == "Workload") {
+      workload w;
+      w.ns = object_namespace(o);
+      w.name = w.ns + "/" + name;
+      w.queue = detail::kueue_str(spec, "queueName", obj + ".spec", d);
+      if (spec.contains("priority")) {
+        if (spec["priority"].is_number_integer())
+          w.priority = spec["priority"].get<std::int32_t>();
+        else
+          d.add(obj + ".spec.priority", "expected an integer");
+      }
+      if (o.contains("metadata") && o["metadata"].contains("creationTimestamp") &&
+          o["metadata"]["creationTimestamp"].is_string()) {
+        if (!detail::kueue_parse_time(o["metadata"]["creationTimestamp"].get<std::string>(), w.created))
+          d.add(obj + ".metadata.creationTimestamp", "expected an RFC 3339 time");
+      }
+      const auto& ps = spec.contains("podSets") ? spec["podSets"] : json();
+      if (!ps.is_array() || ps.empty())
+        d.add(obj + ".spec.podSets", "expected a non-empty array");
+      else
+        for (std::size_t i = 0; i < ps.size(); ++i) {
+          const std::string pp = quota::detail::index_path(obj + ".spec.podSets", i);
+          pod_set p;
+          p.name = detail::kueue_str(ps[i], "name", pp, d, "main");
+          if (ps[i].contains("count")) {
+            if (ps[i]["count"].is_number_integer() && ps[i]["count"].get<std::int64_t>() >= 0 &&
+                ps[i]["count"].get<std::int64_t>() <= INT32_MAX)
+              p.count = ps[i]["count"].get<std::int32_t>();
+            else
+              d.add(pp + ".count", "expected a non-negative integer");
+          }
+          if (ps[i].contains("minCount") && !ps[i]["minCount"].is_null()) {
+            if (ps[i]["minCount"].is_number_integer() && ps[i]["minCount"].get<std::int64_t>() >= 0 &&
+                ps[i]["minCount"].get<std::int64_t>() <= p.count)
+              p.min_count = ps[i]["minCount"].get<std::int32_t>();
+            else
+              d.add(pp + ".minCount", "expected an integer within 0..count");
+          }
+          // per-pod requests: the containers' requests summed; a plain "requests" object is accepted too
+          if (ps[i].contains("requests"))
+            p.per_pod = parse_resource_list(ps[i]["requests"], reg_copy, pp + ".requests", &d);
+          const json* podspec = nullptr;
+          if (ps[i].contains("template") && ps[i]["template"].contains("spec")) podspec = &ps[i]["template"]["spec"];
+          if (podspec && podspec->contains("containers") && (*podspec)["containers"].is_array()) {
+            const auto& cs = (*podspec)["containers"];
+            for (std::size_t c = 0; c < cs.size(); ++c)
+              if (cs[c].contains("resources") && cs[c]["resources"].contains("requests")) {
+                const std::string cp =
+                    quota::detail::index_path(pp + ".template.spec.containers", c) + ".resources.requests";
+                const auto v = parse_resource_list(cs[c]["resources"]["requests"], reg_copy, cp, &d);
+                for (const auto& e : v) p.per_pod.set(e.id, quota::detail::checked_add(p.per_pod.get(e.id), e.value));
+              }
+          }
+          w.pod_sets.push_back(std::move(p));
+        }
+      add.workloads.push_back(std::move(w));
+    } else {
+      d.add(obj, "unsupported kind '" + kind + "'");
+    }
+  });
+  d.throw_if_any();
+  for (auto& f : add.config.resource_flavors) out.config.resource_flavors.push_back(std::move(f));
+  for (auto& c : add.config.cluster_queues) out.config.cluster_queues.push_back(std::move(c));
+  for (auto& c : add.config.cohorts) out.config.cohorts.push_back(std::move(c));
+  for (auto& l : add.config.local_queues) out.config.local_queues.push_back(std::move(l));
+  for (auto& w : add.workloads) out.workloads.push_back(std::move(w));
+  reg = std::move(reg_copy);
+}
+
+/// Convenience: parse a document into a fresh kueue_objects.
+[[nodiscard]] inline kueue_objects load_kueue_objects(const json& doc, resource_registry& reg) {
+  kueue_objects out;
+  load_kueue_objects(doc, reg, out);
+  return out;
+}
+
+/// A flavor assignment as JSON: {"clusterQueue", "mode", "borrowing",
+/// "podSets": [{"count", "flavors": {"cpu": "spot"}, "borrow": {...}}], "reasons"}.
+inline json assignment_to_json(const flavor_assignment& a, const cohort_forest& f, const resource_registry& reg) {
+  json j{{"clusterQueue", a.cluster_queue == no_node ? std::string() : f.at(a.cluster_queue).name},
+         {"mode", std::string(to_string(a.mode))},
+         {"borrowing", a.borrowing},
+         {"podSets", json::array()}};
+  for (const auto& p : a.pod_sets) {
+    json pj{{"count", p.count},
+            {"mode", std::string(to_string(p.mode))},
+            {"flavors", json::object()},
+            {"borrow", json::object()}};
+    for (const auto& r : p.resources) {
+      const std::string rn(reg.name(r.resource));
+      pj["flavors"][rn] = r.flavor == no_flavor ? std::string() : f.flavor_name(r.flavor);
+      if (r.borrow > 0) pj["borrow"][rn] = r.borrow;
+    }
+    j["podSets"].push_back(std::move(pj));
+  }
+  j["reasons"] = a.reasons;
+  return j;
+}
+
+}  // namespace quota::kueue

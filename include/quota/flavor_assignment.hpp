@@ -1,0 +1,310 @@
+// quota/flavor_assignment.hpp — Kueue flavor assignment: for each pod set of a
+// workload and each resource group of its ClusterQueue, walk the group's
+// flavors in order and classify each one as
+//   fit (no borrowing) / fit with borrowing / needs preemption / no fit,
+// stopping or trying the next flavor as flavorFungibility says. The result
+// names the flavor per resource, the mode and how much is borrowed; when it is
+// not a fit it carries reasons. Partial admission reduces pod-set counts down
+// to minCount to find the largest counts that fit.
+//
+// Hot path: assign() writes into a caller-owned flavor_assignment whose
+// vectors keep their capacity, so a fitting attempt allocates nothing after
+// warm-up.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <quota/cluster_queue.hpp>
+#include <quota/decision.hpp>
+#include <quota/detail/checked.hpp>
+#include <quota/resource_vector.hpp>
+
+namespace quota::kueue {
+
+/// One pod set of a Workload: `count` pods each requesting `per_pod`.
+struct pod_set {
+  std::string name = "main";
+  std::int32_t count = 1;
+  /// Partial admission: the fewest pods the workload accepts (unset: all).
+  std::optional<std::int32_t> min_count;
+  resource_vector per_pod;
+};
+
+/// A Kueue Workload as the model sees it.
+struct workload {
+  std::string name;  // unique id (e.g. "ns/name")
+  std::string ns;
+  std::string queue;  // LocalQueue name (or a ClusterQueue name, see docs)
+  std::int32_t priority = 0;
+  std::int64_t created = 0;  // creation time, any monotonic unit
+  std::vector<pod_set> pod_sets;
+};
+
+enum class fit_mode : std::uint8_t { no_fit = 0, preempt = 1, fit = 2 };
+
+[[nodiscard]] constexpr std::string_view to_string(fit_mode m) noexcept {
+  switch (m) {
+    case fit_mode::no_fit:
+      return "NoFit";
+    case fit_mode::preempt:
+      return "Preempt";
+    default:
+      return "Fit";
+  }
+}
+
+struct resource_assignment {
+  resource_id resource = no_resource;
+  flavor_index flavor = no_flavor;
+  fr_slot slot = no_slot;
+  amount request = 0;  // for this pod set
+  amount borrow = 0;   // how much of the ClusterQueue total would be above its quota
+  fit_mode mode = fit_mode::no_fit;
+};
+
+struct pod_set_assignment {
+  std::int32_t count = 0;
+  fit_mode mode = fit_mode::fit;
+  std::vector<resource_assignment> resources;
+};
+
+/// What the flavor assigner found for one workload.
+struct flavor_assignment {
+  node_index cluster_queue = no_node;
+  fit_mode mode = fit_mode::fit;  // the worst over pod sets (Kueue's representative mode)
+  bool borrowing = false;
+  std::vector<pod_set_assignment> pod_sets;
+  /// Total the workload adds per slot (one entry per slot, no duplicates).
+  std::vector<std::pair<fr_slot, amount>> usage;
+  /// Why it is not a fit (empty when mode == fit).
+  std::vector<reason> reasons;
+
+  void clear() noexcept {
+    cluster_queue = no_node;
+    mode = fit_mode::fit;
+    borrowing = false;
+    for (auto& p : pod_sets) p.resources.clear();  // pod_sets is resized by assign(), keeping capacity
+    usage.clear();
+    reasons.clear();
+  }
+  [[nodiscard]] amount usage_of(fr_slot s) const noexcept {
+    for (const auto& [k, v] : usage)
+      if (k == s) return v;
+    return 0;
+  }
+};
+
+inline constexpr std::string_view kueue_model_name = "kueue";
+
+namespace detail {
+struct kueue_flavor_note {
+  flavor_index flavor;
+  resource_id resource;
+  amount request, available, potential;
+  fit_mode mode;
+};
+
+[[nodiscard]] inline bool kueue_should_try_next(fit_mode m, const flavor_fungibility& ff, bool borrowing) noexcept {
+  if (m == fit_mode::preempt && ff.when_can_preempt == fungibility_action::may_stop_search)
+    if (!borrowing || ff.when_can_borrow == fungibility_action::may_stop_search) return false;
+  if (m == fit_mode::fit && borrowing && ff.when_can_borrow == fungibility_action::may_stop_search) return false;
+  if (m == fit_mode::fit && !borrowing) return false;
+  return true;
+}
+}  // namespace detail
+
+/// Assigns flavors to every pod set of `wl` in ClusterQueue `cq`.
+/// `counts` (optional, one per pod set) overrides the pod-set counts.
+/// `reg` names resources in reasons. Throws overflow_error only for request
+/// totals beyond int64.
+class flavor_assigner {
+ public:
+  explicit flavor_assigner(const cohort_forest& f, const resource_registry& reg) : f_(&f), reg_(&reg) {}
+
+  void assign(node_index cq, const workload& wl, flavor_assignment& out, const std::int32_t* counts = nullptr) const {
+    out.clear();
+    out.cluster_queue = cq;
+    notes_.clear();
+    const auto& spec = f_->cluster_queue(cq);
+    const amount* live = f_->usage_table().data();
+    out.pod_sets.resize(wl.pod_sets.size());
+    for (std::size_t p = 0; p < wl.pod_sets.size(); ++p) {
+      const auto& ps = wl.pod_sets[p];
+      const std::int32_t count = counts ? counts[p] : ps.count;
+      auto& pa = out.pod_sets[p];
+      pa.resources.clear();
+      pa.count = count;
+      pa.mode = fit_mode::fit;
+      // each requested resource must be covered by a group
+      for (const auto& e : ps.per_pod) {
+        if (e.value == 0) continue;
+        if (!f_->group_of(cq, e.id)) {
+          pa.mode = fit_mode::no_fit;
+          add_reason(out, reason{kueue_model_name, "resource_not_covered", spec.name, e.id, rn(e.id),
+                                 quota::detail::checked_mul<amount>(e.value, count), 0, 0,
+                                 "resource is not covered by any resource group of the ClusterQueue"});
+        }
+      }
+      for (std::size_t g = 0; g < spec.resource_groups.size(); ++g) {
+        const auto& grp = spec.resource_groups[g];
+        bool any = false;
+        for (auto r : grp.covered_resources) any = any || ps.per_pod.get(r) != 0;
+        if (!any) continue;
+        assign_group(cq, spec, g, ps, count, pa, out, live);
+      }
+      if (static_cast<int>(pa.mode) < static_cast<int>(out.mode)) out.mode = pa.mode;
+    }
+    if (out.mode != fit_mode::fit) render_notes(out, spec.name);
+  }
+
+  /// Partial admission (Kueue's pod-set reducer): when the workload does not
+  /// fit and some pod set has minCount < count, search the smallest uniform
+  /// reduction step that fits; `counts_out` receives the counts. Returns false
+  /// when even minCount does not fit (out then holds the full-count attempt).
+  bool assign_partial(node_index cq, const workload& wl, flavor_assignment& out,
+                      std::vector<std::int32_t>& counts_out) const {
+    counts_out.clear();
+    for (const auto& ps : wl.pod_sets) counts_out.push_back(ps.count);
+    assign(cq, wl, out);
+    if (out.mode == fit_mode::fit) return true;
+    std::int64_t total = 0;
+    for (const auto& ps : wl.pod_sets)
+      if (ps.min_count && *ps.min_count < ps.count) total += ps.count - *ps.min_count;
+    if (total == 0) return false;
+    auto counts_for = [&](std::int64_t step, std::vector<std::int32_t>& c) {
+      c.clear();
+      for (const auto& ps : wl.pod_sets) {
+        if (!ps.min_count || *ps.min_count >= ps.count) {
+          c.push_back(ps.count);
+          continue;
+        }
+        const std::int64_t delta = ps.count - *ps.min_count;
+        c.push_back(static_cast<std::int32_t>(ps.count - (delta * step + total - 1) / total));
+      }
+    };
+    std::vector<std::int32_t> c;
+    flavor_assignment tmp;
+    std::int64_t lo = 1, hi = total, found = -1;
+    while (lo <= hi) {  // smallest step that fits (fitting is monotone in the step)
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      counts_for(mid, c);
+      assign(cq, wl, tmp, c.data());
+      if (tmp.mode == fit_mode::fit) {
+        found = mid;
+        hi = mid - 1;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    if (found < 0) return false;
+    counts_for(found, counts_out);
+    assign(cq, wl, out, counts_out.data());
+    return true;
+  }
+
+ private:
+  [[nodiscard]] std::string_view rn(resource_id r) const {
+    try {
+      return reg_->name(r);
+    } catch (const error&) {
+      return {};
+    }
+  }
+  static void add_reason(flavor_assignment& out, reason r) { out.reasons.push_back(std::move(r)); }
+
+  void assign_group(node_index cq, const cluster_queue_spec& spec, std::size_t g, const pod_set& ps, std::int32_t count,
+                    pod_set_assignment& pa, flavor_assignment& out, const amount* live) const {
+    const auto& grp = spec.resource_groups[g];
+    const auto& flavors = f_->group_flavors(cq, g);
+    fit_mode best_mode = fit_mode::no_fit;
+    bool best_borrow = false;
+    flavor_index best = no_flavor;
+    for (const auto fl : flavors) {
+      fit_mode m = fit_mode::fit;
+      bool borrow = false;
+      for (auto r : grp.covered_resources) {
+        const amount per = ps.per_pod.get(r);
+        if (per == 0) continue;
+        const amount req = quota::detail::checked_mul<amount>(per, count);
+        const fr_slot s = f_->slot(fl, r);
+        const amount val = quota::detail::checked_add(req, out.usage_of(s));
+        const amount pot = f_->potential_available(cq, s);
+        const amount avail = f_->available_in(live, cq, s);
+        fit_mode rm;
+        if (val > pot) {
+          rm = fit_mode::no_fit;
+        } else if (val <= avail) {
+          rm = fit_mode::fit;
+        } else if (val <= f_->nominal(cq, s) || spec.fair_sharing || f_->may_reclaim_in_hierarchy(cq, s, val) ||
+                   spec.preemption.borrow_within_cohort != borrow_within_cohort_policy::never) {
+          rm = fit_mode::preempt;
+        } else {
+          rm = fit_mode::no_fit;
+        }
+        if (f_->usage(cq, s) + val > f_->subtree_quota(cq, s)) borrow = true;
+        if (rm != fit_mode::fit) notes_.push_back({fl, r, val, avail, pot, rm});
+        if (static_cast<int>(rm) < static_cast<int>(m)) m = rm;
+      }
+      // preferred: a better mode; at the same mode, no borrowing over borrowing
+      const int score = static_cast<int>(m) * 2 + (borrow ? 0 : 1);
+      const int best_score = static_cast<int>(best_mode) * 2 + (best_borrow ? 0 : 1);
+      if (best == no_flavor || score > best_score) {
+        best = fl;
+        best_mode = m;
+        best_borrow = borrow;
+      }
+      if (!detail::kueue_should_try_next(m, spec.fungibility, borrow)) break;
+    }
+    // record the chosen flavor for every requested resource of the group
+    for (auto r : grp.covered_resources) {
+      const amount per = ps.per_pod.get(r);
+      if (per == 0) continue;
+      const amount req = quota::detail::checked_mul<amount>(per, count);
+      const fr_slot s = f_->slot(best, r);
+      resource_assignment ra;
+      ra.resource = r;
+      ra.flavor = best;
+      ra.slot = s;
+      ra.request = req;
+      ra.mode = best_mode;
+      bool merged = false;
+      for (auto& [k, v] : out.usage)
+        if (k == s) {
+          v = quota::detail::checked_add(v, req);
+          merged = true;
+        }
+      if (!merged) out.usage.emplace_back(s, req);
+      const amount total = out.usage_of(s);
+      ra.borrow = std::max<amount>(0, f_->usage(cq, s) + total - f_->subtree_quota(cq, s));
+      pa.resources.push_back(ra);
+    }
+    if (best_borrow) out.borrowing = true;
+    if (static_cast<int>(best_mode) < static_cast<int>(pa.mode)) pa.mode = best_mode;
+  }
+
+  void render_notes(flavor_assignment& out, const std::string& cq) const {
+    for (const auto& n : notes_) {
+      std::string msg = (n.mode == fit_mode::no_fit ? "no fit" : "needs preemption");
+      msg += " in flavor " + f_->flavor_name(n.flavor);
+      if (n.request > n.potential)
+        msg += ": request exceeds the maximum capacity " + std::to_string(n.potential);
+      else
+        msg += ": insufficient unused quota, " + std::to_string(n.available) + " available";
+      add_reason(out,
+                 reason{kueue_model_name, n.mode == fit_mode::no_fit ? "no_fit" : "needs_preemption", cq, n.resource,
+                        rn(n.resource), n.request, f_->usage(out.cluster_queue, f_->slot(n.flavor, n.resource)),
+                        n.potential, std::move(msg)});
+    }
+  }
+
+  const cohort_forest* f_;
+  const resource_registry* reg_;
+  mutable std::vector<detail::kueue_flavor_note> notes_;
+};
+
+}  // namespace quota::kueue
