@@ -9,6 +9,7 @@
 
 #include "generate.hpp"
 #include "models.hpp"
+#include "openb.hpp"
 #include "scenario.hpp"
 #include "simulator.hpp"
 
@@ -24,6 +25,8 @@ const char* main_help =
     "  quota-sim validate SCENARIO\n"
     "  quota-sim generate [--nodes N] [--tenants N] [--users N] [--jobs N] [--seed S]\n"
     "                     [--arrival poisson|burst] [--policy a,b] [-o FILE]\n"
+    "  quota-sim import openb --nodes NODES.csv --pods PODS.csv [--tenants N] [--tenant-rule hash|qos]\n"
+    "                         [--policy a,b] [--seed S] [-o FILE]\n"
     "  quota-sim models\n"
     "  quota-sim COMMAND --help\n"
     "\n"
@@ -203,6 +206,87 @@ int cmd_validate(const std::vector<std::string>& args) {
   }
 }
 
+int cmd_import(const std::vector<std::string>& args) {
+  static const char* help =
+      "quota-sim import openb --nodes NODES.csv --pods PODS.csv [--tenants N] [--tenant-rule hash|qos]\n"
+      "                       [--policy a,b] [--seed S] [-o FILE]\n"
+      "\n"
+      "Turns the Alibaba openb GPU trace into a scenario (docs/trace-replay.md): nodes with their GPU\n"
+      "devices and types, one job per pod (arrival, run time, fractional GPU share, GPU-type\n"
+      "constraint, QoS priority), tenants by a stable hash of the pod name (or by QoS class), and\n"
+      "quotas of the named models derived from the capacity. Nothing is written on an error.\n";
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    std::cout << help;
+    return args.empty() ? exit_usage : exit_ok;
+  }
+  if (args[0] != "openb") {
+    std::cerr << "quota-sim import: unknown trace format '" << args[0] << "' (openb)\n";
+    return exit_usage;
+  }
+  quota::sim::openb_options o;
+  std::string out;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const auto& a = args[i];
+    if (a == "--help" || a == "-h") {
+      std::cout << help;
+      return exit_ok;
+    }
+    if (i + 1 >= args.size()) {
+      std::cerr << "quota-sim import: " << a << " needs a value\n" << help;
+      return exit_usage;
+    }
+    const std::string v = args[++i];
+    try {
+      if (a == "--nodes")
+        o.nodes_file = v;
+      else if (a == "--pods")
+        o.pods_file = v;
+      else if (a == "--tenants")
+        o.tenants = std::stoll(v);
+      else if (a == "--tenant-rule")
+        o.tenant_rule = v;
+      else if (a == "--seed")
+        o.seed = std::stoull(v);
+      else if (a == "-o")
+        out = v;
+      else if (a == "--policy") {
+        std::string p;
+        for (char c : v + ",") {
+          if (c == ',') {
+            if (!p.empty()) o.policies.push_back(p);
+            p.clear();
+          } else {
+            p.push_back(c);
+          }
+        }
+      } else {
+        std::cerr << "quota-sim import: unknown option " << a << "\n" << help;
+        return exit_usage;
+      }
+    } catch (const std::exception&) {
+      std::cerr << "quota-sim import: bad value for " << a << ": '" << v << "'\n";
+      return exit_usage;
+    }
+  }
+  if (o.nodes_file.empty() || o.pods_file.empty()) {
+    std::cerr << "quota-sim import openb: --nodes and --pods are required\n";
+    return exit_usage;
+  }
+  try {
+    const std::string text = quota::sim::import_openb(o).dump(1) + "\n";
+    if (out.empty()) {
+      std::cout << text;
+    } else if (!write_file(out, text)) {
+      std::cerr << "quota-sim import: cannot write " << out << "\n";
+      return exit_usage;
+    }
+    return exit_ok;
+  } catch (const quota::error& e) {
+    std::cerr << "quota-sim import: " << e.what() << "\n";
+    return exit_invalid;
+  }
+}
+
 int cmd_models(const std::vector<std::string>& args) {
   if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
     std::cout << models_help;
@@ -227,6 +311,7 @@ int main(int argc, char** argv) {
   if (cmd == "validate") return cmd_validate(args);
   if (cmd == "generate") return quota::sim::cmd_generate(args);
   if (cmd == "models") return cmd_models(args);
+  if (cmd == "import") return cmd_import(args);
   std::cerr << "quota-sim: unknown command '" << cmd << "'\n" << main_help;
   return exit_usage;
 }

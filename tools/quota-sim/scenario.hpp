@@ -20,10 +20,26 @@ namespace quota::sim {
 using quota::detail::index_path;
 using quota::detail::join_path;
 
+/// GPU devices of a node, packed individually (fractional sharing).
+struct gpu_devices {
+  std::int32_t count = 0;
+  std::string model;  // GPU type, matched by jobs' gpu.models
+};
+
 struct node_spec {
   std::string name;
   resource_vector allocatable;
   std::map<std::string, std::string> labels;
+  gpu_devices gpu;
+};
+
+/// A pod's claim on GPU devices: `count` devices with `milli` thousandths
+/// free each (count 1 and milli < 1000 shares a device with other pods),
+/// on a node whose GPU model is one of `models` (empty: any).
+struct gpu_request {
+  std::int32_t count = 0;
+  std::int32_t milli = 1000;
+  std::vector<std::string> models;
 };
 
 struct job_spec {
@@ -42,7 +58,8 @@ struct job_spec {
   std::map<std::string, std::string> node_selector;
   std::vector<std::string> claims;
   bool preemptible = true;
-  json extra;  // model-specific fields, passed to the model factories
+  gpu_request gpu;  // device-level placement (optional)
+  json extra;       // model-specific fields, passed to the model factories
 };
 
 struct event_spec {
@@ -211,8 +228,20 @@ inline scenario load_scenario(const json& doc) {
         r.problem(p, "expected an object");
         continue;
       }
-      detail::check_keys(r, n, p, {"name", "count", "allocatable", "labels"});
       node_spec spec;
+      detail::check_keys(r, n, p, {"name", "count", "allocatable", "labels", "gpu"});
+      if (n.contains("gpu")) {
+        const auto& g = n["gpu"];
+        const std::string gp = join_path(p, "gpu");
+        if (!g.is_object()) {
+          r.problem(gp, "expected {\"count\": N, \"model\": \"...\"}");
+        } else {
+          detail::check_keys(r, g, gp, {"count", "model"});
+          r.get(g, "count", spec.gpu.count, gp, true);
+          r.get(g, "model", spec.gpu.model, gp);
+          if (spec.gpu.count < 0 || spec.gpu.count > 1024) r.problem(join_path(gp, "count"), "expected 0 to 1024");
+        }
+      }
       r.get(n, "name", spec.name, p, true);
       std::int64_t count = 1;
       r.get(n, "count", count, p);
@@ -301,7 +330,7 @@ inline scenario load_scenario(const json& doc) {
       detail::check_keys(r, jj, p,
                          {"id", "submit", "duration", "namespace", "queue", "user", "groups", "priority",
                           "priority_class", "pods", "min_pods", "request", "node_selector", "claims", "preemptible",
-                          "count", "extra"});
+                          "count", "extra", "gpu"});
       job_spec js;
       r.get(jj, "id", js.id, p, true);
       r.duration(jj, "submit", js.submit_ms, p, false);
@@ -324,6 +353,22 @@ inline scenario load_scenario(const json& doc) {
       js.per_pod = parse_resource_list(jj.value("request", json::object()), sc.registry,
                                        "$." + join_path(p, "request"), &diag);
       if (jj.contains("extra")) js.extra = jj["extra"];
+      if (jj.contains("gpu")) {
+        const auto& g = jj["gpu"];
+        const std::string gp = join_path(p, "gpu");
+        if (!g.is_object()) {
+          r.problem(gp, "expected {\"count\": N, \"milli\": M, \"models\": [...]}");
+        } else {
+          detail::check_keys(r, g, gp, {"count", "milli", "models"});
+          r.get(g, "count", js.gpu.count, gp, true);
+          r.get(g, "milli", js.gpu.milli, gp);
+          r.get(g, "models", js.gpu.models, gp);
+          if (js.gpu.count < 0 || js.gpu.count > 1024) r.problem(join_path(gp, "count"), "expected 0 to 1024");
+          if (js.gpu.milli < 1 || js.gpu.milli > 1000) r.problem(join_path(gp, "milli"), "expected 1 to 1000");
+          if (js.gpu.count > 1 && js.gpu.milli != 1000)
+            r.problem(join_path(gp, "milli"), "a share of a device (milli < 1000) is for one device only");
+        }
+      }
       std::int64_t count = 1;
       r.get(jj, "count", count, p);
       if (count < 1 || count > 10'000'000) r.problem(join_path(p, "count"), "expected 1 to 10000000");

@@ -107,7 +107,8 @@ class simulator {
  public:
   simulator(scenario sc, std::vector<model_instance> models) : sc_(std::move(sc)), models_(std::move(models)) {
     for (auto& m : models_) engine_.add(std::move(m.policy));
-    for (const auto& n : sc_.nodes) nodes_.push_back(node_state{n, n.allocatable, true});
+    for (const auto& n : sc_.nodes)
+      nodes_.push_back(node_state{n, n.allocatable, true, std::vector<std::int32_t>(static_cast<std::size_t>(n.gpu.count), 1000)});
     jobs_.reserve(sc_.jobs.size());
     for (std::size_t i = 0; i < sc_.jobs.size(); ++i) {
       const auto& js = sc_.jobs[i];
@@ -212,6 +213,7 @@ class simulator {
     node_spec spec;
     resource_vector free;
     bool alive;
+    std::vector<std::int32_t> device_free;  // milli free per GPU device
   };
   struct job_run {
     const job_spec* spec = nullptr;
@@ -226,6 +228,7 @@ class simulator {
     std::size_t shape = 0;
     std::uint64_t tried_pass = 0;
     std::uint64_t pended_pass = 0;
+    std::vector<std::size_t> devices, device_nodes;  // GPU devices held (device index, node)
   };
   struct sample {
     std::int64_t t;
@@ -318,12 +321,55 @@ class simulator {
   void take(std::size_t n, const resource_vector& v, std::size_t job) {
     nodes_[n].free.sub_in_place(v);
     node_jobs_[n].insert(job);
+    const auto& g = jobs_[job].spec->gpu;
+    if (g.count > 0) {
+      const auto devs = pick_devices(n, g);
+      for (auto d : devs) nodes_[n].device_free[d] -= g.milli;
+      auto& held = jobs_[job].devices;
+      held.insert(held.end(), devs.begin(), devs.end());
+      jobs_[job].device_nodes.insert(jobs_[job].device_nodes.end(), devs.size(), n);
+    }
     tree_update(n);
   }
   void give(std::size_t n, const resource_vector& v, std::size_t job) {
     nodes_[n].free.add_in_place(v);
-    node_jobs_[n].erase(job);
+    auto& jr = jobs_[job];
+    const auto& g = jr.spec->gpu;
+    if (g.count > 0) {
+      // return the devices of one pod on node n
+      std::int32_t left = g.count;
+      for (std::size_t i = jr.devices.size(); i-- > 0 && left > 0;)
+        if (jr.device_nodes[i] == n) {
+          nodes_[n].device_free[jr.devices[i]] += g.milli;
+          jr.devices.erase(jr.devices.begin() + static_cast<std::ptrdiff_t>(i));
+          jr.device_nodes.erase(jr.device_nodes.begin() + static_cast<std::ptrdiff_t>(i));
+          --left;
+        }
+    }
+    if (auto it = node_jobs_[n].find(job); it != node_jobs_[n].end()) node_jobs_[n].erase(it);  // one pod
     tree_update(n);
+  }
+
+  // Devices for one pod on node n (best fit: the fullest devices that still
+  // have room), or an empty list when they do not fit.
+  std::vector<std::size_t> pick_devices(std::size_t n, const gpu_request& g) const {
+    std::vector<std::size_t> out;
+    if (g.count == 0) return out;
+    const auto& node = nodes_[n];
+    if (!g.models.empty() && std::find(g.models.begin(), g.models.end(), node.spec.gpu.model) == g.models.end())
+      return out;
+    std::vector<std::size_t> ok;
+    for (std::size_t d = 0; d < node.device_free.size(); ++d)
+      if (node.device_free[d] >= g.milli) ok.push_back(d);
+    if (ok.size() < static_cast<std::size_t>(g.count)) return out;
+    std::stable_sort(ok.begin(), ok.end(),
+                     [&](std::size_t a, std::size_t b) { return node.device_free[a] < node.device_free[b]; });
+    ok.resize(static_cast<std::size_t>(g.count));
+    return ok;
+  }
+  bool node_fits(std::size_t n, const job_spec& js) const {
+    if (!selector_ok(nodes_[n], js) || !fits(js.per_pod, nodes_[n].free)) return false;
+    return js.gpu.count == 0 || !pick_devices(n, js.gpu).empty();
   }
 
   std::optional<std::size_t> pick_node(const job_spec& js) const {
@@ -331,13 +377,13 @@ class simulator {
     if (tree_[1] < need) return std::nullopt;
     if (sc_.placement == "first-fit") {
       for (std::size_t n = tree_first(0, need); n != npos && n < nodes_.size(); n = tree_first(n + 1, need))
-        if (selector_ok(nodes_[n], js) && fits(js.per_pod, nodes_[n].free)) return n;
+        if (node_fits(n, js)) return n;
       return std::nullopt;
     }
     std::optional<std::size_t> best;
     amount best_left = 0;
     for (std::size_t n = tree_first(0, need); n != npos && n < nodes_.size(); n = tree_first(n + 1, need)) {
-      if (!selector_ok(nodes_[n], js) || !fits(js.per_pod, nodes_[n].free)) continue;
+      if (!node_fits(n, js)) continue;
       const amount left = nodes_[n].free.get(chart_) - need;
       if (!best || left < best_left) {
         best = n;
@@ -435,7 +481,11 @@ class simulator {
         for (auto it = ev.body["node"]["labels"].begin(); it != ev.body["node"]["labels"].end(); ++it)
           n.labels[it.key()] = it.value().get<std::string>();
       capacity_.add_in_place(n.allocatable);
-      nodes_.push_back(node_state{n, n.allocatable, true});
+      if (ev.body["node"].contains("gpu")) {
+        n.gpu.count = ev.body["node"]["gpu"].value("count", 0);
+        n.gpu.model = ev.body["node"]["gpu"].value("model", "");
+      }
+      nodes_.push_back(node_state{n, n.allocatable, true, std::vector<std::int32_t>(static_cast<std::size_t>(n.gpu.count), 1000)});
       node_jobs_.emplace_back();
       tree_build();
       freed_ = true;
@@ -526,8 +576,10 @@ class simulator {
         if (!nodes_[n].alive || !selector_ok(nodes_[n], *jr.spec)) continue;
         resource_vector potential = nodes_[n].free;
         std::vector<std::size_t> here;
+        std::optional<std::size_t> prev;
         for (auto v : node_jobs_[n])
-          if (lower(v)) {
+          if (v != prev && lower(v)) {
+            prev = v;
             here.push_back(v);
             for (const auto& [m, pods] : jobs_[v].placement)
               if (m == n)
@@ -979,7 +1031,7 @@ class simulator {
   std::set<pkey> pending_;
   std::set<std::size_t> running_;
   std::set<std::pair<std::int32_t, std::size_t>> running_by_priority_;
-  std::vector<std::set<std::size_t>> node_jobs_;
+  std::vector<std::multiset<std::size_t>> node_jobs_;  // one entry per pod
   std::vector<amount> tree_;
   std::size_t tree_size_ = 1;
   std::multimap<std::int64_t, std::size_t> finishes_;

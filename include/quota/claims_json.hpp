@@ -1,0 +1,386 @@
+// quota/claims_json.hpp — loaders of DRA objects for quota/claims.hpp.
+//
+// * ResourceClaims (resource.k8s.io/v1, `kubectl get resourceclaims -o json`):
+//   metadata.labels[queue label], spec.devices.requests[] (exactly with
+//   deviceClassName / allocationMode ExactCount|All / count; firstAvailable[]),
+//   status.allocation.devices.results[] (request, driver, pool, device,
+//   consumedCapacity), status.reservedFor[]. A claim generated from a
+//   ResourceClaimTemplate (annotation resource.kubernetes.io/pod-claim-name,
+//   or a controlling Pod owner reference) is a per-pod claim.
+// * DeviceClasses: the per-class accounting flag, an annotation or label
+//   (default key quota.dev/accounted, "true"/"false").
+// * Pods with spec.resourceClaims[]: resourceClaimName (shared claim) or
+//   resourceClaimTemplateName (its generated name from
+//   status.resourceClaimStatuses[]); the queue from the queue label;
+//   kai.scheduler/preemptibility; quota.dev/min-runtime-protected.
+// Every document is checked whole: a validation_error lists every problem
+// with its path, and the model is unchanged on any error.
+#pragma once
+
+#include <cctype>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include <quota/claims.hpp>
+#include <quota/json.hpp>
+
+namespace quota {
+
+/// A claim object as read, with the pods named in status.reservedFor.
+struct claim_object {
+  claim_spec spec;
+  std::vector<std::string> reserved_for;
+};
+
+/// A pod that uses claims.
+struct claim_pod_object {
+  std::string ns = "default";
+  std::string name;
+  std::string queue;
+  /// Claim keys "namespace/name", in spec.resourceClaims order.
+  std::vector<std::string> claims;
+  bool preemptible = true;
+  bool min_runtime_protected = false;
+  std::int64_t created_ms = 0;
+
+  /// The claim_pod view (valid while this object lives).
+  [[nodiscard]] claim_pod as_pod(claim_queue_id q) const {
+    claim_pod p;
+    p.id = name;
+    p.ns = ns;
+    p.queue = q;
+    p.queue_name = queue;
+    p.preemptible = preemptible;
+    p.min_runtime_protected = min_runtime_protected;
+    p.created_ms = created_ms;
+    return p;
+  }
+};
+
+namespace detail {
+
+[[nodiscard]] inline const json* claims_field(const json& o, const char* key) {
+  if (!o.is_object()) return nullptr;
+  auto it = o.find(key);
+  return it == o.end() || it->is_null() ? nullptr : &*it;
+}
+[[nodiscard]] inline std::string claims_map_value(const json& obj, const char* map, std::string_view key) {
+  const json* md = claims_field(obj, "metadata");
+  const json* m = md ? claims_field(*md, map) : nullptr;
+  if (!m || !m->is_object()) return {};
+  auto it = m->find(std::string(key));
+  return it != m->end() && it->is_string() ? it->get<std::string>() : std::string{};
+}
+/// Parses "2025-04-08T21:55:32Z" (RFC 3339, UTC, optional fraction) to ms since the epoch.
+[[nodiscard]] inline bool claims_parse_time(const std::string& t, std::int64_t& ms) {
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
+  if (t.size() < 20 || std::sscanf(t.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &y, &mo, &d, &h, &mi, &s) != 6) return false;
+  if (t.back() != 'Z' || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return false;
+  // days from civil (Howard Hinnant's algorithm, public domain formula)
+  const int yy = y - (mo <= 2 ? 1 : 0);
+  const int era = (yy >= 0 ? yy : yy - 399) / 400;
+  const int yoe = yy - era * 400;
+  const int doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  const std::int64_t days = static_cast<std::int64_t>(era) * 146097 + doe - 719468;
+  ms = ((days * 24 + h) * 60 + mi) * 60000 + static_cast<std::int64_t>(s) * 1000;
+  if (t.size() > 20 && t[19] == '.') {
+    std::int64_t frac = 0;
+    int digits = 0;
+    for (std::size_t i = 20; i < t.size() - 1 && std::isdigit(static_cast<unsigned char>(t[i])); ++i, ++digits)
+      if (digits < 3) frac = frac * 10 + (t[i] - '0');
+    for (int k = digits; k < 3; ++k) frac *= 10;
+    ms += frac;
+  }
+  return true;
+}
+
+// One request (or firstAvailable alternative) into a spec line.
+inline void claims_request_line(const json& r, const std::string& path, claim_spec& s, bool alternative,
+                                std::vector<std::pair<std::string, std::string>>& classes, const std::string& name,
+                                diagnostics& diag) {
+  claim_device dev;
+  dev.alternative = alternative;
+  const json* cls = claims_field(r, "deviceClassName");
+  if (!cls || !cls->is_string() || cls->get_ref<const std::string&>().empty()) {
+    diag.add(path + ".deviceClassName", "missing or not a string");
+    return;
+  }
+  dev.device_class = cls->get<std::string>();
+  std::string mode = "ExactCount";
+  if (const json* m = claims_field(r, "allocationMode")) {
+    if (!m->is_string())
+      diag.add(path + ".allocationMode", "not a string");
+    else
+      mode = m->get<std::string>();
+  }
+  if (mode == "All") {
+    dev.all = true;
+    dev.count = 0;
+  } else if (mode == "ExactCount") {
+    dev.count = 1;
+    if (const json* c = claims_field(r, "count")) {
+      if (!c->is_number_integer() || c->get<std::int64_t>() < 1)
+        diag.add(path + ".count", "must be an integer >= 1");
+      else
+        dev.count = c->get<std::int64_t>();
+    }
+  } else {
+    diag.add(path + ".allocationMode", "unknown allocation mode '" + mode + "' (ExactCount or All)");
+  }
+  classes.emplace_back(name, dev.device_class);
+  s.requests.push_back(std::move(dev));
+}
+
+}  // namespace detail
+
+/// One ResourceClaim. Throws validation_error listing every problem (paths
+/// start with `path`), parse_error for a missing metadata.name.
+[[nodiscard]] inline claim_object parse_resource_claim(const json& obj, const std::string& path,
+                                                       std::string_view queue_label_key = "kai.scheduler/queue") {
+  using detail::claims_field;
+  claim_object out;
+  claim_spec& s = out.spec;
+  s.name = object_name(obj, path);
+  s.ns = object_namespace(obj);
+  const std::string p = path.empty() ? "ResourceClaim " + s.ns + "/" + s.name : path;
+  diagnostics diag;
+  if (const json* kind = claims_field(obj, "kind"); kind && (!kind->is_string() || *kind != "ResourceClaim"))
+    diag.add(p + ".kind", "expected ResourceClaim");
+  s.queue_label = detail::claims_map_value(obj, "labels", queue_label_key);
+  s.per_pod = !detail::claims_map_value(obj, "annotations", "resource.kubernetes.io/pod-claim-name").empty();
+  if (const json* md = claims_field(obj, "metadata"))
+    if (const json* owners = claims_field(*md, "ownerReferences"); owners && owners->is_array())
+      for (const auto& o : *owners)
+        if (o.is_object() && o.value("kind", "") == "Pod" && o.value("controller", false)) s.per_pod = true;
+
+  const resource_registry scratch;         // capacities are counted in their base unit (scale 0)
+  const resource_id id = resources::pods;  // any scale-0 resource
+  // request name -> device class (firstAvailable: "request/subrequest")
+  std::vector<std::pair<std::string, std::string>> classes;
+  const json* spec = claims_field(obj, "spec");
+  const json* devices = spec ? claims_field(*spec, "devices") : nullptr;
+  const json* requests = devices ? claims_field(*devices, "requests") : nullptr;
+  if (!requests || !requests->is_array()) {
+    diag.add(p + ".spec.devices.requests", "missing or not an array");
+  } else {
+    for (std::size_t i = 0; i < requests->size(); ++i) {
+      const json& r = (*requests)[i];
+      const std::string rp = detail::index_path(p + ".spec.devices.requests", i);
+      const std::string rname = r.is_object() ? r.value("name", "") : "";
+      if (rname.empty()) diag.add(rp + ".name", "missing request name");
+      const json* exactly = claims_field(r, "exactly");
+      const json* first = claims_field(r, "firstAvailable");
+      if (exactly && first) {
+        diag.add(rp, "both exactly and firstAvailable are set");
+      } else if (exactly) {
+        detail::claims_request_line(*exactly, rp + ".exactly", s, false, classes, rname, diag);
+      } else if (first && first->is_array() && !first->empty()) {
+        for (std::size_t k = 0; k < first->size(); ++k) {
+          const json& sub = (*first)[k];
+          const std::string sp = detail::index_path(rp + ".firstAvailable", k);
+          const std::string sname = sub.is_object() ? sub.value("name", "") : "";
+          if (sname.empty()) diag.add(sp + ".name", "missing subrequest name");
+          detail::claims_request_line(sub, sp, s, true, classes, rname + "/" + sname, diag);
+        }
+      } else {
+        diag.add(rp, "needs exactly or a non-empty firstAvailable");
+      }
+    }
+  }
+
+  const json* status = claims_field(obj, "status");
+  const json* alloc = status ? claims_field(*status, "allocation") : nullptr;
+  if (alloc) {
+    s.allocated = true;
+    const json* adev = claims_field(*alloc, "devices");
+    const json* results = adev ? claims_field(*adev, "results") : nullptr;
+    if (results && !results->is_array()) diag.add(p + ".status.allocation.devices.results", "not an array");
+    if (results && results->is_array())
+      for (std::size_t i = 0; i < results->size(); ++i) {
+        const json& r = (*results)[i];
+        const std::string rp = detail::index_path(p + ".status.allocation.devices.results", i);
+        if (!r.is_object()) {
+          diag.add(rp, "not an object");
+          continue;
+        }
+        for (const char* f : {"request", "driver", "pool", "device"})
+          if (!r.contains(f) || !r[f].is_string()) diag.add(rp + "." + f, "missing or not a string");
+        if (!r.contains("request") || !r["request"].is_string()) continue;
+        const std::string req = r["request"].get<std::string>();
+        std::string cls;
+        for (const auto& [n, c] : classes)
+          if (n == req) cls = c;
+        if (cls.empty()) {
+          diag.add(rp + ".request", "names no request of spec.devices.requests ('" + req + "')");
+          continue;
+        }
+        claim_device dev{cls, 1, false, false, {}};
+        if (const json* cc = claims_field(r, "consumedCapacity")) {
+          if (!cc->is_object()) {
+            diag.add(rp + ".consumedCapacity", "not an object");
+          } else {
+            for (auto it = cc->begin(); it != cc->end(); ++it) {
+              const amount v =
+                  parse_resource_amount(it.value(), id, scratch, rp + ".consumedCapacity." + it.key(), &diag);
+              dev.capacity.emplace_back(it.key(), v);
+            }
+          }
+        }
+        s.allocation.push_back(std::move(dev));
+      }
+  }
+  if (status)
+    if (const json* rf = claims_field(*status, "reservedFor")) {
+      if (!rf->is_array()) {
+        diag.add(p + ".status.reservedFor", "not an array");
+      } else {
+        for (std::size_t i = 0; i < rf->size(); ++i) {
+          const json& r = (*rf)[i];
+          if (!r.is_object() || !r.contains("name") || !r["name"].is_string())
+            diag.add(detail::index_path(p + ".status.reservedFor", i) + ".name", "missing or not a string");
+          else if (r.value("resource", "pods") == "pods")
+            out.reserved_for.push_back(r["name"].get<std::string>());
+        }
+      }
+    }
+  diag.throw_if_any();
+  return out;
+}
+
+/// Loads every ResourceClaim of a document (object, List or array) into the
+/// model, all or nothing. Returns the objects (with their reservedFor).
+inline std::vector<claim_object> load_resource_claims(claim_model& m, const json& doc) {
+  std::vector<claim_object> objs;
+  diagnostics diag;
+  std::unordered_set<std::string> seen;
+  for_each_object(doc, [&](const json& o, const std::string& path) {
+    try {
+      auto c = parse_resource_claim(o, path.empty() ? std::string() : path, m.config().queue_label_key);
+      const std::string key = c.spec.ns + "/" + c.spec.name;
+      if (!seen.insert(key).second || m.find_claim(key) != claim_none)
+        diag.add(path.empty() ? "ResourceClaim " + key : path, "claim '" + key + "' appears twice");
+      objs.push_back(std::move(c));
+    } catch (const validation_error& e) {
+      for (const auto& pr : e.problems()) diag.add(pr.path, pr.message);
+    } catch (const parse_error& e) {
+      diag.add(path, e.what());
+    }
+  });
+  diag.throw_if_any();
+  // add_claim validates the rest (it cannot fail for duplicates now); a later
+  // failure cannot happen for well-formed specs except from memory exhaustion.
+  claim_model copy = m;
+  for (const auto& o : objs) (void)copy.add_claim(o.spec);
+  m = std::move(copy);
+  return objs;
+}
+
+/// DeviceClasses: the accounting flag of each class that carries `flag_key`
+/// as an annotation or a label ("true"/"false"). Returns the flagged count.
+inline std::size_t load_device_classes(claim_model& m, const json& doc,
+                                       std::string_view flag_key = "quota.dev/accounted") {
+  std::vector<std::pair<std::string, bool>> flags;
+  diagnostics diag;
+  for_each_object(doc, [&](const json& o, const std::string& path) {
+    std::string name;
+    try {
+      name = object_name(o, path);
+    } catch (const parse_error& e) {
+      diag.add(path, e.what());
+      return;
+    }
+    const std::string p = path.empty() ? "DeviceClass " + name : path;
+    if (const json* kind = detail::claims_field(o, "kind"); kind && (!kind->is_string() || *kind != "DeviceClass"))
+      diag.add(p + ".kind", "expected DeviceClass");
+    std::string v = detail::claims_map_value(o, "annotations", flag_key);
+    if (v.empty()) v = detail::claims_map_value(o, "labels", flag_key);
+    if (v.empty()) return;
+    if (v != "true" && v != "false")
+      diag.add(p + ".metadata." + std::string(flag_key), "expected \"true\" or \"false\", got '" + v + "'");
+    else
+      flags.emplace_back(name, v == "true");
+  });
+  diag.throw_if_any();
+  claim_model copy = m;
+  for (const auto& [n, f] : flags) copy.set_class_accounted(n, f);
+  m = std::move(copy);
+  return flags.size();
+}
+
+/// Pods that use claims. Every named claim must be loaded in `m`: a missing
+/// claim is a problem of the validation_error naming the pod and the claim
+/// (a pod names claims of its own namespace only, like Kubernetes).
+[[nodiscard]] inline std::vector<claim_pod_object> load_claim_pods(const claim_model& m, const json& doc) {
+  using detail::claims_field;
+  std::vector<claim_pod_object> out;
+  diagnostics diag;
+  const std::string& qkey = m.config().queue_label_key;
+  for_each_object(doc, [&](const json& o, const std::string& path) {
+    claim_pod_object pod;
+    try {
+      pod.name = object_name(o, path);
+    } catch (const parse_error& e) {
+      diag.add(path, e.what());
+      return;
+    }
+    pod.ns = object_namespace(o);
+    const std::string p = path.empty() ? "Pod " + pod.ns + "/" + pod.name : path;
+    pod.queue = detail::claims_map_value(o, "labels", qkey);
+    if (pod.queue.empty()) diag.add(p + ".metadata.labels." + qkey, "the pod has no queue label");
+    const std::string pre = detail::claims_map_value(o, "labels", "kai.scheduler/preemptibility");
+    if (pre == "non-preemptible")
+      pod.preemptible = false;
+    else if (!pre.empty() && pre != "preemptible")
+      diag.add(p + ".metadata.labels.kai.scheduler/preemptibility", "unknown value '" + pre + "'");
+    pod.min_runtime_protected = detail::claims_map_value(o, "annotations", "quota.dev/min-runtime-protected") == "true";
+    if (const json* md = claims_field(o, "metadata"))
+      if (const json* ts = claims_field(*md, "creationTimestamp")) {
+        if (!ts->is_string() || !detail::claims_parse_time(ts->get<std::string>(), pod.created_ms))
+          diag.add(p + ".metadata.creationTimestamp", "expected an RFC 3339 UTC time");
+      }
+    const json* spec = claims_field(o, "spec");
+    const json* rcs = spec ? claims_field(*spec, "resourceClaims") : nullptr;
+    const json* status = claims_field(o, "status");
+    const json* statuses = status ? claims_field(*status, "resourceClaimStatuses") : nullptr;
+    if (rcs && !rcs->is_array()) diag.add(p + ".spec.resourceClaims", "not an array");
+    if (rcs && rcs->is_array())
+      for (std::size_t i = 0; i < rcs->size(); ++i) {
+        const json& rc = (*rcs)[i];
+        const std::string rp = detail::index_path(p + ".spec.resourceClaims", i);
+        const std::string entry = rc.is_object() ? rc.value("name", "") : "";
+        std::string claim;
+        if (const json* n = claims_field(rc, "resourceClaimName"); n && n->is_string()) {
+          claim = n->get<std::string>();
+        } else if (const json* t = claims_field(rc, "resourceClaimTemplateName"); t && t->is_string()) {
+          if (statuses && statuses->is_array())
+            for (const auto& st : *statuses)
+              if (st.is_object() && st.value("name", "") == entry && st.contains("resourceClaimName") &&
+                  st["resourceClaimName"].is_string())
+                claim = st["resourceClaimName"].get<std::string>();
+          if (claim.empty()) {
+            diag.add(rp, "template claim '" + entry + "' has no generated claim in status.resourceClaimStatuses");
+            continue;
+          }
+        } else {
+          diag.add(rp, "needs resourceClaimName or resourceClaimTemplateName");
+          continue;
+        }
+        const std::string key = pod.ns + "/" + claim;
+        if (m.find_claim(key) == claim_none) {
+          diag.add(rp, "pod " + pod.ns + "/" + pod.name + " names claim '" + key + "', which is not loaded");
+          continue;
+        }
+        pod.claims.push_back(key);
+      }
+    out.push_back(std::move(pod));
+  });
+  diag.throw_if_any();
+  return out;
+}
+
+}  // namespace quota

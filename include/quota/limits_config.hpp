@@ -1,0 +1,248 @@
+// quota/limits_config.hpp — user and group limit configuration (YuniKorn model).
+//
+// A queue hierarchy (root + children, any depth) in which every queue may
+// carry a list of limit entries. Each entry applies to every user and every
+// group it names, one copy each (it is not a combined limit of the names):
+//
+//   limits_config cfg;                       // cfg.root.name == "root"
+//   limit_entry e;
+//   e.name = "example entry";
+//   e.users = {"sue", "bob"};
+//   e.max_applications = 2;
+//   e.max_resources.set(resources::cpu, 10'000);
+//   cfg.root.limits.push_back(e);
+//   validate_limits_config(cfg, registry);    // throws validation_error with every problem
+//
+// Validation follows the YuniKorn design and its config validator; every
+// problem is reported at once with the queue path and the limit entry:
+// * a limit names at least one user or group; names are non-empty, without blanks;
+// * a wildcard "*" is the only entry of its list, and no named user (group)
+//   follows a wildcard user (group) in the same queue (the wildcard is last);
+// * a group wildcard may not be the only group limit of a queue;
+// * no user or group appears twice in one queue's limits;
+// * maxresources amounts are > 0, and a limit sets maxresources or maxapplications;
+// * a limit stays within its queue: maxresources <= resources.max and
+//   maxapplications <= the queue's maxapplications (when set);
+// * the same user or group at a child is <= its nearest ancestor entry (a
+//   named user is also held to an ancestor's wildcard user entry), hence
+//   every limit is <= the root's limit for that user or group;
+// * queue names: non-empty, no '.', unique among siblings, the root is "root".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include <quota/error.hpp>
+#include <quota/resource.hpp>
+#include <quota/resource_vector.hpp>
+
+namespace quota {
+
+/// The wildcard that matches every user or every group.
+inline constexpr std::string_view limits_wildcard = "*";
+
+/// One entry of a queue's `limits` list.
+struct limit_entry {
+  /// The `limit` field: a free-text description used in messages.
+  std::string name;
+  std::vector<std::string> users;
+  std::vector<std::string> groups;
+  /// Per-user / per-group maximum usage (absent resource = not limited).
+  limit_vector max_resources;
+  /// Per-user / per-group maximum running applications (0 = not limited).
+  std::uint64_t max_applications = 0;
+};
+
+/// One queue of the hierarchy with its limits and children.
+struct limits_queue {
+  std::string name;
+  /// The queue's own maximum (`resources.max`); limits must stay within it.
+  limit_vector max;
+  /// The queue's own maxapplications (0 = not limited).
+  std::uint64_t max_applications = 0;
+  std::vector<limit_entry> limits;
+  std::vector<limits_queue> queues;
+};
+
+/// A whole limits configuration: the root queue of one partition.
+struct limits_config {
+  limits_config() { root.name = "root"; }
+  limits_queue root;
+};
+
+namespace detail {
+
+[[nodiscard]] inline bool limits_valid_name(std::string_view n) noexcept {
+  if (n.empty()) return false;
+  for (char c : n)
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' || static_cast<unsigned char>(c) < 0x20)
+      return false;
+  return true;
+}
+
+[[nodiscard]] inline std::string limits_label(const limit_entry& e) {
+  return e.name.empty() ? std::string("limit (unnamed)") : "limit '" + e.name + "'";
+}
+
+/// The bound an ancestor put on a user or group name, carried down the tree.
+struct limits_carried {
+  limit_vector max;
+  std::uint64_t max_applications = 0;
+  std::string where;  // "root.a.limits[0]"
+};
+using limits_carried_map = std::unordered_map<std::string, limits_carried>;
+
+/// child <= parent: every resource the child limits and the parent limits is
+/// not larger; a parent maxapplications binds the child (0 = unlimited).
+inline void limits_check_against(const limit_entry& e, std::string_view kind, const std::string& who,
+                                 const limits_carried& parent, bool via_wildcard, const std::string& path,
+                                 const resource_registry& reg, diagnostics& d) {
+  for (const auto& pe : parent.max) {
+    const amount* c = e.max_resources.find(pe.id);
+    if (c && *c > pe.value)
+      d.add(path, limits_label(e) + ": " + std::string(kind) + " '" + who + "' maxresources " +
+                      std::string(reg.name(pe.id)) + "=" + std::to_string(*c) + " exceeds " +
+                      (via_wildcard ? "the wildcard entry " : "the entry ") + "of ancestor " + parent.where + " (" +
+                      std::to_string(pe.value) + ")");
+  }
+  if (parent.max_applications != 0 && (e.max_applications == 0 || e.max_applications > parent.max_applications))
+    d.add(path, limits_label(e) + ": " + std::string(kind) + " '" + who + "' maxapplications " +
+                    (e.max_applications == 0 ? std::string("unlimited") : std::to_string(e.max_applications)) +
+                    " exceeds " + (via_wildcard ? "the wildcard entry " : "the entry ") + "of ancestor " +
+                    parent.where + " (" + std::to_string(parent.max_applications) + ")");
+}
+
+[[nodiscard]] inline limits_carried limits_merge(const limits_carried* parent, const limit_entry& e,
+                                                 const std::string& where) {
+  limits_carried c;
+  c.where = where;
+  c.max = parent ? elementwise_min(parent->max, e.max_resources) : e.max_resources;
+  c.max_applications = e.max_applications;
+  if (parent && parent->max_applications != 0 &&
+      (c.max_applications == 0 || parent->max_applications < c.max_applications))
+    c.max_applications = parent->max_applications;
+  return c;
+}
+
+inline void limits_validate_queue(const limits_queue& q, const std::string& path, const limits_carried_map& up_users,
+                                  const limits_carried_map& up_groups, const resource_registry& reg, diagnostics& d) {
+  for (const auto& e : q.max)
+    if (e.value < 0)
+      d.add(path + ".resources.max." + std::string(reg.name(e.id)), "queue maximum must not be negative");
+
+  std::unordered_set<std::string> seen_users, seen_groups;
+  bool user_wild = false, group_wild = false;
+  std::size_t named_groups = 0;
+  std::string group_wild_path;
+  limits_carried_map users = up_users, groups = up_groups;
+
+  for (std::size_t i = 0; i < q.limits.size(); ++i) {
+    const limit_entry& e = q.limits[i];
+    const std::string lp = path + ".limits[" + std::to_string(i) + "]";
+    const std::string label = limits_label(e);
+    if (e.users.empty() && e.groups.empty()) d.add(lp, label + ": names no user and no group");
+
+    auto check_list = [&](const std::vector<std::string>& names, std::string_view kind,
+                          std::unordered_set<std::string>& seen, bool& wild, const limits_carried_map& up,
+                          limits_carried_map& next) {
+      for (const auto& n : names) {
+        const bool is_wild = n == limits_wildcard;
+        if (!is_wild && !limits_valid_name(n)) {
+          d.add(lp, label + ": invalid " + std::string(kind) + " name '" + n + "'");
+          continue;
+        }
+        if (is_wild && names.size() > 1)
+          d.add(lp, label + ": the wildcard " + std::string(kind) + " must be the only entry of its list");
+        if (!seen.insert(n).second) {
+          d.add(lp, label + ": " + std::string(kind) + " '" + n + "' appears more than once in the limits of queue " +
+                        path);
+          continue;
+        }
+        if (!is_wild && wild)
+          d.add(lp, label + ": named " + std::string(kind) + " '" + n + "' after the wildcard " + std::string(kind) +
+                        " limit (the wildcard must be the last " + std::string(kind) + " limit)");
+        // hierarchy: nearest ancestor entry for the same name, else the ancestor wildcard
+        const limits_carried* parent = nullptr;
+        bool via_wild = false;
+        if (auto it = up.find(n); it != up.end()) {
+          parent = &it->second;
+        } else if (!is_wild) {
+          if (auto w = up.find(std::string(limits_wildcard)); w != up.end()) {
+            parent = &w->second;
+            via_wild = true;
+          }
+        }
+        if (parent) limits_check_against(e, kind, n, *parent, via_wild, lp, reg, d);
+        next.insert_or_assign(n, limits_merge(via_wild ? nullptr : parent, e, lp));
+      }
+      for (const auto& n : names)
+        if (n == limits_wildcard) wild = true;
+    };
+    check_list(e.users, "user", seen_users, user_wild, up_users, users);
+    const bool had_group_wild = group_wild;
+    check_list(e.groups, "group", seen_groups, group_wild, up_groups, groups);
+    for (const auto& g : e.groups)
+      if (g != limits_wildcard) ++named_groups;
+    if (group_wild && !had_group_wild) group_wild_path = lp;
+
+    for (const auto& r : e.max_resources) {
+      const std::string rp = lp + ".maxresources." + std::string(reg.name(r.id));
+      if (r.value < 0)
+        d.add(rp, label + ": negative amount " + std::to_string(r.value));
+      else if (r.value == 0)
+        d.add(rp, label + ": maxresources must be greater than zero");
+    }
+    if (e.max_applications == 0 && e.max_resources.empty())
+      d.add(lp, label + ": sets neither maxresources nor maxapplications");
+    if (q.max_applications != 0 && e.max_applications > q.max_applications)
+      d.add(lp, label + ": maxapplications " + std::to_string(e.max_applications) +
+                    " exceeds the queue's maxapplications " + std::to_string(q.max_applications));
+    for (const auto& qm : q.max) {
+      const amount* c = e.max_resources.find(qm.id);
+      if (c && *c > qm.value)
+        d.add(lp, label + ": maxresources " + std::string(reg.name(qm.id)) + "=" + std::to_string(*c) +
+                      " exceeds the queue's resources.max (" + std::to_string(qm.value) + ")");
+    }
+  }
+  if (group_wild && named_groups == 0)
+    d.add(group_wild_path.empty() ? path : group_wild_path,
+          "the wildcard group limit is the only group limit of queue " + path +
+              " (it would equal the queue limit; name at least one group)");
+
+  std::unordered_set<std::string> child_names;
+  for (std::size_t i = 0; i < q.queues.size(); ++i) {
+    const limits_queue& c = q.queues[i];
+    const bool ok = !c.name.empty() && c.name.find('.') == std::string::npos && limits_valid_name(c.name);
+    if (!ok) {
+      d.add(path + ".queues[" + std::to_string(i) + "]", "invalid queue name '" + c.name + "'");
+      continue;
+    }
+    if (!child_names.insert(c.name).second) {
+      d.add(path + "." + c.name, "duplicate queue name '" + c.name + "' under " + path);
+      continue;
+    }
+    limits_validate_queue(c, path + "." + c.name, users, groups, reg, d);
+  }
+}
+
+}  // namespace detail
+
+/// Adds every problem of `cfg` to `d` (see the file comment for the rules).
+inline void collect_limits_problems(const limits_config& cfg, const resource_registry& reg, diagnostics& d) {
+  if (cfg.root.name != "root")
+    d.add(cfg.root.name.empty() ? "root" : cfg.root.name, "the root queue must be named 'root'");
+  detail::limits_validate_queue(cfg.root, "root", {}, {}, reg, d);
+}
+
+/// Throws validation_error listing every problem of `cfg`; returns normally when valid.
+inline void validate_limits_config(const limits_config& cfg, const resource_registry& reg) {
+  diagnostics d;
+  collect_limits_problems(cfg, reg, d);
+  d.throw_if_any();
+}
+
+}  // namespace quota

@@ -1,0 +1,298 @@
+// quota/limits_json.hpp — JSON for user and group limits (opt-in).
+//
+// * load_limits_config: a YuniKorn queue configuration as JSON, with the field
+//   names of queues.yaml:
+//     {"partitions": [{"name": "default", "limits": [...],
+//                      "queues": [{"name": "root", "resources": {"max": {...}},
+//                                  "maxapplications": 0, "limits": [...], "queues": [...]}]}]}
+//   A limit: {"limit": "text", "users": [...], "groups": [...],
+//             "maxresources": {"memory": "25G", "vcore": 5}, "maxapplications": 2}.
+//   A single partition object or a bare root queue object are accepted too.
+//   Every parse and validation problem of the document is reported at once
+//   (validation_error), each naming the JSON path / queue path and the limit.
+// * users_usage_to_json / groups_usage_to_json: tracker state in the shape of
+//   YuniKorn's REST endpoints /ws/v1/partition/{p}/usage/users and /usage/groups
+//   (userName, groups {app: group}, queues {queuePath, resourceUsage,
+//   runningApplications, maxResources, maxApplications, children}; empty fields
+//   are left out as YuniKorn's omitempty does). Amounts are integers of base units.
+#pragma once
+
+#include <string>
+#include <utility>
+
+#include <quota/json.hpp>
+#include <quota/limits.hpp>
+#include <quota/limits_config.hpp>
+
+namespace quota {
+
+struct limits_json_options {
+  /// Partition to load; empty = the first one.
+  std::string partition;
+  /// YuniKorn's "vcore" is the pod cpu in millicores: read it as quota's cpu
+  /// (and print cpu as "vcore" in usage JSON). Off: "vcore" is its own resource.
+  bool vcore_as_cpu = true;
+};
+
+namespace detail {
+
+/// A resource list ({"memory": "25G", "vcore": 5}); "vcore" may be read as cpu.
+/// Problems go to `d` with the path of the offending key; bad entries are left out.
+[[nodiscard]] inline limit_vector limits_parse_resources(const json& j, resource_registry& reg, const std::string& path,
+                                                         bool vcore_as_cpu, diagnostics& d) {
+  limit_vector out;
+  if (j.is_null()) return out;
+  if (!j.is_object()) {
+    d.add(path, std::string("expected an object of resource quantities, got ") + j.type_name());
+    return out;
+  }
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string p = join_path(path, it.key());
+    resource_id id = no_resource;
+    if (vcore_as_cpu && it.key() == "vcore") {
+      id = resources::cpu;
+    } else {
+      try {
+        id = reg.intern(it.key());
+      } catch (const error& e) {
+        d.add(p, e.what());
+        continue;
+      }
+    }
+    const std::size_t before = d.size();
+    const amount v = parse_resource_amount(it.value(), id, reg, p, &d);
+    if (d.size() == before) out.set(id, v);
+  }
+  return out;
+}
+
+inline void limits_type_problem(diagnostics& d, const std::string& path, const char* expected, const json& v) {
+  d.add(path, std::string("expected ") + expected + ", got " + v.type_name());
+}
+
+[[nodiscard]] inline std::uint64_t limits_read_count(const json& obj, const char* key, const std::string& path,
+                                                     diagnostics& d) {
+  if (!obj.contains(key) || obj[key].is_null()) return 0;
+  const auto& v = obj[key];
+  if (v.is_number_unsigned()) return v.get<std::uint64_t>();
+  if (v.is_number_integer()) {
+    d.add(join_path(path, key), "must not be negative (" + std::to_string(v.get<std::int64_t>()) + ")");
+    return 0;
+  }
+  limits_type_problem(d, join_path(path, key), "a non-negative integer", v);
+  return 0;
+}
+
+[[nodiscard]] inline std::vector<std::string> limits_read_names(const json& obj, const char* key,
+                                                                const std::string& path, diagnostics& d) {
+  std::vector<std::string> out;
+  if (!obj.contains(key) || obj[key].is_null()) return out;
+  const auto& v = obj[key];
+  if (!v.is_array()) {
+    limits_type_problem(d, join_path(path, key), "an array of names", v);
+    return out;
+  }
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_string())
+      limits_type_problem(d, index_path(join_path(path, key), i), "a string", v[i]);
+    else
+      out.push_back(v[i].get<std::string>());
+  }
+  return out;
+}
+
+inline std::vector<limit_entry> limits_read_limits(const json& arr, const std::string& path, resource_registry& reg,
+                                                   const limits_json_options& opt, diagnostics& d) {
+  std::vector<limit_entry> out;
+  if (arr.is_null()) return out;
+  if (!arr.is_array()) {
+    limits_type_problem(d, path, "an array of limits", arr);
+    return out;
+  }
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    const auto& l = arr[i];
+    const std::string lp = index_path(path, i);
+    if (!l.is_object()) {
+      limits_type_problem(d, lp, "a limit object", l);
+      continue;
+    }
+    limit_entry e;
+    if (l.contains("limit") && !l["limit"].is_null()) {
+      if (l["limit"].is_string())
+        e.name = l["limit"].get<std::string>();
+      else
+        limits_type_problem(d, join_path(lp, "limit"), "a string", l["limit"]);
+    }
+    e.users = limits_read_names(l, "users", lp, d);
+    e.groups = limits_read_names(l, "groups", lp, d);
+    if (l.contains("maxresources"))
+      e.max_resources =
+          limits_parse_resources(l["maxresources"], reg, join_path(lp, "maxresources"), opt.vcore_as_cpu, d);
+    e.max_applications = limits_read_count(l, "maxapplications", lp, d);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+inline void limits_read_queue(const json& q, const std::string& path, limits_queue& out, resource_registry& reg,
+                              const limits_json_options& opt, diagnostics& d) {
+  if (!q.is_object()) {
+    limits_type_problem(d, path, "a queue object", q);
+    return;
+  }
+  if (!q.contains("name") || !q["name"].is_string())
+    d.add(join_path(path, "name"), "missing or not a string");
+  else
+    out.name = q["name"].get<std::string>();
+  if (q.contains("resources") && q["resources"].is_object() && q["resources"].contains("max"))
+    out.max = limits_parse_resources(q["resources"]["max"], reg, join_path(path, "resources.max"), opt.vcore_as_cpu, d);
+  out.max_applications = limits_read_count(q, "maxapplications", path, d);
+  if (q.contains("limits")) out.limits = limits_read_limits(q["limits"], join_path(path, "limits"), reg, opt, d);
+  if (q.contains("queues") && !q["queues"].is_null()) {
+    const auto& cs = q["queues"];
+    if (!cs.is_array()) {
+      limits_type_problem(d, join_path(path, "queues"), "an array of queues", cs);
+      return;
+    }
+    for (std::size_t i = 0; i < cs.size(); ++i) {
+      limits_queue c;
+      limits_read_queue(cs[i], index_path(join_path(path, "queues"), i), c, reg, opt, d);
+      out.queues.push_back(std::move(c));
+    }
+  }
+}
+
+inline void limits_read_partition(const json& p, const std::string& path, limits_config& cfg, resource_registry& reg,
+                                  const limits_json_options& opt, diagnostics& d) {
+  const json& qs = p.contains("queues") ? p["queues"] : json();
+  if (qs.is_array() && qs.size() == 1 && qs[0].is_object() && qs[0].contains("name") && qs[0]["name"] == "root") {
+    limits_read_queue(qs[0], index_path(join_path(path, "queues"), 0), cfg.root, reg, opt, d);
+  } else if (qs.is_array()) {
+    // top-level queues without an explicit root: they become root's children
+    for (std::size_t i = 0; i < qs.size(); ++i) {
+      limits_queue c;
+      limits_read_queue(qs[i], index_path(join_path(path, "queues"), i), c, reg, opt, d);
+      cfg.root.queues.push_back(std::move(c));
+    }
+  } else if (!qs.is_null()) {
+    limits_type_problem(d, join_path(path, "queues"), "an array of queues", qs);
+  }
+  if (p.contains("limits") && !p["limits"].is_null()) {
+    // partition limits are the root limits (YuniKorn: both set must be equal)
+    auto pl = limits_read_limits(p["limits"], join_path(path, "limits"), reg, opt, d);
+    const json* rootl =
+        (qs.is_array() && qs.size() == 1 && qs[0].is_object() && qs[0].contains("limits")) ? &qs[0]["limits"] : nullptr;
+    if (cfg.root.limits.empty())
+      cfg.root.limits = std::move(pl);
+    else if (rootl && *rootl != p["limits"])
+      d.add(join_path(path, "limits"), "partition limits and root queue limits are not equal");
+  }
+}
+
+}  // namespace detail
+
+/// Loads a limits configuration (see the file comment). Throws validation_error
+/// with every problem (parse and rule) of the document; `reg` may gain resources.
+[[nodiscard]] inline limits_config load_limits_config(const json& doc, resource_registry& reg,
+                                                      const limits_json_options& opt = {}) {
+  limits_config cfg;
+  diagnostics d;
+  if (!doc.is_object()) throw parse_error(error_id::parse_malformed_document, "limits config: expected an object");
+  if (doc.contains("partitions")) {
+    const auto& ps = doc["partitions"];
+    if (!ps.is_array() || ps.empty())
+      throw parse_error(error_id::parse_malformed_document, "partitions: expected a non-empty array");
+    std::size_t pick = ps.size();
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+      const bool named = ps[i].is_object() && ps[i].contains("name") && ps[i]["name"].is_string();
+      if (opt.partition.empty() || (named && ps[i]["name"].get<std::string>() == opt.partition)) {
+        pick = i;
+        break;
+      }
+    }
+    if (pick == ps.size()) throw unknown_entity_error(error_id::unknown_entity, "partition", opt.partition);
+    detail::limits_read_partition(ps[pick], detail::index_path("partitions", pick), cfg, reg, opt, d);
+  } else if (doc.contains("queues") && !doc.contains("limits") && !doc.contains("resources") &&
+             !(doc.contains("name") && doc["name"] == "root")) {
+    detail::limits_read_partition(doc, "", cfg, reg, opt, d);
+  } else {
+    detail::limits_read_queue(doc, "", cfg.root, reg, opt, d);
+  }
+  collect_limits_problems(cfg, reg, d);
+  d.throw_if_any();
+  return cfg;
+}
+
+/// A usage or request in YuniKorn's resource-list form ({"vcore": 1, "memory": "10G"});
+/// every problem at once as validation_error naming `path`.
+[[nodiscard]] inline resource_vector parse_limits_usage(const json& j, resource_registry& reg, const std::string& path,
+                                                        const limits_json_options& opt = {}) {
+  diagnostics d;
+  const limit_vector v = detail::limits_parse_resources(j, reg, path, opt.vcore_as_cpu, d);
+  d.throw_if_any();
+  return v.as<absent_means::zero>();
+}
+
+[[nodiscard]] inline limits_config load_limits_config_file(const std::string& file, resource_registry& reg,
+                                                           const limits_json_options& opt = {}) {
+  return load_limits_config(load_json_file(file), reg, opt);
+}
+
+namespace detail {
+[[nodiscard]] inline json limits_amounts(const resource_vector& v, const resource_registry& reg, bool vcore) {
+  json j = json::object();
+  for (const auto& e : v) {
+    if (e.value == 0) continue;
+    j[vcore && e.id == resources::cpu ? std::string("vcore") : std::string(reg.name(e.id))] = e.value;
+  }
+  return j;
+}
+[[nodiscard]] inline json limits_node_json(const limits_usage_node& n, const resource_registry& reg, bool vcore) {
+  json j = json::object();
+  j["queuePath"] = n.queue_path;
+  json use = limits_amounts(n.usage, reg, vcore);
+  if (!use.empty()) j["resourceUsage"] = std::move(use);
+  if (!n.running_applications.empty()) j["runningApplications"] = n.running_applications;
+  json mx = json::object();
+  for (const auto& e : n.max_resources)
+    mx[vcore && e.id == resources::cpu ? std::string("vcore") : std::string(reg.name(e.id))] = e.value;
+  if (!mx.empty()) j["maxResources"] = std::move(mx);
+  if (n.max_applications != 0) j["maxApplications"] = n.max_applications;
+  if (!n.children.empty()) {
+    j["children"] = json::array();
+    for (const auto& c : n.children) j["children"].push_back(limits_node_json(c, reg, vcore));
+  }
+  return j;
+}
+}  // namespace detail
+
+/// The /usage/users shape: [{"userName", "groups": {app: group}, "queues": {...}}].
+[[nodiscard]] inline json users_usage_to_json(const limits_manager& m, const limits_json_options& opt = {}) {
+  json arr = json::array();
+  for (const auto& u : m.users_usage()) {
+    json j = json::object();
+    j["userName"] = u.user;
+    json g = json::object();
+    for (const auto& [app, group] : u.app_groups)
+      if (!group.empty()) g[app] = group;
+    if (!g.empty()) j["groups"] = std::move(g);
+    j["queues"] = detail::limits_node_json(u.queues, m.registry(), opt.vcore_as_cpu);
+    arr.push_back(std::move(j));
+  }
+  return arr;
+}
+
+/// The /usage/groups shape: [{"groupName", "applications": [...], "queues": {...}}].
+[[nodiscard]] inline json groups_usage_to_json(const limits_manager& m, const limits_json_options& opt = {}) {
+  json arr = json::array();
+  for (const auto& g : m.groups_usage()) {
+    json j = json::object();
+    j["groupName"] = g.group;
+    if (!g.applications.empty()) j["applications"] = g.applications;
+    j["queues"] = detail::limits_node_json(g.queues, m.registry(), opt.vcore_as_cpu);
+    arr.push_back(std::move(j));
+  }
+  return arr;
+}
+
+}  // namespace quota

@@ -1,0 +1,815 @@
+// Tests of quota/claims.hpp: ownership and accounting of shared DRA claims.
+#include <quota/claims.hpp>
+#include <quota/claims_json.hpp>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "quota_catch.hpp"
+
+using namespace quota;
+
+namespace {
+
+// A claim with `n` allocated devices of `cls` (one allocation result each).
+claim_spec gpu_claim(std::string name, std::string label = "", std::int64_t n = 1, std::string cls = "gpu.nvidia.com",
+                     std::string ns = "default") {
+  claim_spec s;
+  s.ns = std::move(ns);
+  s.name = std::move(name);
+  s.queue_label = std::move(label);
+  s.allocated = true;
+  s.requests.push_back(claim_device{cls, n, false, false, {}});
+  for (std::int64_t i = 0; i < n; ++i) s.allocation.push_back(claim_device{cls, 1, false, false, {}});
+  return s;
+}
+
+claim_pod pod(std::string_view id, claim_queue_id q, bool preemptible = true) {
+  claim_pod p;
+  p.id = id;
+  p.queue = q;
+  p.preemptible = preemptible;
+  return p;
+}
+
+amount gpus(const claim_model& m, claim_queue_id q) {
+  const auto id = m.registry().find("gpu.nvidia.com");
+  return id ? m.charge_of(q).get(*id) : 0;
+}
+
+bool has_action(const std::vector<claim_action>& a, claim_action_kind k, claim_id c, claim_queue_id q) {
+  for (const auto& x : a)
+    if (x.kind == k && x.claim == c && x.queue == q) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("claims: two pods of one queue sharing one claim are charged once, from the allocation result") {
+  claim_model m;
+  const auto c = m.add_claim(gpu_claim("shared", "", 2));
+  const auto a = m.queue("a");
+  const claim_id ids[] = {c};
+  auto r1 = m.bind(pod("p1", a), ids);
+  auto r2 = m.bind(pod("p2", a), ids);
+  REQUIRE(r1.verdict.allowed());
+  REQUIRE(r2.verdict.allowed());
+  CHECK(m.consumers(c) == 2);
+  CHECK(gpus(m, a) == 2);  // the claim's two devices, not 2 per pod
+  CHECK(m.allocated_total() == m.charged_total());
+}
+
+TEST_CASE("claims: consumed capacities of the allocation result are charged per class") {
+  claim_model m;
+  claim_spec s = gpu_claim("cap", "", 1);
+  s.allocation[0].capacity.push_back({"memory", 40LL << 30});
+  const auto c = m.add_claim(s);
+  const auto a = m.queue("a");
+  const claim_id ids[] = {c};
+  REQUIRE(m.bind(pod("p", a), ids).verdict.allowed());
+  CHECK(m.charge_of(a).get(m.registry().at("gpu.nvidia.com/memory")) == (40LL << 30));
+}
+
+TEST_CASE("claims: an unallocated claim is charged its exact-count request; All mode waits for the allocation") {
+  claim_model m;
+  claim_spec s;
+  s.name = "pending";
+  s.requests.push_back(claim_device{"gpu.nvidia.com", 3, false, false, {}});
+  s.requests.push_back(claim_device{"gpu.nvidia.com", 1, true, false, {}});
+  const auto c = m.add_claim(s);
+  const auto a = m.queue("a");
+  const claim_id ids[] = {c};
+  REQUIRE(m.bind(pod("p", a), ids).verdict.allowed());
+  CHECK(gpus(m, a) == 3);
+}
+
+TEST_CASE("claims: an existing queue label wins over the first binder and is never rewritten") {
+  claim_model m;
+  const auto c = m.add_claim(gpu_claim("labelled", "b"));
+  const auto a = m.queue("a");
+  const auto b = m.find_queue("b");
+  REQUIRE(b != claim_none);
+  CHECK(m.owner(c) == b);
+  std::vector<claim_action> acts;
+  const claim_id ids[] = {c};
+  REQUIRE(m.bind(pod("pa", a), ids, &acts).verdict.allowed());
+  CHECK(m.owner(c) == b);
+  CHECK(m.owner_source(c) == claim_owner_source::label);
+  CHECK(gpus(m, b) == 1);
+  CHECK(gpus(m, a) == 0);
+  CHECK(acts.empty());  // no upsert for a labelled claim
+}
+
+TEST_CASE("claims: racing - the first binder owns the claim and every later bind carries that owner") {
+  claim_model m;
+  const auto c = m.add_claim(gpu_claim("race"));
+  const auto a = m.queue("a");
+  const auto b = m.queue("b");
+  const claim_id ids[] = {c};
+  std::vector<claim_action> first, second;
+  REQUIRE(m.bind(pod("pa", a), ids, &first).verdict.allowed());
+  CHECK(m.owner(c) == a);
+  CHECK(m.owner_source(c) == claim_owner_source::first_bind);
+  CHECK(has_action(first, claim_action_kind::upsert_label, c, a));
+  // queue b's bind request is created later but may be handled by the binder first:
+  // it names the same owner, so the label is right whichever is applied first.
+  REQUIRE(m.bind(pod("pb", b), ids, &second).verdict.allowed());
+  CHECK(has_action(second, claim_action_kind::upsert_label, c, a));
+  CHECK_FALSE(has_action(second, claim_action_kind::upsert_label, c, b));
+  CHECK(gpus(m, a) == 1);
+  CHECK(gpus(m, b) == 0);
+}
+
+TEST_CASE("claims: opt-out - a foreign pod is denied with a reason naming the owner") {
+  claim_model m;
+  const auto c = m.add_claim(gpu_claim("private", "a"));
+  m.set_sharing("a", false);
+  const auto a = m.find_queue("a");
+  const auto b = m.queue("b");
+  const claim_id ids[] = {c};
+  const auto r = m.bind(pod("pb", b), ids);
+  REQUIRE(r.verdict.denied());
+  REQUIRE(r.verdict.has_rule("sharing_opted_out", "claims"));
+  CHECK(r.verdict.reasons()[0].entity == "default/private");
+  CHECK(r.verdict.reasons()[0].message.find("'a'") != std::string::npos);
+  CHECK(m.consumers(c) == 0);
+  CHECK(m.bind(pod("pa", a), ids).verdict.allowed());  // the owner's own pods
+  m.set_sharing("a", true);
+  CHECK(m.bind(pod("pb", b), ids).verdict.allowed());
+}
+
+TEST_CASE("claims: non-accounted device classes get no owner, no charge and no sharing checks") {
+  SECTION("per-class flag") {
+    claim_model m;
+    m.set_class_accounted("nic.example.com", false);
+    const auto c = m.add_claim(gpu_claim("nic", "", 1, "nic.example.com"));
+    const auto a = m.queue("a");
+    const auto b = m.queue("b");
+    const claim_id ids[] = {c};
+    CHECK_FALSE(m.accounted(c));
+    REQUIRE(m.bind(pod("pa", a), ids).verdict.allowed());
+    REQUIRE(m.bind(pod("pb", b, false), ids).verdict.allowed());  // no locking check either
+    CHECK(m.owner(c) == claim_none);
+    CHECK(m.charge_of(a).is_zero());
+    CHECK(m.allocated_total().is_zero());
+  }
+  SECTION("config predicate, flag wins over it") {
+    claim_config cfg;
+    cfg.accounted_class = [](std::string_view n) { return n == "gpu.nvidia.com"; };
+    claim_model m(cfg);
+    m.set_class_accounted("fpga.example.com", true);
+    CHECK(m.class_accounted("gpu.nvidia.com"));
+    CHECK_FALSE(m.class_accounted("imex.nvidia.com"));
+    CHECK(m.class_accounted("fpga.example.com"));
+    // a claim mixing classes is charged only for the accounted part
+    claim_spec s = gpu_claim("mixed", "", 1);
+    s.requests.push_back(claim_device{"imex.nvidia.com", 1, false, false, {}});
+    s.allocation.push_back(claim_device{"imex.nvidia.com", 1, false, false, {}});
+    const auto c = m.add_claim(s);
+    const auto a = m.queue("a");
+    const claim_id ids[] = {c};
+    REQUIRE(m.bind(pod("pa", a), ids).verdict.allowed());
+    CHECK(gpus(m, a) == 1);
+    CHECK_FALSE(m.registry().find("imex.nvidia.com").has_value());
+  }
+  SECTION("flags only before claims are added") {
+    claim_model m;
+    (void)m.add_claim(gpu_claim("x"));
+    REQUIRE_THROWS_AS(m.set_class_accounted("gpu.nvidia.com", false), state_error);
+  }
+}
+
+TEST_CASE("claims: locking deny_foreign - the seed's example: B's non-preemptible pod may not share A's claim") {
+  claim_model m;  // default locking
+  const auto c = m.add_claim(gpu_claim("a-claim", "a"));
+  const auto a = m.find_queue("a");
+  const auto b = m.queue("b");
+  const claim_id ids[] = {c};
+  const auto denied = m.bind(pod("b-np", b, false), ids);
+  REQUIRE(denied.verdict.has_rule("foreign_non_preemptible"));
+  CHECK(m.consumers(c) == 0);
+  // min runtime protection locks too, configurably
+  claim_pod mr = pod("b-mr", b);
+  mr.min_runtime_protected = true;
+  CHECK(m.check(mr, ids).has_rule("foreign_non_preemptible"));
+  // the owner's own non-preemptible pod is fine, and foreign preemptible ones too
+  auto ra = m.bind(pod("a-np", a, false), ids);
+  REQUIRE(ra.verdict.allowed());
+  REQUIRE(m.bind(pod("b-p", b), ids).verdict.allowed());
+  // A's pod finishes: B's preemptible pod keeps the claim; it is reported pinned, A still pays
+  std::vector<claim_action> acts;
+  m.unbind(ra.binding, &acts);
+  CHECK(m.pinned(c));
+  CHECK(has_action(acts, claim_action_kind::pinned, c, a));
+  CHECK(gpus(m, a) == 1);
+  CHECK(m.owner(c) == a);
+
+  claim_config cfg;
+  cfg.min_runtime_locks = false;
+  claim_model m2(cfg);
+  const auto c2 = m2.add_claim(gpu_claim("a-claim", "a"));
+  claim_pod mr2 = pod("b-mr", m2.queue("b"));
+  mr2.min_runtime_protected = true;
+  const claim_id ids2[] = {c2};
+  CHECK(m2.check(mr2, ids2).allowed());
+}
+
+TEST_CASE("claims: locking pin - foreign non-preemptible pods may share; a claim left to them is pinned") {
+  claim_config cfg;
+  cfg.locking = claim_locking::pin;
+  claim_model m(cfg);
+  const auto c = m.add_claim(gpu_claim("a-claim", "a"));
+  const auto a = m.find_queue("a");
+  const auto b = m.queue("b");
+  const claim_id ids[] = {c};
+  auto ra = m.bind(pod("a1", a), ids);
+  REQUIRE(m.bind(pod("b-np", b, false), ids).verdict.allowed());
+  std::vector<claim_action> acts;
+  m.unbind(ra.binding, &acts);
+  CHECK(m.pinned(c));
+  CHECK(has_action(acts, claim_action_kind::pinned, c, a));
+  CHECK(gpus(m, a) == 1);  // still charged to its owner
+  acts.clear();
+  REQUIRE(m.bind(pod("a2", a), ids, &acts).verdict.allowed());
+  CHECK_FALSE(m.pinned(c));
+  CHECK(has_action(acts, claim_action_kind::unpinned, c, a));
+}
+
+TEST_CASE("claims: locking transfer - ownership moves to the remaining queue that bound first") {
+  claim_config cfg;
+  cfg.locking = claim_locking::transfer;
+  claim_model m(cfg);
+  const auto c = m.add_claim(gpu_claim("t", "", 2));
+  const auto a = m.queue("a");
+  const auto b = m.queue("b");
+  const auto cq = m.queue("c");
+  const claim_id ids[] = {c};
+  auto ra = m.bind(pod("a1", a), ids);
+  REQUIRE(m.bind(pod("b1", b), ids).verdict.allowed());
+  REQUIRE(m.bind(pod("c1", cq, false), ids).verdict.allowed());  // no locking denial under transfer
+  std::vector<claim_action> acts;
+  m.unbind(ra.binding, &acts);
+  CHECK(m.owner(c) == b);
+  CHECK(m.owner_source(c) == claim_owner_source::transferred);
+  CHECK(has_action(acts, claim_action_kind::upsert_label, c, b));
+  CHECK(gpus(m, a) == 0);
+  CHECK(gpus(m, b) == 2);
+  CHECK_FALSE(m.pinned(c));
+  CHECK(m.allocated_total() == m.charged_total());
+}
+
+TEST_CASE("claims: orphans deduct - a claim bound by several queues without a label is charged to no queue") {
+  claim_model m;  // default: deduct
+  const auto c = m.add_claim(gpu_claim("orphan", "", 4));
+  const auto a = m.queue("a");
+  const auto b = m.queue("b");
+  const claim_id ids[] = {c};
+  const auto ba = m.restore(pod("pa", a), ids);
+  const auto bb = m.restore(pod("pb", b), ids);
+  // binding before the snapshot is finished is out of order
+  REQUIRE_THROWS_AS(m.bind(pod("px", a), ids), state_error);
+  std::vector<claim_action> acts;
+  m.finish_snapshot(&acts);
+  CHECK(m.orphan(c));
+  CHECK(m.owner(c) == claim_none);
+  CHECK(m.deducted().get(m.registry().at("gpu.nvidia.com")) == 4);
+  CHECK(gpus(m, a) == 0);
+  CHECK(gpus(m, b) == 0);
+  CHECK(acts.empty());
+  CHECK(m.allocated_total() == m.charged_total());
+  m.unbind(ba);
+  m.unbind(bb);
+  CHECK(m.deducted().is_zero());
+  CHECK_FALSE(m.orphan(c));
+  REQUIRE(m.bind(pod("pb2", b), ids).verdict.allowed());
+  CHECK(m.owner(c) == b);  // the next binder owns it
+}
+
+TEST_CASE("claims: orphans attribute - earliest pod creation, then queue name") {
+  claim_config cfg;
+  cfg.orphans = claim_orphans::attribute;
+  claim_model m(cfg);
+  const auto c1 = m.add_claim(gpu_claim("o1"));
+  const auto c2 = m.add_claim(gpu_claim("o2"));
+  const auto a = m.queue("a");
+  const auto z = m.queue("z");
+  const auto y = m.queue("y");
+  const claim_id i1[] = {c1};
+  const claim_id i2[] = {c2};
+  claim_pod pa = pod("pa", a), pz = pod("pz", z), py = pod("py", y);
+  pa.created_ms = 500;
+  pz.created_ms = 100;  // earliest
+  py.created_ms = 100;
+  (void)m.restore(pa, i1);
+  (void)m.restore(pz, i1);
+  (void)m.restore(pz, i2);
+  (void)m.restore(py, i2);  // same creation time as pz: y < z by name
+  std::vector<claim_action> acts;
+  m.finish_snapshot(&acts);
+  CHECK(m.owner(c1) == z);
+  CHECK(m.owner(c2) == y);
+  CHECK(m.owner_source(c1) == claim_owner_source::attributed);
+  CHECK(has_action(acts, claim_action_kind::upsert_label, c1, z));
+  CHECK(gpus(m, z) == 1);
+  CHECK(gpus(m, y) == 1);
+  CHECK(m.deducted().is_zero());
+}
+
+TEST_CASE("claims: a restored unlabelled claim used by one queue is owned by that queue") {
+  claim_model m;
+  const auto c = m.add_claim(gpu_claim("solo"));
+  const auto a = m.queue("a");
+  const claim_id ids[] = {c};
+  (void)m.restore(pod("p1", a), ids);
+  (void)m.restore(pod("p2", a), ids);
+  std::vector<claim_action> acts;
+  m.finish_snapshot(&acts);
+  CHECK(m.owner(c) == a);
+  CHECK_FALSE(m.orphan(c));
+  CHECK(has_action(acts, claim_action_kind::upsert_label, c, a));
+  CHECK(gpus(m, a) == 1);
+}
+
+TEST_CASE("claims: consumer cap - 255 and 256 reservations fit, the 257th does not; a gang is denied whole") {
+  claim_model m;
+  const auto c = m.add_claim(gpu_claim("busy"));
+  const auto a = m.queue("a");
+  const claim_id ids[] = {c};
+  std::vector<std::string> names;
+  for (int i = 0; i < 255; ++i) REQUIRE(m.bind(pod("p", a), ids).verdict.allowed());
+  CHECK(m.consumers(c) == 255);
+  // a gang of 2 would make 257: denied as a whole, nothing reserved
+  claim_pod gang = pod("gang", a);
+  gang.count = 2;
+  const auto g = m.bind(gang, ids);
+  REQUIRE(g.verdict.has_rule("consumer_cap"));
+  CHECK(g.verdict.reasons()[0].requested == 2);
+  CHECK(g.verdict.reasons()[0].used == 255);
+  CHECK(g.verdict.reasons()[0].limit == 256);
+  CHECK(m.consumers(c) == 255);
+  const auto last = m.bind(pod("p256", a), ids);
+  REQUIRE(last.verdict.allowed());
+  CHECK(m.consumers(c) == 256);
+  CHECK(m.bind(pod("p257", a), ids).verdict.has_rule("consumer_cap"));
+  m.unbind(last.binding);
+  gang.count = 1;
+  CHECK(m.check(gang, ids).allowed());
+  CHECK(gpus(m, a) == 1);
+}
+
+TEST_CASE("claims: release - the charge leaves the owner with the last reservation; the owner is kept") {
+  claim_model m;
+  const auto c = m.add_claim(gpu_claim("r", "", 2));
+  const auto a = m.queue("a");
+  const claim_id ids[] = {c};
+  auto r1 = m.bind(pod("p1", a), ids);
+  auto r2 = m.bind(pod("p2", a), ids);
+  m.unbind(r1.binding);
+  CHECK(gpus(m, a) == 2);
+  m.unbind(r2.binding);
+  CHECK(gpus(m, a) == 0);
+  CHECK(m.consumers(c) == 0);
+  CHECK(m.owner(c) == a);  // its label was written: it stays the owner
+  REQUIRE_THROWS_AS(m.unbind(r2.binding), unknown_entity_error);
+  CHECK(m.live_bindings() == 0);
+}
+
+TEST_CASE("claims: a deleted owner queue - deduct (default) and transfer") {
+  SECTION("deduct") {
+    claim_model m;
+    const auto c = m.add_claim(gpu_claim("d", "a", 3));
+    const auto a = m.find_queue("a");
+    const auto b = m.queue("b");
+    const claim_id ids[] = {c};
+    REQUIRE(m.bind(pod("pa", a), ids).verdict.allowed());
+    auto rb = m.bind(pod("pb", b), ids);
+    m.remove_queue("a");
+    CHECK_FALSE(m.queue_live(a));
+    CHECK(m.owner(c) == claim_none);
+    CHECK(m.orphan(c));
+    CHECK(m.deducted().get(m.registry().at("gpu.nvidia.com")) == 3);
+    CHECK(gpus(m, a) == 0);
+    CHECK(m.allocated_total() == m.charged_total());
+    REQUIRE_THROWS_AS(m.remove_queue("a"), unknown_entity_error);
+    m.unbind(rb.binding);
+    CHECK(m.consumers(c) == 1);  // a's pod is still bound until released
+  }
+  SECTION("transfer") {
+    claim_config cfg;
+    cfg.owner_deleted = claim_owner_deleted::transfer;
+    claim_model m(cfg);
+    const auto c = m.add_claim(gpu_claim("d", "a", 3));
+    const auto a = m.find_queue("a");
+    const auto b = m.queue("b");
+    const claim_id ids[] = {c};
+    REQUIRE(m.bind(pod("pa", a), ids).verdict.allowed());
+    REQUIRE(m.bind(pod("pb", b), ids).verdict.allowed());
+    std::vector<claim_action> acts;
+    m.remove_queue("a", &acts);
+    CHECK(m.owner(c) == b);
+    CHECK(has_action(acts, claim_action_kind::upsert_label, c, b));
+    CHECK(gpus(m, b) == 3);
+    CHECK(m.deducted().is_zero());
+  }
+  SECTION("an unused claim of a deleted queue goes to its next binder") {
+    claim_model m;
+    const auto c = m.add_claim(gpu_claim("idle", "a"));
+    const auto b = m.queue("b");
+    m.remove_queue("a");
+    CHECK_FALSE(m.orphan(c));
+    const claim_id ids[] = {c};
+    REQUIRE(m.bind(pod("pb", b), ids).verdict.allowed());
+    CHECK(m.owner(c) == b);
+    CHECK(gpus(m, b) == 1);
+  }
+  SECTION("unknown queue") {
+    claim_model m;
+    REQUIRE_THROWS_AS(m.remove_queue("nope"), unknown_entity_error);
+  }
+}
+
+TEST_CASE("claims: a per-pod template claim is owned by the pod's queue, without sharing checks") {
+  claim_model m;
+  claim_spec s = gpu_claim("pod-x-gpu-abc12", "other");
+  s.per_pod = true;
+  const auto c = m.add_claim(s);
+  const auto a = m.queue("a");
+  const claim_id ids[] = {c};
+  REQUIRE(m.bind(pod("x", a, false), ids).verdict.allowed());
+  CHECK(m.owner(c) == a);
+  CHECK(m.owner_source(c) == claim_owner_source::per_pod);
+  CHECK(gpus(m, a) == 1);
+}
+
+TEST_CASE("claims: kai-strict - a shared GPU claim needs a queue label equal to the pod's queue") {
+  claim_config cfg;
+  cfg.mode = claim_mode::kai_strict;
+  claim_model m(cfg);
+  const auto none = m.add_claim(gpu_claim("nolabel"));
+  const auto wrong = m.add_claim(gpu_claim("wrong", "b"));
+  const auto right = m.add_claim(gpu_claim("right", "a"));
+  const auto nic = m.add_claim(gpu_claim("nic", "", 1, "nic.example.com"));
+  claim_spec t = gpu_claim("tmpl");
+  t.per_pod = true;
+  const auto tmpl = m.add_claim(t);
+  const auto a = m.queue("a");
+  const claim_id i_none[] = {none}, i_wrong[] = {wrong}, i_right[] = {right}, i_nic[] = {nic}, i_tmpl[] = {tmpl};
+  CHECK(m.check(pod("p", a), i_none).has_rule("missing_queue_label"));
+  CHECK(m.check(pod("p", a), i_wrong).has_rule("queue_label_mismatch"));
+  CHECK(m.check(pod("p", a), i_right).allowed());
+  CHECK(m.check(pod("p", a), i_nic).allowed());   // not a GPU class by KAI's rule
+  CHECK(m.check(pod("p", a), i_tmpl).allowed());  // template claims are not checked
+  CHECK_FALSE(m.accounted(nic));
+  // KAI's GPU rule: "gpu" anywhere in the class name, any case
+  CHECK(m.class_accounted("MyGPUClass"));
+  CHECK_FALSE(m.class_accounted("gp-u"));
+}
+
+TEST_CASE("claims: kai-strict charges a shared claim to every pod; the design charges it once") {
+  claim_config strict;
+  strict.mode = claim_mode::kai_strict;
+  claim_model k(strict);
+  claim_model d;
+  for (claim_model* m : {&k, &d}) {
+    const auto c = m->add_claim(gpu_claim("shared", "a", 2));
+    const auto a = m->find_queue("a") == claim_none ? m->queue("a") : m->find_queue("a");
+    const claim_id ids[] = {c};
+    auto r1 = m->bind(pod("p1", a), ids);
+    REQUIRE(r1.verdict.allowed());
+    REQUIRE(m->bind(pod("p2", a), ids).verdict.allowed());
+    claim_pod gang = pod("g", a);
+    gang.count = 3;
+    REQUIRE(m->bind(gang, ids).verdict.allowed());
+    m->unbind(r1.binding);
+  }
+  const auto ka = k.find_queue("a");
+  const auto da = d.find_queue("a");
+  CHECK(gpus(k, ka) == 2 * 4);  // 4 pods left, each charged the claim's 2 devices
+  CHECK(gpus(d, da) == 2);
+  CHECK(d.allocated_total() == d.charged_total());
+  CHECK_FALSE(k.allocated_total() == k.charged_total());
+}
+
+TEST_CASE("claims: kai-strict counts requests - ExactCount count (1 when unset), All as 1") {
+  claim_config strict;
+  strict.mode = claim_mode::kai_strict;
+  claim_model k(strict);
+  claim_spec s;
+  s.name = "req";
+  s.queue_label = "a";
+  s.requests.push_back(claim_device{"gpu.nvidia.com", 0, false, false, {}});
+  s.requests.push_back(claim_device{"gpu.nvidia.com", 4, false, false, {}});
+  s.requests.push_back(claim_device{"gpu.nvidia.com", 0, true, false, {}});
+  const auto c = k.add_claim(s);
+  CHECK(k.claim_charge(c).get(k.registry().at("gpu.nvidia.com")) == 6);
+}
+
+TEST_CASE("claims: bad input is a typed error naming the object, and nothing changes") {
+  claim_model m;
+  const auto c = m.add_claim(gpu_claim("ok"));
+  const auto a = m.queue("a");
+  SECTION("duplicate claim") {
+    REQUIRE_THROWS_AS(m.add_claim(gpu_claim("ok")), state_error);
+  }
+  SECTION("malformed claim lists every problem") {
+    claim_spec s = gpu_claim("bad");
+    s.requests[0].count = -1;
+    s.allocation[0].device_class = "";
+    s.allocation[0].capacity.push_back({"memory", -5});
+    try {
+      (void)m.add_claim(s);
+      FAIL("expected validation_error");
+    } catch (const validation_error& e) {
+      CHECK(e.problems().size() == 3);
+      CHECK(e.problems()[0].path == "claim default/bad.spec.devices.requests[0].count");
+    }
+    CHECK(m.find_claim("default/bad") == claim_none);
+  }
+  SECTION("missing claim") {
+    try {
+      (void)m.claim_at("default/missing");
+      FAIL("expected unknown_entity_error");
+    } catch (const unknown_entity_error& e) {
+      CHECK(e.name() == "default/missing");
+    }
+    const claim_id ids[] = {7};
+    REQUIRE_THROWS_AS(m.bind(pod("p", a), ids), unknown_entity_error);
+  }
+  SECTION("claim in another namespace") {
+    const auto other = m.add_claim(gpu_claim("elsewhere", "", 1, "gpu.nvidia.com", "team-b"));
+    const claim_id ids[] = {c, other};
+    try {
+      (void)m.bind(pod("p", a), ids);
+      FAIL("expected validation_error");
+    } catch (const validation_error& e) {
+      CHECK(std::string(e.what()).find("team-b/elsewhere") != std::string::npos);
+      CHECK(e.problems()[0].path == "pod default/p.spec.resourceClaims[1]");
+    }
+  }
+  SECTION("unknown binding") {
+    REQUIRE_THROWS_AS(m.unbind(42), unknown_entity_error);
+  }
+  CHECK(m.consumers(c) == 0);
+  CHECK(m.owner(c) == claim_none);
+  CHECK(m.charge_of(a).is_zero());
+  CHECK(m.live_bindings() == 0);
+}
+
+TEST_CASE("claims: an overflowing charge is an overflow_error and changes nothing") {
+  claim_model m;
+  claim_spec big = gpu_claim("big");
+  big.allocation[0].count = std::numeric_limits<std::int64_t>::max();
+  const auto c1 = m.add_claim(gpu_claim("one"));
+  const auto c2 = m.add_claim(big);
+  const auto a = m.queue("a");
+  const claim_id ids[] = {c1, c2};
+  REQUIRE_THROWS_AS(m.bind(pod("p", a), ids), overflow_error);
+  CHECK(m.consumers(c1) == 0);
+  CHECK(m.consumers(c2) == 0);
+  CHECK(m.owner(c1) == claim_none);
+  CHECK(gpus(m, a) == 0);
+  CHECK(m.live_bindings() == 0);
+  const claim_id only[] = {c2};
+  REQUIRE(m.bind(pod("p", a), only).verdict.allowed());
+}
+
+TEST_CASE("claims: conservation holds over random bind/release sequences for every policy") {
+  std::mt19937 rng(20261123);
+  for (int variant = 0; variant < 6; ++variant) {
+    claim_config cfg;
+    cfg.locking = static_cast<claim_locking>(variant % 3);
+    cfg.orphans = variant < 3 ? claim_orphans::deduct : claim_orphans::attribute;
+    cfg.owner_deleted = variant % 2 ? claim_owner_deleted::transfer : claim_owner_deleted::deduct;
+    cfg.max_consumers = 6;
+    claim_model m(cfg);
+    m.set_class_accounted("nic.example.com", false);
+    std::vector<claim_id> claims;
+    for (int i = 0; i < 12; ++i) {
+      const std::string label = i % 4 == 0 ? "q" + std::to_string(i % 3) : "";
+      auto s = gpu_claim("c" + std::to_string(i), label, 1 + i % 3, i % 5 == 4 ? "nic.example.com" : "gpu.nvidia.com");
+      s.per_pod = i % 7 == 6;
+      claims.push_back(m.add_claim(s));
+    }
+    std::vector<claim_queue_id> queues;
+    for (int i = 0; i < 4; ++i) queues.push_back(m.queue("q" + std::to_string(i)));
+    m.set_sharing("q3", false);
+    std::vector<claim_binding_id> live;
+    // a snapshot first: unlabelled claims restored from several queues (orphans)
+    for (int i = 0; i < 6; ++i) {
+      const claim_id ids[] = {claims[static_cast<std::size_t>(1 + i % 3)]};
+      claim_pod p = pod("old", queues[static_cast<std::size_t>(i % 4)]);
+      p.created_ms = 1000 - i;
+      live.push_back(m.restore(p, ids));
+    }
+    m.finish_snapshot();
+    REQUIRE(m.allocated_total() == m.charged_total());
+    if (cfg.orphans == claim_orphans::deduct) CHECK_FALSE(m.deducted().is_zero());
+    for (int step = 0; step < 3000; ++step) {
+      if (!live.empty() && rng() % 3 == 0) {
+        const auto k = rng() % live.size();
+        m.unbind(live[k]);
+        live[k] = live.back();
+        live.pop_back();
+      } else {
+        claim_pod p = pod("p", queues[rng() % queues.size()], rng() % 4 != 0);
+        p.count = 1 + static_cast<std::uint32_t>(rng() % 2);
+        std::vector<claim_id> ids{claims[rng() % claims.size()]};
+        const auto extra = claims[rng() % claims.size()];
+        if (extra != ids[0] && rng() % 2) ids.push_back(extra);
+        auto r = m.bind(p, ids);
+        if (r.verdict.allowed()) live.push_back(r.binding);
+      }
+      if (step % 500 == 499 && m.queue_live(queues[1])) m.remove_queue("q1");
+      REQUIRE(m.allocated_total() == m.charged_total());
+      for (const auto q : queues) REQUIRE_FALSE(m.charge_of(q).any_negative());
+    }
+    for (const auto b : live) m.unbind(b);
+    CHECK(m.charged_total().is_zero());
+    CHECK(m.deducted().is_zero());
+  }
+}
+
+TEST_CASE("claims: policy adapter maps jobs to claim uses") {
+  claims_policy pol;
+  auto& m = pol.model();
+  const auto c = m.add_claim(gpu_claim("shared", "a"));
+  m.set_sharing("a", false);
+  job ja;
+  ja.id = "default/pa";
+  ja.queue = "a";
+  ja.claims = {"shared"};
+  job jb = ja;
+  jb.id = "default/pb";
+  jb.queue = "b";  // a queue the model has not seen
+  jb.claims = {"default/shared"};
+  CHECK(pol.check(ja).allowed());
+  const auto d = pol.check(jb);
+  REQUIRE(d.has_rule("sharing_opted_out", "claims"));
+  REQUIRE_THROWS_AS(pol.commit(jb), state_error);
+  CHECK(m.find_queue("b") == claim_none);
+  pol.commit(ja);
+  CHECK(m.consumers(c) == 1);
+  REQUIRE_THROWS_AS(pol.commit(ja), state_error);
+  job missing = ja;
+  missing.id = "x";
+  missing.claims = {"nope"};
+  REQUIRE_THROWS_AS(pol.check(missing), unknown_entity_error);
+  job gang = ja;
+  gang.id = "gang";
+  gang.pods = 256;
+  CHECK(pol.check(gang).has_rule("consumer_cap"));
+  pol.release("default/pa");
+  CHECK(m.consumers(c) == 0);
+  REQUIRE_THROWS_AS(pol.release("default/pa"), unknown_entity_error);
+  std::vector<victim> v;
+  pol.victims(jb, v);
+  CHECK(v.empty());
+}
+
+TEST_CASE("claims: policy adapter reports the first-bind owner to every later job") {
+  claims_policy pol;
+  auto& m = pol.model();
+  const auto c = m.add_claim(gpu_claim("race"));
+  job ja;
+  ja.id = "pa";
+  ja.queue = "a";
+  ja.claims = {"race"};
+  job jb = ja;
+  jb.id = "pb";
+  jb.queue = "b";
+  pol.commit(ja);
+  pol.commit(jb);
+  const auto a = m.find_queue("a");
+  REQUIRE(pol.actions().size() == 2);
+  CHECK(pol.actions()[0] == claim_action{claim_action_kind::upsert_label, c, a});
+  CHECK(pol.actions()[1] == claim_action{claim_action_kind::upsert_label, c, a});
+  pol.clear_actions();
+  CHECK(pol.actions().empty());
+}
+
+namespace {
+std::string data(const char* f) {
+  return std::string(QUOTA_SOURCE_DIR) + "/tests/data/claims/" + f;
+}
+
+// Loads classes, claims and pods; restores the pods that claims' reservedFor names.
+struct cluster {
+  claim_model m;
+  std::vector<claim_pod_object> pods;
+  explicit cluster(claim_config cfg = {}) : m(std::move(cfg)) {
+    load_device_classes(m, load_json_file(data("deviceclasses.json")));
+    const auto claims = load_resource_claims(m, load_json_file(data("claims.json")));
+    pods = load_claim_pods(m, load_json_file(data("pods.json")));
+    for (const auto& p : pods) {
+      std::vector<claim_id> held;
+      for (const auto& key : p.claims) {
+        const auto c = m.claim_at(key);
+        for (const auto& o : claims)
+          if (o.spec.ns + "/" + o.spec.name == key)
+            for (const auto& r : o.reserved_for)
+              if (r == p.name) held.push_back(c);
+      }
+      if (!held.empty()) (void)m.restore(p.as_pod(m.queue(p.queue)), held);
+    }
+    m.finish_snapshot();
+  }
+  const claim_pod_object& pod_named(std::string_view n) const {
+    for (const auto& p : pods)
+      if (p.name == n) return p;
+    throw std::runtime_error("no pod");
+  }
+  std::vector<claim_id> ids_of(const claim_pod_object& p) const {
+    std::vector<claim_id> ids;
+    for (const auto& k : p.claims) ids.push_back(m.claim_at(k));
+    return ids;
+  }
+};
+}  // namespace
+
+TEST_CASE("claims: ResourceClaim v1 objects load requests, allocation results, capacities and reservedFor") {
+  claim_model m;
+  const auto objs = load_resource_claims(m, load_json_file(data("claims.json")));
+  REQUIRE(objs.size() == 4);
+  CHECK(objs[0].reserved_for == std::vector<std::string>{"pod0", "pod1"});
+  const auto labelled = m.claim_at("gpu-test3/team-a-gpus");
+  CHECK(m.owner(labelled) == m.find_queue("team-a"));
+  CHECK(m.claim_charge(labelled).get(m.registry().at("gpu.nvidia.com")) == 2);
+  CHECK(m.claim_charge(labelled).get(m.registry().at("gpu.nvidia.com/memory")) == 2 * (80LL << 30));
+  // firstAvailable: the allocation says which alternative was used
+  const auto any = m.claim_at("gpu-test3/any-gpu");
+  CHECK(m.claim_charge(any).get(m.registry().at("mig.nvidia.com")) == 2);
+  CHECK_FALSE(m.claim_charge(any).has(m.registry().at("gpu.nvidia.com")));
+  CHECK(objs[2].spec.per_pod);
+  CHECK_FALSE(objs[0].spec.per_pod);
+}
+
+TEST_CASE("claims: loaded cluster - orphan deducted, non-accounted template claim, foreign non-preemptible denied") {
+  cluster k;
+  auto& m = k.m;
+  const auto single = m.claim_at("gpu-test3/single-gpu");
+  CHECK(m.orphan(single));
+  CHECK(m.deducted().get(m.registry().at("gpu.nvidia.com")) == 1);
+  CHECK(m.consumers(single) == 2);
+  const auto channel = m.claim_at("gpu-test3/pod2-channel-x7k2p");
+  CHECK_FALSE(m.accounted(channel));
+  // pod3 (team-b, non-preemptible) may not share team-a's claim; pod4 (team-a) may
+  const auto& p3 = k.pod_named("pod3");
+  CHECK_FALSE(p3.preemptible);
+  const auto ids3 = k.ids_of(p3);
+  CHECK(m.check(p3.as_pod(m.queue(p3.queue)), ids3).has_rule("foreign_non_preemptible"));
+  const auto& p4 = k.pod_named("pod4");
+  const auto ids4 = k.ids_of(p4);
+  REQUIRE(m.bind(p4.as_pod(m.queue(p4.queue)), ids4).verdict.allowed());
+  CHECK(gpus(m, m.find_queue("team-a")) == 2);
+  CHECK(m.allocated_total() == m.charged_total());
+  // pod2's template claim resolves through status.resourceClaimStatuses
+  CHECK(k.pod_named("pod2").claims == std::vector<std::string>{"gpu-test3/pod2-channel-x7k2p"});
+  CHECK(k.pod_named("pod1").created_ms + 3000 == k.pod_named("pod0").created_ms);
+}
+
+TEST_CASE("claims: loaded cluster with orphans attributed goes to the earliest pod's queue") {
+  claim_config cfg;
+  cfg.orphans = claim_orphans::attribute;
+  cluster k(cfg);
+  const auto single = k.m.claim_at("gpu-test3/single-gpu");
+  CHECK(k.m.owner(single) == k.m.find_queue("team-c"));  // pod1 was created before pod0
+  CHECK(k.m.deducted().is_zero());
+}
+
+TEST_CASE("claims: malformed claim documents list every problem and load nothing") {
+  claim_model m;
+  try {
+    (void)load_resource_claims(m, load_json_file(data("bad_claims.json")));
+    FAIL("expected validation_error");
+  } catch (const validation_error& e) {
+    const auto& pr = e.problems();
+    REQUIRE(pr.size() == 4);
+    CHECK(pr[0].path == "[0].spec.devices.requests[0].exactly.allocationMode");
+    CHECK(pr[1].path == "[0].spec.devices.requests[1].exactly.count");
+    CHECK(pr[2].path == "[0].status.allocation.devices.results[0].request");
+    CHECK(pr[3].message.find("ns1/fine") != std::string::npos);
+  }
+  CHECK(m.claim_count() == 0);
+  REQUIRE_THROWS_AS(load_resource_claims(m, json::parse(R"({"kind":"ResourceClaim","metadata":{}})")),
+                    validation_error);
+  REQUIRE_THROWS_AS(
+      load_device_classes(
+          m, json::parse(
+                 R"({"kind":"DeviceClass","metadata":{"name":"x","annotations":{"quota.dev/accounted":"maybe"}}})")),
+      validation_error);
+}
+
+TEST_CASE("claims: a pod naming a missing claim or an unresolved template claim is an error naming the pod") {
+  claim_model m;
+  (void)load_resource_claims(m, load_json_file(data("claims.json")));
+  try {
+    (void)load_claim_pods(m, load_json_file(data("bad_pods.json")));
+    FAIL("expected validation_error");
+  } catch (const validation_error& e) {
+    REQUIRE(e.problems().size() == 2);
+    CHECK(e.problems()[0].message.find("gpu-test3/lost") != std::string::npos);
+    CHECK(e.problems()[0].message.find("gpu-test3/does-not-exist") != std::string::npos);
+    CHECK(e.problems()[1].path == "[0].spec.resourceClaims[1]");
+  }
+}

@@ -1,0 +1,567 @@
+#include <quota/engine.hpp>
+#include <quota/limits.hpp>
+#include <quota/limits_json.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "quota_catch.hpp"
+
+using namespace quota;
+
+namespace {
+
+constexpr std::int64_t G = 1'000'000'000;  // YuniKorn "G": decimal gigabytes
+
+resource_vector use(std::int64_t milli_cpu, std::int64_t bytes = 0) {
+  resource_vector v;
+  if (milli_cpu) v.set(resources::cpu, milli_cpu);
+  if (bytes) v.set(resources::memory, bytes);
+  return v;
+}
+
+limits_config parse(const std::string& text, resource_registry& reg) {
+  return load_limits_config(json::parse(text), reg);
+}
+
+limits_config seed_example(resource_registry& reg) {
+  return load_limits_config_file(std::string(QUOTA_SOURCE_DIR) + "/tests/data/limits/seed_example.json", reg);
+}
+
+limits_identity who(std::string user, std::vector<std::string> groups = {}) {
+  return limits_identity{std::move(user), std::move(groups)};
+}
+
+// The problems of a config, or none.
+std::vector<diagnostic> problems_of(const std::string& text) {
+  resource_registry reg;
+  try {
+    (void)parse(text, reg);
+  } catch (const validation_error& e) {
+    return e.problems();
+  }
+  return {};
+}
+
+bool any_problem(const std::vector<diagnostic>& ps, const std::string& path_part, const std::string& msg_part) {
+  return std::any_of(ps.begin(), ps.end(), [&](const diagnostic& d) {
+    return d.path.find(path_part) != std::string::npos && d.message.find(msg_part) != std::string::npos;
+  });
+}
+
+// A root with one child "a" whose limits are `limits` (JSON array text).
+std::string one_queue(const std::string& limits, const std::string& root_limits = "[]",
+                      const std::string& queue_extra = "") {
+  return R"({"name": "root", "limits": )" + root_limits + R"(, "queues": [{"name": "a", )" + queue_extra +
+         R"("limits": )" + limits + "}]}";
+}
+
+}  // namespace
+
+TEST_CASE("limits: seed example sue and bob each get their own copy of the limit") {
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(parse(R"({"name": "root", "limits": [
+      {"limit": "example entry", "maxapplications": 2, "maxresources": {"vcore": 10, "memory": "250G"},
+       "users": ["sue", "bob"]}]})",
+                 reg));
+  // sue: 2 applications, 10 cpu and 250G of memory
+  CHECK(m.increase("root", "s1", use(6000, 200 * G), who("sue")).allowed());
+  CHECK(m.increase("root", "s2", use(4000, 50 * G), who("sue")).allowed());
+  const decision third = m.increase("root", "s3", use(0, 1), who("sue"));
+  REQUIRE(third.denied());
+  CHECK(third.has_rule("max_applications", "user_group_limits"));
+  CHECK(m.increase("root", "s1", use(1), who("sue")).denied());  // 10 cpu used up
+  // bob is not affected by sue's usage: a limit is per user, not combined
+  CHECK(m.increase("root", "b1", use(10000, 250 * G), who("bob")).allowed());
+  CHECK(m.increase("root", "b1", use(0, 1), who("bob")).denied());
+  // carol is not named: not affected
+  CHECK(m.increase("root", "c1", use(1'000'000, 1000 * G), who("carol")).allowed());
+  CHECK(m.user_usage("sue", "root") == use(10000, 250 * G));
+  CHECK(m.user_running("sue", "root") == 2);
+}
+
+TEST_CASE("limits: seed four-entry example (sue, development/test, user and group wildcards)") {
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(seed_example(reg));
+  SECTION("sue has her own limit, not the user wildcard") {
+    CHECK(m.increase("root.dev", "sue-1", use(5000, 25 * G), who("sue")).allowed());
+    const auto d = m.increase("root.dev", "sue-1", use(1), who("sue"));
+    REQUIRE(d.denied());
+    CHECK(d.reasons()[0].rule == "max_resources");
+    CHECK(d.reasons()[0].entity == "user:sue@root.dev");
+    CHECK(d.reasons()[0].limit == 5000);
+  }
+  SECTION("every other user gets the wildcard limit, each their own copy") {
+    CHECK(m.increase("root.dev", "a1", use(1000, 10 * G), who("alice", {"development"})).allowed());
+    CHECK(m.increase("root.dev", "a2", use(1), who("alice", {"development"})).denied());
+    CHECK(m.increase("root.dev", "k1", use(1000, 10 * G), who("ken", {"development"})).allowed());
+    CHECK(m.group_usage("development", "root.dev") == use(2000, 20 * G));
+    CHECK(m.group_of("a1") == std::optional<std::string>("development"));
+  }
+  SECTION("users outside development and test share one cumulative wildcard group pool of 50G") {
+    for (int i = 0; i < 5; ++i) {
+      const std::string u = "user" + std::to_string(i);
+      CHECK(m.increase("root.dev", "app-" + u, use(0, 10 * G), who(u, {"other"})).allowed());
+    }
+    CHECK(m.group_usage("*", "root.dev") == use(0, 50 * G));
+    const auto d = m.increase("root.dev", "app-user5", use(0, 1 * G), who("user5", {"other"}));
+    REQUIRE(d.denied());
+    CHECK(d.reasons()[0].entity == "group:*@root.dev");
+    CHECK(d.reasons()[0].limit == 50 * G);
+    // a member of "test" is counted against the test group, not the pool
+    CHECK(m.increase("root.dev", "t1", use(0, 10 * G), who("tom", {"test"})).allowed());
+    CHECK(m.group_of("t1") == std::optional<std::string>("test"));
+    CHECK(m.group_usage("*", "root.dev") == use(0, 50 * G));
+    // a user without any group is not tracked in a group at all (as YuniKorn)
+    CHECK(m.increase("root.dev", "nog", use(0, 1 * G), who("nobody")).allowed());
+    CHECK(m.group_of("nog") == std::optional<std::string>(""));
+  }
+}
+
+TEST_CASE("limits: validation accepts good configs and names queue path and limit for each rule") {
+  // a passing config for every rule
+  CHECK(problems_of(one_queue(R"([{"limit": "u", "users": ["sue"], "maxapplications": 1},
+                                  {"limit": "g", "groups": ["dev"], "maxapplications": 1},
+                                  {"limit": "uw", "users": ["*"], "maxapplications": 1},
+                                  {"limit": "gw", "groups": ["*"], "maxapplications": 1}])"))
+            .empty());
+  SECTION("wildcard only as the sole entry of its list") {
+    const auto ps = problems_of(one_queue(R"([{"limit": "mixed", "users": ["sue", "*"], "maxapplications": 1}])"));
+    CHECK(any_problem(ps, "root.a.limits[0]", "only entry"));
+    CHECK(any_problem(ps, "root.a.limits[0]", "'mixed'"));
+  }
+  SECTION("no named entry after a wildcard (the wildcard is the last entry of its kind)") {
+    const auto ps = problems_of(one_queue(R"([{"limit": "w", "users": ["*"], "maxapplications": 1},
+                                              {"limit": "late", "users": ["bob"], "maxapplications": 1}])"));
+    CHECK(any_problem(ps, "root.a.limits[1]", "after the wildcard user"));
+    const auto pg = problems_of(one_queue(R"([{"limit": "g", "groups": ["x"], "maxapplications": 1},
+                                              {"limit": "w", "groups": ["*"], "maxapplications": 1},
+                                              {"limit": "late", "groups": ["dev"], "maxapplications": 1}])"));
+    CHECK(any_problem(pg, "root.a.limits[2]", "after the wildcard group"));
+  }
+  SECTION("a group wildcard may not be the only group limit of a queue") {
+    const auto ps = problems_of(one_queue(R"([{"limit": "gw", "groups": ["*"], "maxapplications": 1}])"));
+    REQUIRE(ps.size() == 1);
+    CHECK(any_problem(ps, "root.a.limits[0]", "only group limit"));
+  }
+  SECTION("no user or group twice in a queue's limits") {
+    const auto ps = problems_of(one_queue(R"([{"limit": "a", "users": ["sue"], "maxapplications": 1},
+                                              {"limit": "b", "users": ["sue"], "groups": ["dev", "dev"], "maxapplications": 1}])"));
+    CHECK(any_problem(ps, "root.a.limits[1]", "user 'sue' appears more than once"));
+    CHECK(any_problem(ps, "root.a.limits[1]", "group 'dev' appears more than once"));
+  }
+  SECTION("a limit's maxresources and maxapplications stay within the queue's") {
+    const auto ok = problems_of(one_queue(R"([{"limit": "fits", "users": ["sue"], "maxresources": {"vcore": 4}}])",
+                                          "[]", R"("resources": {"max": {"vcore": 4}}, )"));
+    CHECK(ok.empty());
+    const auto ps = problems_of(
+        one_queue(R"([{"limit": "big", "users": ["sue"], "maxapplications": 3, "maxresources": {"vcore": 5}}])", "[]",
+                  R"("resources": {"max": {"vcore": 4}}, "maxapplications": 2, )"));
+    CHECK(any_problem(ps, "root.a.limits[0]", "exceeds the queue's resources.max"));
+    CHECK(any_problem(ps, "root.a.limits[0]", "exceeds the queue's maxapplications"));
+  }
+  SECTION("the same user or group at a child is <= at its parent, and <= the root") {
+    const std::string root = R"([{"limit": "r", "users": ["sue"], "groups": ["dev"], "maxapplications": 2,
+                                  "maxresources": {"vcore": 10}}])";
+    CHECK(problems_of(one_queue(R"([{"limit": "c", "users": ["sue"], "groups": ["dev"], "maxapplications": 2,
+                                    "maxresources": {"vcore": 10}}])",
+                                root))
+              .empty());
+    const auto ps = problems_of(one_queue(R"([{"limit": "c", "users": ["sue"], "groups": ["dev"],
+                                               "maxapplications": 3, "maxresources": {"vcore": 11}}])",
+                                          root));
+    CHECK(any_problem(ps, "root.a.limits[0]",
+                      "user 'sue' maxresources cpu=11000 exceeds the entry of ancestor root.limits[0]"));
+    CHECK(any_problem(ps, "root.a.limits[0]", "user 'sue' maxapplications 3"));
+    CHECK(any_problem(ps, "root.a.limits[0]", "group 'dev' maxresources"));
+    // a grandchild is held to the root even when the middle level says nothing
+    const auto deep = problems_of(R"({"name": "root", "limits": )" + root +
+                                  R"(, "queues": [{"name": "a", "queues": [{"name": "b", "limits": [
+                                    {"limit": "deep", "users": ["sue"], "maxresources": {"vcore": 12}}]}]}]})");
+    CHECK(any_problem(deep, "root.a.b.limits[0]", "ancestor root.limits[0]"));
+    // a named user is held to an ancestor's wildcard user entry
+    const auto wild = problems_of(one_queue(R"([{"limit": "c", "users": ["bob"], "maxresources": {"vcore": 3}}])",
+                                            R"([{"limit": "rw", "users": ["*"], "maxresources": {"vcore": 2}}])"));
+    CHECK(any_problem(wild, "root.a.limits[0]", "the wildcard entry of ancestor root.limits[0]"));
+  }
+  SECTION("negative, zero, malformed quantities and empty limits") {
+    const auto ps = problems_of(one_queue(R"([{"limit": "neg", "users": ["a"], "maxresources": {"vcore": "-1"}},
+                                              {"limit": "bad", "users": ["b"], "maxresources": {"memory": "1.5.5"}},
+                                              {"limit": "zero", "users": ["c"], "maxresources": {"vcore": 0}},
+                                              {"limit": "nobody", "maxapplications": 1},
+                                              {"limit": "nothing", "users": ["d"]}])"));
+    CHECK(any_problem(ps, "limits[0].maxresources.vcore", "negative"));
+    CHECK(any_problem(ps, "limits[1].maxresources.memory", ""));
+    CHECK(any_problem(ps, "root.a.limits[2].maxresources.cpu", "greater than zero"));
+    CHECK(any_problem(ps, "root.a.limits[3]", "names no user and no group"));
+    CHECK(any_problem(ps, "root.a.limits[4]", "neither maxresources nor maxapplications"));
+  }
+  SECTION("queue names") {
+    const auto ps = problems_of(R"({"name": "root", "queues": [{"name": "a"}, {"name": "a"}, {"name": "x.y"}]})");
+    CHECK(any_problem(ps, "root.a", "duplicate queue name"));
+    CHECK(any_problem(ps, "root.queues[2]", "invalid queue name"));
+  }
+}
+
+TEST_CASE("limits: every problem of a document is reported at once and a rejected reload changes nothing") {
+  resource_registry reg;
+  const std::string file = std::string(QUOTA_SOURCE_DIR) + "/tests/data/limits/invalid.json";
+  std::vector<diagnostic> ps;
+  try {
+    (void)load_limits_config_file(file, reg);
+  } catch (const validation_error& e) {
+    ps = e.problems();
+  }
+  CHECK(any_problem(ps, "root.a.limits[1]", "named user 'bob' after the wildcard user"));
+  CHECK(any_problem(ps, "limits[1].maxresources.vcore", "negative"));
+  CHECK(any_problem(ps, "root.a.limits[2]", "'sue too big': maxresources cpu=9000 exceeds the queue's"));
+  CHECK(any_problem(ps, "root.a.limits[2]", "maxapplications 3 exceeds the entry of ancestor root.limits[0]"));
+  CHECK(any_problem(ps, "limits[3].maxresources.memory", "12Qi"));
+  CHECK(any_problem(ps, "root.a.limits[3]", "only group limit"));
+  CHECK(any_problem(ps, "root.a.limits[2]", "named user 'sue' after the wildcard user"));
+  // the negative amount was left out, so that limit sets nothing at all
+  CHECK(any_problem(ps, "root.a.limits[1]", "neither maxresources nor maxapplications"));
+  CHECK(ps.size() == 8);
+
+  limits_manager m(reg);
+  m.reload(parse(R"({"name": "root", "limits": [{"limit": "one", "users": ["sue"], "maxapplications": 1}]})", reg));
+  limits_config bad;
+  bad.root.limits.push_back(limit_entry{"bad", {}, {}, {}, 0});
+  REQUIRE_THROWS_AS(m.reload(bad), validation_error);
+  CHECK(m.increase("root", "x1", use(1), who("sue")).allowed());
+  CHECK(m.increase("root", "x2", use(1), who("sue")).denied());  // old limit still enforced
+}
+
+TEST_CASE("limits: user limit is the named entry else the wildcard, checked at every level leaf to root") {
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(parse(R"({"name": "root", "limits": [{"limit": "root all", "users": ["*"], "maxresources": {"vcore": 3}}],
+    "queues": [{"name": "a", "limits": [
+       {"limit": "bob", "users": ["bob"], "maxresources": {"vcore": 1}},
+       {"limit": "rest", "users": ["*"], "maxresources": {"vcore": 2}}]},
+     {"name": "b"}]})",
+                 reg));
+  CHECK(m.increase("root.a", "b1", use(1000), who("bob")).allowed());
+  CHECK(m.increase("root.a", "b1", use(1), who("bob")).denied());  // named 1 cpu at the leaf
+  CHECK(m.increase("root.a", "s1", use(2000), who("sue")).allowed());
+  CHECK(m.increase("root.a", "s1", use(1), who("sue")).denied());  // wildcard 2 cpu at the leaf
+  // at root.b the leaf has no limit, the root wildcard (3 cpu per user) still binds
+  CHECK(m.increase("root.b", "s2", use(1000), who("sue")).allowed());
+  const auto d = m.increase("root.b", "s2", use(1), who("sue"));
+  REQUIRE(d.denied());
+  CHECK(d.reasons()[0].entity == "user:sue@root");
+  CHECK(m.user_usage("sue", "root") == use(3000));
+  CHECK(m.user_usage("sue", "root.a") == use(2000));
+}
+
+TEST_CASE("limits: group walk picks the first level with a match, in config order, fixed per application") {
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(parse(R"({"name": "root",
+    "limits": [{"limit": "g-root", "groups": ["ops"], "maxapplications": 5}],
+    "queues": [{"name": "a", "limits": [
+        {"limit": "first", "groups": ["qa"], "maxapplications": 5},
+        {"limit": "second", "groups": ["dev"], "maxapplications": 5}]}]})",
+                 reg));
+  // config order decides among the user's groups at one level, not the user's order
+  CHECK(m.increase("root.a", "x", use(1), who("u", {"dev", "qa", "ops"})).allowed());
+  CHECK(m.group_of("x") == std::optional<std::string>("qa"));
+  // no match at the leaf: the walk goes up to the root
+  CHECK(m.increase("root.a", "y", use(1), who("u", {"ops"})).allowed());
+  CHECK(m.group_of("y") == std::optional<std::string>("ops"));
+  // no match anywhere: no group tracking
+  CHECK(m.increase("root.a", "z", use(1), who("u", {"sales"})).allowed());
+  CHECK(m.group_of("z") == std::optional<std::string>(""));
+  // the group is fixed once chosen: a later increase with other groups keeps it
+  CHECK(m.increase("root.a", "x", use(1), who("u", {"ops"})).allowed());
+  CHECK(m.group_of("x") == std::optional<std::string>("qa"));
+  CHECK(m.group_usage("qa", "root") == use(2));
+}
+
+TEST_CASE("limits: a wildcard group lower in the tree shadows a named group higher up") {
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(parse(R"({"name": "root",
+    "limits": [{"limit": "dev at root", "groups": ["dev"], "maxresources": {"vcore": 1}}],
+    "queues": [{"name": "a", "limits": [
+        {"limit": "named", "groups": ["qa"], "maxresources": {"vcore": 100}},
+        {"limit": "pool", "groups": ["*"], "maxresources": {"vcore": 100}}]},
+      {"name": "b"}]})",
+                 reg));
+  // in root.b the walk reaches the root: dev's 1-cpu limit applies
+  CHECK(m.increase("root.b", "b1", use(1000), who("d1", {"dev"})).allowed());
+  CHECK(m.increase("root.b", "b1", use(1), who("d1", {"dev"})).denied());
+  // in root.a the wildcard group matches first: the app lands in the "*" pool,
+  // and the root limit for dev is never checked for it (the side effect)
+  CHECK(m.increase("root.a", "a1", use(5000), who("d2", {"dev"})).allowed());
+  CHECK(m.group_of("a1") == std::optional<std::string>("*"));
+  CHECK(m.group_usage("dev", "root") == use(1000));
+  CHECK(m.group_usage("*", "root.a") == use(5000));
+}
+
+TEST_CASE("limits: a denial of user or group changes nothing anywhere") {
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(parse(R"({"name": "root",
+    "limits": [{"limit": "dev", "groups": ["dev"], "maxresources": {"vcore": 3}}],
+    "queues": [{"name": "a", "limits": [{"limit": "users", "users": ["*"], "maxresources": {"vcore": 2}}]}]})",
+                 reg));
+  REQUIRE(m.increase("root.a", "u1", use(2000), who("u1", {"dev"})).allowed());
+  const std::size_t trackers = m.tracker_count();
+  // u2 fits its own user limit at the leaf, but the group at the root does not
+  const auto d = m.increase("root.a", "u2", use(2000), who("u2", {"dev"}));
+  REQUIRE(d.denied());
+  CHECK(d.reasons().size() == 1);
+  CHECK(d.reasons()[0].entity == "group:dev@root");
+  CHECK(d.reasons()[0].used == 2000);
+  CHECK(m.tracker_count() == trackers);
+  CHECK(m.user_usage("u2", "root.a").is_zero());
+  CHECK(m.user_usage("u2", "root").is_zero());
+  CHECK(m.group_usage("dev", "root") == use(2000));
+  CHECK(!m.group_of("u2"));
+  // the user denied, group fine: nothing changes either
+  CHECK(m.increase("root.a", "u1", use(1), who("u1", {"dev"})).denied());
+  CHECK(m.group_usage("dev", "root") == use(2000));
+  CHECK(m.user_usage("u1", "root.a") == use(2000));
+}
+
+TEST_CASE("limits: maxapplications denies a new application only, never more usage of a running one") {
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(parse(R"({"name": "root", "limits": [{"limit": "one app", "users": ["*"], "maxapplications": 1}]})", reg));
+  CHECK(m.can_run_app("root", "a1", who("sue")));
+  CHECK(m.increase("root", "a1", use(1000), who("sue")).allowed());
+  CHECK(m.increase("root", "a1", use(50000), who("sue")).allowed());  // running app grows freely
+  CHECK(m.can_run_app("root", "a1", who("sue")));
+  CHECK_FALSE(m.can_run_app("root", "a2", who("sue")));
+  const auto d = m.increase("root", "a2", use(1), who("sue"));
+  REQUIRE(d.denied());
+  CHECK(d.reasons()[0].rule == "max_applications");
+  CHECK(d.reasons()[0].limit == 1);
+  CHECK(m.can_run_app("root", "b1", who("bob")));  // wildcard: a copy per user
+}
+
+TEST_CASE("limits: decrease is never denied; below zero, unknown app or wrong queue is a typed error") {
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(parse(R"({"name": "root", "queues": [{"name": "a", "limits": [
+      {"limit": "sue", "users": ["sue"], "maxresources": {"vcore": 2}},
+      {"limit": "g", "groups": ["dev"], "maxresources": {"vcore": 10}}]}, {"name": "b"}]})",
+                 reg));
+  REQUIRE(m.increase("root.a", "s1", use(2000, 5), who("sue", {"dev"})).allowed());
+  REQUIRE_THROWS_AS(m.decrease("root.a", "s1", use(2001), false, who("sue")), state_error);
+  try {
+    m.decrease("root.a", "s1", use(2001), false, who("sue"));
+  } catch (const state_error& e) {
+    CHECK(e.id() == error_id::state_negative_usage);
+    CHECK(std::string(e.what()).find("'s1'") != std::string::npos);
+  }
+  REQUIRE_THROWS_AS(m.decrease("root.a", "nope", use(1), false, who("sue")), unknown_entity_error);
+  REQUIRE_THROWS_AS(m.decrease("root.b", "s1", use(1), false, who("sue")), state_error);
+  REQUIRE_THROWS_AS(m.decrease("root.a", "s1", use(1000), true, who("sue")), state_error);  // usage left
+  // state is exactly as before each error
+  CHECK(m.user_usage("sue", "root.a") == use(2000, 5));
+  CHECK(m.group_usage("dev", "root.a") == use(2000, 5));
+  CHECK(m.user_running("sue", "root") == 1);
+  // a decrease goes through even when the usage is above a lowered limit
+  m.reload(parse(R"({"name": "root", "queues": [{"name": "a", "limits": [
+      {"limit": "sue", "users": ["sue"], "maxresources": {"vcore": 1}}]}, {"name": "b"}]})",
+                 reg));
+  m.decrease("root.a", "s1", use(500), false, who("sue"));
+  CHECK(m.user_usage("sue", "root.a") == use(1500, 5));
+  // removing the application with all its usage cleans up every tracker
+  m.decrease("root.a", "s1", use(1500, 5), true, who("sue"));
+  CHECK(m.tracker_count() == 0);
+  CHECK(!m.group_of("s1"));
+  REQUIRE_THROWS_AS(m.decrease("root.a", "s1", use(0), true, who("sue")), unknown_entity_error);
+}
+
+TEST_CASE("limits: headroom is the minimum of limit minus usage over the path, for user and group") {
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(parse(R"({"name": "root",
+    "limits": [{"limit": "u", "users": ["sue"], "maxresources": {"vcore": 8, "memory": "100G"}},
+               {"limit": "g", "groups": ["dev"], "maxresources": {"vcore": 5}}],
+    "queues": [{"name": "a", "limits": [{"limit": "leaf", "users": ["sue"], "maxresources": {"vcore": 6}}]}]})",
+                 reg));
+  auto h = m.headroom("root.a", who("sue", {"dev"}));
+  CHECK(h.bound(resources::cpu) == std::optional<amount>(5000));  // group at root binds
+  CHECK(h.bound(resources::memory) == std::optional<amount>(100 * G));
+  CHECK(h.bound(resources::pods) == std::nullopt);  // unlimited
+  REQUIRE(m.increase("root.a", "s1", use(2000, 10 * G), who("sue", {"dev"})).allowed());
+  h = m.headroom("root.a", "s1", who("sue", {"dev"}));
+  CHECK(h.bound(resources::cpu) == std::optional<amount>(3000));
+  CHECK(h.bound(resources::memory) == std::optional<amount>(90 * G));
+  // without the group the user's leaf limit (6 - 2) binds
+  h = m.headroom("root.a", who("sue"));
+  CHECK(h.bound(resources::cpu) == std::optional<amount>(4000));
+}
+
+TEST_CASE("limits: reload lowering a limit below usage keeps the usage and denies further increases") {
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(
+      parse(R"({"name": "root", "limits": [{"limit": "all", "users": ["*"], "maxresources": {"vcore": 10}}]})", reg));
+  REQUIRE(m.increase("root", "a", use(8000), who("sue")).allowed());
+  REQUIRE(m.increase("root", "b", use(1000), who("bob")).allowed());
+  // the wildcard change applies to the existing trackers of sue and bob
+  m.reload(
+      parse(R"({"name": "root", "limits": [{"limit": "all", "users": ["*"], "maxresources": {"vcore": 4}}]})", reg));
+  CHECK(m.user_usage("sue", "root") == use(8000));  // nothing evicted
+  CHECK(m.increase("root", "a", use(1), who("sue")).denied());
+  CHECK(m.headroom("root", "a", who("sue")).bound(resources::cpu) == std::optional<amount>(-4000));
+  CHECK(m.increase("root", "b", use(3000), who("bob")).allowed());
+  CHECK(m.increase("root", "b", use(1), who("bob")).denied());
+  m.decrease("root", "a", use(5000), false, who("sue"));
+  CHECK(m.increase("root", "a", use(1000), who("sue")).allowed());  // 3 + 1 <= 4 again
+  // removing the limit entirely: no limit applies any more
+  m.reload(parse(R"({"name": "root"})", reg));
+  CHECK(m.increase("root", "b", use(100000), who("bob")).allowed());
+}
+
+TEST_CASE("limits: handles and strings give the same answers; unknown queue and bad amounts are typed errors") {
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(parse(R"({"name": "root", "queues": [{"name": "a", "limits": [
+      {"limit": "u", "users": ["*"], "maxresources": {"vcore": 2}, "maxapplications": 1},
+      {"limit": "g", "groups": ["dev"], "maxresources": {"vcore": 3}}]}]})",
+                 reg));
+  const auto q = m.queue_id("root.a");
+  const auto u = m.user_id("sue");
+  const auto a = m.app_id("app");
+  const group_handle gs[] = {m.group_id("dev")};
+  CHECK(m.can_run_app(q, a, u, gs));
+  CHECK(m.increase(q, a, use(1500), u, gs).allowed());
+  CHECK(m.user_usage("sue", "root.a") == use(1500));
+  CHECK(m.group_usage("dev", "root.a") == use(1500));
+  CHECK(m.headroom(q, a, u, gs).bound(resources::cpu) == std::optional<amount>(500));
+  CHECK(m.check_increase(q, a, use(600), u, gs).denied());
+  CHECK(m.user_usage("sue", "root.a") == use(1500));  // check changes nothing
+  m.decrease(q, a, use(1500), true);
+  CHECK(m.tracker_count() == 0);
+
+  REQUIRE_THROWS_AS(m.queue_id("root.zzz"), unknown_entity_error);
+  REQUIRE_THROWS_AS((void)m.increase("root.zzz", "x", use(1), who("sue")), unknown_entity_error);
+  REQUIRE_THROWS_AS((void)m.increase("root.a", "x", use(-1), who("sue")), validation_error);
+  REQUIRE_THROWS_AS((void)m.increase("root.a", "x", use(1), who("")), unknown_entity_error);
+  CHECK(m.tracker_count() == 0);
+}
+
+TEST_CASE("limits: overflow is a typed error and changes nothing") {
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(parse(R"({"name": "root", "queues": [{"name": "a"}]})", reg));
+  const std::int64_t big = std::numeric_limits<std::int64_t>::max() - 10;
+  REQUIRE(m.increase("root.a", "a", use(big), who("sue")).allowed());
+  REQUIRE_THROWS_AS((void)m.increase("root.a", "a", use(11), who("sue")), overflow_error);
+  CHECK(m.user_usage("sue", "root.a") == use(big));
+  CHECK(m.user_usage("sue", "root") == use(big));
+}
+
+TEST_CASE("limits: usage JSON has the shape of YuniKorn's /usage/users and /usage/groups") {
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(parse(R"({"name": "root", "limits": [{"limit": "r", "users": ["user1"], "maxapplications": 10}],
+    "queues": [{"name": "default", "limits": [
+        {"limit": "d", "users": ["user1"], "maxapplications": 10, "maxresources": {"memory": "50G", "vcore": 100}},
+        {"limit": "t", "groups": ["tester"], "maxapplications": 2, "maxresources": {"vcore": 10}}]},
+      {"name": "test", "limits": [{"limit": "t", "groups": ["tester"], "maxapplications": 2,
+                                   "maxresources": {"vcore": 10}}]}]})",
+                 reg));
+  REQUIRE(m.increase("root.default", "app1", use(6000, 6 * G), who("user1", {"other"})).allowed());
+  REQUIRE(m.increase("root.test", "app2", use(6000, 6 * G), who("user1", {"tester"})).allowed());
+  const json users = users_usage_to_json(m);
+  REQUIRE(users.size() == 1);
+  const json& u = users[0];
+  CHECK(u["userName"] == "user1");
+  CHECK(u["groups"] == json{{"app2", "tester"}});  // app1 has no group
+  CHECK(u["queues"]["queuePath"] == "root");
+  CHECK(u["queues"]["resourceUsage"] == json{{"memory", 12 * G}, {"vcore", 12000}});
+  CHECK(u["queues"]["runningApplications"] == json{"app1", "app2"});
+  CHECK(u["queues"]["maxApplications"] == 10);
+  CHECK(!u["queues"].contains("maxResources"));  // omitted when empty
+  REQUIRE(u["queues"]["children"].size() == 2);
+  const json& def = u["queues"]["children"][0];
+  CHECK(def["queuePath"] == "root.default");
+  CHECK(def["runningApplications"] == json{"app1"});
+  CHECK(def["maxResources"] == json{{"memory", 50 * G}, {"vcore", 100000}});
+  CHECK(!def.contains("children"));
+  const json groups = groups_usage_to_json(m);
+  REQUIRE(groups.size() == 1);
+  CHECK(groups[0]["groupName"] == "tester");
+  CHECK(groups[0]["applications"] == json{"app2"});
+  CHECK(groups[0]["queues"]["queuePath"] == "root");
+  CHECK(!groups[0]["queues"].contains("maxApplications"));
+  CHECK(groups[0]["queues"]["children"][0]["maxApplications"] == 2);
+  CHECK(groups[0]["queues"]["children"][0]["maxResources"] == json{{"vcore", 10000}});
+}
+
+TEST_CASE("limits: policy adapter maps job queue, identity, id and request onto the trackers") {
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(parse(R"({"name": "root", "queues": [{"name": "a", "limits": [
+      {"limit": "u", "users": ["*"], "maxresources": {"vcore": 2}}]}]})",
+                 reg));
+  limits_policy p(m);
+  job j;
+  j.id = "app-1";
+  j.queue = "root.a";
+  j.user = "sue";
+  j.groups = {"dev"};
+  j.request = use(1500);
+  CHECK(p.check(j).allowed());
+  CHECK(m.user_usage("sue", "root.a").is_zero());
+  p.commit(j);
+  CHECK(m.user_usage("sue", "root.a") == use(1500));
+  REQUIRE_THROWS_AS(p.commit(j), state_error);
+  job k = j;
+  k.id = "app-2";
+  k.request = use(1000);
+  CHECK(p.check(k).has_rule("max_resources", "user_group_limits"));
+  REQUIRE_THROWS_AS(p.commit(k), state_error);  // denied at commit
+  std::vector<victim> vs;
+  p.victims(k, vs);
+  CHECK(vs.empty());
+  p.release("app-1");
+  CHECK(m.tracker_count() == 0);
+  REQUIRE_THROWS_AS(p.release("app-1"), unknown_entity_error);
+  p.commit(k);
+  CHECK(m.user_usage("sue", "root") == use(1000));
+}
+
+TEST_CASE("limits: reload of maxapplications and of the wildcard group applies to running trackers") {
+  resource_registry reg;
+  limits_manager m(reg);
+  const auto cfg = [&](int apps, const char* pool) {
+    return parse(std::string(R"({"name": "root", "limits": [
+        {"limit": "u", "users": ["*"], "maxapplications": )") +
+                     std::to_string(apps) + R"(},
+        {"limit": "g", "groups": ["dev"], "maxapplications": 10},
+        {"limit": "pool", "groups": ["*"], "maxresources": {"vcore": )" +
+                     pool + "}}]}",
+                 reg);
+  };
+  m.reload(cfg(3, "4"));
+  REQUIRE(m.increase("root", "a1", use(1000), who("sue", {"x"})).allowed());
+  REQUIRE(m.increase("root", "a2", use(1000), who("sue", {"x"})).allowed());
+  REQUIRE(m.increase("root", "b1", use(1000), who("bob", {"y"})).allowed());
+  CHECK(m.group_usage("*", "root") == use(3000));
+  m.reload(cfg(1, "2"));
+  CHECK(m.user_running("sue", "root") == 2);  // nothing evicted
+  CHECK_FALSE(m.can_run_app("root", "a3", who("sue", {"x"})));
+  CHECK(m.increase("root", "a3", use(1), who("sue", {"x"})).has_rule("max_applications"));
+  // the pool's lowered limit binds the existing pool tracker: 3 cpu used > 2
+  const auto d = m.increase("root", "a1", use(1), who("sue", {"x"}));
+  REQUIRE(d.denied());
+  CHECK(d.reasons()[0].entity == "group:*@root");
+  CHECK(d.reasons()[0].limit == 2000);
+  m.decrease("root", "a2", use(1000), true, who("sue"));
+  m.decrease("root", "b1", use(1000), true, who("bob"));
+  CHECK(m.increase("root", "a1", use(1000), who("sue", {"x"})).allowed());  // 2 <= 2
+  CHECK_FALSE(m.can_run_app("root", "a4", who("sue", {"x"})));              // 1 app of 1 running
+}

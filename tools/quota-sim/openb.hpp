@@ -1,0 +1,243 @@
+// quota-sim import openb: the Alibaba "openb" GPU-cluster trace (2023) as a
+// scenario. See docs/trace-replay.md for the rules; in short:
+//
+// * nodes: cpu_milli, memory_mib, and `gpu` devices of GPU type `model`;
+//   allocatable also carries alibaba.com/gpu-milli = gpu x 1000, the
+//   resource quotas count (a share of one GPU in thousandths);
+// * pods: one job each, arriving at creation_time, running for
+//   deletion_time - scheduled_time (pods that never ran: deletion - creation,
+//   and they may stay pending); num_gpu devices of gpu_milli each (a pod with
+//   num_gpu 1 and gpu_milli < 1000 shares a device); gpu_spec limits the GPU
+//   types; QoS gives the priority (LS 300 > Guaranteed 200 > Burstable 100 > BE 0);
+// * tenants: FNV-1a hash of the pod name modulo N (`hash`, default) or the QoS
+//   class (`qos`); each policy set derives its quotas from the capacity.
+//
+// Malformed CSV gives a parse_error naming the file, line and column, and
+// nothing is written.
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <quota/error.hpp>
+#include <quota/json.hpp>
+
+#include "models.hpp"
+
+namespace quota::sim {
+
+inline constexpr const char* gpu_milli_resource = "alibaba.com/gpu-milli";
+
+struct csv_table {
+  std::string file;
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;  // rows[i] is line i + 2
+};
+
+[[nodiscard]] inline csv_table read_csv(const std::string& file, const std::vector<std::string>& required) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw parse_error(error_id::parse_malformed_document, "cannot open '" + file + "'");
+  csv_table t;
+  t.file = file;
+  std::string line;
+  std::size_t lineno = 0;
+  auto split = [](const std::string& l) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (char c : l) {
+      if (c == ',') {
+        out.push_back(cur);
+        cur.clear();
+      } else if (c != '\r') {
+        cur.push_back(c);
+      }
+    }
+    out.push_back(cur);
+    return out;
+  };
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (lineno == 1) {
+      t.header = split(line);
+      for (const auto& r : required)
+        if (std::find(t.header.begin(), t.header.end(), r) == t.header.end())
+          throw parse_error(error_id::parse_missing_field, file + ":1: missing column '" + r + "'");
+      continue;
+    }
+    if (line.empty()) continue;
+    auto cells = split(line);
+    if (cells.size() != t.header.size())
+      throw parse_error(error_id::parse_malformed_document, file + ":" + std::to_string(lineno) + ": " +
+                                                                std::to_string(cells.size()) + " fields, expected " +
+                                                                std::to_string(t.header.size()));
+    t.rows.push_back(std::move(cells));
+  }
+  if (lineno == 0) throw parse_error(error_id::parse_malformed_document, file + ": empty file");
+  return t;
+}
+
+class csv_row {
+ public:
+  csv_row(const csv_table& t, std::size_t i) : t_(t), i_(i) {}
+  [[nodiscard]] const std::string& text(const std::string& col) const { return t_.rows[i_][index(col)]; }
+  /// A non-negative integer; empty allowed when `optional`.
+  [[nodiscard]] std::int64_t integer(const std::string& col, bool optional = false, std::int64_t def = -1) const {
+    const std::string& s = text(col);
+    if (s.empty()) {
+      if (optional) return def;
+      fail(col, "is empty");
+    }
+    std::int64_t v = 0;
+    for (char c : s) {
+      if (c == '-') fail(col, "negative amount '" + s + "'");
+      if (c < '0' || c > '9') fail(col, "not a number: '" + s + "'");
+      if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, c - '0', &v)) fail(col, "too large: '" + s + "'");
+    }
+    return v;
+  }
+  [[noreturn]] void fail(const std::string& col, const std::string& what) const {
+    throw parse_error(error_id::parse_malformed_document,
+                      t_.file + ":" + std::to_string(i_ + 2) + ": column " + std::to_string(index(col) + 1) + " (" +
+                          col + ") " + what);
+  }
+  [[nodiscard]] std::size_t line() const { return i_ + 2; }
+
+ private:
+  std::size_t index(const std::string& col) const {
+    return static_cast<std::size_t>(std::find(t_.header.begin(), t_.header.end(), col) - t_.header.begin());
+  }
+  const csv_table& t_;
+  std::size_t i_;
+};
+
+struct openb_options {
+  std::string nodes_file, pods_file;
+  std::int64_t tenants = 4;
+  std::string tenant_rule = "hash";  // hash | qos
+  std::vector<std::string> policies;
+  std::uint64_t seed = 0;  // mixed into the hash, so other tenant splits can be tried
+};
+
+[[nodiscard]] inline std::uint64_t fnv1a(const std::string& s, std::uint64_t seed) {
+  std::uint64_t h = 1469598103934665603ULL ^ seed;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+[[nodiscard]] inline std::vector<std::string> tenants_for(const openb_options& o) {
+  std::vector<std::string> out;
+  if (o.tenant_rule == "qos") return {"be", "burstable", "guaranteed", "ls"};
+  for (std::int64_t t = 0; t < o.tenants; ++t) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "tenant-%02lld", static_cast<long long>(t));
+    out.emplace_back(buf);
+  }
+  return out;
+}
+
+/// Builds the scenario JSON (throws parse_error / validation_error).
+[[nodiscard]] inline json import_openb(const openb_options& o) {
+  if (o.tenant_rule != "hash" && o.tenant_rule != "qos")
+    throw validation_error("--tenant-rule", "expected hash or qos");
+  if (o.tenants < 1 || o.tenants > 1000) throw validation_error("--tenants", "expected 1 to 1000");
+  const csv_table nodes = read_csv(o.nodes_file, {"sn", "cpu_milli", "memory_mib", "gpu", "model"});
+  const csv_table pods = read_csv(o.pods_file, {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_spec",
+                                                "qos", "creation_time", "deletion_time", "scheduled_time"});
+  json sc;
+  sc["name"] = "openb " + o.pods_file.substr(o.pods_file.find_last_of('/') + 1);
+  sc["description"] =
+      "Alibaba openb GPU-cluster trace (Weng et al., USENIX ATC 2023, CC BY 4.0), imported by quota-sim import openb";
+  sc["tenant_by"] = "queue";
+  sc["scheduler"] = {{"placement", "best-fit"}, {"preemption", true}};
+  sc["chart"] = {{"resource", gpu_milli_resource}};
+  json jnodes = json::array();
+  resource_registry reg;
+  const auto gm = reg.intern(gpu_milli_resource);
+  resource_vector capacity;
+  for (std::size_t i = 0; i < nodes.rows.size(); ++i) {
+    const csv_row r(nodes, i);
+    const auto cpu = r.integer("cpu_milli"), mem = r.integer("memory_mib"), gpu = r.integer("gpu");
+    if (gpu > 1024) r.fail("gpu", "more than 1024 devices");
+    json n{{"name", r.text("sn")},
+           {"allocatable", {{"cpu", std::to_string(cpu) + "m"}, {"memory", std::to_string(mem) + "Mi"}}}};
+    if (gpu > 0) {
+      n["allocatable"][gpu_milli_resource] = gpu * 1000;
+      n["gpu"] = {{"count", gpu}, {"model", r.text("model")}};
+    }
+    capacity.add(resources::cpu, cpu);
+    capacity.add(resources::memory, quota::detail::checked_mul<amount>(mem, 1LL << 20));
+    capacity.add(gm, gpu * 1000);
+    jnodes.push_back(std::move(n));
+  }
+  sc["cluster"]["nodes"] = std::move(jnodes);
+  const auto tenants = tenants_for(o);
+  json jobs = json::array();
+  for (std::size_t i = 0; i < pods.rows.size(); ++i) {
+    const csv_row r(pods, i);
+    const std::string name = r.text("name");
+    const auto cpu = r.integer("cpu_milli"), mem = r.integer("memory_mib");
+    const auto ngpu = r.integer("num_gpu"), gmilli = r.integer("gpu_milli");
+    const auto created = r.integer("creation_time"), deleted = r.integer("deletion_time");
+    const auto scheduled = r.integer("scheduled_time", true, -1);
+    if (deleted < created) r.fail("deletion_time", "is before creation_time");
+    if (scheduled >= 0 && deleted < scheduled) r.fail("deletion_time", "is before scheduled_time");
+    if (gmilli > 1000) r.fail("gpu_milli", "more than one GPU (1000)");
+    if (ngpu > 1 && gmilli != 1000 && gmilli != 0) r.fail("gpu_milli", "a GPU share needs num_gpu = 1");
+    const std::string qos = r.text("qos");
+    std::string tenant;
+    if (o.tenant_rule == "qos") {
+      tenant = qos == "LS" ? "ls" : qos == "BE" ? "be" : qos == "Guaranteed" ? "guaranteed" : "burstable";
+    } else {
+      tenant = tenants[static_cast<std::size_t>(fnv1a(name, o.seed) % static_cast<std::uint64_t>(o.tenants))];
+    }
+    const std::int32_t prio = qos == "LS" ? 300 : qos == "Guaranteed" ? 200 : qos == "BE" ? 0 : 100;
+    const std::int64_t run_s = scheduled >= 0 ? deleted - scheduled : deleted - created;
+    json j{{"id", name},
+           {"submit", created * 1000},
+           {"duration", run_s * 1000},
+           {"namespace", tenant},
+           {"queue", tenant},
+           {"user", tenant},
+           {"priority", prio},
+           {"priority_class", qos},
+           {"preemptible", qos != "LS"},
+           {"request", {{"cpu", std::to_string(cpu) + "m"}, {"memory", std::to_string(mem) + "Mi"}}}};
+    if (ngpu > 0) {
+      const auto per = ngpu == 1 ? (gmilli > 0 ? gmilli : 1000) : 1000;
+      j["request"][gpu_milli_resource] = ngpu * per;
+      json g{{"count", ngpu}, {"milli", per}};
+      const std::string spec = r.text("gpu_spec");
+      if (!spec.empty()) {
+        json models = json::array();
+        std::stringstream ss(spec);
+        std::string m;
+        while (std::getline(ss, m, '|'))
+          if (!m.empty()) models.push_back(m);
+        g["models"] = models;
+      }
+      j["gpu"] = g;
+    }
+    jobs.push_back(std::move(j));
+  }
+  sc["jobs"] = std::move(jobs);
+  sc["policies"] = json::array();
+  register_models();
+  for (const auto& p : o.policies) {
+    if (p == "none") continue;
+    auto it = model_kinds().find(p);
+    if (it == model_kinds().end() || !it->second.synthesize)
+      throw validation_error("--policy", "unknown model or one that cannot derive quotas: '" + p + "'");
+    sc["policies"].push_back(it->second.synthesize(tenants, capacity, reg));
+  }
+  sc["expect"] = json::array();
+  return sc;
+}
+
+}  // namespace quota::sim
