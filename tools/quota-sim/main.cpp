@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "compare.hpp"
 #include "generate.hpp"
 #include "models.hpp"
 #include "openb.hpp"
@@ -27,6 +28,7 @@ const char* main_help =
     "                     [--arrival poisson|burst] [--policy a,b] [-o FILE]\n"
     "  quota-sim import openb --nodes NODES.csv --pods PODS.csv [--tenants N] [--tenant-rule hash|qos]\n"
     "                         [--policy a,b] [--seed S] [-o FILE]\n"
+    "  quota-sim compare SCENARIO --policies none,a,b+c [--report FILE] [--svg FILE]\n"
     "  quota-sim models\n"
     "  quota-sim COMMAND --help\n"
     "\n"
@@ -209,12 +211,13 @@ int cmd_validate(const std::vector<std::string>& args) {
 int cmd_import(const std::vector<std::string>& args) {
   static const char* help =
       "quota-sim import openb --nodes NODES.csv --pods PODS.csv [--tenants N] [--tenant-rule hash|qos]\n"
-      "                       [--policy a,b] [--seed S] [-o FILE]\n"
+      "                       [--policy a,b] [--seed S] [--time-scale F] [-o FILE]\n"
       "\n"
       "Turns the Alibaba openb GPU trace into a scenario (docs/trace-replay.md): nodes with their GPU\n"
       "devices and types, one job per pod (arrival, run time, fractional GPU share, GPU-type\n"
       "constraint, QoS priority), tenants by a stable hash of the pod name (or by QoS class), and\n"
-      "quotas of the named models derived from the capacity. Nothing is written on an error.\n";
+      "quotas of the named models derived from the capacity. --time-scale F compresses arrivals F\n"
+      "times (run times kept) to create contention. Nothing is written on an error.\n";
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
     std::cout << help;
     return args.empty() ? exit_usage : exit_ok;
@@ -247,6 +250,8 @@ int cmd_import(const std::vector<std::string>& args) {
         o.tenant_rule = v;
       else if (a == "--seed")
         o.seed = std::stoull(v);
+      else if (a == "--time-scale")
+        o.time_scale = std::stoll(v);
       else if (a == "-o")
         out = v;
       else if (a == "--policy") {
@@ -287,6 +292,74 @@ int cmd_import(const std::vector<std::string>& args) {
   }
 }
 
+int cmd_compare(const std::vector<std::string>& args) {
+  static const char* help =
+      "quota-sim compare SCENARIO --policies none,a,b+c [--report FILE] [--svg FILE]\n"
+      "\n"
+      "Replays SCENARIO's workload once per policy set (none, or model names joined by '+'),\n"
+      "with quotas each model derives from the cluster capacity and the scenario's tenants,\n"
+      "and writes one side-by-side report (utilisation, GPU fragmentation, wait percentiles,\n"
+      "preemptions, per-tenant usage, never-admitted jobs with reasons) and one SVG.\n";
+  std::string file, sets_text = "none", report_path, svg_path;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const auto& a = args[i];
+    if (a == "--help" || a == "-h") {
+      std::cout << help;
+      return exit_ok;
+    }
+    if (a == "--policies" || a == "--report" || a == "--svg") {
+      if (i + 1 >= args.size()) {
+        std::cerr << "quota-sim compare: " << a << " needs a value\n";
+        return exit_usage;
+      }
+      (a == "--policies" ? sets_text : a == "--report" ? report_path : svg_path) = args[++i];
+    } else if (!a.empty() && a[0] != '-' && file.empty()) {
+      file = a;
+    } else {
+      std::cerr << "quota-sim compare: unexpected argument " << a << "\n" << help;
+      return exit_usage;
+    }
+  }
+  if (file.empty()) {
+    std::cerr << help;
+    return exit_usage;
+  }
+  std::vector<std::string> sets;
+  std::string cur;
+  for (char c : sets_text + ",") {
+    if (c == ',') {
+      if (!cur.empty()) sets.push_back(cur);
+      cur.clear();
+    } else {
+      cur.push_back(c);
+    }
+  }
+  if (report_path.empty()) report_path = base_name(file) + ".compare.json";
+  if (svg_path.empty()) svg_path = base_name(file) + ".compare.svg";
+  try {
+    const quota::json doc = quota::load_json_file(file);
+    const auto runs = quota::sim::compare_policies(doc, sets);
+    const std::string name = doc.value("name", base_name(file));
+    const std::string res = doc.contains("chart") ? doc["chart"].value("resource", "nvidia.com/gpu") : "nvidia.com/gpu";
+    if (!write_file(report_path, quota::sim::compare_report(name, runs).dump(2) + "\n") ||
+        !write_file(svg_path, quota::sim::compare_svg(name, res, runs))) {
+      std::cerr << "quota-sim compare: cannot write the report or chart\n";
+      return exit_usage;
+    }
+    for (const auto& r : runs) {
+      const auto& t = r.totals;
+      std::cout << r.set << ": utilisation " << t["utilisation"] << ", fragmentation " << t["gpu_fragmentation"]
+                << ", wait p50/p90/p99 " << t["wait_ms"]["p50"] << "/" << t["wait_ms"]["p90"] << "/"
+                << t["wait_ms"]["p99"] << " ms, preemptions " << t["preemptions"] << ", never admitted "
+                << t["never_admitted"] << "\n";
+    }
+    std::cout << "report: " << report_path << "\nchart:  " << svg_path << "\n";
+    return exit_ok;
+  } catch (const quota::error& e) {
+    return report_invalid(file, e);
+  }
+}
+
 int cmd_models(const std::vector<std::string>& args) {
   if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
     std::cout << models_help;
@@ -312,6 +385,7 @@ int main(int argc, char** argv) {
   if (cmd == "generate") return quota::sim::cmd_generate(args);
   if (cmd == "models") return cmd_models(args);
   if (cmd == "import") return cmd_import(args);
+  if (cmd == "compare") return cmd_compare(args);
   std::cerr << "quota-sim: unknown command '" << cmd << "'\n" << main_help;
   return exit_usage;
 }

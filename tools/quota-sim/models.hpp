@@ -31,11 +31,12 @@ inline void register_models() {
       [](const policy_spec& ps, scenario&) {
         return instance_of(load_running_limits(ps.body, ps.path));
       },
-      [](const std::vector<std::string>& tenants, const resource_vector& capacity, const resource_registry&) {
+      [](const std::vector<std::string>& tenants, const resource_vector& capacity, const resource_registry& reg) {
         // each tenant may run as many jobs as it has GPUs in an even split
         json p{{"model", "running_limits"}, {"queues", json::object()}};
+        const auto [gpu, unit] = gpu_dimension(capacity, reg);
         const auto per = std::max<amount>(
-            1, capacity.get(resources::nvidia_gpu) / static_cast<amount>(std::max<std::size_t>(1, tenants.size())));
+            1, capacity.get(gpu) / unit / static_cast<amount>(std::max<std::size_t>(1, tenants.size())));
         for (const auto& t : tenants) p["queues"][t] = per;
         return p;
       }};

@@ -76,6 +76,16 @@ model_instance instance_of(M model) {
   return mi;
 }
 
+/// The GPU dimension of a capacity vector for synthesized quotas: whole
+/// nvidia.com/gpu devices, else alibaba.com/gpu-milli (thousandths, as the
+/// openb import counts them). Returns the id and how many units make one GPU.
+[[nodiscard]] inline std::pair<resource_id, amount> gpu_dimension(const resource_vector& capacity,
+                                                                   const resource_registry& reg) {
+  if (capacity.get(resources::nvidia_gpu) > 0) return {resources::nvidia_gpu, 1};
+  if (auto id = reg.find("alibaba.com/gpu-milli"); id && capacity.get(*id) > 0) return {*id, 1000};
+  return {resources::nvidia_gpu, 1};
+}
+
 enum class job_state : std::uint8_t { waiting, pending, running, finished, preempted_pending, deleted };
 
 inline const char* state_name(job_state s) {
@@ -207,6 +217,15 @@ class simulator {
   }
 
   [[nodiscard]] const engine& quota_engine() const noexcept { return engine_; }
+  /// (time, chart resource in use) and (time, capacity) over the replay.
+  [[nodiscard]] std::vector<std::pair<std::int64_t, std::int64_t>> usage_over_time() const {
+    std::vector<std::pair<std::int64_t, std::int64_t>> out;
+    for (const auto& smp : util_samples_) out.emplace_back(smp.t, smp.v);
+    return out;
+  }
+  [[nodiscard]] std::int64_t end_ms() const noexcept { return end_ms_; }
+  [[nodiscard]] std::int64_t capacity_now() const { return capacity_.get(chart_); }
+  [[nodiscard]] const scenario& spec() const noexcept { return sc_; }
 
  private:
   struct node_state {
@@ -318,13 +337,22 @@ class simulator {
   }
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 
+  // GPU fragmentation: free thousandths on devices that are partly used
+  // (they can host only pods that fit the remainder).
+  static std::int64_t frag_of(std::int32_t free) { return free > 0 && free < 1000 ? free : 0; }
+  void set_device(std::size_t n, std::size_t d, std::int32_t v) {
+    auto& f = nodes_[n].device_free[d];
+    if (nodes_[n].alive) fragmented_ += frag_of(v) - frag_of(f);
+    f = v;
+  }
+
   void take(std::size_t n, const resource_vector& v, std::size_t job) {
     nodes_[n].free.sub_in_place(v);
     node_jobs_[n].insert(job);
     const auto& g = jobs_[job].spec->gpu;
     if (g.count > 0) {
       const auto devs = pick_devices(n, g);
-      for (auto d : devs) nodes_[n].device_free[d] -= g.milli;
+      for (auto d : devs) set_device(n, d, nodes_[n].device_free[d] - g.milli);
       auto& held = jobs_[job].devices;
       held.insert(held.end(), devs.begin(), devs.end());
       jobs_[job].device_nodes.insert(jobs_[job].device_nodes.end(), devs.size(), n);
@@ -340,7 +368,7 @@ class simulator {
       std::int32_t left = g.count;
       for (std::size_t i = jr.devices.size(); i-- > 0 && left > 0;)
         if (jr.device_nodes[i] == n) {
-          nodes_[n].device_free[jr.devices[i]] += g.milli;
+          set_device(n, jr.devices[i], nodes_[n].device_free[jr.devices[i]] + g.milli);
           jr.devices.erase(jr.devices.begin() + static_cast<std::ptrdiff_t>(i));
           jr.device_nodes.erase(jr.device_nodes.begin() + static_cast<std::ptrdiff_t>(i));
           --left;
@@ -727,9 +755,11 @@ class simulator {
     const amount total = capacity_.get(chart_);
     amount used = 0;
     for (auto& [name, u] : usage_) used += u.get(chart_);
-    if (util_samples_.empty() || util_samples_.back().v != used || util_cap_.back().v != total) {
+    if (util_samples_.empty() || util_samples_.back().v != used || util_cap_.back().v != total ||
+        frag_samples_.back().v != fragmented_) {
       util_samples_.push_back({now_, used});
       util_cap_.push_back({now_, total});
+      frag_samples_.push_back({now_, fragmented_});
     }
   }
 
@@ -846,12 +876,13 @@ class simulator {
       jobs.push_back(std::move(jj));
     }
     // utilisation of the chart resource, time-weighted, exact integrals
-    quota::detail::int128 used_area = 0, cap_area = 0;
+    quota::detail::int128 used_area = 0, cap_area = 0, frag_area = 0;
     for (std::size_t i = 0; i < util_samples_.size(); ++i) {
       const std::int64_t t1 = i + 1 < util_samples_.size() ? util_samples_[i + 1].t : end_ms_;
       const std::int64_t dt = std::max<std::int64_t>(0, t1 - util_samples_[i].t);
       used_area += static_cast<quota::detail::int128>(util_samples_[i].v) * dt;
       cap_area += static_cast<quota::detail::int128>(util_cap_[i].v) * dt;
+      frag_area += static_cast<quota::detail::int128>(frag_samples_[i].v) * dt;
     }
     json totals;
     totals["jobs"] = jobs_.size();
@@ -861,6 +892,11 @@ class simulator {
     totals["never_admitted_by_reason"] = never_reasons;
     totals["preemptions"] = preemptions_;
     totals["utilisation"] = cap_area > 0 ? std::round(static_cast<double>(used_area) / static_cast<double>(cap_area) * 1e6) / 1e6 : 0.0;
+    // fragmentation: of the free GPU capacity, the share stranded on partly used devices
+    totals["gpu_fragmentation"] =
+        cap_area - used_area > 0
+            ? std::round(static_cast<double>(frag_area) / static_cast<double>(cap_area - used_area) * 1e6) / 1e6
+            : 0.0;
     totals["wait_ms"] = {{"p50", percentile(waits, 50)}, {"p90", percentile(waits, 90)}, {"p99", percentile(waits, 99)}};
     // fairness: Jain's index over tenants' time-averaged usage of the chart resource
     std::vector<double> avg;
@@ -1037,7 +1073,8 @@ class simulator {
   std::multimap<std::int64_t, std::size_t> finishes_;
   std::map<std::string, resource_vector> usage_;
   std::map<std::string, tenant_stats> tenants_;
-  std::vector<sample> util_samples_, util_cap_;
+  std::vector<sample> util_samples_, util_cap_, frag_samples_;
+  std::int64_t fragmented_ = 0;
   std::vector<std::pair<std::int64_t, std::string>> preemption_marks_;
   resource_vector capacity_;
   resource_id chart_ = resources::nvidia_gpu;

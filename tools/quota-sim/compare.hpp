@@ -1,0 +1,152 @@
+// quota-sim compare: the same workload under several policy sets, side by side.
+//
+//   quota-sim compare SCENARIO --policies none,running_limits,kueue+yunikorn_limits
+//
+// Each set is `none` or model names joined by '+'. For each set the scenario's
+// own policies are replaced by policies every model derives from the cluster
+// capacity and the scenario's tenants (quota-sim generate uses the same rules),
+// its expectations are dropped, and it is replayed. The report holds, per
+// set: utilisation, GPU fragmentation, wait percentiles, preemptions, each
+// tenant's average usage, and the jobs never admitted with their reasons. The
+// SVG draws the chart resource in use over time, one line per set.
+#pragma once
+
+#include <cstdio>
+#include <iostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "models.hpp"
+#include "simulator.hpp"
+
+namespace quota::sim {
+
+struct compare_run {
+  std::string set;
+  json totals;
+  json tenants;
+  std::vector<std::pair<std::int64_t, std::int64_t>> usage;
+  std::int64_t end_ms = 0;
+  std::int64_t capacity = 0;
+};
+
+[[nodiscard]] inline std::vector<compare_run> compare_policies(const json& doc, const std::vector<std::string>& sets) {
+  register_models();
+  const scenario base = load_scenario(doc);
+  std::set<std::string> tenant_set;
+  for (const auto& j : base.jobs)
+    tenant_set.insert(base.tenant_by == "namespace" ? j.ns
+                      : base.tenant_by == "user"   ? j.user
+                                                   : (j.queue.empty() ? j.ns : j.queue));
+  const std::vector<std::string> tenants(tenant_set.begin(), tenant_set.end());
+  resource_vector capacity;
+  for (const auto& n : base.nodes) capacity.add_in_place(n.allocatable);
+  std::vector<compare_run> out;
+  for (const auto& set : sets) {
+    json d = doc;
+    d["policies"] = json::array();
+    d["expect"] = json::array();
+    if (set != "none") {
+      std::string name;
+      for (char c : set + "+") {
+        if (c != '+') {
+          name.push_back(c);
+          continue;
+        }
+        auto it = model_kinds().find(name);
+        if (it == model_kinds().end() || !it->second.synthesize)
+          throw validation_error("--policies", "unknown model or one that cannot derive quotas: '" + name + "'");
+        d["policies"].push_back(it->second.synthesize(tenants, capacity, base.registry));
+        name.clear();
+      }
+    }
+    scenario sc = load_scenario(d);
+    auto models = build_models(sc);
+    simulator sim(std::move(sc), std::move(models));
+    const auto res = sim.run();
+    compare_run r;
+    r.set = set;
+    r.totals = res.report["totals"];
+    for (auto it = res.report["tenants"].begin(); it != res.report["tenants"].end(); ++it)
+      r.tenants[it.key()] = {{"average_usage", it.value()["average_usage"]},
+                             {"admissions", it.value()["admissions"]},
+                             {"preempted", it.value()["preempted"]},
+                             {"denials_by_reason", it.value()["denials_by_reason"]}};
+    r.usage = sim.usage_over_time();
+    r.end_ms = sim.end_ms();
+    r.capacity = sim.capacity_now();
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+[[nodiscard]] inline json compare_report(const std::string& scenario_name, const std::vector<compare_run>& runs) {
+  json j;
+  j["scenario"] = scenario_name;
+  j["sets"] = json::array();
+  for (const auto& r : runs) j["sets"].push_back({{"policies", r.set}, {"totals", r.totals}, {"tenants", r.tenants}});
+  return j;
+}
+
+[[nodiscard]] inline std::string compare_svg(const std::string& scenario_name, const std::string& resource,
+                                             const std::vector<compare_run>& runs) {
+  const double L = 70, T = 40, pw = 640, ph = 300;
+  std::int64_t t_end = 1, ymax = 1;
+  for (const auto& r : runs) {
+    t_end = std::max(t_end, r.end_ms);
+    ymax = std::max(ymax, r.capacity);
+    for (const auto& [t, v] : r.usage) ymax = std::max(ymax, v);
+  }
+  auto num = [](double d) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f", d);
+    return std::string(b);
+  };
+  auto X = [&](std::int64_t t) { return L + pw * static_cast<double>(t) / static_cast<double>(t_end); };
+  auto Y = [&](std::int64_t v) { return T + ph - ph * static_cast<double>(v) / static_cast<double>(ymax); };
+  static const char* palette[] = {"#7f7f7f", "#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#ff7f0e", "#17becf"};
+  const double H = T + ph + 60 + 22.0 * static_cast<double>(runs.size() + 1);
+  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"960\" height=\"" + num(H) +
+                  "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"960\" height=\"" + num(H) +
+                  "\" fill=\"white\"/>\n";
+  s += "<text x=\"" + num(L) + "\" y=\"22\" font-size=\"15\" font-weight=\"bold\">" + scenario_name + ": " + resource +
+       " in use, per policy set</text>\n";
+  for (int g = 0; g <= 4; ++g) {
+    const double y = Y(ymax * g / 4);
+    s += "<line x1=\"" + num(L) + "\" y1=\"" + num(y) + "\" x2=\"" + num(L + pw) + "\" y2=\"" + num(y) +
+         "\" stroke=\"#ddd\"/><text x=\"" + num(L - 6) + "\" y=\"" + num(y + 4) + "\" text-anchor=\"end\">" +
+         std::to_string(ymax * g / 4) + "</text>\n";
+  }
+  s += "<text x=\"" + num(L + pw / 2) + "\" y=\"" + num(T + ph + 20) + "\" text-anchor=\"middle\">time (0 to " +
+       std::to_string(t_end / 3'600'000) + " h)</text>\n";
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto& r = runs[i];
+    if (r.usage.empty()) continue;
+    std::string d = "M" + num(X(r.usage[0].first)) + "," + num(Y(r.usage[0].second));
+    for (std::size_t k = 1; k < r.usage.size(); ++k) d += " H" + num(X(r.usage[k].first)) + " V" + num(Y(r.usage[k].second));
+    s += std::string("<path d=\"") + d + "\" fill=\"none\" stroke=\"" + palette[i % 7] + "\" stroke-width=\"1.5\"/>\n";
+  }
+  // the table
+  double y = T + ph + 48;
+  s += "<text x=\"" + num(L) + "\" y=\"" + num(y) +
+       "\" font-weight=\"bold\">policy set | utilisation | GPU fragmentation | wait p50 / p90 / p99 (s) | preemptions | never admitted</text>\n";
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto& t = runs[i].totals;
+    y += 22;
+    char row[256];
+    std::snprintf(row, sizeof row, "%s | %.3f | %.3f | %lld / %lld / %lld | %lld | %lld", runs[i].set.c_str(),
+                  t["utilisation"].get<double>(), t.value("gpu_fragmentation", 0.0),
+                  static_cast<long long>(t["wait_ms"]["p50"].get<std::int64_t>() / 1000),
+                  static_cast<long long>(t["wait_ms"]["p90"].get<std::int64_t>() / 1000),
+                  static_cast<long long>(t["wait_ms"]["p99"].get<std::int64_t>() / 1000),
+                  static_cast<long long>(t["preemptions"].get<std::int64_t>()),
+                  static_cast<long long>(t["never_admitted"].get<std::int64_t>()));
+    s += "<rect x=\"" + num(L - 16) + "\" y=\"" + num(y - 9) + "\" width=\"10\" height=\"10\" fill=\"" + palette[i % 7] +
+         "\"/><text x=\"" + num(L) + "\" y=\"" + num(y) + "\">" + row + "</text>\n";
+  }
+  s += "</svg>\n";
+  return s;
+}
+
+}  // namespace quota::sim
