@@ -1,0 +1,581 @@
+// quota/elastic_quota.hpp — elastic quotas as nos models them.
+//
+// An ElasticQuota (one namespace) or CompositeElasticQuota (a list of
+// namespaces) guarantees `min` and caps at `max`. Pods of a namespace may
+// borrow beyond `min` while the cluster-wide sum of usage stays within the
+// sum of all `min`; those pods are labelled over-quota and may be preempted
+// by quotas claiming back their share (fair share by preemption).
+//
+// Usage is incremental: starting or stopping a pod touches only its quota
+// and the cluster totals. See docs/elastic-quota.md for each rule's source.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <quota/decision.hpp>
+#include <quota/detail/checked.hpp>
+#include <quota/error.hpp>
+#include <quota/policy.hpp>
+#include <quota/resource.hpp>
+#include <quota/resource_vector.hpp>
+
+namespace quota {
+
+/// How dimensions that a quota does not list are treated at admission.
+enum class elastic_missing_policy : std::uint8_t {
+  /// Default: a dimension missing from max (or from every min) is not limited.
+  unlimited,
+  /// nos / scheduler-plugins compatibility: cpu and memory missing from max or
+  /// from the sum of mins count as 0; other resources are not limited.
+  upstream,
+};
+
+/// Which pods may be preempted for a preemptor.
+enum class elastic_preemption_policy : std::uint8_t {
+  /// nos: over-quota pods of other quotas, under the fair-share conditions.
+  nos,
+  /// scheduler-plugins capacity scheduling: lower-priority pods of the same
+  /// quota when the preemptor is above its min, else pods of borrowing quotas.
+  capacity_scheduling,
+};
+
+/// Order in which running pods of a quota fill its min (labels).
+enum class elastic_label_order : std::uint8_t {
+  /// nos operator: creation time, then priority (LOWER first, as nos's
+  /// controller sorts), then request size (smaller first), then name.
+  nos,
+  /// The seed text only: creation time, then request size, then name.
+  creation_then_size,
+};
+
+struct elastic_options {
+  elastic_missing_policy missing = elastic_missing_policy::unlimited;
+  elastic_preemption_policy preemption = elastic_preemption_policy::nos;
+  elastic_label_order label_order = elastic_label_order::nos;
+};
+
+/// An ElasticQuota (namespaces has one entry, composite = false) or a
+/// CompositeElasticQuota (composite = true).
+struct elastic_quota_spec {
+  std::string name;
+  /// Namespace of the object itself (for an EQ: the namespace it governs).
+  std::string object_namespace;
+  std::vector<std::string> namespaces;
+  bool composite = false;
+  resource_vector min;
+  limit_vector max;  // absent dimension = unlimited
+};
+
+/// A pod as the quota model sees it.
+struct elastic_pod {
+  std::string name;  // unique id, e.g. "namespace/name"
+  std::string ns;
+  resource_vector request;
+  std::int32_t priority = 0;
+  std::int64_t created_ms = 0;
+};
+
+enum class elastic_capacity : std::uint8_t { none, in_quota, over_quota };
+
+[[nodiscard]] constexpr std::string_view to_string(elastic_capacity c) noexcept {
+  switch (c) {
+    case elastic_capacity::in_quota:
+      return "in-quota";
+    case elastic_capacity::over_quota:
+      return "over-quota";
+    default:
+      return "";
+  }
+}
+
+/// The label key nos maintains.
+inline constexpr std::string_view elastic_capacity_label = "nos.nebuly.com/capacity";
+
+/// One label patch: set `pod`'s capacity label from `from` to `to`.
+struct elastic_label_change {
+  std::string pod;
+  elastic_capacity from = elastic_capacity::none;
+  elastic_capacity to = elastic_capacity::none;
+  friend bool operator==(const elastic_label_change&, const elastic_label_change&) = default;
+};
+
+inline constexpr std::string_view elastic_model = "elastic_quota";
+
+/// The set of elastic quotas of a cluster and the running pods they account.
+class elastic_quota_set {
+ public:
+  static constexpr std::uint32_t npos = std::numeric_limits<std::uint32_t>::max();
+
+  explicit elastic_quota_set(std::vector<elastic_quota_spec> specs, elastic_options opt = {},
+                             const resource_registry* reg = nullptr)
+      : opt_(opt), reg_(reg) {
+    diagnostics diag;
+    std::unordered_map<std::string, std::uint32_t> eq_ns, ceq_ns;
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+      const auto& s = specs[i];
+      const std::string base = (s.composite ? "CompositeElasticQuota " : "ElasticQuota ") +
+                               (s.object_namespace.empty() ? "" : s.object_namespace + "/") + s.name;
+      if (s.name.empty()) diag.add(base + ".metadata.name", "missing name");
+      if (s.namespaces.empty()) diag.add(base + ".spec.namespaces", "no namespace");
+      for (const auto& e : s.min)
+        if (e.value < 0) diag.add(base + ".spec.min." + res_name(e.id), "negative amount");
+      for (const auto& e : s.max)
+        if (e.value < 0) diag.add(base + ".spec.max." + res_name(e.id), "negative amount");
+      for (const auto& e : s.min)
+        if (auto* m = s.max.find(e.id); m && *m < e.value)
+          diag.add(base + ".spec.min." + res_name(e.id),
+                   "min " + std::to_string(e.value) + " is greater than max " + std::to_string(*m));
+      auto& map = s.composite ? ceq_ns : eq_ns;
+      for (std::size_t k = 0; k < s.namespaces.size(); ++k) {
+        auto [it, fresh] = map.emplace(s.namespaces[k], static_cast<std::uint32_t>(i));
+        if (!fresh)
+          diag.add(base + ".spec.namespaces[" + std::to_string(k) + "]",
+                   "namespace '" + s.namespaces[k] + "' is already governed by " + specs[it->second].name);
+      }
+    }
+    diag.throw_if_any();
+    quotas_.reserve(specs.size());
+    for (auto& s : specs) {
+      quota_state q;
+      q.spec = std::move(s);
+      for (const auto& e : q.spec.min) total_min_.add(e.id, e.value);
+      quotas_.push_back(std::move(q));
+    }
+    // A CompositeElasticQuota takes precedence over an ElasticQuota.
+    for (auto& [ns, i] : eq_ns) ns_.emplace(ns, i);
+    for (auto& [ns, i] : ceq_ns) ns_[ns] = i;
+  }
+
+  [[nodiscard]] const elastic_options& options() const noexcept { return opt_; }
+  [[nodiscard]] std::size_t size() const noexcept { return quotas_.size(); }
+
+  /// Index of the quota governing namespace `ns`, or npos.
+  [[nodiscard]] std::uint32_t quota_of(std::string_view ns) const {
+    auto it = ns_.find(ns);
+    return it == ns_.end() ? npos : it->second;
+  }
+  [[nodiscard]] std::uint32_t quota_index(std::string_view name) const {
+    for (std::size_t i = 0; i < quotas_.size(); ++i)
+      if (quotas_[i].spec.name == name) return static_cast<std::uint32_t>(i);
+    throw unknown_entity_error(error_id::unknown_entity, "elastic quota", name);
+  }
+  [[nodiscard]] const elastic_quota_spec& spec(std::uint32_t q) const { return at(q).spec; }
+  [[nodiscard]] const resource_vector& used(std::uint32_t q) const { return at(q).used; }
+  [[nodiscard]] const resource_vector& nominated(std::uint32_t q) const { return at(q).nominated; }
+  [[nodiscard]] const resource_vector& total_used() const noexcept { return total_used_; }
+  [[nodiscard]] const resource_vector& total_min() const noexcept { return total_min_; }
+
+  /// Sets the requests of pods nominated (not yet bound) in quota q.
+  void set_nominated(std::uint32_t q, resource_vector v) {
+    auto& s = at(q);
+    if (v.any_negative()) throw validation_error(s.spec.name + ".nominated", "negative amount");
+    resource_vector t = total_nominated_;
+    t -= s.nominated;
+    t += v;
+    s.nominated = std::move(v);
+    total_nominated_ = std::move(t);
+  }
+
+  // ---- admission -------------------------------------------------------------
+
+  /// What the PreFilter decides for a pod of namespace ns with `request`.
+  /// Allocates nothing when allowed.
+  [[nodiscard]] decision check(std::string_view ns, const resource_vector& request) const {
+    const std::uint32_t q = quota_of(ns);
+    if (q == npos) return decision::allow();
+    return check_quota(q, request);
+  }
+
+  [[nodiscard]] decision check_quota(std::uint32_t qi, const resource_vector& request) const {
+    const auto& q = at(qi);
+    decision d;
+    for (const auto& e : request) {
+      if (e.value <= 0) continue;
+      const amount u = q.used.get(e.id);
+      const amount n = q.nominated.get(e.id);
+      if (auto lim = limit_of(q.spec.max, e.id)) {
+        detail::int128 total = detail::int128{u} + n + e.value;
+        if (total > *lim)
+          d.add(reason{elastic_model,
+                       "over_max",
+                       q.spec.name,
+                       e.id,
+                       res_view(e.id),
+                       e.value,
+                       detail::checked_add(u, n),
+                       *lim,
+                       {}});
+      }
+    }
+    for (const auto& e : request) {
+      if (e.value <= 0) continue;
+      if (auto lim = limit_of_min(e.id)) {
+        const amount u = total_used_.get(e.id);
+        const amount n = total_nominated_.get(e.id);
+        detail::int128 total = detail::int128{u} + n + e.value;
+        if (total > *lim)
+          d.add(reason{elastic_model,
+                       "total_guaranteed_exhausted",
+                       q.spec.name,
+                       e.id,
+                       res_view(e.id),
+                       e.value,
+                       detail::checked_add(u, n),
+                       *lim,
+                       {}});
+      }
+    }
+    return d;
+  }
+
+  // ---- accounting ------------------------------------------------------------
+
+  /// A pod started running (was reserved/bound). Appends the label changes of
+  /// its quota to `changes`. Throws state_error for a duplicate name and
+  /// validation_error for a negative request; nothing changes then.
+  void add_pod(elastic_pod pod, std::vector<elastic_label_change>* changes = nullptr) {
+    if (pods_.count(pod.name))
+      throw state_error(error_id::state_duplicate, "pod '" + pod.name + "' is already running");
+    if (pod.request.any_negative()) throw validation_error("pod " + pod.name + ".request", "negative amount");
+    const std::uint32_t q = quota_of(pod.ns);
+    resource_vector new_total = total_used_;
+    new_total += pod.request;
+    resource_vector new_used;
+    if (q != npos) {
+      new_used = quotas_[q].used;
+      new_used += pod.request;
+    }
+    pod_state ps{std::move(pod), q, elastic_capacity::none};
+    const std::string key = ps.pod.name;
+    if (q == npos) {
+      pods_.emplace(key, std::move(ps));
+      return;
+    }
+    auto [it, ok] = pods_.emplace(key, std::move(ps));
+    (void)ok;
+    try {
+      auto& list = quotas_[q].running;
+      auto pos = std::lower_bound(list.begin(), list.end(), &it->second,
+                                  [this](const pod_state* a, const pod_state* b) { return before(*a, *b); });
+      list.insert(pos, &it->second);
+    } catch (...) {
+      pods_.erase(it);
+      throw;
+    }
+    total_used_ = std::move(new_total);
+    quotas_[q].used = std::move(new_used);
+    ++quotas_[q].not_over;
+    relabel(q, changes);
+  }
+
+  /// A pod stopped running or was deleted. Throws unknown_entity_error (304)
+  /// for a pod that is not running; nothing changes then.
+  void remove_pod(std::string_view name, std::vector<elastic_label_change>* changes = nullptr) {
+    auto it = pods_.find(name);
+    if (it == pods_.end()) throw unknown_entity_error(error_id::unknown_job, "running pod", name);
+    const std::uint32_t q = it->second.quota;
+    if (q != npos) {
+      resource_vector new_used = quotas_[q].used;
+      resource_vector new_total = total_used_;
+      new_used -= it->second.pod.request;
+      new_total -= it->second.pod.request;
+      if (new_used.any_negative() || new_total.any_negative())
+        throw state_error(error_id::state_negative_usage, "usage of " + quotas_[q].spec.name + " would go negative");
+      auto& list = quotas_[q].running;
+      auto pos = std::find(list.begin(), list.end(), &it->second);
+      list.erase(pos);
+      if (it->second.label != elastic_capacity::over_quota) --quotas_[q].not_over;
+      quotas_[q].used = std::move(new_used);
+      total_used_ = std::move(new_total);
+      pods_.erase(it);
+      relabel(q, changes);
+    } else {
+      pods_.erase(it);
+    }
+  }
+
+  [[nodiscard]] bool running(std::string_view name) const { return pods_.count(name) != 0; }
+  [[nodiscard]] elastic_capacity label(std::string_view name) const {
+    auto it = pods_.find(name);
+    if (it == pods_.end()) throw unknown_entity_error(error_id::unknown_job, "running pod", name);
+    return it->second.label;
+  }
+  [[nodiscard]] const elastic_pod& pod(std::string_view name) const {
+    auto it = pods_.find(name);
+    if (it == pods_.end()) throw unknown_entity_error(error_id::unknown_job, "running pod", name);
+    return it->second.pod;
+  }
+  /// Running pods of quota q in label order.
+  [[nodiscard]] std::vector<const elastic_pod*> running_pods(std::uint32_t q) const {
+    std::vector<const elastic_pod*> out;
+    for (const auto* p : at(q).running) out.push_back(&p->pod);
+    return out;
+  }
+
+  /// Recomputes every quota's labels (e.g. after loading a snapshot).
+  void relabel_all(std::vector<elastic_label_change>* changes = nullptr) {
+    for (std::uint32_t q = 0; q < quotas_.size(); ++q) relabel(q, changes);
+  }
+
+  // ---- fair share ------------------------------------------------------------
+
+  /// guaranteed over-quota of q in resource r =
+  ///   floor(min_q / sum(min_i) x sum(max(0, min_i - used_i))), exact.
+  [[nodiscard]] amount guaranteed_over_quota(std::uint32_t q, resource_id r) const {
+    const amount mq = at(q).spec.min.get(r);
+    const amount total_min = total_min_.get(r);
+    if (mq <= 0 || total_min <= 0) return 0;
+    detail::int128 avail = 0;
+    for (const auto& s : quotas_) {
+      const amount m = s.spec.min.get(r), u = s.used.get(r);
+      if (m > u) avail += detail::int128{m} - u;
+    }
+    return static_cast<amount>(detail::int128{mq} * avail / total_min);
+  }
+  /// Over-quota usage of q in r: max(0, used - min).
+  [[nodiscard]] amount over_quota_used(std::uint32_t q, resource_id r) const {
+    const auto& s = at(q);
+    const amount u = s.used.get(r), m = s.spec.min.get(r);
+    return u > m ? u - m : 0;
+  }
+
+  /// nos condition 2: used_A + request <= min_A + guaranteed_A in every
+  /// resource of the request that min_A lists.
+  [[nodiscard]] bool within_guaranteed(std::uint32_t a, const resource_vector& request) const {
+    const auto& s = at(a);
+    for (const auto& e : request) {
+      if (e.value <= 0 || !s.spec.min.has(e.id)) continue;
+      const detail::int128 lhs = detail::int128{s.used.get(e.id)} + e.value;
+      const detail::int128 rhs = detail::int128{s.spec.min.get(e.id)} + guaranteed_over_quota(a, e.id);
+      if (lhs > rhs) return false;
+    }
+    return true;
+  }
+  /// nos condition 3: used over-quota of B > guaranteed over-quota of B in
+  /// some resource of `request`.
+  [[nodiscard]] bool over_guaranteed(std::uint32_t b, const resource_vector& request) const {
+    for (const auto& e : request)
+      if (e.value > 0 && over_quota_used(b, e.id) > guaranteed_over_quota(b, e.id)) return true;
+    return false;
+  }
+
+  /// Can a pod of quota a with `request` preempt running pod `victim_pod`
+  /// under nos's rules? (over-quota victim, conditions 2 and 3)
+  [[nodiscard]] bool nos_can_preempt(std::uint32_t a, const resource_vector& request,
+                                     std::string_view victim_pod) const {
+    auto it = pods_.find(victim_pod);
+    if (it == pods_.end()) throw unknown_entity_error(error_id::unknown_job, "running pod", victim_pod);
+    const auto& v = it->second;
+    if (v.quota == npos || v.quota == a || v.label != elastic_capacity::over_quota) return false;
+    return within_guaranteed(a, request) && over_guaranteed(v.quota, request);
+  }
+
+  /// Victims for a preemptor pod (not running yet) of namespace ns, in the
+  /// order they should go: fewest, lowest priority first. Appends nothing when
+  /// the pod fits already or no set of allowed victims makes it fit.
+  void victims(const elastic_pod& preemptor, std::vector<victim>& out) const {
+    const std::uint32_t a = quota_of(preemptor.ns);
+    if (a == npos) return;
+    if (check_quota(a, preemptor.request).allowed()) return;
+    // a pod over its quota's max cannot be helped by preempting other quotas
+    const auto& qa = quotas_[a];
+    struct cand {
+      const pod_state* p;
+      std::string_view rule;
+    };
+    std::vector<cand> cands;
+    if (opt_.preemption == elastic_preemption_policy::nos) {
+      if (!within_guaranteed(a, preemptor.request)) return;
+      for (std::uint32_t b = 0; b < quotas_.size(); ++b) {
+        if (b == a || !over_guaranteed(b, preemptor.request)) continue;
+        for (const auto* p : quotas_[b].running)
+          if (p->label == elastic_capacity::over_quota) cands.push_back({p, "over_quota_fair_share"});
+      }
+    } else {
+      bool above_min = false;
+      for (const auto& e : preemptor.request)
+        if (e.value > 0 && qa.spec.min.has(e.id) && detail::int128{qa.used.get(e.id)} + e.value > qa.spec.min.get(e.id))
+          above_min = true;
+      if (above_min) {
+        for (const auto* p : qa.running)
+          if (p->pod.priority < preemptor.priority) cands.push_back({p, "same_quota_lower_priority"});
+      } else {
+        for (std::uint32_t b = 0; b < quotas_.size(); ++b) {
+          if (b == a || !borrowing(b)) continue;
+          for (const auto* p : quotas_[b].running) cands.push_back({p, "borrowed_from_guaranteed"});
+        }
+      }
+    }
+    std::sort(cands.begin(), cands.end(), [](const cand& x, const cand& y) {
+      if (x.p->pod.priority != y.p->pod.priority) return x.p->pod.priority < y.p->pod.priority;
+      if (x.p->pod.created_ms != y.p->pod.created_ms) return x.p->pod.created_ms > y.p->pod.created_ms;
+      return x.p->pod.name < y.p->pod.name;
+    });
+    // Remove candidates until the preemptor passes admission.
+    std::vector<resource_vector> used(quotas_.size());
+    for (std::size_t i = 0; i < quotas_.size(); ++i) used[i] = quotas_[i].used;
+    resource_vector total = total_used_;
+    const std::size_t start = out.size();
+    for (const auto& c : cands) {
+      if (fits_after(a, preemptor.request, used[a], total)) break;
+      used[c.p->quota] -= c.p->pod.request;
+      total -= c.p->pod.request;
+      out.push_back(victim{c.p->pod.name, elastic_model, c.rule, quotas_[c.p->quota].spec.name});
+    }
+    if (!fits_after(a, preemptor.request, used[a], total)) out.resize(start);
+  }
+
+ private:
+  struct pod_state {
+    elastic_pod pod;
+    std::uint32_t quota = npos;
+    elastic_capacity label = elastic_capacity::none;
+  };
+  struct quota_state {
+    elastic_quota_spec spec;
+    resource_vector used;
+    resource_vector nominated;
+    std::vector<pod_state*> running;  // label order
+    std::size_t not_over = 0;         // running pods not labelled over-quota
+  };
+
+  const quota_state& at(std::uint32_t q) const {
+    if (q >= quotas_.size()) throw unknown_entity_error(error_id::unknown_entity, "elastic quota", std::to_string(q));
+    return quotas_[q];
+  }
+  quota_state& at(std::uint32_t q) {
+    if (q >= quotas_.size()) throw unknown_entity_error(error_id::unknown_entity, "elastic quota", std::to_string(q));
+    return quotas_[q];
+  }
+  std::string res_name(resource_id id) const {
+    if (reg_ && id < reg_->size()) return std::string(reg_->name(id));
+    if (id < resources::count_well_known) return std::string(resources::well_known_name(id));
+    return "resource#" + std::to_string(id);
+  }
+  std::string_view res_view(resource_id id) const noexcept {
+    if (reg_ && id < reg_->size()) return reg_->name(id);
+    if (id < resources::count_well_known) return resources::well_known_name(id);
+    return {};
+  }
+  bool upstream_zero(resource_id id) const noexcept {
+    return opt_.missing == elastic_missing_policy::upstream && (id == resources::cpu || id == resources::memory);
+  }
+  std::optional<amount> limit_of(const limit_vector& max, resource_id id) const noexcept {
+    if (const amount* p = max.find(id)) return *p;
+    if (upstream_zero(id)) return amount{0};
+    return std::nullopt;
+  }
+  std::optional<amount> limit_of_min(resource_id id) const noexcept {
+    if (const amount* p = total_min_.find(id)) return *p;
+    if (upstream_zero(id)) return amount{0};
+    return std::nullopt;
+  }
+  bool borrowing(std::uint32_t b) const {
+    for (const auto& e : quotas_[b].used)
+      if (e.value > quotas_[b].spec.min.get(e.id)) return true;
+    return false;
+  }
+  bool fits_after(std::uint32_t a, const resource_vector& req, const resource_vector& used_a,
+                  const resource_vector& total) const {
+    const auto& q = quotas_[a];
+    for (const auto& e : req) {
+      if (e.value <= 0) continue;
+      if (auto lim = limit_of(q.spec.max, e.id))
+        if (detail::int128{used_a.get(e.id)} + q.nominated.get(e.id) + e.value > *lim) return false;
+      if (auto lim = limit_of_min(e.id))
+        if (detail::int128{total.get(e.id)} + total_nominated_.get(e.id) + e.value > *lim) return false;
+    }
+    return true;
+  }
+
+  static int compare_size(const resource_vector& a, const resource_vector& b) noexcept {
+    auto ia = a.begin(), ib = b.begin();
+    while (ia != a.end() || ib != b.end()) {
+      resource_id id = no_resource;
+      if (ia != a.end()) id = ia->id;
+      if (ib != b.end() && ib->id < id) id = ib->id;
+      const amount va = (ia != a.end() && ia->id == id) ? (ia++)->value : 0;
+      const amount vb = (ib != b.end() && ib->id == id) ? (ib++)->value : 0;
+      if (va != vb) return va < vb ? -1 : 1;
+    }
+    return 0;
+  }
+  bool before(const pod_state& x, const pod_state& y) const noexcept {
+    if (x.pod.created_ms != y.pod.created_ms) return x.pod.created_ms < y.pod.created_ms;
+    if (opt_.label_order == elastic_label_order::nos && x.pod.priority != y.pod.priority)
+      return x.pod.priority < y.pod.priority;  // nos: lower priority first
+    if (int c = compare_size(x.pod.request, y.pod.request); c != 0) return c < 0;
+    return x.pod.name < y.pod.name;
+  }
+
+  /// Walks the running pods of q in order with a running sum; in-quota while
+  /// the sum stays within min on every resource min lists, then over-quota.
+  void relabel(std::uint32_t q, std::vector<elastic_label_change>* changes) {
+    auto& s = quotas_[q];
+    const auto& min = s.spec.min;
+    // running sum over the resources min lists (min has few entries)
+    boost::container::small_vector<amount, 8> sum(min.size(), 0);
+    bool over = false;
+    // pods not labelled over-quota yet; once past the boundary and all of
+    // them are seen, every remaining pod is over-quota already: stop.
+    std::size_t not_over_left = s.not_over;
+    for (auto* p : s.running) {
+      if (over && not_over_left == 0) break;
+      if (!over) {
+        std::size_t k = 0;
+        for (const auto& e : min) {
+          amount r = 0;
+          if (!detail::try_add(sum[k], p->pod.request.get(e.id), r) || r > e.value) over = true;
+          sum[k] = r;
+          ++k;
+        }
+      }
+      if (p->label != elastic_capacity::over_quota) --not_over_left;
+      const elastic_capacity want = over ? elastic_capacity::over_quota : elastic_capacity::in_quota;
+      if (p->label != want) {
+        if (changes) changes->push_back({p->pod.name, p->label, want});
+        if (want == elastic_capacity::over_quota)
+          --s.not_over;
+        else if (p->label == elastic_capacity::over_quota)
+          ++s.not_over;
+        p->label = want;
+      }
+    }
+  }
+
+  elastic_options opt_;
+  const resource_registry* reg_ = nullptr;
+  std::vector<quota_state> quotas_;
+  std::unordered_map<std::string, std::uint32_t, detail::string_hash, std::equal_to<>> ns_;
+  std::unordered_map<std::string, pod_state, detail::string_hash, std::equal_to<>> pods_;
+  resource_vector total_used_, total_min_, total_nominated_;
+};
+
+/// quota::policy adapter: job.ns selects the quota, job.request is the pod
+/// request, job.id names the pod.
+class elastic_quota_policy {
+ public:
+  explicit elastic_quota_policy(elastic_quota_set& set) : set_(&set) {}
+  [[nodiscard]] std::string_view policy_name() const noexcept { return elastic_model; }
+  [[nodiscard]] decision check(const job& j) const { return set_->check(j.ns, j.request); }
+  void commit(const job& j) { set_->add_pod(to_pod(j), nullptr); }
+  void release(std::string_view id) { set_->remove_pod(id, nullptr); }
+  void victims(const job& j, std::vector<victim>& out) const { set_->victims(to_pod(j), out); }
+  [[nodiscard]] elastic_quota_set& model() noexcept { return *set_; }
+
+ private:
+  static elastic_pod to_pod(const job& j) { return elastic_pod{j.id, j.ns, j.request, j.priority, j.created_ms}; }
+  elastic_quota_set* set_;
+};
+
+static_assert(policy<elastic_quota_policy>);
+
+}  // namespace quota

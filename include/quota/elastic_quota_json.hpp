@@ -1,0 +1,189 @@
+// quota/elastic_quota_json.hpp — loads ElasticQuota, CompositeElasticQuota
+// and Pod objects as `kubectl get -o json` prints them (a single object, a
+// List or an array). Every problem of a document is collected and thrown
+// together as one validation_error naming the object and field.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <quota/elastic_quota.hpp>
+#include <quota/gpu_memory.hpp>
+#include <quota/json.hpp>
+#include <quota/pod_request.hpp>
+
+namespace quota {
+
+namespace detail {
+
+/// Milliseconds since the epoch of an RFC 3339 UTC time "YYYY-MM-DDThh:mm:ssZ"
+/// (optional fraction), or -1 when malformed.
+[[nodiscard]] inline std::int64_t elastic_parse_time(const std::string& t) {
+  auto num = [&](std::size_t pos, std::size_t n, std::int64_t& out) {
+    if (pos + n > t.size()) return false;
+    out = 0;
+    for (std::size_t i = pos; i < pos + n; ++i) {
+      if (t[i] < '0' || t[i] > '9') return false;
+      out = out * 10 + (t[i] - '0');
+    }
+    return true;
+  };
+  std::int64_t y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
+  if (t.size() < 20 || !num(0, 4, y) || t[4] != '-' || !num(5, 2, mo) || t[7] != '-' || !num(8, 2, d) ||
+      (t[10] != 'T' && t[10] != 't') || !num(11, 2, h) || t[13] != ':' || !num(14, 2, mi) || t[16] != ':' ||
+      !num(17, 2, s))
+    return -1;
+  std::size_t i = 19;
+  std::int64_t ms = 0;
+  if (t[i] == '.') {
+    ++i;
+    std::int64_t scale = 100;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9') {
+      ms += (t[i] - '0') * scale;
+      scale /= 10;
+      ++i;
+    }
+  }
+  if (i + 1 != t.size() || (t[i] != 'Z' && t[i] != 'z')) return -1;
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return -1;
+  // days from civil (proleptic Gregorian)
+  y -= mo <= 2 ? 1 : 0;
+  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const std::int64_t yoe = y - era * 400;
+  const std::int64_t doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const std::int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  const std::int64_t days = era * 146097 + doe - 719468;
+  return ((days * 24 + h) * 60 + mi) * 60000 + s * 1000 + ms;
+}
+
+inline resource_vector elastic_container_requests(const json& c, resource_registry& reg, const std::string& path,
+                                                  diagnostics& diag) {
+  if (!c.is_object() || !c.contains("resources") || !c["resources"].is_object()) return {};
+  const auto& r = c["resources"];
+  resource_vector req;
+  if (r.contains("requests")) req = parse_resource_list(r["requests"], reg, path + ".resources.requests", &diag);
+  // Kubernetes defaults a missing request to its limit.
+  if (r.contains("limits")) {
+    const auto lim = parse_resource_list(r["limits"], reg, path + ".resources.limits", &diag);
+    for (const auto& e : lim)
+      if (!req.has(e.id)) req.set(e.id, e.value);
+  }
+  return req;
+}
+
+}  // namespace detail
+
+/// ElasticQuota and CompositeElasticQuota objects of a document; other kinds
+/// are skipped. Omitted max = unlimited.
+[[nodiscard]] inline std::vector<elastic_quota_spec> load_elastic_quotas(const json& doc, resource_registry& reg) {
+  diagnostics diag;
+  std::vector<elastic_quota_spec> out;
+  for_each_object(doc, [&](const json& o, const std::string& path) {
+    const std::string kind =
+        o.is_object() && o.contains("kind") && o["kind"].is_string() ? o["kind"].get<std::string>() : "";
+    if (kind != "ElasticQuota" && kind != "CompositeElasticQuota") return;
+    elastic_quota_spec s;
+    s.composite = kind == "CompositeElasticQuota";
+    try {
+      s.name = object_name(o, path);
+    } catch (const error& e) {
+      diag.add(path + ".metadata.name", e.what());
+      return;
+    }
+    s.object_namespace = object_namespace(o);
+    const std::string base = kind + " " + s.object_namespace + "/" + s.name;
+    const json spec = o.contains("spec") && o["spec"].is_object() ? o["spec"] : json::object();
+    if (spec.contains("min")) s.min = parse_resource_list(spec["min"], reg, base + ".spec.min", &diag);
+    if (spec.contains("max")) s.max = parse_resource_list<limit_vector>(spec["max"], reg, base + ".spec.max", &diag);
+    if (s.composite) {
+      if (!spec.contains("namespaces") || !spec["namespaces"].is_array()) {
+        diag.add(base + ".spec.namespaces", "missing or not a list");
+      } else {
+        for (std::size_t i = 0; i < spec["namespaces"].size(); ++i) {
+          const auto& n = spec["namespaces"][i];
+          if (n.is_string())
+            s.namespaces.push_back(n.get<std::string>());
+          else
+            diag.add(base + ".spec.namespaces[" + std::to_string(i) + "]", "not a string");
+        }
+      }
+    } else {
+      s.namespaces = {s.object_namespace};
+    }
+    out.push_back(std::move(s));
+  });
+  diag.throw_if_any();
+  return out;
+}
+
+/// A pod read from JSON: the model's view plus its phase.
+struct elastic_loaded_pod {
+  elastic_pod pod;
+  std::string phase;
+  [[nodiscard]] bool running() const noexcept { return phase == "Running"; }
+};
+
+/// Pods of a document with their effective request (containers, init
+/// containers, overhead; requests default to limits) and nos's gpu-memory.
+[[nodiscard]] inline std::vector<elastic_loaded_pod> load_elastic_pods(const json& doc, resource_registry& reg,
+                                                                       std::int64_t gb_per_gpu = default_gb_per_gpu) {
+  diagnostics diag;
+  std::vector<elastic_loaded_pod> out;
+  for_each_object(doc, [&](const json& o, const std::string& path) {
+    if (o.is_object() && o.contains("kind") && o["kind"] != "Pod") return;
+    elastic_loaded_pod lp;
+    std::string name;
+    try {
+      name = object_name(o, path);
+    } catch (const error& e) {
+      diag.add(path + ".metadata.name", e.what());
+      return;
+    }
+    lp.pod.ns = object_namespace(o);
+    lp.pod.name = lp.pod.ns + "/" + name;
+    const std::string base = "Pod " + lp.pod.name;
+    const json& md = o["metadata"];
+    if (md.contains("creationTimestamp") && md["creationTimestamp"].is_string()) {
+      lp.pod.created_ms = detail::elastic_parse_time(md["creationTimestamp"].get<std::string>());
+      if (lp.pod.created_ms < 0) diag.add(base + ".metadata.creationTimestamp", "not an RFC 3339 UTC time");
+    }
+    const json spec = o.contains("spec") && o["spec"].is_object() ? o["spec"] : json::object();
+    std::vector<resource_vector> cs, ics;
+    auto read = [&](const char* key, std::vector<resource_vector>& v) {
+      if (!spec.contains(key)) return;
+      if (!spec[key].is_array()) {
+        diag.add(base + ".spec." + key, "not a list");
+        return;
+      }
+      for (std::size_t i = 0; i < spec[key].size(); ++i)
+        v.push_back(detail::elastic_container_requests(spec[key][i], reg,
+                                                       base + ".spec." + key + "[" + std::to_string(i) + "]", diag));
+    };
+    read("containers", cs);
+    read("initContainers", ics);
+    resource_vector overhead;
+    if (spec.contains("overhead"))
+      overhead = parse_resource_list(spec["overhead"], reg, base + ".spec.overhead", &diag);
+    if (spec.contains("priority")) {
+      if (spec["priority"].is_number_integer())
+        lp.pod.priority = spec["priority"].get<std::int32_t>();
+      else
+        diag.add(base + ".spec.priority", "not an integer");
+    }
+    try {
+      lp.pod.request = pod_request(cs, ics, overhead);
+      add_gpu_memory(lp.pod.request, reg, gb_per_gpu);
+    } catch (const error& e) {
+      diag.add(base + ".spec", e.what());
+    }
+    if (o.contains("status") && o["status"].is_object() && o["status"].contains("phase") &&
+        o["status"]["phase"].is_string())
+      lp.phase = o["status"]["phase"].get<std::string>();
+    out.push_back(std::move(lp));
+  });
+  diag.throw_if_any();
+  return out;
+}
+
+}  // namespace quota
