@@ -1,0 +1,129 @@
+// quota/fair_share_json.hpp — KAI Queue objects (scheduling.run.ai/v2) to
+// fair_share_queue_spec, from `kubectl get queues.scheduling.run.ai -o json`
+// (a List, an array or one object).
+//
+// Units as KAI: cpu in millicores, memory in MB (10^6 bytes), gpu in devices
+// (fractions allowed when the registry's gpu scale can hold them). Any other
+// key under spec.resources is a resource name with amounts in its base unit.
+// quota/overQuotaWeight/limit omitted = 0; -1 = unlimited (quota, limit).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <quota/fair_share.hpp>
+#include <quota/json.hpp>
+#include <quota/quantity.hpp>
+
+namespace quota {
+
+struct fair_share_json_options {
+  /// Resource the KAI "gpu" key maps to.
+  std::string gpu_resource = "nvidia.com/gpu";
+};
+
+namespace detail {
+// Exact conversion of a JSON number in KAI units to base units: amount =
+// number * 10^(scale) * factor. -1 stays -1. Problems go to diag.
+inline amount fair_share_json_amount(const json& v, int scale, std::int64_t factor, const std::string& path,
+                                     diagnostics& diag) {
+  if (!v.is_number()) {
+    diag.add(path, "expected a number");
+    return 0;
+  }
+  if (v.is_number_integer() && v.get<std::int64_t>() == -1) return -1;
+  if (v.is_number_float() && v.get<double>() == -1.0) return -1;
+  const std::string text = v.dump();
+  if (!text.empty() && text[0] == '-') {
+    diag.add(path, "negative value other than -1");
+    return 0;
+  }
+  quantity qn;
+  if (!quantity::try_parse(text, qn)) {
+    diag.add(path, "malformed number '" + text + "'");
+    return 0;
+  }
+  std::int64_t base = 0;
+  if (qn.to_base_into(scale, base) != quantity_status::ok) {
+    diag.add(path, "'" + text + "' is not a whole number of base units or out of range");
+    return 0;
+  }
+  std::int64_t out = 0;
+  if (__builtin_mul_overflow(base, factor, &out)) {
+    diag.add(path, "'" + text + "' out of range");
+    return 0;
+  }
+  return out;
+}
+}  // namespace detail
+
+/// Loads KAI Queues. Throws parse_error for a malformed document and
+/// validation_error with every problem (paths name the queue and field).
+[[nodiscard]] inline std::vector<fair_share_queue_spec> load_fair_share_queues(
+    const json& doc, resource_registry& reg, const fair_share_json_options& opts = {}) {
+  std::vector<fair_share_queue_spec> out;
+  diagnostics diag;
+  resource_registry scratch = reg;  // strong guarantee for the registry
+  for_each_object(doc, [&](const json& obj, const std::string& path) {
+    fair_share_queue_spec s;
+    s.name = object_name(obj, path);
+    const std::string base = s.name;
+    const json empty = json::object();
+    const json& spec = obj.contains("spec") && obj["spec"].is_object() ? obj["spec"] : empty;
+    s.parent = field_or<std::string>(spec, "parentQueue", "", base + ".spec");
+    s.priority = field_or<std::int32_t>(spec, "priority", 100, base + ".spec");
+    if (spec.contains("resources") && spec["resources"].is_object()) {
+      for (const auto& [key, val] : spec["resources"].items()) {
+        std::string rname = key == "gpu" ? opts.gpu_resource : key;
+        const resource_id id = scratch.intern(rname);
+        const int sc = scratch.scale(id);
+        const std::int64_t factor = key == "memory" ? 1000000 : 1;
+        const int use_scale = key == "cpu" ? sc - 3 : sc;  // KAI cpu is already millicores
+        if (use_scale < 0) {
+          diag.add(base + ".spec.resources." + key, "resource scale too coarse for KAI units");
+          continue;
+        }
+        if (!val.is_object()) {
+          diag.add(base + ".spec.resources." + key, "expected an object");
+          continue;
+        }
+        fair_share_resource r;
+        r.quota = val.contains("quota")
+                      ? detail::fair_share_json_amount(val["quota"], use_scale, factor,
+                                                       base + ".spec.resources." + key + ".quota", diag)
+                      : 0;
+        r.over_quota_weight =
+            val.contains("overQuotaWeight")
+                ? detail::fair_share_json_amount(val["overQuotaWeight"], 0, 1,
+                                                 base + ".spec.resources." + key + ".overQuotaWeight", diag)
+                : 0;
+        if (r.over_quota_weight < 0) {
+          diag.add(base + ".spec.resources." + key + ".overQuotaWeight", "negative weight");
+          r.over_quota_weight = 0;
+        }
+        r.limit = val.contains("limit")
+                      ? detail::fair_share_json_amount(val["limit"], use_scale, factor,
+                                                       base + ".spec.resources." + key + ".limit", diag)
+                      : 0;
+        s.resources[id] = r;
+      }
+    }
+    out.push_back(std::move(s));
+  });
+  diag.throw_if_any();
+  reg = std::move(scratch);
+  return out;
+}
+
+/// Fair share of every queue as JSON: {name: {resource: amount}}.
+[[nodiscard]] inline json fair_share_to_json(const fair_share_tree& t, const resource_registry& reg) {
+  json j = json::object();
+  for (std::size_t q = 0; q < t.size(); ++q) {
+    json r = json::object();
+    for (auto id : t.resources()) r[std::string(reg.name(id))] = t.fair_share(q, id);
+    j[t.spec(q).name] = r;
+  }
+  return j;
+}
+
+}  // namespace quota

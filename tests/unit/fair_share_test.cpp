@@ -1,0 +1,486 @@
+#include <quota/fair_share.hpp>
+#include <quota/fair_share_json.hpp>
+
+#include <algorithm>
+#include <random>
+
+#include "quota_catch.hpp"
+
+using namespace quota;
+namespace R = quota::resources;
+
+namespace {
+fair_share_queue_spec q(std::string name, std::string parent, amount quota, amount weight, amount limit = -1,
+                        std::int32_t prio = 100, std::int64_t created = 0) {
+  fair_share_queue_spec s;
+  s.name = std::move(name);
+  s.parent = std::move(parent);
+  s.priority = prio;
+  s.created_ms = created;
+  s.resources[R::nvidia_gpu] = fair_share_resource{quota, weight, limit};
+  return s;
+}
+resource_vector gpu(amount n) {
+  return resource_vector{{R::nvidia_gpu, n}};
+}
+job mk(std::string id, std::string queue, std::int32_t prio, resource_vector req) {
+  job j;
+  j.id = std::move(id);
+  j.queue = std::move(queue);
+  j.priority = prio;
+  j.request = std::move(req);
+  return j;
+}
+amount fs(const fair_share_tree& t, std::string_view name) {
+  return t.fair_share(t.at(name), R::nvidia_gpu);
+}
+}  // namespace
+
+TEST_CASE("fair share: deserved first then over-quota by weight") {
+  // 10 GPUs; a quota 2 weight 1, b quota 3 weight 3, both want everything.
+  fair_share_tree t({q("a", "", 2, 1), q("b", "", 3, 3)});
+  t.set_capacity(gpu(13));
+  t.set_request(t.at("a"), gpu(100));
+  t.set_request(t.at("b"), gpu(100));
+  t.compute();
+  // over quota pool 8 split 1:3 -> 2 and 6
+  CHECK(fs(t, "a") == 4);
+  CHECK(fs(t, "b") == 9);
+}
+
+TEST_CASE("fair share: deserved capped by demand, leftover goes over quota") {
+  fair_share_tree t({q("a", "", 6, 1), q("b", "", 4, 1)});
+  t.set_capacity(gpu(10));
+  t.set_request(t.at("a"), gpu(2));
+  t.set_request(t.at("b"), gpu(20));
+  t.compute();
+  CHECK(fs(t, "a") == 2);
+  CHECK(fs(t, "b") == 8);
+}
+
+TEST_CASE("fair share: oversubscription gives deserved regardless of priority") {
+  fair_share_tree t({q("a", "", 8, 1, -1, 50), q("b", "", 8, 1, -1, 200)});
+  t.set_capacity(gpu(10));
+  t.set_request(t.at("a"), gpu(8));
+  t.set_request(t.at("b"), gpu(8));
+  t.compute();
+  CHECK(fs(t, "a") == 8);
+  CHECK(fs(t, "b") == 8);
+}
+
+TEST_CASE("fair share: unlimited quota deserves the demand, never more than the parent share") {
+  fair_share_tree t({q("p", "", 4, 1), q("c", "p", -1, 1), q("d", "p", 1, 1)});
+  t.set_capacity(gpu(6));
+  t.set_request(t.at("c"), gpu(9));
+  t.set_request(t.at("d"), gpu(1));
+  t.compute();
+  CHECK(fs(t, "p") == 6);
+  CHECK(fs(t, "c") == 6);  // unlimited deserved, capped by the parent's 6
+  CHECK(fs(t, "d") == 1);  // oversubscribed: deserved regardless
+}
+
+TEST_CASE("fair share: priority buckets, highest first") {
+  fair_share_tree t({q("low", "", 0, 1, -1, 50), q("high", "", 0, 1, -1, 200), q("high2", "", 0, 1, -1, 200)});
+  t.set_capacity(gpu(10));
+  t.set_request(t.at("low"), gpu(10));
+  t.set_request(t.at("high"), gpu(3));
+  t.set_request(t.at("high2"), gpu(4));
+  t.compute();
+  CHECK(fs(t, "high") == 3);
+  CHECK(fs(t, "high2") == 4);
+  CHECK(fs(t, "low") == 3);
+}
+
+TEST_CASE("fair share: weight 0 never gets over quota") {
+  fair_share_tree t({q("a", "", 1, 0), q("b", "", 1, 1)});
+  t.set_capacity(gpu(10));
+  t.set_request(t.at("a"), gpu(10));
+  t.set_request(t.at("b"), gpu(3));
+  t.compute();
+  CHECK(fs(t, "a") == 1);  // only its quota; the rest stays unassigned
+  CHECK(fs(t, "b") == 3);
+}
+
+TEST_CASE("fair share: remainder pass by fractional leftover, creation time, name") {
+  SECTION("largest fraction first") {
+    // 2 units, weights 1 and 2 -> 2/3 and 4/3: floors 0 and 1, leftovers 2/3 and 1/3 -> a gets the unit
+    fair_share_tree t({q("a", "", 0, 1), q("b", "", 0, 2)});
+    t.set_capacity(gpu(2));
+    t.set_request(t.at("a"), gpu(5));
+    t.set_request(t.at("b"), gpu(5));
+    t.compute();
+    CHECK(fs(t, "a") == 1);
+    CHECK(fs(t, "b") == 1);
+  }
+  SECTION("equal fractions: earlier creation") {
+    fair_share_tree t({q("a", "", 0, 1, -1, 100, 20), q("b", "", 0, 1, -1, 100, 10)});
+    t.set_capacity(gpu(1));
+    t.set_request(t.at("a"), gpu(5));
+    t.set_request(t.at("b"), gpu(5));
+    t.compute();
+    CHECK(fs(t, "a") == 0);
+    CHECK(fs(t, "b") == 1);
+  }
+  SECTION("equal fractions and creation: name") {
+    fair_share_tree t({q("z", "", 0, 1), q("m", "", 0, 1), q("c", "", 0, 1)});
+    t.set_capacity(gpu(2));
+    for (auto n : {"z", "m", "c"}) t.set_request(t.at(n), gpu(5));
+    t.compute();
+    CHECK(fs(t, "c") == 1);
+    CHECK(fs(t, "m") == 1);
+    CHECK(fs(t, "z") == 0);
+  }
+}
+
+TEST_CASE("fair share: limits -1 and 0 cap the requestable demand") {
+  fair_share_tree t({q("none", "", 0, 1, 0), q("capped", "", 0, 1, 2), q("free", "", 0, 1, -1)});
+  t.set_capacity(gpu(10));
+  for (auto n : {"none", "capped", "free"}) t.set_request(t.at(n), gpu(10));
+  t.compute();
+  CHECK(fs(t, "none") == 0);
+  CHECK(fs(t, "capped") == 2);
+  CHECK(fs(t, "free") == 8);
+  CHECK_FALSE(t.check_allocation(t.at("none"), gpu(1), true).allowed());
+  CHECK(t.check_allocation(t.at("free"), gpu(10), true).allowed());
+}
+
+TEST_CASE("fair share: hierarchy divides the parent's fair share") {
+  fair_share_tree t({q("dept", "", 4, 1), q("other", "", 4, 1), q("t1", "dept", 1, 1), q("t2", "dept", 1, 3)});
+  t.set_capacity(gpu(12));
+  t.set_request(t.at("t1"), gpu(20));
+  t.set_request(t.at("t2"), gpu(20));
+  t.set_request(t.at("other"), gpu(4));
+  t.compute();
+  CHECK(t.request(t.at("dept"), R::nvidia_gpu) == 40);
+  CHECK(fs(t, "dept") == 8);
+  CHECK(fs(t, "other") == 4);
+  // 8 = 1 + 1 deserved, 6 over quota 1:3 -> 1.5 / 4.5 -> floors 1,4, fractions equal -> name t1
+  CHECK(fs(t, "t1") == 3);
+  CHECK(fs(t, "t2") == 5);
+}
+
+TEST_CASE("fair share: validation names the queue and lists every problem") {
+  try {
+    fair_share_tree t({q("a", "ghost", 1, 1), q("b", "c", 1, 1), q("c", "b", 1, 1), q("d", "", -5, 1, -2)});
+    FAIL("expected validation_error");
+  } catch (const validation_error& e) {
+    std::string all;
+    for (const auto& p : e.problems()) all += p.path + ": " + p.message + "\n";
+    CHECK(all.find("a.spec.parentQueue: unknown parent queue 'ghost'") != std::string::npos);
+    CHECK(all.find("b.spec.parentQueue: cycle") != std::string::npos);
+    CHECK(all.find("c.spec.parentQueue: cycle") != std::string::npos);
+    CHECK(all.find("d.spec.resources[3].quota") != std::string::npos);
+    CHECK(all.find("d.spec.resources[3].limit") != std::string::npos);
+  }
+  SECTION("children exceeding parent: warning by default, error by policy") {
+    std::vector<fair_share_queue_spec> specs{q("p", "", 2, 1), q("c1", "p", 2, 1), q("c2", "p", 1, 1)};
+    fair_share_tree t(specs);
+    REQUIRE(t.warnings().size() == 1);
+    CHECK(t.warnings()[0].path == "p.spec.resources");
+    fair_share_options o;
+    o.children_exceeding_parent = fair_share_oversubscription::error;
+    REQUIRE_THROWS_AS(fair_share_tree(specs, o), validation_error);
+  }
+}
+
+TEST_CASE("fair share: allocation checks walk from the leaf up, strong guarantee") {
+  fair_share_tree t({q("p", "", 4, 1, 6), q("c", "p", 4, 1, 10)});
+  const auto c = t.at("c");
+  t.allocate(c, gpu(5), true);
+  auto d = t.check_allocation(c, gpu(2), true);
+  REQUIRE_FALSE(d.allowed());
+  CHECK(d.reasons()[0].rule == "over_limit");
+  CHECK(d.reasons()[0].entity == "p");
+  CHECK(t.check_allocation(c, gpu(1), true).allowed());
+  // non-preemptible: over quota gate on non-preemptible usage only
+  t.allocate(c, gpu(1), false);
+  auto n = t.check_allocation(c, gpu(1), true);
+  REQUIRE_FALSE(n.allowed());  // limit 6 reached at p
+  t.deallocate(c, gpu(5), true);
+  CHECK(t.check_allocation(c, gpu(3), false).allowed());
+  auto o = t.check_allocation(c, gpu(4), false);
+  REQUIRE_FALSE(o.allowed());
+  CHECK(o.reasons()[0].rule == "over_quota");
+  // usage would go negative: throws, nothing changes
+  REQUIRE_THROWS_AS(t.deallocate(c, gpu(2), false), state_error);
+  CHECK(t.allocated(c, R::nvidia_gpu) == 1);
+  CHECK(t.allocated(t.at("p"), R::nvidia_gpu) == 1);
+  REQUIRE_THROWS_AS(t.at("nope"), unknown_entity_error);
+}
+
+TEST_CASE("fair share: reclaim strategies allow and deny") {
+  // a: quota 2, b: quota 2, 8 GPUs, both want 8 -> fair 4/4.
+  fair_share_tree t({q("a", "", 2, 1), q("b", "", 2, 1)});
+  t.set_capacity(gpu(8));
+  t.set_request(t.at("a"), gpu(8));
+  t.set_request(t.at("b"), gpu(8));
+  t.compute();
+  const auto a = t.at("a"), b = t.at("b");
+  REQUIRE(fs(t, "a") == 4);
+  t.allocate(b, gpu(7), true);
+  t.allocate(a, gpu(1), true);
+  SECTION("maintain fair share: victim stays at or above fair share") {
+    CHECK(t.can_reclaim(a, gpu(2), true));
+    CHECK(t.victim_prefilter(a, b, gpu(2)));
+    CHECK(t.reclaim_strategy(a, gpu(2), b, gpu(2)) == fair_share_strategy::maintain_fair_share);
+    // taking 4 would leave b at 3 < 4 and the reclaimer would stay within deserved? 1+2=3 > quota 2 -> none
+    CHECK(t.reclaim_strategy(a, gpu(2), b, gpu(4)) == fair_share_strategy::none);
+  }
+  SECTION("guarantee deserved: reclaimer within quota, victim above quota") {
+    CHECK(t.reclaim_strategy(a, gpu(1), b, gpu(4)) == fair_share_strategy::guarantee_deserved);
+  }
+  SECTION("reclaimer beyond its fair share cannot reclaim") {
+    CHECK_FALSE(t.can_reclaim(a, gpu(4), true));
+    CHECK(t.reclaim_strategy(a, gpu(4), b, gpu(1)) == fair_share_strategy::none);
+  }
+  SECTION("scenario validator checks each chunk before subtracting it") {
+    resource_vector one = gpu(1), two = gpu(2);
+    std::vector<fair_share_victim_chunk> ok{{b, &one}, {b, &two}};  // 7 -> 6 -> 4 both >= 4
+    CHECK(t.validate_reclaim(a, gpu(2), true, ok));
+    std::vector<fair_share_victim_chunk> bad{{b, &two}, {b, &two}};  // 7 -> 5 ok, then 5-2=3 < 4 and 1+2 > quota 2
+    CHECK_FALSE(t.validate_reclaim(a, gpu(2), true, bad));
+    CHECK(t.allocated(b, R::nvidia_gpu) == 7);  // validator changes nothing
+  }
+}
+
+TEST_CASE("fair share: reclaim compares at the level where paths diverge") {
+  fair_share_tree t({q("x", "", 0, 1), q("y", "", 0, 1), q("x1", "x", 0, 1), q("x2", "x", 0, 1), q("y1", "y", 0, 1)});
+  t.set_capacity(gpu(8));
+  for (auto n : {"x1", "x2", "y1"}) t.set_request(t.at(n), gpu(8));
+  t.compute();
+  REQUIRE(fs(t, "x") == 4);
+  REQUIRE(fs(t, "y") == 4);
+  t.allocate(t.at("y1"), gpu(6), true);
+  t.allocate(t.at("x2"), gpu(2), true);
+  const auto d = t.diverge(t.at("x1"), t.at("y1"));
+  CHECK(d.first == t.at("x"));
+  CHECK(d.second == t.at("y"));
+  // x1 (fair 2, alloc 0) reclaims 2 from y: x goes to 4 <= 4, y stays at 4 >= 4
+  CHECK(t.reclaim_strategy(t.at("x1"), gpu(2), t.at("y1"), gpu(2)) == fair_share_strategy::maintain_fair_share);
+  // sibling x2 is not above x's fair share as a whole: no cross-tree victim in x2 for a y1 job
+  CHECK_FALSE(t.victim_prefilter(t.at("y1"), t.at("x2"), gpu(1)));
+}
+
+TEST_CASE("fair share: saturation multiplier, values below 1 mean 1") {
+  std::vector<fair_share_queue_spec> specs{q("a", "", 0, 1), q("b", "", 0, 1)};
+  auto make = [&](std::int64_t num, std::int64_t den) {
+    fair_share_options o;
+    o.saturation_num = num;
+    o.saturation_den = den;
+    fair_share_tree t(specs, o);
+    t.set_capacity(gpu(8));
+    t.set_request(t.at("a"), gpu(8));
+    t.set_request(t.at("b"), gpu(8));
+    t.compute();
+    t.allocate(t.at("a"), gpu(4), true);
+    return t;
+  };
+  CHECK_FALSE(make(1, 1).can_reclaim(0, gpu(2), true));
+  CHECK(make(3, 2).can_reclaim(0, gpu(2), true));        // 6 <= 4 * 1.5
+  CHECK_FALSE(make(3, 2).can_reclaim(0, gpu(3), true));  // 7 > 6
+  CHECK_FALSE(make(1, 2).can_reclaim(0, gpu(1), true));  // 0.5 -> 1
+}
+
+TEST_CASE("fair share: preempt needs lower priority, preemptible, past min runtime") {
+  auto p = q("p", "", 4, 1);
+  p.preempt_min_runtime_ms = 1000;
+  auto c = q("c", "p", 4, 1);
+  auto other = q("o", "", 4, 1);
+  fair_share_options opt;
+  opt.default_min_runtime_ms = 50;
+  fair_share_tree t({p, c, other}, opt);
+  CHECK(t.min_runtime_ms(t.at("c")) == 1000);  // inherited from the parent
+  CHECK(t.min_runtime_ms(t.at("o")) == 50);    // default
+  const auto ci = t.at("c");
+  CHECK(t.can_preempt(10, ci, 5, true, 0, 1000));
+  CHECK_FALSE(t.can_preempt(10, ci, 5, true, 1, 1000));   // protected
+  CHECK_FALSE(t.can_preempt(10, ci, 10, true, 0, 5000));  // equal priority
+  CHECK_FALSE(t.can_preempt(10, ci, 5, false, 0, 5000));  // non-preemptible
+}
+
+TEST_CASE("fair share: queue order chain") {
+  fair_share_tree t({q("a", "", 2, 1, -1, 100, 1), q("b", "", 2, 1, -1, 100, 2), q("c", "", 2, 1, -1, 200, 3)});
+  t.set_capacity(gpu(12));
+  for (auto n : {"a", "b", "c"}) t.set_request(t.at(n), gpu(4));
+  t.compute();
+  const auto a = t.at("a"), b = t.at("b"), c = t.at("c");
+  const resource_vector none;
+  // nothing allocated: all starved; priority decides
+  CHECK(t.queue_before(c, gpu(1), a, gpu(1)));
+  // a satisfied its quota (not starved), b starved -> b first despite same priority
+  t.allocate(a, gpu(2), true);
+  CHECK(t.queue_before(b, gpu(1), a, gpu(1)));
+  // over-utilised last: c asks more than its fair share
+  t.allocate(b, gpu(2), true);
+  t.allocate(c, gpu(2), true);
+  CHECK(t.queue_before(a, gpu(1), c, gpu(3)));
+  // same state, same priority: smaller dominant share with the job first
+  CHECK(t.queue_before(a, gpu(1), b, gpu(2)));
+  // fully equal: earlier creation
+  CHECK(t.queue_before(a, gpu(1), b, gpu(1)));
+  CHECK_FALSE(t.queue_before(b, gpu(1), a, gpu(1)));
+}
+
+TEST_CASE("fair share: policy adapter commits, releases and proposes victims") {
+  fair_share_tree t({q("a", "", 2, 1), q("b", "", 2, 1)});
+  t.set_capacity(gpu(8));
+  t.set_request(t.at("a"), gpu(8));
+  t.set_request(t.at("b"), gpu(8));
+  t.compute();
+  fair_share_policy p(std::move(t));
+  job b1 = mk("b1", "b", 1, gpu(4));
+  job b2 = mk("b2", "b", 1, gpu(3));
+  REQUIRE(p.check(b1).allowed());
+  p.commit(b1);
+  p.commit(b2);
+  REQUIRE_THROWS_AS(p.commit(b1), state_error);
+  CHECK(p.tree().allocated(p.tree().at("b"), R::nvidia_gpu) == 7);
+  job a1 = mk("a1", "a", 1, gpu(2));
+  std::vector<victim> out;
+  p.victims(a1, out);
+  // b at 7 with fair 4: taking b2 (3) leaves 4 -> maintain fair share; taking b1 (4) leaves 3 -> 2 > quota? a1 is
+  // within quota 2 and b above quota -> guarantee deserved
+  REQUIRE(out.size() == 2);
+  CHECK(out[0].rule == "reclaim");
+  job a_big = mk("a2", "a", 0, gpu(6));
+  out.clear();
+  p.victims(a_big, out);
+  CHECK(out.empty());
+  job b_hi = mk("b3", "b", 5, gpu(1));
+  out.clear();
+  p.victims(b_hi, out);
+  CHECK(out.size() == 2);
+  CHECK(out[0].rule == "preempt");
+  p.release("b1");
+  CHECK(p.tree().allocated(p.tree().at("b"), R::nvidia_gpu) == 3);
+  REQUIRE_THROWS_AS(p.release("b1"), unknown_entity_error);
+  CHECK_FALSE(p.check(mk("x", "ghost", 0, gpu(1))).allowed());
+}
+
+TEST_CASE("fair share: randomized invariants") {
+  std::mt19937_64 rng(12345);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<fair_share_queue_spec> specs;
+    const int tops = 2 + static_cast<int>(rng() % 3);
+    for (int i = 0; i < tops; ++i) {
+      specs.push_back(q("t" + std::to_string(i), "", static_cast<amount>(rng() % 5) - (rng() % 7 == 0 ? 1 : 0),
+                        static_cast<amount>(rng() % 4), rng() % 3 == 0 ? static_cast<amount>(rng() % 20) : -1,
+                        static_cast<std::int32_t>(rng() % 3) * 50, static_cast<std::int64_t>(rng() % 5)));
+      if (specs.back().resources[R::nvidia_gpu].limit >= 0 && specs.back().resources[R::nvidia_gpu].quota >= 0)
+        specs.back().resources[R::nvidia_gpu].quota =
+            std::min(specs.back().resources[R::nvidia_gpu].quota, specs.back().resources[R::nvidia_gpu].limit);
+      const int kids = static_cast<int>(rng() % 4);
+      for (int k = 0; k < kids; ++k)
+        specs.push_back(q("t" + std::to_string(i) + "-" + std::to_string(k), "t" + std::to_string(i),
+                          static_cast<amount>(rng() % 3), static_cast<amount>(rng() % 4), -1,
+                          static_cast<std::int32_t>(rng() % 3) * 50, static_cast<std::int64_t>(rng() % 5)));
+    }
+    const amount cap = static_cast<amount>(rng() % 40);
+    std::vector<amount> req(specs.size());
+    for (auto& r : req) r = static_cast<amount>(rng() % 15);
+    auto run = [&](std::vector<std::size_t> perm) {
+      std::vector<fair_share_queue_spec> s;
+      for (auto i : perm) s.push_back(specs[i]);
+      fair_share_tree t(s);
+      t.set_capacity(gpu(cap));
+      for (auto i : perm)
+        if (t.is_leaf(t.at(specs[i].name))) t.set_request(t.at(specs[i].name), gpu(req[i]));
+      t.compute();
+      return t;
+    };
+    std::vector<std::size_t> perm(specs.size());
+    for (std::size_t i = 0; i < perm.size(); ++i) perm[i] = i;
+    const auto t = run(perm);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    const auto u = run(perm);
+    for (const auto& s : specs) REQUIRE(fs(t, s.name) == fs(u, s.name));  // input order does not matter
+    // per sibling set: over quota sums within what the parent had; priority rule; demand cap
+    auto check_set = [&](const std::vector<std::size_t>& sibs, amount total) {
+      amount deserved = 0, sum = 0;
+      for (auto c : sibs) {
+        const auto& spec = t.spec(c);
+        const auto& r = spec.resources.at(R::nvidia_gpu);
+        const amount want = std::min(r.limit < 0 ? amount{1} << 60 : r.limit, t.request(c, R::nvidia_gpu));
+        const amount f = t.fair_share(c, R::nvidia_gpu);
+        const amount d = std::min({r.quota < 0 ? amount{1} << 60 : r.quota, want, total});
+        REQUIRE(f >= d);
+        REQUIRE(f <= std::max(want, d));
+        if (r.over_quota_weight == 0) REQUIRE(f == d);
+        deserved += d, sum += f;
+      }
+      REQUIRE(sum - deserved <= std::max<amount>(0, total - deserved));
+      for (auto c : sibs)
+        for (auto h : sibs) {
+          if (t.spec(h).priority <= t.spec(c).priority) continue;
+          const auto& rh = t.spec(h).resources.at(R::nvidia_gpu);
+          const amount wanth = std::min(rh.limit < 0 ? amount{1} << 60 : rh.limit, t.request(h, R::nvidia_gpu));
+          const auto& rc = t.spec(c).resources.at(R::nvidia_gpu);
+          const amount dc = std::min({rc.quota < 0 ? amount{1} << 60 : rc.quota,
+                                      rc.limit < 0 ? amount{1} << 60 : rc.limit, t.request(c, R::nvidia_gpu), total});
+          if (t.fair_share(c, R::nvidia_gpu) > dc && rh.over_quota_weight > 0)
+            REQUIRE(t.fair_share(h, R::nvidia_gpu) >= wanth);
+        }
+    };
+    std::vector<std::size_t> roots;
+    for (std::size_t i = 0; i < t.size(); ++i)
+      if (t.parent(i) == fair_share_tree::npos) roots.push_back(i);
+    check_set(roots, cap);
+    for (std::size_t p = 0; p < t.size(); ++p) {
+      std::vector<std::size_t> kids;
+      for (std::size_t i = 0; i < t.size(); ++i)
+        if (t.parent(i) == p) kids.push_back(i);
+      if (!kids.empty()) check_set(kids, t.fair_share(p, R::nvidia_gpu));
+    }
+  }
+}
+
+TEST_CASE("fair share: KAI Queue JSON loader with units and hierarchy") {
+  resource_registry reg;
+  reg.intern("run.ai/gpu-milli", 3);  // milli-GPUs so that 1.5 devices is exact
+  fair_share_json_options o;
+  o.gpu_resource = "run.ai/gpu-milli";
+  const auto doc = load_json_file(std::string(QUOTA_SOURCE_DIR) + "/tests/data/fair_share/queues.json");
+  fair_share_tree t(load_fair_share_queues(doc, reg, o));
+  const auto g = reg.at("run.ai/gpu-milli");
+  const auto b = t.at("team-b");
+  CHECK(t.spec(b).parent == "research");
+  CHECK(t.spec(b).priority == 100);
+  CHECK(t.spec(t.at("team-a")).priority == 200);
+  CHECK(t.quota(b, g) == 1500);
+  CHECK(t.quota(b, R::cpu) == -1);
+  CHECK(t.quota(b, R::memory) == 1024LL * 1000000);
+  CHECK(t.limit(t.at("team-a"), g) == 6000);
+  CHECK(t.quota(t.at("prod"), R::cpu) == 8000);
+  resource_vector cap{{R::cpu, 16000}, {R::memory, 8192LL * 1000000}, {g, 12000}};
+  t.set_capacity(cap);
+  t.set_request(t.at("team-a"), resource_vector{{g, 10000}});
+  t.set_request(t.at("team-b"), resource_vector{{g, 10000}});
+  t.set_request(t.at("prod"), resource_vector{{g, 5000}});
+  t.compute();
+  // prod deserved 4, research deserved 4; 4 left: research weight 2 wants more, prod wants 1 (weight 1)
+  // -> pool 4 split 2:1 = 2666.67 / 1333.33: prod capped at 1000, research gets 3000
+  CHECK(t.fair_share(t.at("prod"), g) == 5000);
+  CHECK(t.fair_share(t.at("research"), g) == 7000);
+  // team-a priority 200 takes over-quota first, but its limit is 6 GPUs
+  CHECK(t.fair_share(t.at("team-a"), g) == 5500);
+  CHECK(t.fair_share(b, g) == 1500);
+}
+
+TEST_CASE("fair share: JSON loader errors name the queue and field, registry unchanged") {
+  resource_registry reg;
+  const auto before = reg.size();
+  const auto doc = parse_json_text(R"({"kind":"QueueList","items":[
+    {"metadata":{"name":"q1"},"spec":{"resources":{"gpu":{"quota":-2},"example.com/fpga":{"quota":1}}}},
+    {"metadata":{"name":"q2"},"spec":{"resources":{"gpu":{"quota":0.5}}}}]})");
+  try {
+    (void)load_fair_share_queues(doc, reg);
+    FAIL("expected validation_error");
+  } catch (const validation_error& e) {
+    REQUIRE(e.problems().size() == 2);
+    CHECK(e.problems()[0].path == "q1.spec.resources.gpu.quota");
+    CHECK(e.problems()[1].path == "q2.spec.resources.gpu.quota");
+  }
+  CHECK(reg.size() == before);
+  CHECK_FALSE(reg.find("example.com/fpga").has_value());
+  REQUIRE_THROWS_AS(load_fair_share_queues(parse_json_text(R"({"kind":"Queue","spec":{}})"), reg), parse_error);
+}
