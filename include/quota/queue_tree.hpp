@@ -1,0 +1,501 @@
+// quota/queue_tree.hpp — Volcano-style queues (proportion model).
+//
+// Queues with weight, guarantee (reservation) and capability share a cluster
+// total. Per tracked dimension:
+//   realCapability = min(capability, max(0, total - sum of ALL guarantees) + own guarantee)
+//   deserved       = exact weighted water-filling, each queue bounded by
+//                    min(realCapability, request) and lifted to its guarantee.
+// Predicates (allocatable, overused, preemptive, enqueueable, overcommit gate)
+// return decisions with reasons; reclaim victims follow Volcano's running-copy
+// rule. See docs/queues.md.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <quota/decision.hpp>
+#include <quota/detail/checked.hpp>
+#include <quota/error.hpp>
+#include <quota/policy.hpp>
+#include <quota/resource.hpp>
+#include <quota/resource_vector.hpp>
+
+namespace quota {
+
+enum class queue_state : std::uint8_t { open, closed, closing };
+
+/// One Volcano Queue as given by the host (spec + status).
+struct queue_spec {
+  std::string name;
+  std::int64_t weight = 1;
+  /// Capability as listed: absent = unlimited; cpu/memory listed as 0 =
+  /// unlimited (Volcano); any other listed 0 is a real zero.
+  resource_vector capability;
+  resource_vector guarantee;
+  bool reclaimable = true;
+  queue_state state = queue_state::open;
+  /// Parent queue name ("" = root level). Validated (unknown / cycles).
+  std::string parent;
+};
+
+/// A candidate victim for reclaim: a running task of some queue.
+struct queue_task_ref {
+  std::string task_id;
+  std::string queue;
+};
+
+namespace detail {
+inline constexpr std::int64_t queue_unlimited = std::numeric_limits<std::int64_t>::max();
+}  // namespace detail
+
+class queue_tree {
+ public:
+  static constexpr std::string_view model_name = "queue";
+
+  /// `dims`: the tracked resources; `total`: the cluster total (nodes' allocatable).
+  /// Throws validation_error listing every problem, each naming the queue.
+  queue_tree(std::vector<resource_id> dims, const resource_vector& total, std::vector<queue_spec> queues)
+      : dims_(std::move(dims)) {
+    D_ = dims_.size();
+    for (auto r : dims_) total_.push_back(total.get(r));
+    diagnostics diag;
+    for (std::size_t d = 0; d < D_; ++d)
+      if (total_[d] < 0) diag.add("total/" + std::to_string(dims_[d]), "negative cluster total");
+    for (auto& q : queues) add_queue_internal(std::move(q), diag);
+    validate(diag);
+    if (!diag.empty()) throw validation_error(diag.items());
+    recompute_real_capability();
+  }
+
+  /// Adds a queue (e.g. the seed's queue4); all realCapabilities change.
+  /// Strong guarantee: on a validation_error nothing changes.
+  void add_queue(queue_spec q) {
+    queue_tree copy = *this;
+    diagnostics diag;
+    copy.add_queue_internal(std::move(q), diag);
+    copy.validate(diag);
+    if (!diag.empty()) throw validation_error(diag.items());
+    copy.recompute_real_capability();
+    *this = std::move(copy);
+  }
+
+  [[nodiscard]] std::size_t size() const noexcept { return specs_.size(); }
+  [[nodiscard]] std::size_t index(std::string_view name) const {
+    auto it = by_name_.find(std::string(name));
+    if (it == by_name_.end()) throw unknown_entity_error(error_id::unknown_queue, "queue", name);
+    return it->second;
+  }
+  [[nodiscard]] const queue_spec& spec(std::size_t q) const { return specs_.at(q); }
+  [[nodiscard]] const std::vector<resource_id>& dims() const noexcept { return dims_; }
+
+  // ---- per-queue attributes (dense by tracked dimension index) ----
+  [[nodiscard]] std::int64_t real_capability(std::size_t q, std::size_t d) const { return real_cap_[q * D_ + d]; }
+  [[nodiscard]] std::int64_t capability(std::size_t q, std::size_t d) const { return cap_[q * D_ + d]; }
+  [[nodiscard]] std::int64_t guarantee(std::size_t q, std::size_t d) const { return guar_[q * D_ + d]; }
+  [[nodiscard]] std::int64_t allocated(std::size_t q, std::size_t d) const { return alloc_[q * D_ + d]; }
+  [[nodiscard]] std::int64_t inqueue(std::size_t q, std::size_t d) const { return inq_[q * D_ + d]; }
+  [[nodiscard]] std::int64_t request(std::size_t q, std::size_t d) const {
+    return detail::checked_add(alloc_[q * D_ + d], pending_[q * D_ + d]);
+  }
+  /// Deserved is exact; it may be fractional: floor and ceiling are kept.
+  [[nodiscard]] std::int64_t deserved_floor(std::size_t q, std::size_t d) const { return des_lo_[q * D_ + d]; }
+  [[nodiscard]] std::int64_t deserved_ceil(std::size_t q, std::size_t d) const { return des_hi_[q * D_ + d]; }
+  [[nodiscard]] std::size_t dim_index(resource_id r) const {
+    for (std::size_t d = 0; d < D_; ++d)
+      if (dims_[d] == r) return d;
+    throw unknown_entity_error(error_id::unknown_resource, "resource", std::to_string(r));
+  }
+
+  /// Pending (not yet allocated) demand of a queue; request = allocated + pending.
+  void set_pending(std::string_view queue, const resource_vector& pending) {
+    const auto q = index(queue);
+    auto dense = to_dense(pending, queue);
+    std::copy(dense.begin(), dense.end(), pending_.begin() + static_cast<std::ptrdiff_t>(q * D_));
+  }
+
+  // ---- allocation bookkeeping (incremental) ----
+  void allocate(std::string_view task_id, std::string_view queue, const resource_vector& req) {
+    const auto q = index(queue);
+    if (tasks_.count(std::string(task_id)))
+      throw state_error(error_id::state_duplicate,
+                        "queue " + std::string(queue) + ": task '" + std::string(task_id) + "' is already allocated");
+    auto dense = to_dense(req, queue);
+    std::vector<std::int64_t> next(alloc_.begin() + static_cast<std::ptrdiff_t>(q * D_),
+                                   alloc_.begin() + static_cast<std::ptrdiff_t>(q * D_ + D_));
+    for (std::size_t d = 0; d < D_; ++d) next[d] = detail::checked_add(next[d], dense[d]);
+    tasks_.emplace(std::string(task_id), task_rec{q, dense, order_.size()});
+    order_.push_back(std::string(task_id));
+    std::copy(next.begin(), next.end(), alloc_.begin() + static_cast<std::ptrdiff_t>(q * D_));
+  }
+  void deallocate(std::string_view task_id) {
+    auto it = tasks_.find(std::string(task_id));
+    if (it == tasks_.end()) throw unknown_entity_error(error_id::unknown_job, "task", task_id);
+    const auto q = it->second.queue;
+    for (std::size_t d = 0; d < D_; ++d) alloc_[q * D_ + d] -= it->second.req[d];
+    order_[it->second.seq].clear();
+    tasks_.erase(it);
+  }
+  [[nodiscard]] bool has_task(std::string_view id) const { return tasks_.count(std::string(id)) != 0; }
+
+  /// Job moved to Inqueue: its minResources count as inqueue.
+  void enqueue(std::string_view queue, const resource_vector& min_resources) {
+    const auto q = index(queue);
+    auto dense = to_dense(min_resources, queue);
+    std::vector<std::int64_t> next(D_);
+    for (std::size_t d = 0; d < D_; ++d) next[d] = detail::checked_add(inq_[q * D_ + d], dense[d]);
+    for (std::size_t d = 0; d < D_; ++d) inq_[q * D_ + d] = next[d];
+  }
+  void dequeue(std::string_view queue, const resource_vector& min_resources) {
+    const auto q = index(queue);
+    auto dense = to_dense(min_resources, queue);
+    for (std::size_t d = 0; d < D_; ++d)
+      if (inq_[q * D_ + d] < dense[d])
+        throw state_error(error_id::state_negative_usage,
+                          "queue " + std::string(queue) + ": inqueue would go negative");
+    for (std::size_t d = 0; d < D_; ++d) inq_[q * D_ + d] -= dense[d];
+  }
+
+  // ---- deserved: exact water-filling, per dimension ----
+  /// Recomputes deserved for every queue. Allocation-free after the first call.
+  void compute_deserved() {
+    const std::size_t n = specs_.size();
+    des_lo_.assign(n * D_, 0);
+    des_hi_.assign(n * D_, 0);
+    for (std::size_t d = 0; d < D_; ++d) fill_dimension(d);
+  }
+
+  // ---- predicates ----
+  /// allocated + task <= deserved in every dimension the task requests.
+  [[nodiscard]] decision allocatable(std::size_t q, const resource_vector& task) const {
+    return within_deserved(q, task, "allocatable");
+  }
+  /// Volcano's preemptive: the same test with the preemptor's task.
+  [[nodiscard]] decision preemptive(std::size_t q, const resource_vector& task) const {
+    return within_deserved(q, task, "preemptive");
+  }
+  /// deserved <= allocated in every tracked dimension.
+  [[nodiscard]] bool overused(std::size_t q) const noexcept {
+    for (std::size_t d = 0; d < D_; ++d)
+      if (des_hi_[q * D_ + d] > alloc_[q * D_ + d]) return false;
+    return true;
+  }
+  /// minResources + allocated + inqueue - elastic <= realCapability in every
+  /// dimension the job asks for; a closed/closing queue rejects; no minResources permits.
+  [[nodiscard]] decision job_enqueueable(std::size_t q, const resource_vector& min_resources,
+                                         const resource_vector& elastic = {}) const {
+    if (specs_[q].state != queue_state::open)
+      return decision::deny(
+          reason{model_name, "queue_not_open", specs_[q].name, no_resource, {}, 0, 0, 0, "queue is not open"});
+    if (min_resources.is_zero()) return decision::allow();
+    decision out;
+    for (std::size_t d = 0; d < D_; ++d) {
+      const auto m = min_resources.get(dims_[d]);
+      if (m <= 0) continue;
+      const auto used =
+          detail::checked_sub(detail::checked_add(alloc_[q * D_ + d], inq_[q * D_ + d]), elastic.get(dims_[d]));
+      const auto lim = real_cap_[q * D_ + d];
+      if (detail::checked_add(m, used) > lim)
+        out.add(reason{model_name, "over_real_capability", specs_[q].name, dims_[d], {}, m, used, lim, {}});
+    }
+    return out;
+  }
+  /// Overcommit gate: minResources <= total*factor - allocated(all) - inqueue(all)
+  /// in asked dimensions; the seed's exception admits a job that fits the
+  /// queue's unused guarantee even when the cluster has nothing free.
+  [[nodiscard]] decision overcommit_gate(std::size_t q, const resource_vector& min_resources,
+                                         std::int64_t factor_num = 6, std::int64_t factor_den = 5) const {
+    if (min_resources.is_zero()) return decision::allow();
+    bool fits_guarantee = true;
+    for (std::size_t d = 0; d < D_; ++d) {
+      const auto m = min_resources.get(dims_[d]);
+      if (m <= 0) continue;
+      const auto used = detail::checked_add(alloc_[q * D_ + d], inq_[q * D_ + d]);
+      if (detail::checked_add(m, used) > guar_[q * D_ + d]) fits_guarantee = false;
+    }
+    if (fits_guarantee) return decision::allow();
+    decision out;
+    for (std::size_t d = 0; d < D_; ++d) {
+      const auto m = min_resources.get(dims_[d]);
+      if (m <= 0) continue;
+      const auto scaled = static_cast<std::int64_t>(static_cast<detail::int128>(total_[d]) * factor_num / factor_den);
+      std::int64_t used = 0;
+      for (std::size_t o = 0; o < specs_.size(); ++o)
+        used = detail::checked_add(used, detail::checked_add(alloc_[o * D_ + d], inq_[o * D_ + d]));
+      const auto idle = scaled - used;
+      if (m > idle) out.add(reason{model_name, "overcommit", specs_[q].name, dims_[d], {}, m, used, scaled, {}});
+    }
+    return out;
+  }
+  /// Reclaim: walks `candidates` in order with a running copy of each queue's
+  /// allocation; a task is a victim while its (reclaimable) queue exceeds
+  /// deserved in some dimension. The preemptor's queue is skipped.
+  void reclaimable(std::string_view preemptor_queue, const std::vector<std::string>& candidates,
+                   std::vector<victim>& out) const {
+    const auto self = index(preemptor_queue);
+    std::vector<std::int64_t> running(alloc_);
+    for (const auto& id : candidates) {
+      auto it = tasks_.find(id);
+      if (it == tasks_.end()) throw unknown_entity_error(error_id::unknown_job, "task", id);
+      const auto q = it->second.queue;
+      if (q == self || !specs_[q].reclaimable) continue;
+      bool exceeds = false;
+      for (std::size_t d = 0; d < D_; ++d)
+        if (running[q * D_ + d] > des_lo_[q * D_ + d]) exceeds = true;
+      if (!exceeds) continue;
+      for (std::size_t d = 0; d < D_; ++d) running[q * D_ + d] -= it->second.req[d];
+      out.push_back(victim{id, model_name, "reclaim_over_deserved", specs_[q].name});
+    }
+  }
+  /// Running tasks in allocation order.
+  [[nodiscard]] std::vector<std::string> running_tasks() const {
+    std::vector<std::string> r;
+    for (const auto& s : order_)
+      if (!s.empty()) r.push_back(s);
+    return r;
+  }
+  /// Share = max over dims of allocated / deserved (Volcano: 1 when deserved is 0 and allocated > 0).
+  [[nodiscard]] double share(std::size_t q) const noexcept {
+    double s = 0;
+    for (std::size_t d = 0; d < D_; ++d) {
+      const double a = static_cast<double>(alloc_[q * D_ + d]);
+      const double des = (static_cast<double>(des_lo_[q * D_ + d]) + static_cast<double>(des_hi_[q * D_ + d])) / 2;
+      const double v = des == 0 ? (a > 0 ? 1.0 : 0.0) : a / des;
+      s = std::max(s, v);
+    }
+    return s;
+  }
+
+ private:
+  struct task_rec {
+    std::size_t queue;
+    std::vector<std::int64_t> req;
+    std::size_t seq;
+  };
+  struct event {
+    std::int64_t num;  // breakpoint lambda = num / w
+    std::int64_t w;
+    std::size_t q;
+    bool start;  // true: queue starts growing; false: reaches its bound
+  };
+
+  std::vector<std::int64_t> to_dense(const resource_vector& v, std::string_view owner) const {
+    std::vector<std::int64_t> out(D_, 0);
+    for (const auto& e : v) {
+      if (e.value < 0)
+        throw validation_error("queue/" + std::string(owner) + "/" + std::to_string(e.id), "negative amount");
+      bool found = false;
+      for (std::size_t d = 0; d < D_; ++d)
+        if (dims_[d] == e.id) {
+          out[d] = e.value;
+          found = true;
+        }
+      if (!found && e.value != 0)
+        throw unknown_entity_error(error_id::unknown_resource, "resource", std::to_string(e.id));
+    }
+    return out;
+  }
+
+  void add_queue_internal(queue_spec q, diagnostics& diag) {
+    const std::string base = "queue/" + q.name;
+    if (by_name_.count(q.name)) diag.add(base, "duplicate queue name");
+    if (q.weight < 0) diag.add(base + "/spec/weight", "negative weight");
+    std::vector<std::int64_t> cap(D_, detail::queue_unlimited), g(D_, 0);
+    for (std::size_t d = 0; d < D_; ++d) {
+      const auto r = dims_[d];
+      if (const auto* c = q.capability.find(r)) {
+        if (*c < 0) diag.add(base + "/spec/capability/" + std::to_string(r), "negative amount");
+        const bool zero_unlimited = (r == resources::cpu || r == resources::memory);
+        if (!(zero_unlimited && *c == 0)) cap[d] = *c;
+      }
+      g[d] = q.guarantee.get(r);
+      if (g[d] < 0) diag.add(base + "/spec/guarantee/resource/" + std::to_string(r), "negative amount");
+      if (g[d] > cap[d])
+        diag.add(base + "/spec/guarantee/resource/" + std::to_string(r),
+                 "guarantee " + std::to_string(g[d]) + " exceeds capability " + std::to_string(cap[d]));
+    }
+    by_name_.emplace(q.name, specs_.size());
+    specs_.push_back(std::move(q));
+    cap_.insert(cap_.end(), cap.begin(), cap.end());
+    guar_.insert(guar_.end(), g.begin(), g.end());
+    for (auto* v : {&real_cap_, &alloc_, &inq_, &pending_, &des_lo_, &des_hi_}) v->resize(specs_.size() * D_, 0);
+  }
+
+  void validate(diagnostics& diag) const {
+    for (std::size_t d = 0; d < D_; ++d) {
+      detail::int128 s = 0;
+      for (std::size_t q = 0; q < specs_.size(); ++q) s += guar_[q * D_ + d];
+      if (s > total_[d])
+        diag.add("total/" + std::to_string(dims_[d]),
+                 "sum of guarantees exceeds the cluster total (reserved resource "
+                 "cannot be more than the total)");
+    }
+    for (std::size_t q = 0; q < specs_.size(); ++q) {
+      const auto& p = specs_[q].parent;
+      if (p.empty()) continue;
+      if (!by_name_.count(p)) {
+        diag.add("queue/" + specs_[q].name + "/spec/parent", "unknown parent '" + p + "'");
+        continue;
+      }
+      std::size_t cur = q, steps = 0;
+      while (!specs_[cur].parent.empty() && by_name_.count(specs_[cur].parent) && steps <= specs_.size()) {
+        cur = by_name_.at(specs_[cur].parent);
+        ++steps;
+      }
+      if (steps > specs_.size()) diag.add("queue/" + specs_[q].name + "/spec/parent", "parent cycle");
+    }
+  }
+
+  void recompute_real_capability() {
+    for (std::size_t d = 0; d < D_; ++d) {
+      std::int64_t sum = 0;
+      for (std::size_t q = 0; q < specs_.size(); ++q) sum = detail::checked_add(sum, guar_[q * D_ + d]);
+      const auto free = std::max<std::int64_t>(0, total_[d] - sum);
+      for (std::size_t q = 0; q < specs_.size(); ++q)
+        real_cap_[q * D_ + d] = std::min(cap_[q * D_ + d], detail::checked_add(free, guar_[q * D_ + d]));
+    }
+  }
+
+  decision within_deserved(std::size_t q, const resource_vector& task, std::string_view rule) const {
+    decision out;
+    for (const auto& e : task) {
+      if (e.value <= 0) continue;
+      std::size_t d = D_;
+      for (std::size_t i = 0; i < D_; ++i)
+        if (dims_[i] == e.id) d = i;
+      const auto used = d < D_ ? alloc_[q * D_ + d] : 0;
+      const auto lim = d < D_ ? des_lo_[q * D_ + d] : 0;
+      if (detail::checked_add(used, e.value) > lim)
+        out.add(reason{
+            model_name,
+            rule == "allocatable" ? std::string_view("over_deserved") : std::string_view("preemptive_over_deserved"),
+            specs_[q].name,
+            e.id,
+            {},
+            e.value,
+            used,
+            lim,
+            {}});
+    }
+    return out;
+  }
+
+  // Water-filling in dimension d: find the level L with
+  //   sum_q max(g_q, min(b_q, w_q L)) = total,  b_q = min(realCap_q, request_q)
+  // exactly (L rational); if the bounds do not fill the total, every queue gets max(g, b).
+  void fill_dimension(std::size_t d) {
+    const std::size_t n = specs_.size();
+    events_.clear();
+    detail::int128 A = 0;  // constant part of f(L)
+    detail::int128 upper = 0;
+    for (std::size_t q = 0; q < n; ++q) {
+      const auto g = guar_[q * D_ + d];
+      const auto b = std::min(real_cap_[q * D_ + d], request(q, d));
+      const auto w = specs_[q].weight;
+      A += g;
+      upper += w > 0 ? std::max(g, b) : g;
+      if (w > 0 && b > g) {
+        events_.push_back(event{g, w, q, true});
+        events_.push_back(event{b, w, q, false});
+      }
+    }
+    const detail::int128 T = total_[d];
+    if (upper <= T) {
+      for (std::size_t q = 0; q < n; ++q) {
+        const auto g = guar_[q * D_ + d];
+        const auto v = specs_[q].weight > 0 ? std::max(g, std::min(real_cap_[q * D_ + d], request(q, d))) : g;
+        des_lo_[q * D_ + d] = des_hi_[q * D_ + d] = v;
+      }
+      return;
+    }
+    std::sort(events_.begin(), events_.end(), [](const event& x, const event& y) {
+      const auto l = static_cast<detail::int128>(x.num) * y.w, r = static_cast<detail::int128>(y.num) * x.w;
+      if (l != r) return l < r;
+      return x.start < y.start;  // ends before starts at the same level
+    });
+    detail::int128 B = 0;  // sum of weights of growing queues
+    // Level as a fraction ln / ld.
+    detail::int128 ln = 0, ld = 1;
+    bool solved = false;
+    for (std::size_t i = 0; i < events_.size(); ++i) {
+      const auto& e = events_[i];
+      // f at this event's level: A + B * (num/w). Solve before it if reachable.
+      if (B > 0) {
+        // L* = (T - A) / B; is L* <= e.num / e.w ?
+        if ((T - A) * e.w <= static_cast<detail::int128>(e.num) * B) {
+          ln = T - A;
+          ld = B;
+          solved = true;
+          break;
+        }
+      }
+      if (e.start) {
+        A -= e.num;
+        B += e.w;
+      } else {
+        A += e.num;
+        B -= e.w;
+      }
+    }
+    if (!solved && B > 0) {
+      ln = T - A;
+      ld = B;
+      solved = true;
+    }
+    for (std::size_t q = 0; q < n; ++q) {
+      const auto g = guar_[q * D_ + d];
+      const auto b = std::min(real_cap_[q * D_ + d], request(q, d));
+      const auto w = specs_[q].weight;
+      std::int64_t lo = std::max(g, std::min(g, b)), hi = lo;
+      if (w > 0 && b > g && solved) {
+        const detail::int128 wn = static_cast<detail::int128>(w) * ln;  // w*L = wn/ld
+        if (wn >= static_cast<detail::int128>(b) * ld) {
+          lo = hi = b;
+        } else if (wn > static_cast<detail::int128>(g) * ld) {
+          lo = static_cast<std::int64_t>(wn / ld);
+          hi = (wn % ld == 0) ? lo : lo + 1;
+        }
+      } else if (w > 0 && b > g && !solved) {
+        lo = hi = g;
+      }
+      des_lo_[q * D_ + d] = lo;
+      des_hi_[q * D_ + d] = hi;
+    }
+  }
+
+  std::vector<resource_id> dims_;
+  std::size_t D_ = 0;
+  std::vector<std::int64_t> total_;
+  std::vector<queue_spec> specs_;
+  std::unordered_map<std::string, std::size_t> by_name_;
+  std::vector<std::int64_t> cap_, guar_, real_cap_, alloc_, inq_, pending_, des_lo_, des_hi_;
+  std::unordered_map<std::string, task_rec> tasks_;
+  std::vector<std::string> order_;
+  std::vector<event> events_;
+};
+
+/// quota::policy adapter: job.queue = queue name, job.request = the task /
+/// podgroup request; check = allocatable; victims = reclaimable.
+class queue_policy {
+ public:
+  explicit queue_policy(queue_tree& tree) : tree_(&tree) {}
+  [[nodiscard]] std::string_view policy_name() const noexcept { return queue_tree::model_name; }
+  [[nodiscard]] decision check(const job& j) const { return tree_->allocatable(tree_->index(j.queue), j.request); }
+  void commit(const job& j) { tree_->allocate(j.id, j.queue, j.request); }
+  void release(std::string_view id) { tree_->deallocate(id); }
+  void victims(const job& j, std::vector<victim>& out) const {
+    tree_->reclaimable(j.queue, tree_->running_tasks(), out);
+  }
+
+ private:
+  queue_tree* tree_;
+};
+static_assert(policy<queue_policy>);
+
+}  // namespace quota

@@ -1,0 +1,360 @@
+// Tests of the Volcano queue model (proportion plugin + the seed's guarantee design).
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "quota_catch.hpp"
+
+#include <quota/queue_tree.hpp>
+
+using namespace quota;
+
+namespace {
+
+constexpr resource_id gpu = resources::nvidia_gpu;
+constexpr resource_id cpu = resources::cpu;
+
+queue_spec qs(std::string name, std::int64_t weight, resource_vector guarantee = {}, resource_vector capability = {}) {
+  queue_spec q;
+  q.name = std::move(name);
+  q.weight = weight;
+  q.guarantee = std::move(guarantee);
+  q.capability = std::move(capability);
+  return q;
+}
+
+queue_tree seed_three() {
+  return queue_tree({gpu}, resource_vector{{gpu, 30}},
+                    {qs("queue1", 1, {{gpu, 5}}), qs("queue2", 1), qs("queue3", 1, {}, {{gpu, 10}})});
+}
+
+std::int64_t rc(const queue_tree& t, std::string_view q) {
+  return t.real_capability(t.index(q), 0);
+}
+
+}  // namespace
+
+TEST_CASE("queue: seed table 1 realCapability 30/25/10") {
+  auto t = seed_three();
+  CHECK(rc(t, "queue1") == 30);
+  CHECK(rc(t, "queue2") == 25);
+  CHECK(rc(t, "queue3") == 10);
+}
+
+TEST_CASE("queue: seed table 2 after queue4 realCapability 20/15/10/25 and deserved 6/6/6/12") {
+  auto t = seed_three();
+  for (auto n : {"queue1", "queue2", "queue3"}) t.set_pending(n, {{gpu, 100}});
+  t.compute_deserved();
+  // Before queue4: 10 / 10 / 10 (queue3 capped at 10, the rest split evenly).
+  for (auto n : {"queue1", "queue2", "queue3"}) CHECK(t.deserved_floor(t.index(n), 0) == 10);
+  t.add_queue(qs("queue4", 2, {{gpu, 10}}));
+  CHECK(rc(t, "queue1") == 20);
+  CHECK(rc(t, "queue2") == 15);
+  CHECK(rc(t, "queue3") == 10);
+  CHECK(rc(t, "queue4") == 25);
+  t.set_pending("queue4", {{gpu, 100}});
+  t.compute_deserved();
+  const std::int64_t want[] = {6, 6, 6, 12};
+  for (std::size_t q = 0; q < 4; ++q) {
+    CHECK(t.deserved_floor(q, 0) == want[q]);
+    CHECK(t.deserved_ceil(q, 0) == want[q]);
+  }
+}
+
+TEST_CASE("queue: seed variant queue4 asks for only 2 GPUs gets its guarantee 10, others 20/3") {
+  auto t = seed_three();
+  for (auto n : {"queue1", "queue2", "queue3"}) t.set_pending(n, {{gpu, 100}});
+  t.add_queue(qs("queue4", 2, {{gpu, 10}}));
+  t.set_pending("queue4", {{gpu, 2}});
+  t.compute_deserved();
+  CHECK(t.deserved_floor(3, 0) == 10);
+  for (std::size_t q = 0; q < 3; ++q) {
+    CHECK(t.deserved_floor(q, 0) == 6);  // exactly 20/3
+    CHECK(t.deserved_ceil(q, 0) == 7);
+  }
+}
+
+TEST_CASE("queue: capability semantics cpu 0 unlimited, listed gpu 0 is zero") {
+  queue_tree t({cpu, gpu}, resource_vector{{cpu, 8000}, {gpu, 4}}, {qs("a", 1, {}, {{cpu, 0}, {gpu, 0}}), qs("b", 1)});
+  CHECK(t.real_capability(0, 0) == 8000);
+  CHECK(t.real_capability(0, 1) == 0);
+  CHECK(t.real_capability(1, 1) == 4);
+}
+
+TEST_CASE("queue: validation names the queue and lists all problems") {
+  try {
+    queue_tree t({gpu}, resource_vector{{gpu, 10}},
+                 {qs("g_over_cap", 1, {{gpu, 6}}, {{gpu, 5}}), qs("neg", -1, {{gpu, 6}}), qs("orphan", 1)});
+    FAIL("expected validation_error");
+  } catch (const validation_error& e) {
+    const std::string w = e.what();
+    CHECK(w.find("g_over_cap") != std::string::npos);
+    CHECK(w.find("neg/spec/weight") != std::string::npos);
+    CHECK(w.find("sum of guarantees") != std::string::npos);
+    CHECK(e.problems().size() == 3);
+  }
+  auto p = qs("x", 1);
+  p.parent = "nope";
+  REQUIRE_THROWS_AS(queue_tree({gpu}, resource_vector{{gpu, 10}}, {p}), validation_error);
+  auto a = qs("a", 1), b = qs("b", 1);
+  a.parent = "b";
+  b.parent = "a";
+  REQUIRE_THROWS_AS(queue_tree({gpu}, resource_vector{{gpu, 10}}, {a, b}), validation_error);
+}
+
+TEST_CASE("queue: add_queue over the total is rejected and state unchanged") {
+  auto t = seed_three();
+  REQUIRE_THROWS_AS(t.add_queue(qs("big", 1, {{gpu, 26}})), validation_error);
+  CHECK(t.size() == 3);
+  CHECK(rc(t, "queue2") == 25);
+}
+
+TEST_CASE("queue: allocatable allows within deserved and denies beyond it") {
+  auto t = seed_three();
+  for (auto n : {"queue1", "queue2", "queue3"}) t.set_pending(n, {{gpu, 100}});
+  t.compute_deserved();
+  t.allocate("t1", "queue2", {{gpu, 8}});
+  CHECK(t.allocatable(1, {{gpu, 2}}).allowed());
+  auto d = t.allocatable(1, {{gpu, 3}});
+  REQUIRE(d.denied());
+  CHECK(d.reasons()[0].entity == "queue2");
+  CHECK(d.reasons()[0].limit == 10);
+  CHECK(d.reasons()[0].used == 8);
+  CHECK(t.preemptive(1, {{gpu, 3}}).denied());
+  CHECK(t.preemptive(1, {{gpu, 2}}).allowed());
+}
+
+TEST_CASE("queue: multi-dimension queue short in cpu but satisfied in gpu") {
+  queue_tree t({cpu, gpu}, resource_vector{{cpu, 10000}, {gpu, 4}}, {qs("a", 1), qs("b", 1)});
+  t.set_pending("a", {{cpu, 10000}});
+  t.set_pending("b", {{cpu, 10000}, {gpu, 4}});
+  t.compute_deserved();
+  CHECK(t.deserved_floor(0, 0) == 5000);
+  CHECK(t.deserved_floor(0, 1) == 0);
+  CHECK(t.deserved_floor(1, 1) == 4);  // a asks no GPU, b gets all
+  t.allocate("b1", "b", {{cpu, 5000}, {gpu, 1}});
+  auto d = t.allocatable(1, {{cpu, 1}, {gpu, 1}});
+  REQUIRE(d.denied());
+  CHECK(d.reasons().size() == 1);
+  CHECK(d.reasons()[0].resource == cpu);
+  CHECK(t.allocatable(1, {{gpu, 3}}).allowed());
+}
+
+TEST_CASE("queue: overused when deserved <= allocated in every dimension") {
+  auto t = seed_three();
+  t.set_pending("queue2", {{gpu, 100}});
+  t.set_pending("queue1", {{gpu, 100}});
+  t.compute_deserved();  // 15 / 15 / 0
+  CHECK_FALSE(t.overused(0));
+  t.allocate("a", "queue1", {{gpu, 14}});
+  CHECK_FALSE(t.overused(0));
+  t.allocate("b", "queue1", {{gpu, 1}});
+  CHECK(t.overused(0));
+}
+
+TEST_CASE("queue: fractional deserved compared exactly") {
+  queue_tree t({gpu}, resource_vector{{gpu, 10}}, {qs("a", 1), qs("b", 1), qs("c", 1)});
+  for (auto n : {"a", "b", "c"}) t.set_pending(n, {{gpu, 10}});
+  t.compute_deserved();  // 10/3 each
+  t.allocate("x", "a", {{gpu, 3}});
+  CHECK(t.allocatable(0, {{gpu, 1}}).denied());  // 4 > 10/3
+  CHECK_FALSE(t.overused(0));                    // 10/3 > 3
+  t.allocate("y", "a", {{gpu, 1}});
+  CHECK(t.overused(0));
+}
+
+TEST_CASE("queue: weight zero gets only its guarantee") {
+  queue_tree t({gpu}, resource_vector{{gpu, 10}}, {qs("z", 0, {{gpu, 2}}), qs("w", 1)});
+  t.set_pending("z", {{gpu, 10}});
+  t.set_pending("w", {{gpu, 10}});
+  t.compute_deserved();
+  CHECK(t.deserved_floor(0, 0) == 2);
+  CHECK(t.deserved_floor(1, 0) == 8);
+}
+
+TEST_CASE("queue: job enqueueable against realCapability, closed queue, no minResources") {
+  auto t = seed_three();
+  const auto q3 = t.index("queue3");
+  t.allocate("r", "queue3", {{gpu, 6}});
+  CHECK(t.job_enqueueable(q3, {{gpu, 4}}).allowed());
+  auto d = t.job_enqueueable(q3, {{gpu, 5}});
+  REQUIRE(d.denied());
+  CHECK(d.reasons()[0].rule == "over_real_capability");
+  CHECK(t.job_enqueueable(q3, {{gpu, 5}}, {{gpu, 1}}).allowed());  // elastic part
+  t.enqueue("queue3", {{gpu, 4}});
+  CHECK(t.inqueue(q3, 0) == 4);
+  CHECK(t.job_enqueueable(q3, {{gpu, 1}}).denied());
+  CHECK(t.job_enqueueable(q3, {}).allowed());
+  auto closed = qs("c", 1);
+  closed.state = queue_state::closed;
+  t.add_queue(closed);
+  CHECK(t.job_enqueueable(t.index("c"), {{gpu, 1}}).has_rule("queue_not_open"));
+}
+
+TEST_CASE("queue: overcommit gate and the seed's guarantee exception") {
+  auto t = seed_three();
+  t.add_queue(qs("queue4", 2, {{gpu, 10}}));
+  t.allocate("a", "queue1", {{gpu, 12}});
+  t.allocate("b", "queue2", {{gpu, 12}});
+  t.allocate("c", "queue3", {{gpu, 12}});  // 36 = 30 * 1.2: nothing idle
+  CHECK(t.overcommit_gate(t.index("queue2"), {{gpu, 1}}).has_rule("overcommit"));
+  CHECK(t.overcommit_gate(t.index("queue4"), {{gpu, 2}}).allowed());  // fits unused guarantee
+  CHECK(t.overcommit_gate(t.index("queue4"), {{gpu, 11}}).denied());
+  t.deallocate("c");
+  CHECK(t.overcommit_gate(t.index("queue2"), {{gpu, 12}}).allowed());  // 36 - 24
+  CHECK(t.overcommit_gate(t.index("queue2"), {{gpu, 13}}).denied());
+}
+
+TEST_CASE("queue: reclaim victims with a running copy of allocation") {
+  auto t = seed_three();
+  t.add_queue(qs("queue4", 2, {{gpu, 10}}));
+  for (auto n : {"queue1", "queue2", "queue3", "queue4"}) t.set_pending(n, {{gpu, 100}});
+  t.allocate("q1a", "queue1", {{gpu, 5}});
+  t.allocate("q1b", "queue1", {{gpu, 5}});
+  t.allocate("q2a", "queue2", {{gpu, 10}});
+  t.allocate("q3a", "queue3", {{gpu, 6}});
+  t.compute_deserved();
+  std::vector<victim> v;
+  t.reclaimable("queue4", t.running_tasks(), v);
+  // queue1 10 > 6: q1a victim, then 5 <= 6 stops; queue2 10 > 6 victim; queue3 6 <= 6 no.
+  REQUIRE(v.size() == 2);
+  CHECK(v[0].job_id == "q1a");
+  CHECK(v[1].job_id == "q2a");
+  auto nr = qs("keep", 1);
+  nr.reclaimable = false;
+  t.add_queue(nr);
+  t.allocate("k", "keep", {{gpu, 1}});
+  t.compute_deserved();
+  v.clear();
+  t.reclaimable("queue4", {"k"}, v);
+  CHECK(v.empty());
+}
+
+TEST_CASE("queue: typed errors for double allocation, unknown task/queue, negative amount; state unchanged") {
+  auto t = seed_three();
+  t.allocate("a", "queue1", {{gpu, 2}});
+  REQUIRE_THROWS_AS(t.allocate("a", "queue1", {{gpu, 2}}), state_error);
+  REQUIRE_THROWS_AS(t.allocate("b", "nope", {{gpu, 2}}), unknown_entity_error);
+  REQUIRE_THROWS_AS(t.allocate("c", "queue1", {{gpu, -1}}), validation_error);
+  REQUIRE_THROWS_AS(t.deallocate("zz"), unknown_entity_error);
+  REQUIRE_THROWS_AS(t.dequeue("queue1", {{gpu, 1}}), state_error);
+  CHECK(t.allocated(0, 0) == 2);
+  CHECK(t.running_tasks().size() == 1);
+  t.deallocate("a");
+  CHECK(t.allocated(0, 0) == 0);
+}
+
+TEST_CASE("queue: policy adapter") {
+  auto t = seed_three();
+  for (auto n : {"queue1", "queue2", "queue3"}) t.set_pending(n, {{gpu, 100}});
+  t.compute_deserved();
+  queue_policy p(t);
+  job j;
+  j.id = "j1";
+  j.queue = "queue3";
+  j.request = {{gpu, 10}};
+  CHECK(p.check(j).allowed());
+  p.commit(j);
+  j.id = "j2";
+  j.request = {{gpu, 1}};
+  CHECK(p.check(j).denied());
+  j.queue = "queue1";
+  std::vector<victim> v;
+  p.victims(j, v);
+  CHECK(v.empty());  // queue3 is at, not over, its deserved
+  p.release("j1");
+  REQUIRE_THROWS_AS(p.release("j1"), unknown_entity_error);
+}
+
+TEST_CASE("queue: randomized invariants against a bisection oracle, order independent") {
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 200; ++round) {
+    const int n = 1 + static_cast<int>(rng() % 8);
+    const std::int64_t total = 1 + static_cast<std::int64_t>(rng() % 100);
+    std::vector<queue_spec> specs;
+    std::vector<std::int64_t> req;
+    std::int64_t gsum = 0;
+    for (int i = 0; i < n; ++i) {
+      std::int64_t g = static_cast<std::int64_t>(rng() % 10);
+      if (gsum + g > total) g = 0;
+      gsum += g;
+      resource_vector cap;
+      if (rng() % 2) cap.set(gpu, g + static_cast<std::int64_t>(rng() % 50));
+      resource_vector gv;
+      if (g) gv.set(gpu, g);
+      specs.push_back(qs("q" + std::to_string(i), static_cast<std::int64_t>(rng() % 4), gv, cap));
+      req.push_back(static_cast<std::int64_t>(rng() % 60));
+    }
+    auto build = [&](bool reversed) {
+      auto s = specs;
+      if (reversed) std::reverse(s.begin(), s.end());
+      queue_tree t({gpu}, resource_vector{{gpu, total}}, s);
+      for (int i = 0; i < n; ++i)
+        t.set_pending(specs[static_cast<std::size_t>(i)].name, {{gpu, req[static_cast<std::size_t>(i)]}});
+      t.compute_deserved();
+      return t;
+    };
+    const auto a = build(false), b = build(true);
+    // Oracle: f(L) = sum max(g, min(bound, w L)) solved by bisection in doubles.
+    auto f = [&](double L) {
+      double s = 0;
+      for (int i = 0; i < n; ++i) {
+        const auto q = a.index(specs[static_cast<std::size_t>(i)].name);
+        const double g = static_cast<double>(a.guarantee(q, 0));
+        const double bd = static_cast<double>(std::min(a.real_capability(q, 0), req[static_cast<std::size_t>(i)]));
+        s += std::max(g, std::min(bd, static_cast<double>(specs[static_cast<std::size_t>(i)].weight) * L));
+      }
+      return s;
+    };
+    double lo = 0, hi = 1e4;
+    for (int it = 0; it < 200; ++it) {
+      const double mid = (lo + hi) / 2;
+      (f(mid) < static_cast<double>(total) ? lo : hi) = mid;
+    }
+    std::int64_t sum_lo = 0;
+    bool forced = false;
+    for (int i = 0; i < n; ++i) {
+      const auto& nm = specs[static_cast<std::size_t>(i)].name;
+      const auto qa = a.index(nm), qb = b.index(nm);
+      CHECK(a.deserved_floor(qa, 0) == b.deserved_floor(qb, 0));
+      CHECK(a.deserved_ceil(qa, 0) == b.deserved_ceil(qb, 0));
+      const auto g = a.guarantee(qa, 0);
+      CHECK(a.deserved_floor(qa, 0) >= g);
+      if (g > a.real_capability(qa, 0)) forced = true;
+      if (g <= a.real_capability(qa, 0)) CHECK(a.deserved_ceil(qa, 0) <= a.real_capability(qa, 0));
+      const double bd = static_cast<double>(std::min(a.real_capability(qa, 0), req[static_cast<std::size_t>(i)]));
+      const double want = std::max(static_cast<double>(g),
+                                   std::min(bd, static_cast<double>(specs[static_cast<std::size_t>(i)].weight) * hi));
+      CHECK(std::fabs(want - static_cast<double>(a.deserved_floor(qa, 0))) <= 1.0 + 1e-6);
+      sum_lo += a.deserved_floor(qa, 0);
+    }
+    if (!forced) CHECK(sum_lo <= total);
+  }
+}
+
+#include <quota/queue_tree_json.hpp>
+
+TEST_CASE("queue: Volcano Queue and PodGroup JSON reproduce the seed table") {
+  resource_registry reg;
+  const auto doc = load_json_file(std::string(QUOTA_SOURCE_DIR) + "/tests/data/queues/seed_queues.json");
+  auto specs = parse_volcano_queues(doc, reg);
+  REQUIRE(specs.size() == 4);
+  CHECK(specs[3].state == queue_state::closed);
+  queue_tree t({gpu}, resource_vector{{gpu, 30}}, specs);
+  CHECK(t.real_capability(0, 0) == 20);
+  CHECK(t.real_capability(1, 0) == 15);
+  CHECK(t.real_capability(2, 0) == 10);
+  CHECK(t.real_capability(3, 0) == 25);
+  const auto pgs =
+      parse_volcano_podgroups(load_json_file(std::string(QUOTA_SOURCE_DIR) + "/tests/data/queues/podgroups.json"), reg);
+  REQUIRE(pgs.size() == 1);
+  CHECK(pgs[0].queue == "queue4");
+  CHECK(pgs[0].min_resources.get(gpu) == 2);
+  CHECK(t.job_enqueueable(t.index(pgs[0].queue), pgs[0].min_resources).has_rule("queue_not_open"));
+  REQUIRE_THROWS_AS(
+      parse_volcano_queues(
+          json::parse(R"({"items":[{"metadata":{}},{"metadata":{"name":"x"},"spec":{"weight":"heavy"}}]})"), reg),
+      validation_error);
+}
