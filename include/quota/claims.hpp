@@ -93,6 +93,12 @@ struct claim_config {
   bool min_runtime_locks = true;
   claim_orphans orphans = claim_orphans::deduct;
   claim_owner_deleted owner_deleted = claim_owner_deleted::deduct;
+  /// The seed's locking option 2, "Allow queues to evict claims, even if it
+  /// will evict foreign pods" (default off): the policy adapter's victims()
+  /// offers, for a job of the owning queue, the foreign jobs bound to the
+  /// claims it names and to the queue's pinned claims, non-preemptible ones
+  /// included. With locking `pin` this is the seed's option 2 as a whole.
+  bool owner_evicts = false;
   /// Kubernetes' limit on status.reservedFor (ResourceClaimReservedForMaxSize).
   std::uint32_t max_consumers = 256;
   /// Design mode: which device classes are accounted when the class has no
@@ -569,8 +575,16 @@ class claim_model {
     free_.push_back(b);  // capacity reserved in record(): never allocates
   }
   [[nodiscard]] std::size_t live_bindings() const noexcept { return bindings_.size() - free_.size(); }
+  /// The queue and the claims of a live binding. Unknown: unknown_entity_error.
+  [[nodiscard]] claim_queue_id binding_queue(claim_binding_id b) const { return binding_ref(b).queue; }
+  [[nodiscard]] std::span<const claim_id> binding_claims(claim_binding_id b) const { return binding_ref(b).claims; }
 
  private:
+  [[nodiscard]] const detail::claims_binding& binding_ref(claim_binding_id b) const {
+    if (b >= bindings_.size() || !bindings_[b].live)
+      throw unknown_entity_error(error_id::unknown_job, "claim binding", std::to_string(b));
+    return bindings_[b];
+  }
   [[nodiscard]] const detail::claims_queue& queue_at(claim_queue_id q) const {
     if (q >= queues_.size()) throw unknown_entity_error(error_id::unknown_queue, "queue id", std::to_string(q));
     return queues_[q];
@@ -911,7 +925,7 @@ class claims_policy {
     detail::claims_reserve_more(actions_, 2 * ids.size());
     const claim_bind_result r = model_.bind(p, ids, &acts);
     try {
-      bindings_.emplace(std::move(id), r.binding);
+      bindings_.emplace(std::move(id), bound{r.binding, ++seq_});
     } catch (...) {
       model_.unbind(r.binding);  // back to the state before the commit
       throw;
@@ -921,12 +935,41 @@ class claims_policy {
   void release(std::string_view id) {
     auto it = bindings_.find(id);
     if (it == bindings_.end()) throw unknown_entity_error(error_id::unknown_job, "job", id);
-    model_.unbind(it->second, &actions_);
+    model_.unbind(it->second.binding, &actions_);
     bindings_.erase(it);
   }
-  /// Claims decide ownership, not room: there is nobody to preempt for a
-  /// denial (opt-out and locking are about who may share, not about amounts).
-  void victims(const job&, std::vector<victim>&) const {}
+  /// Claims decide ownership, not room: by default there is nobody to
+  /// preempt (opt-out and locking are about who may share). With
+  /// claim_config::owner_evicts the job's queue may evict its claims: the
+  /// jobs of other queues bound to a claim the job names and its queue owns,
+  /// or to a pinned claim its queue owns (kept bound by foreign pods only),
+  /// newest bind first, non-preemptible ones included (rule `owner_evicts`,
+  /// entity the claim). A queue the model has not seen owns nothing.
+  void victims(const job& j, std::vector<victim>& out) const {
+    if (!model_.config().owner_evicts || model_.config().mode != claim_mode::design) return;
+    const claim_queue_id q = model_.find_queue(j.queue);
+    if (q == claim_none) return;
+    std::vector<claim_id> named;
+    (void)pod_of(j, q, named);  // unknown claims: unknown_entity_error, as in check
+    auto wanted = [&](claim_id c) {
+      if (model_.owner(c) != q) return false;
+      if (model_.pinned(c)) return true;
+      return std::find(named.begin(), named.end(), c) != named.end();
+    };
+    std::vector<std::pair<std::uint64_t, std::pair<const std::string*, claim_id>>> found;
+    for (const auto& [id, b] : bindings_) {
+      if (model_.binding_queue(b.binding) == q) continue;
+      for (const claim_id c : model_.binding_claims(b.binding))
+        if (wanted(c)) {
+          found.push_back({b.seq, {&id, c}});
+          break;
+        }
+    }
+    std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (const auto& f : found)
+      out.push_back(victim{*f.second.first, claim_model::model_name, "owner_evicts",
+                           std::string(model_.claim_key(f.second.second))});
+  }
 
   /// Actions (label upserts, pin reports) for the host since the last clear.
   [[nodiscard]] const std::vector<claim_action>& actions() const noexcept { return actions_; }
@@ -952,8 +995,13 @@ class claims_policy {
     return p;
   }
 
+  struct bound {
+    claim_binding_id binding;
+    std::uint64_t seq;  // bind order, for victims (newest first)
+  };
   claim_model model_;
-  std::unordered_map<std::string, claim_binding_id, detail::string_hash, std::equal_to<>> bindings_;
+  std::uint64_t seq_ = 0;
+  std::unordered_map<std::string, bound, detail::string_hash, std::equal_to<>> bindings_;
   std::vector<claim_action> actions_;
 };
 

@@ -383,4 +383,85 @@ inline std::size_t load_device_classes(claim_model& m, const json& doc,
   return out;
 }
 
+// ---- introspection ------------------------------------------------------------------
+
+namespace detail {
+/// A charge as {"<resource>": base units} (integers, so JSON pointers compare exactly).
+[[nodiscard]] inline json claims_charge_json(const resource_vector& v, const resource_registry& reg) {
+  json j = json::object();
+  for (const auto& e : v)
+    if (e.value != 0) j[std::string(reg.name(e.id))] = e.value;
+  return j;
+}
+[[nodiscard]] inline const char* claims_source_name(claim_owner_source s) noexcept {
+  switch (s) {
+    case claim_owner_source::none:
+      return "none";
+    case claim_owner_source::label:
+      return "label";
+    case claim_owner_source::first_bind:
+      return "first_bind";
+    case claim_owner_source::attributed:
+      return "attributed";
+    case claim_owner_source::transferred:
+      return "transferred";
+    case claim_owner_source::per_pod:
+      return "per_pod";
+  }
+  return "?";
+}
+[[nodiscard]] inline const char* claims_action_name(claim_action_kind k) noexcept {
+  switch (k) {
+    case claim_action_kind::upsert_label:
+      return "upsert_label";
+    case claim_action_kind::pinned:
+      return "pinned";
+    case claim_action_kind::unpinned:
+      return "unpinned";
+  }
+  return "?";
+}
+}  // namespace detail
+
+/// The model's state: per claim ("namespace/name") its owner (null when none),
+/// how the owner was chosen, its charge and consumers; per queue the charged
+/// resources; the deducted orphan charges. Amounts are integers in base units.
+inline void to_json(json& j, const claim_model& m) {
+  j = json::object();
+  j["mode"] = m.config().mode == claim_mode::design ? "design" : "kai_strict";
+  json claims = json::object();
+  for (claim_id c = 0; c < m.claim_count(); ++c) {
+    json e = json::object();
+    const claim_queue_id o = m.owner(c);
+    e["owner"] = o == claim_none ? json(nullptr) : json(std::string(m.queue_name(o)));
+    e["owner_source"] = detail::claims_source_name(m.owner_source(c));
+    e["accounted"] = m.accounted(c);
+    e["orphan"] = m.orphan(c);
+    e["pinned"] = m.pinned(c);
+    e["consumers"] = m.consumers(c);
+    e["charge"] = detail::claims_charge_json(m.claim_charge(c), m.registry());
+    claims[std::string(m.claim_key(c))] = std::move(e);
+  }
+  j["claims"] = std::move(claims);
+  json queues = json::object();
+  for (claim_queue_id q = 0; q < m.queue_count(); ++q)
+    queues[std::string(m.queue_name(q))] = json{{"charge", detail::claims_charge_json(m.charge_of(q), m.registry())},
+                                                {"shares", m.shares(q)},
+                                                {"live", m.queue_live(q)}};
+  j["queues"] = std::move(queues);
+  j["deducted"] = detail::claims_charge_json(m.deducted(), m.registry());
+}
+
+/// The model's state (see above) plus the binder actions collected so far:
+/// [{"action": "upsert_label", "claim": "ns/name", "queue": "team-a"}, ...].
+inline void to_json(json& j, const claims_policy& p) {
+  to_json(j, p.model());
+  json acts = json::array();
+  for (const auto& a : p.actions())
+    acts.push_back(json{{"action", detail::claims_action_name(a.kind)},
+                        {"claim", std::string(p.model().claim_key(a.claim))},
+                        {"queue", a.queue == claim_none ? std::string() : std::string(p.model().queue_name(a.queue))}});
+  j["actions"] = std::move(acts);
+}
+
 }  // namespace quota

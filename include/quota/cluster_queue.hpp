@@ -94,6 +94,9 @@ struct cluster_queue_spec {
   stop_policy stop = stop_policy::none;
   /// Set from kueue_config::fair_sharing when the forest is built.
   bool fair_sharing = false;
+  /// spec.admissionScope.admissionMode: UsageBasedAdmissionFairSharing (order
+  /// the workloads of this queue by their LocalQueues' usage history).
+  bool admission_fair_sharing = false;
 };
 
 struct cohort_spec {
@@ -107,6 +110,26 @@ struct local_queue_spec {
   std::string ns;
   std::string name;
   std::string cluster_queue;
+  /// spec.fairSharing.weight in thousandths (default 1 = 1000), for admission fair sharing.
+  std::int64_t fair_weight_milli = 1000;
+};
+
+/// Kueue's configuration `admissionFairSharing` (usage-based ordering of the
+/// LocalQueues of one ClusterQueue).
+struct admission_fair_sharing_config {
+  /// usageHalfLifeTime: the time after which past usage counts half. 0: usage
+  /// history is never updated (Kueue's decay rate is 0 then).
+  std::int64_t half_life_ms = 0;
+  /// usageSamplingInterval: the entry penalty of an admission is its request
+  /// times the decay rate of one interval (default 5m).
+  std::int64_t sampling_interval_ms = 300000;
+  /// resourceWeights in thousandths; resources not listed weigh 1 (= 1000).
+  std::vector<std::pair<resource_id, std::int64_t>> resource_weights_milli;
+  [[nodiscard]] std::int64_t weight_of(resource_id r) const noexcept {
+    for (const auto& [k, v] : resource_weights_milli)
+      if (k == r) return v;
+    return 1000;
+  }
 };
 
 /// Everything the model is configured from.
@@ -118,6 +141,8 @@ struct kueue_config {
   /// Kueue's global fairSharing.enable: preemption may then let the preemptor
   /// borrow (flavor assignment classifies such flavors as needing preemption).
   bool fair_sharing = false;
+  /// Kueue's global admissionFairSharing; queues opt in with admissionScope.
+  std::optional<admission_fair_sharing_config> admission_fair_sharing;
 };
 
 namespace detail {
@@ -325,14 +350,33 @@ class cohort_forest {
   /// `val` more would fit without borrowing in itself or in some ancestor
   /// below the root (so preempting inside that subtree could make room).
   [[nodiscard]] bool may_reclaim_in_hierarchy(node_index cq, fr_slot s, amount val) const noexcept {
+    return may_reclaim_in_hierarchy_in(usage_.data(), cq, s, val);
+  }
+  [[nodiscard]] bool may_reclaim_in_hierarchy_in(const amount* u, node_index cq, fr_slot s, amount val) const noexcept {
     if (nodes_[cq].parent == no_node) return false;
-    if (usage_[idx(cq, s)] + val <= subtree_[idx(cq, s)]) return true;
-    amount remaining = val - std::max<amount>(0, guaranteed(cq, s) - usage_[idx(cq, s)]);
+    if (u[idx(cq, s)] + val <= subtree_[idx(cq, s)]) return true;
+    amount remaining = val - std::max<amount>(0, guaranteed(cq, s) - u[idx(cq, s)]);
     for (node_index cur = nodes_[cq].parent; cur != no_node; cur = nodes_[cur].parent) {
-      if (usage_[idx(cur, s)] + remaining <= subtree_[idx(cur, s)]) return nodes_[cur].parent != no_node;
-      remaining -= std::max<amount>(0, guaranteed(cur, s) - usage_[idx(cur, s)]);
+      if (u[idx(cur, s)] + remaining <= subtree_[idx(cur, s)]) return nodes_[cur].parent != no_node;
+      remaining -= std::max<amount>(0, guaranteed(cur, s) - u[idx(cur, s)]);
     }
     return false;
+  }
+  /// Would ancestor-or-self `top` of `cq` stay within its subtree quota in
+  /// slot s if `val` more were used in cq (usage table u)? What reaches `top`
+  /// is val less the unused guaranteed parts on the way up.
+  [[nodiscard]] bool within_quota_at_in(const amount* u, node_index cq, node_index top, fr_slot s,
+                                        amount val) const noexcept {
+    amount remaining = val;
+    for (node_index cur = cq; cur != no_node; cur = nodes_[cur].parent) {
+      if (cur == top) return u[idx(cur, s)] + remaining <= subtree_[idx(cur, s)];
+      remaining -= std::max<amount>(0, guaranteed(cur, s) - u[idx(cur, s)]);
+    }
+    return false;
+  }
+  /// Is n using more than its subtree quota in slot s (usage table u)?
+  [[nodiscard]] bool over_quota_in(const amount* u, node_index n, fr_slot s) const noexcept {
+    return u[idx(n, s)] > subtree_[idx(n, s)];
   }
 
   /// Adds `v` to node n's usage in slot s on table u, propagating upward what
@@ -577,12 +621,20 @@ inline void cohort_forest::build(const kueue_config& cfg, const resource_registr
     const auto& l = cfg.local_queues[i];
     const std::string obj = "LocalQueue/" + l.ns + "/" + l.name;
     if (l.name.empty()) diag.add(obj + ".metadata.name", "empty name");
+    if (l.fair_weight_milli < 0) diag.add(obj + ".spec.fairSharing.weight", "must not be negative");
     auto it = cq_by_name.find(l.cluster_queue);
     if (it == cq_by_name.end()) {
       diag.add(obj + ".spec.clusterQueue", "unknown ClusterQueue '" + l.cluster_queue + "'");
       continue;
     }
     if (!lq.emplace(l.ns + "/" + l.name, it->second).second) diag.add(obj, "duplicate LocalQueue");
+  }
+  if (cfg.admission_fair_sharing) {
+    const auto& a = *cfg.admission_fair_sharing;
+    if (a.half_life_ms < 0) diag.add("admissionFairSharing.usageHalfLifeTime", "must not be negative");
+    if (a.sampling_interval_ms <= 0) diag.add("admissionFairSharing.usageSamplingInterval", "must be positive");
+    for (const auto& [r, w] : a.resource_weights_milli)
+      if (w < 0) diag.add("admissionFairSharing.resourceWeights." + rname(r), "must not be negative");
   }
   diag.throw_if_any();
 

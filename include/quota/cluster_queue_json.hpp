@@ -8,12 +8,14 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include <quota/cluster_queue.hpp>
 #include <quota/flavor_assignment.hpp>
 #include <quota/json.hpp>
+#include <quota/kueue_preemption.hpp>
 
 namespace quota::kueue {
 
@@ -217,6 +219,12 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
                                                     {"TryNextFlavor", fungibility_action::try_next_flavor}},
                                                    fungibility_action::try_next_flavor, fp, d);
       }
+      if (spec.contains("admissionScope") && spec["admissionScope"].is_object())
+        cq.admission_fair_sharing = detail::kueue_enum<bool>(spec["admissionScope"], "admissionMode",
+                                                             {{"UsageBasedAdmissionFairSharing", true},
+                                                              {"UsageBasedFairSharing", true},
+                                                              {"NoAdmissionFairSharing", false}},
+                                                             false, obj + ".spec.admissionScope", d);
       cq.queueing = detail::kueue_enum<queueing_strategy>(
           spec, "queueingStrategy",
           {{"BestEffortFIFO", queueing_strategy::best_effort_fifo}, {"StrictFIFO", queueing_strategy::strict_fifo}},
@@ -239,6 +247,7 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
       lq.ns = object_namespace(o);
       lq.name = name;
       lq.cluster_queue = detail::kueue_str(spec, "clusterQueue", obj + ".spec", d);
+      lq.fair_weight_milli = detail::kueue_weight(spec, reg_copy, obj, d);
       if (lq.cluster_queue.empty()) d.add(obj + ".spec.clusterQueue", "missing");
       add.config.local_queues.push_back(std::move(lq));
     } else if (kind == "Workload") {
@@ -317,6 +326,93 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
   return out;
 }
 
+namespace detail {
+/// A Go duration ("168h", "5m", "1h30m", "90s", "250ms") in milliseconds; false when malformed.
+inline bool kueue_parse_duration(const std::string& s, std::int64_t& out) {
+  if (s.empty()) return false;
+  if (s == "0") {
+    out = 0;
+    return true;
+  }
+  std::int64_t total = 0;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    std::int64_t n = 0;
+    const std::size_t start = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+      n = n * 10 + (s[i++] - '0');
+      if (n > 1000000000000) return false;  // keeps n * unit within int64
+    }
+    if (i == start) return false;
+    std::int64_t unit = 0;
+    if (s.compare(i, 2, "ms") == 0) {
+      unit = 1;
+      i += 2;
+    } else if (i < s.size() && s[i] == 's') {
+      unit = 1000;
+      ++i;
+    } else if (i < s.size() && s[i] == 'm') {
+      unit = 60000;
+      ++i;
+    } else if (i < s.size() && s[i] == 'h') {
+      unit = 3600000;
+      ++i;
+    } else {
+      return false;
+    }
+    if (!quota::detail::try_add(total, n * unit, total)) return false;
+  }
+  out = total;
+  return true;
+}
+}  // namespace detail
+
+/// Kueue's configuration section `admissionFairSharing`:
+/// {"usageHalfLifeTime": "168h", "usageSamplingInterval": "5m", "resourceWeights": {"cpu": 2}}.
+/// Problems go to `d` with paths under `path`.
+[[nodiscard]] inline admission_fair_sharing_config parse_admission_fair_sharing(const json& j, resource_registry& reg,
+                                                                                const std::string& path,
+                                                                                diagnostics& d) {
+  admission_fair_sharing_config c;
+  if (!j.is_object()) {
+    d.add(path, "expected an object");
+    return c;
+  }
+  auto dur = [&](const char* key, std::int64_t& out) {
+    if (!j.contains(key)) return;
+    if (!j[key].is_string() || !detail::kueue_parse_duration(j[key].get<std::string>(), out))
+      d.add(quota::detail::join_path(path, key), "expected a duration such as \"168h\" or \"5m\"");
+  };
+  dur("usageHalfLifeTime", c.half_life_ms);
+  dur("usageSamplingInterval", c.sampling_interval_ms);
+  if (j.contains("resourceWeights")) {
+    const auto& w = j["resourceWeights"];
+    if (!w.is_object()) {
+      d.add(path + ".resourceWeights", "expected an object of resource: weight");
+    } else {
+      for (auto it = w.begin(); it != w.end(); ++it) {
+        const std::string wp = path + ".resourceWeights." + it.key();
+        try {
+          const resource_id r = reg.intern(it.key());
+          quantity q;
+          if (it.value().is_number_float())  // Kueue's configuration gives weights as floats (cpu: 2.0)
+            q = quantity::parse(it.value().dump());
+          else
+            from_json(it.value(), q);
+          if (q.is_negative()) throw parse_error(error_id::parse_negative_quantity, "negative weight");
+          c.resource_weights_milli.emplace_back(r, q.to_base(3));
+        } catch (const std::exception& e) {
+          d.add(wp, e.what());
+        }
+      }
+    }
+  }
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (it.key() != "usageHalfLifeTime" && it.key() != "usageSamplingInterval" && it.key() != "resourceWeights")
+      d.add(path + "." + it.key(), "unknown field");
+  return c;
+}
+
 /// A flavor assignment as JSON: {"clusterQueue", "mode", "borrowing",
 /// "podSets": [{"count", "flavors": {"cpu": "spot"}, "borrow": {...}}], "reasons"}.
 inline json assignment_to_json(const flavor_assignment& a, const cohort_forest& f, const resource_registry& reg) {
@@ -338,6 +434,83 @@ inline json assignment_to_json(const flavor_assignment& a, const cohort_forest& 
   }
   j["reasons"] = a.reasons;
   return j;
+}
+
+namespace detail {
+/// {flavor: {resource: base units}} of the slots where `value` is non-zero or
+/// where the node defines quota.
+template <class F>
+json kueue_slot_table(const cohort_forest& f, const resource_registry& reg, node_index n, F value) {
+  json j = json::object();
+  for (fr_slot s = 0; s < f.slot_count(); ++s) {
+    const amount v = value(s);
+    if (v == 0 && !f.has_quota(n, s) && f.subtree_quota(n, s) == 0) continue;
+    j[f.flavor_name(f.slot_flavor(s))][std::string(reg.name(f.slot_resource(s)))] = v;
+  }
+  return j;
+}
+}  // namespace detail
+
+/// The model's state: per ClusterQueue and per cohort, usage, subtree quota
+/// and borrowed amount per flavor and resource (base units: millicores,
+/// bytes, devices), the weighted dominant resource share as Kueue reports it
+/// (rounded up, per mille of what the parent could lend, divided by the
+/// weight) and its resource; per ClusterQueue also the cohort and the number
+/// of admitted workloads.
+///
+///   {"fairSharing": false,
+///    "clusterQueues": {"team-a": {"cohort": "all", "admitted": 2,
+///       "usage": {"default": {"cpu": 12000}}, "quota": {...}, "borrowed": {...},
+///       "dominantShare": 200, "dominantResource": "cpu"}},
+///    "cohorts": {"all": {"parent": "", "usage": {...}, "quota": {...}, "borrowed": {...},
+///       "dominantShare": 0, "dominantResource": ""}}}
+inline void to_json(json& j, const kueue_model& m) {
+  const auto& f = m.forest();
+  const auto& reg = m.registry();
+  j = json{{"fairSharing", f.config().fair_sharing}, {"clusterQueues", json::object()}, {"cohorts", json::object()}};
+  std::vector<std::size_t> admitted(f.cluster_queue_count(), 0);
+  for (const auto& [name, w] : m.admitted())
+    if (w.cluster_queue < admitted.size()) ++admitted[w.cluster_queue];
+  for (node_index n = 0; n < f.node_count(); ++n) {
+    const auto& nd = f.at(n);
+    resource_id dom = no_resource;
+    const std::int64_t share = f.dominant_resource_share(n, nullptr, &dom);
+    json e{{"usage", detail::kueue_slot_table(f, reg, n, [&](fr_slot s) { return f.usage(n, s); })},
+           {"quota", detail::kueue_slot_table(f, reg, n, [&](fr_slot s) { return f.subtree_quota(n, s); })},
+           {"borrowed", detail::kueue_slot_table(f, reg, n, [&](fr_slot s) { return f.borrowed(n, s); })},
+           {"dominantShare", share},
+           {"dominantResource", dom == no_resource ? std::string() : std::string(reg.name(dom))}};
+    const std::string parent = nd.parent == no_node ? std::string() : f.at(nd.parent).name;
+    if (nd.is_cohort) {
+      e["parent"] = parent;
+      j["cohorts"][nd.name] = std::move(e);
+    } else {
+      e["cohort"] = parent;
+      e["admitted"] = admitted[n];
+      j["clusterQueues"][nd.name] = std::move(e);
+    }
+  }
+  if (f.config().admission_fair_sharing) {
+    // admission fair sharing: per LocalQueue, consumed and pending penalty per
+    // resource (base units) and the usage that orders admission (a double, for reading)
+    j["localQueues"] = json::object();
+    for (const auto& [key, st] : m.local_queue_usages()) {
+      json e{{"clusterQueue", f.at(st.cluster_queue).name},
+             {"consumed", json::object()},
+             {"penalty", json::object()},
+             {"lastUpdate", st.last_update_ms}};
+      for (const auto& x : st.consumed) e["consumed"][std::string(reg.name(x.id))] = x.value;
+      for (const auto& x : st.penalty) e["penalty"][std::string(reg.name(x.id))] = x.value;
+      const auto u = m.local_queue_fs_usage(key);
+      e["usage"] = u ? static_cast<double>(*u) : std::numeric_limits<double>::infinity();
+      j["localQueues"][key] = std::move(e);
+    }
+  }
+}
+
+/// The state of the model behind a policy adapter (see to_json(json&, const kueue_model&)).
+inline void to_json(json& j, const kueue_policy& p) {
+  to_json(j, p.model());
 }
 
 }  // namespace quota::kueue

@@ -7,8 +7,10 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,7 +34,35 @@ struct admitted_workload {
   std::int64_t created = 0;
   std::uint64_t admitted_seq = 0;  // admission order (newer = larger)
   std::vector<std::pair<fr_slot, amount>> usage;
+  /// "ns/name" of the LocalQueue it came through (empty: addressed to the ClusterQueue).
+  std::string local_queue;
 };
+
+/// Admission fair sharing: the usage history of one LocalQueue.
+struct local_queue_usage {
+  node_index cluster_queue = no_node;
+  std::int64_t weight_milli = 1000;
+  /// Decayed consumption per resource (base units), as of last_update_ms.
+  resource_vector consumed;
+  /// Entry penalties of admissions since the last sample (base units).
+  resource_vector penalty;
+  std::int64_t last_update_ms = 0;
+};
+
+namespace detail {
+/// Kueue's decay rate for `elapsed` with half-life `half`: 1 - 2^(-elapsed/half); 0 when half is 0.
+[[nodiscard]] inline double kueue_alpha(std::int64_t elapsed, std::int64_t half) noexcept {
+  if (half <= 0 || elapsed <= 0) return 0.0;
+  return 1.0 - std::exp2(-static_cast<double>(elapsed) / static_cast<double>(half));
+}
+/// v * f rounded to the nearest base unit (the one place where amounts pass
+/// through floating point: the decay factors are irrational).
+[[nodiscard]] inline amount kueue_scale_round(amount v, double f) {
+  const long double x = static_cast<long double>(v) * static_cast<long double>(f);
+  if (!(x < 9.2e18L && x > -9.2e18L)) throw overflow_error("admission fair sharing usage does not fit in int64");
+  return static_cast<amount>(std::llround(x));
+}
+}  // namespace detail
 
 /// One workload to preempt and the policy that picked it.
 struct preemption_target {
@@ -60,9 +90,22 @@ enum class shrink_policy {
 class kueue_model {
  public:
   kueue_model(const kueue_config& cfg, resource_registry reg)
-      : reg_(std::move(reg)), forest_(cfg, reg_), assigner_(forest_, reg_) {}
-  kueue_model(const kueue_model&) = delete;
+      : reg_(std::move(reg)), forest_(cfg, reg_), assigner_(forest_, reg_) {
+    afs_ = afs_states(forest_, {});
+  }
+  /// A deep copy (the flavor assigner is re-bound to the copy's own forest).
+  kueue_model(const kueue_model& o)
+      : reg_(o.reg_),
+        forest_(o.forest_),
+        assigner_(forest_, reg_),
+        admitted_(o.admitted_),
+        seq_(o.seq_),
+        afs_(o.afs_) {}
   kueue_model& operator=(const kueue_model&) = delete;
+  /// Every admitted workload, by name.
+  [[nodiscard]] const std::unordered_map<std::string, admitted_workload>& admitted() const noexcept {
+    return admitted_;
+  }
 
   [[nodiscard]] const cohort_forest& forest() const noexcept { return forest_; }
   [[nodiscard]] const resource_registry& registry() const noexcept { return reg_; }
@@ -132,9 +175,26 @@ class kueue_model {
     for (const auto& [s, v] : a.usage)
       if (!forest_.can_add_usage(a.cluster_queue, s, v))
         throw overflow_error("usage of workload '" + wl.name + "' does not fit in int64");
-    admitted_workload aw{wl.name, a.cluster_queue, wl.priority, wl.created, ++seq_, a.usage};
+    std::string lq_key;
+    if (forest_.find_local_queue(wl.ns, wl.queue)) lq_key = wl.ns + "/" + wl.queue;
+    // admission fair sharing: the entry penalty (request x decay rate of one sampling interval)
+    local_queue_usage* lq_state = nullptr;
+    resource_vector penalty;
+    if (auto it = afs_.find(lq_key); it != afs_.end() && afs_enabled(a.cluster_queue)) {
+      lq_state = &it->second;
+      const auto& c = *forest_.config().admission_fair_sharing;
+      const double alpha = detail::kueue_alpha(c.sampling_interval_ms, c.half_life_ms);
+      penalty = lq_state->penalty;
+      for (const auto& [s, v] : a.usage) {
+        const resource_id r = forest_.slot_resource(s);
+        penalty.set(r, quota::detail::checked_add(penalty.get(r), detail::kueue_scale_round(v, alpha)));
+      }
+    }
+    admitted_workload aw{wl.name, a.cluster_queue, wl.priority, wl.created, seq_ + 1, a.usage, lq_key};
     auto [it, ok] = admitted_.emplace(wl.name, std::move(aw));
     (void)ok;
+    ++seq_;
+    if (lq_state) lq_state->penalty = std::move(penalty);
     for (const auto& [s, v] : it->second.usage) forest_.add_usage(it->second.cluster_queue, s, v);
   }
   /// Assigns and admits if it fits; returns the decision (no change when denied).
@@ -143,6 +203,100 @@ class kueue_model {
     auto d = check(wl, a);
     if (d.allowed()) admit(wl, a);
     return d;
+  }
+
+  // ---- admission fair sharing (usage history of LocalQueues) -------------------
+
+  /// Is admission fair sharing on for this ClusterQueue (configured globally
+  /// and opted in by its admissionScope)?
+  [[nodiscard]] bool afs_enabled(node_index cq) const {
+    return forest_.config().admission_fair_sharing.has_value() && forest_.cluster_queue(cq).admission_fair_sharing;
+  }
+  /// The usage history of a LocalQueue ("ns/name"), or null when unknown.
+  [[nodiscard]] const local_queue_usage* find_local_queue_usage(std::string_view key) const {
+    auto it = afs_.find(std::string(key));
+    return it == afs_.end() ? nullptr : &it->second;
+  }
+  [[nodiscard]] const std::unordered_map<std::string, local_queue_usage>& local_queue_usages() const noexcept {
+    return afs_;
+  }
+
+  /// Samples the usage of every LocalQueue of a ClusterQueue with admission
+  /// fair sharing at time `now_ms` (the host's clock, the same origin as 0 at
+  /// construction): consumed = consumed * (1 - a) + admitted usage now * a,
+  /// a = 1 - 2^(-elapsed / half-life), plus the entry penalties since the last
+  /// sample, which are then cleared. A time before a LocalQueue's last sample
+  /// -> state_error (out-of-order), nothing changed.
+  void sample_usage(std::int64_t now_ms) {
+    if (!forest_.config().admission_fair_sharing) return;
+    const auto half = forest_.config().admission_fair_sharing->half_life_ms;
+    for (const auto& [key, st] : afs_)
+      if (now_ms < st.last_update_ms)
+        throw state_error(error_id::state_conflict, "admission fair sharing sample at " + std::to_string(now_ms) +
+                                                        " ms is before the last one of LocalQueue '" + key + "' (" +
+                                                        std::to_string(st.last_update_ms) + " ms)");
+    // current usage per LocalQueue
+    std::unordered_map<std::string, resource_vector> current;
+    for (const auto& [name, w] : admitted_) {
+      if (w.local_queue.empty()) continue;
+      auto& v = current[w.local_queue];
+      for (const auto& [s, x] : w.usage) {
+        const resource_id r = forest_.slot_resource(s);
+        v.set(r, quota::detail::checked_add(v.get(r), x));
+      }
+    }
+    // compute everything first (strong guarantee), then commit
+    std::vector<std::pair<local_queue_usage*, resource_vector>> next;
+    for (auto& [key, st] : afs_) {
+      if (!afs_enabled(st.cluster_queue)) continue;
+      const double alpha = detail::kueue_alpha(now_ms - st.last_update_ms, half);
+      const auto cur_it = current.find(key);
+      resource_vector c;
+      std::vector<resource_id> rs;
+      for (const auto& e : st.consumed) rs.push_back(e.id);
+      for (const auto& e : st.penalty) rs.push_back(e.id);
+      if (cur_it != current.end())
+        for (const auto& e : cur_it->second) rs.push_back(e.id);
+      for (const auto r : rs) {
+        if (c.get(r) != 0) continue;
+        const amount now_v = cur_it == current.end() ? 0 : cur_it->second.get(r);
+        amount v = quota::detail::checked_add(detail::kueue_scale_round(st.consumed.get(r), 1.0 - alpha),
+                                              detail::kueue_scale_round(now_v, alpha));
+        v = quota::detail::checked_add(v, st.penalty.get(r));
+        if (v != 0) c.set(r, v);
+      }
+      next.emplace_back(&st, std::move(c));
+    }
+    for (auto& [st, c] : next) {
+      st->consumed = std::move(c);
+      st->penalty = resource_vector{};
+      st->last_update_ms = now_ms;
+    }
+  }
+
+  /// A LocalQueue's admission fair-sharing usage, exact: the sum over
+  /// resources of weight x (consumed + penalty) in units of the Kubernetes
+  /// quantity (cores, bytes, devices), divided by the LocalQueue's weight.
+  /// A zero-weight LocalQueue with usage has no finite value: nullopt.
+  [[nodiscard]] std::optional<rational> local_queue_fs_usage(std::string_view key) const {
+    const auto* st = find_local_queue_usage(key);
+    if (!st) throw unknown_entity_error(error_id::unknown_queue, "LocalQueue", key);
+    const auto& c = *forest_.config().admission_fair_sharing;
+    rational u = 0;
+    auto add = [&](const resource_vector& v) {
+      for (const auto& e : v) {
+        big_int den = 1000;
+        for (int k = 0; k < reg_.scale(e.id); ++k) den *= 10;
+        u += rational(big_int(c.weight_of(e.id)) * e.value, den);
+      }
+    };
+    add(st->consumed);
+    add(st->penalty);
+    if (st->weight_milli == 0) {
+      if (u == 0) return rational(0);
+      return std::nullopt;
+    }
+    return u * 1000 / st->weight_milli;
   }
 
   /// The workload finished or was evicted: gives its usage back.
@@ -201,7 +355,7 @@ class kueue_model {
       }
       if (root == no_node || root_of(w.cluster_queue) != root) continue;
       if (pol.reclaim_within_cohort == reclaim_within_cohort_policy::never) continue;
-      if (!is_borrowing(forest_.usage_table().data(), w.cluster_queue, frs)) continue;
+      if (!reclaimable(forest_.usage_table().data(), cq, w.cluster_queue, frs)) continue;
       bool ok = pol.reclaim_within_cohort == reclaim_within_cohort_policy::any || w.priority < wl.priority;
       std::string_view rule = "reclaimWithinCohort";
       if (!ok && borrow_ok && w.priority < wl.priority) {
@@ -389,8 +543,10 @@ class kueue_model {
         next.add_usage(n, s, v);
       }
     }
+    auto afs = afs_states(next, afs_);
     forest_ = std::move(next);
     admitted_ = std::move(adm);
+    afs_ = std::move(afs);
   }
 
   /// ClusterQueues whose usage is above what they could hold now (after a
@@ -457,9 +613,24 @@ class kueue_model {
     });
     if (forest_.cluster_queue_count() > 0 && forest_.cluster_queue(0).fair_sharing) return schedule_fair(order);
     std::vector<std::uint8_t> blocked(forest_.cluster_queue_count(), 0);
+    std::vector<std::uint8_t> done(order.size(), 0);
     std::vector<std::string> admitted;
     flavor_assignment a;
-    for (const auto& [cq, w] : order) {
+    for (std::size_t i = 0; i < order.size();) {
+      if (done[i]) {
+        ++i;
+        continue;
+      }
+      const node_index cq = order[i].first;
+      // admission fair sharing: within the ClusterQueue, the LocalQueue with the
+      // lowest usage (penalties of this pass included) goes first; then priority
+      // and creation as without it
+      std::size_t pick = i;
+      if (afs_enabled(cq))
+        for (std::size_t j = i + 1; j < order.size(); ++j)
+          if (!done[j] && order[j].first == cq && afs_before(*order[j].second, *order[pick].second)) pick = j;
+      done[pick] = 1;
+      const workload* w = order[pick].second;
       if (blocked[cq]) continue;
       if (check(*w, a).allowed()) {
         admit(*w, a);
@@ -532,6 +703,35 @@ class kueue_model {
   }
 
  private:
+  /// Admission fair-sharing order of two workloads of one ClusterQueue: lower
+  /// LocalQueue usage first (a workload sent to the ClusterQueue directly
+  /// counts as usage 0; a zero-weight LocalQueue with usage last), then
+  /// higher priority, then older.
+  [[nodiscard]] bool afs_before(const workload& x, const workload& y) const {
+    auto usage = [&](const workload& w) -> std::optional<rational> {
+      if (!forest_.find_local_queue(w.ns, w.queue)) return rational(0);
+      return local_queue_fs_usage(w.ns + "/" + w.queue);
+    };
+    const auto ux = usage(x), uy = usage(y);
+    if (ux.has_value() != uy.has_value()) return ux.has_value();
+    if (ux && *ux != *uy) return *ux < *uy;
+    if (x.priority != y.priority) return x.priority > y.priority;
+    return x.created < y.created;
+  }
+  /// Usage-history states for every LocalQueue of `f`, keeping those of `old` by key.
+  static std::unordered_map<std::string, local_queue_usage> afs_states(
+      const cohort_forest& f, const std::unordered_map<std::string, local_queue_usage>& old) {
+    std::unordered_map<std::string, local_queue_usage> out;
+    for (const auto& l : f.config().local_queues) {
+      const std::string key = l.ns + "/" + l.name;
+      local_queue_usage st;
+      if (auto it = old.find(key); it != old.end()) st = it->second;
+      st.cluster_queue = *f.find_cluster_queue(l.cluster_queue);
+      st.weight_milli = l.fair_weight_milli;
+      out.emplace(key, std::move(st));
+    }
+    return out;
+  }
   [[nodiscard]] node_index root_of(node_index n) const {
     if (forest_.at(n).parent == no_node) return no_node;  // no cohort
     while (forest_.at(n).parent != no_node) n = forest_.at(n).parent;
@@ -539,12 +739,61 @@ class kueue_model {
   }
   /// The ancestors (or selves) of a and b that are children of their lowest common ancestor.
   [[nodiscard]] std::pair<node_index, node_index> below_common_ancestor(node_index a, node_index b) const {
-    std::vector<node_index> pa, pb;
-    forest_.path_from_root(a, pa);
-    forest_.path_from_root(b, pb);
-    std::size_t i = 0;
-    while (i < pa.size() && i < pb.size() && pa[i] == pb[i]) ++i;
-    return {pa[std::min(i, pa.size() - 1)], pb[std::min(i, pb.size() - 1)]};
+    // no allocation: lift the deeper node to the other's depth, then both together
+    auto depth = [&](node_index n) {
+      std::size_t d = 0;
+      for (node_index cur = forest_.at(n).parent; cur != no_node; cur = forest_.at(cur).parent) ++d;
+      return d;
+    };
+    std::size_t da = depth(a), db = depth(b);
+    node_index x = a, y = b;
+    node_index below_x = a, below_y = b;  // the last node before x/y on the way up
+    while (da > db) {
+      below_x = x;
+      x = forest_.at(x).parent;
+      --da;
+    }
+    while (db > da) {
+      below_y = y;
+      y = forest_.at(y).parent;
+      --db;
+    }
+    if (x == y) {
+      // one is an ancestor of the other: the node itself on the shorter side
+      return {x == a ? a : below_x, y == b ? b : below_y};
+    }
+    while (forest_.at(x).parent != forest_.at(y).parent) {
+      x = forest_.at(x).parent;
+      y = forest_.at(y).parent;
+    }
+    return {x, y};
+  }
+
+  /// Kueue's candidates in other ClusterQueues: `t` uses more than its quota
+  /// in a needed slot, and so does every cohort between t and the lowest
+  /// cohort it shares with the preemptor's queue `cq` (subtrees within their
+  /// quota are not searched).
+  [[nodiscard]] bool reclaimable(const amount* u, node_index cq, node_index t, const std::vector<fr_slot>& frs) const {
+    if (!is_borrowing(u, t, frs)) return false;
+    const node_index lca = forest_.at(below_common_ancestor(cq, t).second).parent;
+    for (node_index cur = forest_.at(t).parent; cur != no_node && cur != lca; cur = forest_.at(cur).parent)
+      if (!is_borrowing(u, cur, frs)) return false;
+    return true;
+  }
+  /// Kueue's hierarchical advantage over a candidate of ClusterQueue `t`: the
+  /// whole request fits within the quota of cq itself or of a cohort holding
+  /// cq below the lowest cohort shared with t. Such a candidate may be
+  /// preempted even if the preemptor then borrows beyond its own nominal quota.
+  [[nodiscard]] bool hierarchical_advantage(const amount* u, node_index cq, const flavor_assignment& a,
+                                            node_index t) const {
+    const node_index top = below_common_ancestor(cq, t).first;
+    for (node_index x = cq; x != no_node; x = forest_.at(x).parent) {
+      bool all = true;
+      for (const auto& [s, v] : a.usage) all = all && forest_.within_quota_at_in(u, cq, x, s, v);
+      if (all) return true;
+      if (x == top) break;
+    }
+    return false;
   }
   [[nodiscard]] bool is_borrowing(const amount* u, node_index cq, const std::vector<fr_slot>& frs) const {
     const std::size_t ns = forest_.slot_count();
@@ -568,17 +817,21 @@ class kueue_model {
     std::vector<amount> u = forest_.usage_table();
     std::vector<const admitted_workload*> targets;
     bool ok = false;
+    bool fit_allow = allow_borrowing;
     for (const auto* w : cands) {
       bool allow = allow_borrowing;
       if (w->cluster_queue != cq) {
-        if (!is_borrowing(u.data(), w->cluster_queue, frs)) continue;
+        if (!reclaimable(u.data(), cq, w->cluster_queue, frs)) continue;
         // above the threshold only reclaiming (no borrowing) is allowed
         if (threshold && w->priority > *threshold) allow = false;
+        // hierarchical reclaim: the preemptor's subtree holds the request
+        if (hierarchical_advantage(forest_.usage_table().data(), cq, a, w->cluster_queue)) allow = true;
       }
       for (const auto& [s, v] : w->usage) forest_.remove_usage_in(u.data(), w->cluster_queue, s, v);
       targets.push_back(w);
       if (fits(u.data(), cq, a, allow)) {
         ok = true;
+        fit_allow = allow;
         break;
       }
     }
@@ -587,7 +840,7 @@ class kueue_model {
     for (std::size_t k = targets.size() - 1; k-- > 0;) {
       const auto* w = targets[k];
       for (const auto& [s, v] : w->usage) forest_.add_usage_in(u.data(), w->cluster_queue, s, v);
-      if (fits(u.data(), cq, a, allow_borrowing)) {
+      if (fits(u.data(), cq, a, fit_allow)) {
         targets.erase(targets.begin() + static_cast<std::ptrdiff_t>(k));
       } else {
         for (const auto& [s, v] : w->usage) forest_.remove_usage_in(u.data(), w->cluster_queue, s, v);
@@ -601,15 +854,36 @@ class kueue_model {
   flavor_assigner assigner_;
   std::unordered_map<std::string, admitted_workload> admitted_;
   std::uint64_t seq_ = 0;
+  std::unordered_map<std::string, local_queue_usage> afs_;
 };
 
 /// quota::policy adapter. job.queue is a LocalQueue name in job.ns (or a
 /// ClusterQueue name); job.request is the total of job.pods identical pods
 /// (one pod set; minCount = job.min_pods when smaller); job.priority and
-/// job.created_ms order preemption.
+/// job.created_ms order preemption. Victims come from classical preemption,
+/// or from fair-sharing preemption when the configuration enables fair sharing.
+///
+/// Two forms: a view of a model the host owns (`kueue_policy(model)`, copies
+/// share that model), or an owning value (`kueue_policy(cfg, registry)`,
+/// copies are deep, as any_policy expects of a value).
 class kueue_policy {
  public:
   explicit kueue_policy(kueue_model& m) : m_(&m) {}
+  kueue_policy(const kueue_config& cfg, resource_registry reg)
+      : own_(std::make_unique<kueue_model>(cfg, std::move(reg))), m_(own_.get()) {}
+  kueue_policy(const kueue_policy& o) : own_(o.own_ ? std::make_unique<kueue_model>(*o.own_) : nullptr) {
+    m_ = own_ ? own_.get() : o.m_;
+  }
+  kueue_policy(kueue_policy&&) noexcept = default;
+  kueue_policy& operator=(kueue_policy o) noexcept {
+    own_ = std::move(o.own_);
+    m_ = o.m_;
+    return *this;
+  }
+  ~kueue_policy() = default;
+
+  [[nodiscard]] kueue_model& model() noexcept { return *m_; }
+  [[nodiscard]] const kueue_model& model() const noexcept { return *m_; }
   [[nodiscard]] std::string_view policy_name() const noexcept { return kueue_model_name; }
 
   [[nodiscard]] workload to_workload(const job& j) const {
@@ -646,11 +920,13 @@ class kueue_policy {
     const auto w = to_workload(j);
     flavor_assignment a;
     m_->assign(w, a);
-    for (const auto& t : m_->preemption_targets(w, a))
+    const bool fair = m_->forest().config().fair_sharing;
+    for (const auto& t : fair ? m_->fair_preemption_targets(w, a) : m_->preemption_targets(w, a))
       out.push_back(victim{t.name, kueue_model_name, t.rule, m_->forest().at(t.cluster_queue).name});
   }
 
  private:
+  std::unique_ptr<kueue_model> own_;
   kueue_model* m_;
 };
 

@@ -813,3 +813,141 @@ TEST_CASE("claims: a pod naming a missing claim or an unresolved template claim 
     CHECK(e.problems()[1].path == "[0].spec.resourceClaims[1]");
   }
 }
+
+TEST_CASE("claims: introspection JSON names each claim's owner and charge and each queue's charge") {
+  claims_policy pol;
+  auto& m = pol.model();
+  m.set_class_accounted("nic.example.com", false);
+  (void)m.add_claim(gpu_claim("shared", "", 2));
+  (void)m.add_claim(gpu_claim("nic", "", 1, "nic.example.com"));
+  (void)m.add_claim(gpu_claim("labelled", "b"));
+  job ja;
+  ja.id = "pa";
+  ja.queue = "a";
+  ja.claims = {"shared", "nic"};
+  pol.commit(ja);
+  job jb = ja;
+  jb.id = "pb";
+  jb.queue = "b";
+  jb.claims = {"default/shared", "labelled"};
+  pol.commit(jb);
+
+  json j;
+  to_json(j, pol);
+  CHECK(j["mode"] == "design");
+  const json& shared = j["claims"]["default/shared"];
+  CHECK(shared["owner"] == "a");
+  CHECK(shared["owner_source"] == "first_bind");
+  CHECK(shared["consumers"] == 2);
+  CHECK(shared["charge"] == json{{"gpu.nvidia.com", 2}});
+  CHECK(j["claims"]["default/nic"]["owner"].is_null());
+  CHECK(j["claims"]["default/nic"]["accounted"] == false);
+  CHECK(j["claims"]["default/labelled"]["owner_source"] == "label");
+  CHECK(j["queues"]["a"]["charge"] == json{{"gpu.nvidia.com", 2}});
+  CHECK(j["queues"]["b"]["charge"] == json{{"gpu.nvidia.com", 1}});
+  CHECK(j["queues"]["a"]["shares"] == true);
+  CHECK(j["deducted"] == json::object());
+  // the first bind and pb's bind both carry the owner to the binder
+  REQUIRE(j["actions"].size() == 2);
+  CHECK(j["actions"][1] == json{{"action", "upsert_label"}, {"claim", "default/shared"}, {"queue", "a"}});
+  CHECK(j.at(json::json_pointer("/claims/default~1shared/owner")) == "a");
+
+  pol.release("pa");
+  pol.release("pb");
+  to_json(j, pol);
+  CHECK(j["queues"]["a"]["charge"] == json::object());
+  CHECK(j["claims"]["default/shared"]["consumers"] == 0);
+}
+
+namespace {
+job claim_job(std::string id, std::string queue, std::vector<std::string> claims, bool preemptible = true) {
+  job j;
+  j.id = std::move(id);
+  j.queue = std::move(queue);
+  j.claims = std::move(claims);
+  j.preemptible = preemptible;
+  return j;
+}
+std::vector<std::string> victim_ids(const claims_policy& pol, const job& j) {
+  std::vector<victim> v;
+  pol.victims(j, v);
+  std::vector<std::string> ids;
+  for (const auto& x : v) {
+    CHECK(x.model == "claims");
+    CHECK(x.rule == "owner_evicts");
+    ids.push_back(x.job_id);
+  }
+  return ids;
+}
+}  // namespace
+
+TEST_CASE("claims: owner_evicts - the owner queue may evict foreign jobs on its pinned claims, newest first") {
+  claim_config cfg;
+  cfg.locking = claim_locking::pin;
+  SECTION("off by default: no victims") {
+    claims_policy pol(cfg);
+    (void)pol.model().add_claim(gpu_claim("shared"));
+    pol.commit(claim_job("pa", "a", {"shared"}));
+    pol.commit(claim_job("pb", "b", {"shared"}, false));
+    pol.release("pa");
+    CHECK(victim_ids(pol, claim_job("pa2", "a", {"shared"})).empty());
+  }
+  SECTION("on: foreign jobs keeping the owner's claim pinned, non-preemptible included") {
+    cfg.owner_evicts = true;
+    claims_policy pol(cfg);
+    auto& m = pol.model();
+    const auto c = m.add_claim(gpu_claim("shared"));
+    (void)m.add_claim(gpu_claim("other"));
+    pol.commit(claim_job("pa", "a", {"shared"}));
+    pol.commit(claim_job("pb", "b", {"shared"}, false));
+    pol.commit(claim_job("pc", "c", {"shared"}));
+    pol.commit(claim_job("po", "b", {"other"}));
+    // a still has a pod on the claim: nothing pinned, and the new job names another claim
+    CHECK(victim_ids(pol, claim_job("pa2", "a", {"other"})).empty());
+    pol.release("pa");
+    REQUIRE(m.pinned(c));
+    CHECK(gpus(m, m.find_queue("a")) == 1);  // still charged to its owner
+    // the owner's next job, whatever it names, may evict the claim's foreign jobs
+    CHECK(victim_ids(pol, claim_job("pa2", "a", {})) == std::vector<std::string>{"pc", "pb"});
+    std::vector<victim> v;
+    pol.victims(claim_job("pa2", "a", {}), v);
+    REQUIRE(v.size() == 2);
+    CHECK(v[0].entity == "default/shared");
+    // other queues own nothing here; an unknown queue owns nothing
+    CHECK(victim_ids(pol, claim_job("pb2", "b", {"shared"})).empty());
+    CHECK(victim_ids(pol, claim_job("x", "new-queue", {"shared"})).empty());
+    REQUIRE_THROWS_AS(pol.victims(claim_job("y", "a", {"nope"}), v), unknown_entity_error);
+    // evicting them releases the claim and the owner's charge
+    pol.release("pc");
+    pol.release("pb");
+    CHECK(gpus(m, m.find_queue("a")) == 0);
+    CHECK(victim_ids(pol, claim_job("pa2", "a", {})).empty());
+  }
+}
+
+TEST_CASE("claims: owner_evicts - an owner job denied by the consumer cap may evict foreign consumers") {
+  claim_config cfg;
+  cfg.owner_evicts = true;
+  cfg.max_consumers = 2;
+  claims_policy pol(cfg);
+  (void)pol.model().add_claim(gpu_claim("shared", "a"));
+  pol.commit(claim_job("pa", "a", {"shared"}));
+  pol.commit(claim_job("pb", "b", {"shared"}));
+  const job pa2 = claim_job("pa2", "a", {"shared"});
+  REQUIRE(pol.check(pa2).has_rule("consumer_cap"));
+  CHECK(victim_ids(pol, pa2) == std::vector<std::string>{"pb"});
+  // b's job is denied too, but b owns nothing: it may not evict
+  CHECK(victim_ids(pol, claim_job("pb2", "b", {"shared"})).empty());
+  pol.release("pb");
+  CHECK(pol.check(pa2).allowed());
+}
+
+TEST_CASE("claims: owner_evicts has no effect in kai_strict mode") {
+  claim_config cfg;
+  cfg.owner_evicts = true;
+  cfg.mode = claim_mode::kai_strict;
+  claims_policy pol(cfg);
+  (void)pol.model().add_claim(gpu_claim("shared", "a"));
+  pol.commit(claim_job("pa", "a", {"shared"}));
+  CHECK(victim_ids(pol, claim_job("pa2", "a", {"shared"})).empty());
+}

@@ -897,3 +897,274 @@ TEST_CASE("kueue: admission that fits jointly does not depend on input order") {
     CHECK(m.forest().usage_table() == first);
   } while (std::next_permutation(ws.begin(), ws.end(), [](auto& x, auto& y) { return x.name < y.name; }));
 }
+
+namespace {
+// one ClusterQueue "cq" (cpu nominal `nominal` in flavor f) with LocalQueues ns-a/qa and ns-b/qb
+kueue_config afs_config(amount nominal, bool opt_in, std::int64_t weight_a_milli = 1000) {
+  kueue_config cfg;
+  cfg.resource_flavors = {"f"};
+  cfg.cluster_queues.push_back(cq_cpu("cq", "", {{"f", rq(resources::cpu, nominal)}}));
+  cfg.cluster_queues[0].admission_fair_sharing = opt_in;
+  cfg.local_queues.push_back({"ns-a", "qa", "cq", weight_a_milli});
+  cfg.local_queues.push_back({"ns-b", "qb", "cq", 1000});
+  admission_fair_sharing_config afs;
+  afs.half_life_ms = 600000;          // 10m
+  afs.sampling_interval_ms = 600000;  // one half-life: the entry penalty is half the request
+  cfg.admission_fair_sharing = afs;
+  return cfg;
+}
+workload lq_wl(std::string name, std::string ns, std::string q, amount cpu_total, std::int32_t prio,
+               std::int64_t created) {
+  auto w = wl(std::move(name), std::move(q), cpu_total, 1, prio, created);
+  w.ns = std::move(ns);
+  return w;
+}
+}  // namespace
+
+TEST_CASE("kueue: admission fair sharing decays LocalQueue usage by half-life and adds entry penalties") {
+  resource_registry reg;
+  kueue_model m(afs_config(cpu(10), true), reg);
+  CHECK(*m.local_queue_fs_usage("ns-a/qa") == 0);
+  REQUIRE(m.admit(lq_wl("a1", "ns-a", "qa", cpu(4), 0, 0)).allowed());
+  // entry penalty: 4 cpu x (1 - 2^-1) = 2 cpu until the next sample
+  CHECK(m.find_local_queue_usage("ns-a/qa")->penalty.get(resources::cpu) == cpu(2));
+  CHECK(*m.local_queue_fs_usage("ns-a/qa") == 2);
+  CHECK(*m.local_queue_fs_usage("ns-b/qb") == 0);
+  // one half-life later, a1 still running: 0 * 1/2 + 4 * 1/2 + penalty 2 = 4 cores
+  m.sample_usage(600000);
+  CHECK(m.find_local_queue_usage("ns-a/qa")->consumed.get(resources::cpu) == cpu(4));
+  CHECK(m.find_local_queue_usage("ns-a/qa")->penalty.get(resources::cpu) == 0);
+  CHECK(*m.local_queue_fs_usage("ns-a/qa") == 4);
+  // a1 finishes; two half-lives later (a = 3/4): 4 * 1/4 + 0 = 1 core
+  m.finish("a1");
+  m.sample_usage(1800000);
+  CHECK(m.find_local_queue_usage("ns-a/qa")->consumed.get(resources::cpu) == cpu(1));
+  CHECK(*m.local_queue_fs_usage("ns-a/qa") == 1);
+  SECTION("a sample before the last one is a state_error and changes nothing") {
+    REQUIRE_THROWS_AS(m.sample_usage(1200000), state_error);
+    CHECK(m.find_local_queue_usage("ns-a/qa")->consumed.get(resources::cpu) == cpu(1));
+    CHECK(m.find_local_queue_usage("ns-a/qa")->last_update_ms == 1800000);
+  }
+  SECTION("resource weights scale each resource's contribution") {
+    auto cfg = afs_config(cpu(10), true);
+    cfg.admission_fair_sharing->resource_weights_milli = {{resources::cpu, 2500}};
+    kueue_model w(cfg, reg);
+    REQUIRE(w.admit(lq_wl("a1", "ns-a", "qa", cpu(4), 0, 0)).allowed());
+    CHECK(*w.local_queue_fs_usage("ns-a/qa") == 5);  // 2.5 x 2 cores of penalty
+  }
+  SECTION("a half-life of 0 keeps no history (Kueue's decay rate is 0 then)") {
+    auto cfg = afs_config(cpu(10), true);
+    cfg.admission_fair_sharing->half_life_ms = 0;
+    kueue_model z(cfg, reg);
+    REQUIRE(z.admit(lq_wl("a1", "ns-a", "qa", cpu(4), 0, 0)).allowed());
+    z.sample_usage(600000);
+    CHECK(*z.local_queue_fs_usage("ns-a/qa") == 0);
+  }
+  CHECK_THROWS_AS(m.local_queue_fs_usage("ns-x/none"), unknown_entity_error);
+}
+
+TEST_CASE("kueue: admission fair sharing admits the LocalQueue with less usage first, before priority") {
+  resource_registry reg;
+  std::vector<workload> pending = {lq_wl("a-hi", "ns-a", "qa", cpu(6), 10, 0),
+                                   lq_wl("b-lo", "ns-b", "qb", cpu(6), 0, 1)};
+  SECTION("qa has history: qb's lower-priority workload goes first and takes the quota") {
+    kueue_model m(afs_config(cpu(10), true), reg);
+    REQUIRE(m.admit(lq_wl("old", "ns-a", "qa", cpu(2), 0, 0)).allowed());
+    m.finish("old");
+    const auto got = m.schedule(pending);
+    REQUIRE(got.size() == 1);
+    CHECK(got[0] == "b-lo");
+  }
+  SECTION("without the ClusterQueue's opt-in, priority decides") {
+    kueue_model m(afs_config(cpu(10), false), reg);
+    REQUIRE(m.admit(lq_wl("old", "ns-a", "qa", cpu(2), 0, 0)).allowed());
+    m.finish("old");
+    const auto got = m.schedule(pending);
+    REQUIRE(got.size() == 1);
+    CHECK(got[0] == "a-hi");
+    CHECK(m.find_local_queue_usage("ns-a/qa")->penalty.empty());  // no history kept either
+  }
+}
+
+TEST_CASE("kueue: admission fair sharing alternates LocalQueues through entry penalties, weighted") {
+  resource_registry reg;
+  std::vector<workload> pending;
+  for (int i = 0; i < 3; ++i) pending.push_back(lq_wl("a" + std::to_string(i), "ns-a", "qa", cpu(1), 0, i));
+  for (int i = 0; i < 3; ++i) pending.push_back(lq_wl("b" + std::to_string(i), "ns-b", "qb", cpu(1), 0, 10 + i));
+  SECTION("equal weights: a0, b0, a1, b1") {
+    kueue_model m(afs_config(cpu(4), true), reg);
+    CHECK(m.schedule(pending) == std::vector<std::string>{"a0", "b0", "a1", "b1"});
+  }
+  SECTION("qa weight 2 counts its usage half: a0, b0, a1, a2") {
+    kueue_model m(afs_config(cpu(4), true, 2000), reg);
+    CHECK(m.schedule(pending) == std::vector<std::string>{"a0", "b0", "a1", "a2"});
+    CHECK(*m.local_queue_fs_usage("ns-a/qa") == rational(3, 4));  // 3 x 0.5 core / 2
+  }
+  SECTION("without admission fair sharing: creation order") {
+    kueue_model m(afs_config(cpu(4), false), reg);
+    CHECK(m.schedule(pending) == std::vector<std::string>{"a0", "a1", "a2", "b0"});
+  }
+}
+
+TEST_CASE("kueue: admission fair sharing configuration is validated and loaded from JSON") {
+  resource_registry reg;
+  auto cfg = afs_config(cpu(4), true, -1000);
+  cfg.admission_fair_sharing->half_life_ms = -1;
+  cfg.admission_fair_sharing->sampling_interval_ms = 0;
+  try {
+    kueue_model m(cfg, reg);
+    FAIL("expected a validation_error");
+  } catch (const validation_error& e) {
+    std::vector<std::string> paths;
+    for (const auto& p : e.problems()) paths.push_back(p.path);
+    CHECK(std::count(paths.begin(), paths.end(), "LocalQueue/ns-a/qa.spec.fairSharing.weight") == 1);
+    CHECK(std::count(paths.begin(), paths.end(), "admissionFairSharing.usageHalfLifeTime") == 1);
+    CHECK(std::count(paths.begin(), paths.end(), "admissionFairSharing.usageSamplingInterval") == 1);
+  }
+  const json doc = json::parse(R"([
+    {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ResourceFlavor", "metadata": {"name": "f"}},
+    {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ClusterQueue", "metadata": {"name": "cq"},
+     "spec": {"admissionScope": {"admissionMode": "UsageBasedAdmissionFairSharing"},
+              "resourceGroups": [{"coveredResources": ["cpu"], "flavors": [{"name": "f", "resources": [{"name": "cpu", "nominalQuota": 4}]}]}]}},
+    {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "LocalQueue", "metadata": {"name": "qa", "namespace": "ns-a"},
+     "spec": {"clusterQueue": "cq", "fairSharing": {"weight": "2"}}}
+  ])");
+  auto objs = load_kueue_objects(doc, reg);
+  REQUIRE(objs.config.cluster_queues.size() == 1);
+  CHECK(objs.config.cluster_queues[0].admission_fair_sharing);
+  CHECK(objs.config.local_queues[0].fair_weight_milli == 2000);
+  diagnostics d;
+  const auto afs = parse_admission_fair_sharing(
+      json::parse(
+          R"({"usageHalfLifeTime": "168h", "usageSamplingInterval": "5m", "resourceWeights": {"cpu": 2.5, "memory": "1"}})"),
+      reg, "admissionFairSharing", d);
+  CHECK(d.empty());
+  CHECK(afs.half_life_ms == 168LL * 3600 * 1000);
+  CHECK(afs.sampling_interval_ms == 300000);
+  CHECK(afs.weight_of(resources::cpu) == 2500);
+  CHECK(afs.weight_of(resources::memory) == 1000);
+  CHECK(afs.weight_of(resources::nvidia_gpu) == 1000);
+  diagnostics bad;
+  (void)parse_admission_fair_sharing(
+      json::parse(R"({"usageHalfLifeTime": "7 days", "resourceWeights": {"cpu": -1}, "decay": 1})"), reg,
+      "admissionFairSharing", bad);
+  std::vector<std::string> paths;
+  for (const auto& p : bad.items()) paths.push_back(p.path);
+  CHECK(paths == std::vector<std::string>{"admissionFairSharing.usageHalfLifeTime",
+                                          "admissionFairSharing.resourceWeights.cpu", "admissionFairSharing.decay"});
+}
+
+TEST_CASE("kueue: hierarchical reclaim lets a queue preempt when its sub-cohort holds the request") {
+  resource_registry reg;
+  kueue_config cfg;
+  cfg.resource_flavors = {"f"};
+  cohort_spec root, eng, ops;
+  root.name = "root";
+  eng.name = "eng";
+  eng.parent = "root";
+  eng.resource_groups.push_back({{resources::cpu}, {{"f", {rq(resources::cpu, cpu(4))}}}});
+  ops.name = "ops";
+  ops.parent = "root";
+  ops.resource_groups.push_back({{resources::cpu}, {{"f", {rq(resources::cpu, cpu(20))}}}});
+  cfg.cohorts = {root, eng, ops};
+  cfg.cluster_queues.push_back(cq_cpu("a", "eng", {{"f", rq(resources::cpu, 0)}}));
+  cfg.cluster_queues.push_back(cq_cpu("c", "ops", {{"f", rq(resources::cpu, 0)}}));
+  cfg.cluster_queues.push_back(cq_cpu("d", "root", {{"f", rq(resources::cpu, 0)}}));
+  cfg.cluster_queues[0].preemption.reclaim_within_cohort = reclaim_within_cohort_policy::any;
+  kueue_model m(cfg, reg);
+  // root holds 24; d borrows 2 directly from root, then c fills ops' own 20
+  REQUIRE(m.admit(wl("d2", "d", cpu(2))).allowed());
+  REQUIRE(m.admit(wl("c20", "c", cpu(20))).allowed());
+  flavor_assignment fa;
+  const auto in = wl("a4", "a", cpu(4), 1, 0);
+  REQUIRE(m.check(in, fa).denied());
+  REQUIRE(fa.mode == fit_mode::preempt);
+  // a's nominal is 0, but eng (4) holds the request: a may reclaim although it
+  // then borrows. c borrows too (20 over its 0) but ops is within its quota, so
+  // ops' subtree is not searched; d, borrowing straight from root, is the target.
+  const auto t = m.preemption_targets(in, fa);
+  REQUIRE(t.size() == 1);
+  CHECK(t[0].name == "d2");
+  CHECK(t[0].rule == "reclaimWithinCohort");
+  SECTION("once ops exceeds its quota, its borrowing queues are searched too (newest first)") {
+    m.finish("d2");
+    REQUIRE(m.admit(wl("c2", "c", cpu(2))).allowed());  // ops at 22 > 20
+    m.assign(in, fa);
+    const auto t2 = m.preemption_targets(in, fa);
+    REQUIRE(t2.size() == 1);
+    CHECK(t2[0].name == "c2");
+  }
+  SECTION("without the advantage (request beyond eng's quota) nothing is reclaimed by borrowing") {
+    const auto big = wl("a5", "a", cpu(5), 1, 0);
+    m.assign(big, fa);
+    CHECK(fa.mode == fit_mode::no_fit);
+    CHECK(m.preemption_targets(big, fa).empty());
+  }
+}
+
+TEST_CASE("kueue: hierarchical reclaim takes a borrowing queue in the parent cohort (sub-cohort example)") {
+  resource_registry reg;
+  kueue_config cfg;
+  cfg.resource_flavors = {"f"};
+  cohort_spec root, eng;
+  root.name = "root";
+  eng.name = "eng";
+  eng.parent = "root";
+  eng.resource_groups.push_back({{resources::cpu}, {{"f", {rq(resources::cpu, cpu(10))}}}});
+  cfg.cohorts = {root, eng};
+  cfg.cluster_queues.push_back(cq_cpu("a", "eng", {{"f", rq(resources::cpu, 0)}}));
+  cfg.cluster_queues.push_back(cq_cpu("b", "eng", {{"f", rq(resources::cpu, 0)}}));
+  cfg.cluster_queues.push_back(cq_cpu("c", "root", {{"f", rq(resources::cpu, cpu(5))}}));
+  cfg.cluster_queues[0].preemption.reclaim_within_cohort = reclaim_within_cohort_policy::lower_priority;
+  kueue_model m(cfg, reg);
+  REQUIRE(m.admit(wl("b6", "b", cpu(6), 1, 0)).allowed());
+  REQUIRE(m.admit(wl("c9", "c", cpu(9), 1, 0)).allowed());  // c borrows 4 of eng's quota
+  flavor_assignment fa;
+  const auto in = wl("a4", "a", cpu(4), 1, 5);
+  m.assign(in, fa);
+  REQUIRE(fa.mode == fit_mode::preempt);
+  const auto t = m.preemption_targets(in, fa);
+  REQUIRE(t.size() == 1);
+  CHECK(t[0].name == "c9");
+  // b6 (borrowing inside eng) is a candidate too, but only without borrowing:
+  // below eng, a has no advantage over b (a's nominal is 0), so it cannot help
+  SECTION("LowerPriority still applies") {
+    const auto same = wl("a4", "a", cpu(4), 1, 0);
+    m.assign(same, fa);
+    CHECK(m.preemption_targets(same, fa).empty());
+  }
+}
+
+TEST_CASE("kueue: an owning policy adapter copies its model deeply and reports its state as JSON") {
+  resource_registry reg;
+  kueue_config cfg;
+  cfg.resource_flavors = {"f"};
+  cfg.cluster_queues.push_back(cq_cpu("a", "co", {{"f", rq(resources::cpu, cpu(4))}}));
+  cfg.cluster_queues.push_back(cq_cpu("b", "co", {{"f", rq(resources::cpu, cpu(2))}}));
+  cfg.local_queues.push_back({"team-a", "q", "a", 1000});
+  kueue_policy p(cfg, reg);
+  job j;
+  j.id = "j1";
+  j.ns = "team-a";
+  j.queue = "q";
+  j.pods = 2;
+  j.request.set(resources::cpu, cpu(5));
+  REQUIRE(p.check(j).allowed());
+  p.commit(j);
+  kueue_policy copy = p;
+  copy.release("j1");
+  CHECK(copy.model().admitted_count() == 0);
+  CHECK(p.model().admitted_count() == 1);
+  json s;
+  to_json(s, p);
+  CHECK(s["clusterQueues"]["a"]["usage"]["f"]["cpu"] == cpu(5));
+  CHECK(s["clusterQueues"]["a"]["borrowed"]["f"]["cpu"] == cpu(1));
+  CHECK(s["clusterQueues"]["a"]["admitted"] == 1);
+  CHECK(s["clusterQueues"]["a"]["cohort"] == "co");
+  CHECK(s["cohorts"]["co"]["usage"]["f"]["cpu"] == cpu(5));
+  CHECK(s["cohorts"]["co"]["quota"]["f"]["cpu"] == cpu(6));
+  // borrowed 1 of the 6 the cohort could lend: ceil(1000 * 1/6) = 167
+  CHECK(s["clusterQueues"]["a"]["dominantShare"] == 167);
+  CHECK(s["clusterQueues"]["a"]["dominantResource"] == "cpu");
+  CHECK_FALSE(s.contains("localQueues"));
+}

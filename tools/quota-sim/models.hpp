@@ -59,7 +59,9 @@ inline std::vector<model_instance> build_models(scenario& sc) {
     try {
       out.push_back(it->second.make(ps, sc));
     } catch (const validation_error& e) {
-      for (const auto& p : e.problems()) diag.add(ps.path + ": " + p.path, p.message);
+      // models report paths relative to their entry, or already rooted at it
+      for (const auto& p : e.problems())
+        diag.add(p.path.rfind(ps.path, 0) == 0 ? p.path : ps.path + ": " + p.path, p.message);
     } catch (const error& e) {
       diag.add(ps.path, e.what());
     }

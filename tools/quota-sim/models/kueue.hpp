@@ -1,10 +1,141 @@
 // quota-sim integration of the kueue model: registers it in model_kinds().
+//
+// Policy entry:
+//   {"model": "kueue",
+//    "objects": [ResourceFlavor, ClusterQueue, Cohort, LocalQueue ... as kubectl prints them
+//                (an array or a List)],
+//    "options": {"fairSharing": false}}
+// A job goes to the ClusterQueue of the LocalQueue `queue` in its `namespace`
+// (or to the ClusterQueue named `queue`); its workload is one pod set of
+// `pods` pods with the per-pod `request` (minCount = `min_pods` when smaller).
+// Problems are reported relative to the policy entry (quota-sim prefixes its
+// path): unknown keys, bad options, the objects' own problems under
+// `objects: Kind/name.field`, and jobs naming no queue of the model.
+// Admission fair sharing is not driven here: quota-sim orders pending jobs
+// itself (priority, then submission) and has no usage sampling hook.
 #pragma once
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <quota/cluster_queue_json.hpp>
 
 #include "../simulator.hpp"
 
 namespace quota::sim {
 
-inline void register_kueue_model(std::map<std::string, model_kind>& kinds) { (void)kinds; }
+namespace detail {
+
+inline model_instance kueue_make(const policy_spec& ps, scenario& sc) {
+  diagnostics diag;
+  for (auto it = ps.body.begin(); it != ps.body.end(); ++it)
+    if (it.key() != "model" && it.key() != "objects" && it.key() != "options")
+      diag.add(it.key(), "unknown key (expected objects, options)");
+  if (!ps.body.contains("objects")) diag.add("objects", "missing: the Kueue objects of the model");
+  bool fair = false;
+  if (ps.body.contains("options")) {
+    const auto& o = ps.body["options"];
+    if (!o.is_object()) {
+      diag.add("options", "expected an object");
+    } else {
+      for (auto it = o.begin(); it != o.end(); ++it) {
+        if (it.key() != "fairSharing")
+          diag.add("options." + it.key(), "unknown option (expected fairSharing)");
+        else if (!it.value().is_boolean())
+          diag.add("options.fairSharing", "expected true or false");
+        else
+          fair = it.value().get<bool>();
+      }
+    }
+  }
+  diag.throw_if_any();
+
+  auto rethrow = [&](const validation_error& e) {
+    diagnostics d;
+    for (const auto& p : e.problems()) d.add("objects: " + p.path, p.message);
+    d.throw_if_any();
+  };
+  kueue::kueue_objects objs;
+  resource_registry reg = sc.registry;
+  try {
+    kueue::load_kueue_objects(ps.body["objects"], reg, objs);
+  } catch (const validation_error& e) {
+    rethrow(e);
+  }
+  if (!objs.workloads.empty())
+    throw validation_error("objects", "Workload objects are not accepted here: workloads are the scenario's jobs");
+  objs.config.fair_sharing = fair;
+  std::optional<kueue::kueue_policy> pol;
+  try {
+    pol.emplace(objs.config, reg);
+  } catch (const validation_error& e) {
+    rethrow(e);
+  }
+  // every job must name a queue of this model
+  for (std::size_t i = 0; i < sc.jobs.size(); ++i) {
+    const auto& js = sc.jobs[i];
+    if (!pol->model().forest().find_local_queue(js.ns, js.queue) && !pol->model().forest().find_cluster_queue(js.queue))
+      diag.add("$.jobs[" + std::to_string(i) + "].queue", "job '" + js.id + "': no LocalQueue '" + js.queue +
+                                                              "' in namespace '" + js.ns +
+                                                              "' and no ClusterQueue of that name in the kueue model");
+  }
+  diag.throw_if_any();
+  sc.registry = std::move(reg);
+  return instance_of(std::move(*pol));
+}
+
+/// One ClusterQueue per tenant (LocalQueue of the same name in namespace =
+/// tenant) in cohort "all", nominal quota = capacity / tenants (rounded down)
+/// of every resource of the cluster in one flavor "default", no borrowing
+/// limit; reclaimWithinCohort Any and withinClusterQueue LowerPriority so that
+/// lent quota comes back.
+inline json kueue_synthesize(const std::vector<std::string>& tenants, const resource_vector& capacity,
+                             const resource_registry& reg) {
+  const auto n = static_cast<amount>(std::max<std::size_t>(1, tenants.size()));
+  resource_vector share;
+  json covered = json::array();
+  json quotas = json::array();
+  for (const auto& e : capacity) {
+    share.set(e.id, e.value / n);
+    covered.push_back(std::string(reg.name(e.id)));
+  }
+  const json amounts = resource_list_to_json(share, reg);
+  for (const auto& e : capacity) {
+    const std::string name(reg.name(e.id));
+    quotas.push_back(json{{"name", name}, {"nominalQuota", amounts.contains(name) ? amounts[name] : json("0")}});
+  }
+  json objects = json::array();
+  objects.push_back(
+      json{{"apiVersion", "kueue.x-k8s.io/v1beta1"}, {"kind", "ResourceFlavor"}, {"metadata", {{"name", "default"}}}});
+  for (const auto& t : tenants) {
+    objects.push_back(
+        json{{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+             {"kind", "ClusterQueue"},
+             {"metadata", {{"name", t}}},
+             {"spec",
+              {{"cohort", "all"},
+               {"namespaceSelector", json::object()},
+               {"preemption", {{"reclaimWithinCohort", "Any"}, {"withinClusterQueue", "LowerPriority"}}},
+               {"resourceGroups",
+                json::array({json{{"coveredResources", covered},
+                                  {"flavors", json::array({json{{"name", "default"}, {"resources", quotas}}})}}})}}}});
+    objects.push_back(json{{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+                           {"kind", "LocalQueue"},
+                           {"metadata", {{"name", t}, {"namespace", t}}},
+                           {"spec", {{"clusterQueue", t}}}});
+  }
+  return json{{"model", "kueue"}, {"objects", std::move(objects)}};
+}
+
+}  // namespace detail
+
+inline void register_kueue_model(std::map<std::string, model_kind>& kinds) {
+  kinds["kueue"] = model_kind{
+      "Kueue ClusterQueues in cohorts of any depth with flavors, nominal quota, borrowing and lending limits, "
+      "preemption and fair sharing: {\"objects\": [ResourceFlavor, ClusterQueue, Cohort, LocalQueue ...], "
+      "\"options\": {\"fairSharing\": false}}",
+      detail::kueue_make, detail::kueue_synthesize};
+}
 
 }  // namespace quota::sim

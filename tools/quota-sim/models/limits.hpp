@@ -1,10 +1,156 @@
-// quota-sim integration of the limits model: registers it in model_kinds().
+// quota-sim integration of the YuniKorn user/group limits model: registers it
+// in model_kinds() as "yunikorn_limits".
+//
+// Policy entry:
+//   {"model": "yunikorn_limits",
+//    "config": {"partitions": [{"name": "default", "queues": [{"name": "root", "limits": [...],
+//                                                              "queues": [...]}]}]},
+//    "options": {"partition": "default", "vcoreAsCpu": true}}
+// `config` is the YuniKorn queue configuration with the field names of
+// queues.yaml, as JSON (see quota/limits_json.hpp). A job runs in the queue
+// `queue`: a full path ("root.team-a") or a name that is qualified with
+// "root." ("team-a"), as YuniKorn does for a provided queue; it must be a leaf
+// queue of the config. `user` and `groups` are the identity, the job id is the
+// application and its request (pods x per-pod request) the usage. Denials
+// read `yunikorn_limits.<rule> [user:<name>@<queue path>]` (or `group:`).
 #pragma once
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <quota/limits.hpp>
+#include <quota/limits_json.hpp>
 
 #include "../simulator.hpp"
 
 namespace quota::sim {
 
-inline void register_limits_model(std::map<std::string, model_kind>& kinds) { (void)kinds; }
+namespace detail {
+
+/// The manager and the registry it names resources with, owned together.
+struct yunikorn_limits_holder {
+  explicit yunikorn_limits_holder(resource_registry r) : reg(std::move(r)), manager(reg) {}
+  resource_registry reg;
+  limits_manager manager;
+};
+
+/// Leaf queue paths of a config ("root.a.b").
+inline void yunikorn_limits_leaves(const limits_queue& q, const std::string& path, std::vector<std::string>& leaves,
+                                   std::vector<std::string>& parents) {
+  if (q.queues.empty()) {
+    leaves.push_back(path);
+    return;
+  }
+  parents.push_back(path);
+  for (const auto& c : q.queues) yunikorn_limits_leaves(c, path + "." + c.name, leaves, parents);
+}
+
+inline model_instance yunikorn_limits_make(const policy_spec& ps, scenario& sc) {
+  diagnostics diag;
+  for (auto it = ps.body.begin(); it != ps.body.end(); ++it)
+    if (it.key() != "model" && it.key() != "config" && it.key() != "options")
+      diag.add(it.key(), "unknown key (expected config, options)");
+  if (!ps.body.contains("config"))
+    diag.add("config", "missing: the YuniKorn queue configuration (partitions[].queues[])");
+  limits_json_options opt;
+  if (ps.body.contains("options")) {
+    const auto& o = ps.body["options"];
+    if (!o.is_object()) {
+      diag.add("options", "expected an object");
+    } else {
+      for (auto it = o.begin(); it != o.end(); ++it) {
+        if (it.key() == "partition") {
+          if (it.value().is_string())
+            opt.partition = it.value().get<std::string>();
+          else
+            diag.add("options.partition", "expected a partition name");
+        } else if (it.key() == "vcoreAsCpu") {
+          if (it.value().is_boolean())
+            opt.vcore_as_cpu = it.value().get<bool>();
+          else
+            diag.add("options.vcoreAsCpu", "expected true or false");
+        } else {
+          diag.add("options." + it.key(), "unknown option (expected partition, vcoreAsCpu)");
+        }
+      }
+    }
+  }
+  // every problem of the entry at once: options and config together
+  if (!ps.body.contains("config")) diag.throw_if_any();
+  resource_registry reg = sc.registry;
+  limits_config cfg;
+  try {
+    cfg = load_limits_config(ps.body["config"], reg, opt);
+  } catch (const validation_error& e) {
+    for (const auto& p : e.problems()) diag.add("config: " + p.path, p.message);
+  } catch (const error& e) {
+    diag.add("config", e.what());
+  }
+  diag.throw_if_any();
+
+  std::vector<std::string> leaves, parents;
+  yunikorn_limits_leaves(cfg.root, "root", leaves, parents);
+  for (std::size_t i = 0; i < sc.jobs.size(); ++i) {
+    const auto& js = sc.jobs[i];
+    const std::string jp = "$.jobs[" + std::to_string(i) + "]";
+    const std::string q = limits_policy::qualify(js.queue);
+    if (js.queue.empty())
+      diag.add(jp + ".queue", "job '" + js.id + "': no queue (the yunikorn_limits model needs a leaf queue path)");
+    else if (std::find(parents.begin(), parents.end(), q) != parents.end())
+      diag.add(jp + ".queue",
+               "job '" + js.id + "': queue " + q + " is a parent queue; applications run in leaf queues");
+    else if (std::find(leaves.begin(), leaves.end(), q) == leaves.end())
+      diag.add(jp + ".queue", "job '" + js.id + "': no queue " + q + " in the yunikorn_limits config");
+    if (js.user.empty())
+      diag.add(jp + ".user", "job '" + js.id + "': no user (the yunikorn_limits model tracks usage per user)");
+  }
+  diag.throw_if_any();
+
+  auto holder = std::make_shared<yunikorn_limits_holder>(reg);
+  try {
+    holder->manager.reload(cfg);
+  } catch (const validation_error& e) {
+    diagnostics d;
+    for (const auto& p : e.problems()) d.add("config: " + p.path, p.message);
+    d.throw_if_any();
+  }
+  std::shared_ptr<limits_manager> mgr(holder, &holder->manager);
+  sc.registry = std::move(reg);
+  return instance_of(limits_policy(std::move(mgr)));
+}
+
+/// A root queue with one leaf per tenant (root.<tenant>), each with a user
+/// wildcard limit of a quarter of the tenant's even share of GPUs (at least
+/// one GPU).
+inline json yunikorn_limits_synthesize(const std::vector<std::string>& tenants, const resource_vector& capacity,
+                                       const resource_registry& reg) {
+  const auto [gpu, unit] = gpu_dimension(capacity, reg);
+  const auto n = static_cast<amount>(std::max<std::size_t>(1, tenants.size()));
+  const amount share = capacity.get(gpu) / n;
+  const amount per_user = std::max<amount>(unit, share / 4);
+  const std::string gpu_name(reg.name(gpu));
+  json children = json::array();
+  for (const auto& t : tenants)
+    children.push_back(json{{"name", t},
+                            {"limits", json::array({json{{"limit", "user catch all"},
+                                                         {"users", json::array({"*"})},
+                                                         {"maxresources", {{gpu_name, per_user}}}}})}});
+  json root{{"name", "root"}, {"queues", std::move(children)}};
+  json config{{"partitions", json::array({json{{"name", "default"}, {"queues", json::array({std::move(root)})}}})}};
+  return json{{"model", "yunikorn_limits"}, {"config", std::move(config)}};
+}
+
+}  // namespace detail
+
+inline void register_limits_model(std::map<std::string, model_kind>& kinds) {
+  kinds["yunikorn_limits"] = model_kind{
+      "YuniKorn user and group limits (maxresources, maxapplications per user and group at every queue level, "
+      "wildcards, cumulative group pool): {\"config\": {\"partitions\": [{\"queues\": [{\"name\": \"root\", "
+      "\"limits\": [...], \"queues\": [...]}]}]}, \"options\": {\"partition\": \"default\", \"vcoreAsCpu\": true}}",
+      detail::yunikorn_limits_make, detail::yunikorn_limits_synthesize};
+}
 
 }  // namespace quota::sim
