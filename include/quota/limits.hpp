@@ -262,7 +262,7 @@ struct limits_app {
 
 class limits_manager {
  public:
-  static constexpr std::string_view model_name = "user_group_limits";
+  static constexpr std::string_view model_name = "yunikorn_limits";
 
   explicit limits_manager(const resource_registry& reg) : reg_(&reg) {
     groups_.intern(limits_wildcard);  // id 0: the cumulative wildcard pool
@@ -908,20 +908,37 @@ class limits_manager {
 /// job.groups = identity, job.id = application, job.request = usage. One job
 /// is one application: commit increases (a second commit of the same id is a
 /// state_error), release decreases all of it and removes the application.
+///
+/// A queue name that is not qualified ("team-a" rather than "root.team-a") is
+/// qualified with "root." as YuniKorn's placement does for a provided queue.
+/// The adapter either refers to a manager the host keeps alive, or shares
+/// ownership of one (copies of the adapter then share the same trackers).
 class limits_policy {
  public:
   explicit limits_policy(limits_manager& m) : m_(&m) {}
+  explicit limits_policy(std::shared_ptr<limits_manager> m) : owned_(std::move(m)), m_(owned_.get()) {
+    if (!m_) throw state_error(error_id::state_conflict, "limits_policy: no limits_manager");
+  }
 
   [[nodiscard]] std::string_view policy_name() const noexcept { return limits_manager::model_name; }
+  [[nodiscard]] const limits_manager& manager() const noexcept { return *m_; }
+
+  /// "root.<q>" unless `q` is "root" or starts with "root.".
+  [[nodiscard]] static std::string qualify(std::string_view q) {
+    if (q == "root" || q.starts_with("root.")) return std::string(q);
+    std::string s("root.");
+    s.append(q);
+    return s;
+  }
 
   [[nodiscard]] decision check(const job& j) const {
-    return m_->check_increase(j.queue, j.id, j.request, limits_identity{j.user, j.groups});
+    return m_->check_increase(qualify(j.queue), j.id, j.request, limits_identity{j.user, j.groups});
   }
   void commit(const job& j) {
     if (requests_.count(j.id)) throw state_error(error_id::state_duplicate, "job '" + j.id + "' is already committed");
-    requests_.emplace(j.id, entry{j.queue, j.user, j.request});  // first: a failing increase is undone below
+    requests_.emplace(j.id, entry{qualify(j.queue), j.user, j.request});  // first: a failing increase is undone below
     try {
-      const decision d = m_->increase(j.queue, j.id, j.request, j.user, j.groups);
+      const decision d = m_->increase(requests_.at(j.id).queue, j.id, j.request, j.user, j.groups);
       if (d.denied()) throw state_error(error_id::state_not_admitted, "job '" + j.id + "': " + to_string(d));
     } catch (...) {
       requests_.erase(j.id);
@@ -943,6 +960,7 @@ class limits_policy {
     std::string user;
     resource_vector request;
   };
+  std::shared_ptr<limits_manager> owned_;
   limits_manager* m_;
   std::unordered_map<std::string, entry> requests_;
 };

@@ -295,4 +295,12 @@ namespace detail {
   return arr;
 }
 
+/// Introspection of a policy adapter: {"users": <the /usage/users array>,
+/// "groups": <the /usage/groups array>} of its manager.
+inline void to_json(json& j, const limits_policy& p) {
+  j = json::object();
+  j["users"] = users_usage_to_json(p.manager());
+  j["groups"] = groups_usage_to_json(p.manager());
+}
+
 }  // namespace quota

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,7 +75,7 @@ TEST_CASE("limits: seed example sue and bob each get their own copy of the limit
   CHECK(m.increase("root", "s2", use(4000, 50 * G), who("sue")).allowed());
   const decision third = m.increase("root", "s3", use(0, 1), who("sue"));
   REQUIRE(third.denied());
-  CHECK(third.has_rule("max_applications", "user_group_limits"));
+  CHECK(third.has_rule("max_applications", "yunikorn_limits"));
   CHECK(m.increase("root", "s1", use(1), who("sue")).denied());  // 10 cpu used up
   // bob is not affected by sue's usage: a limit is per user, not combined
   CHECK(m.increase("root", "b1", use(10000, 250 * G), who("bob")).allowed());
@@ -522,7 +524,7 @@ TEST_CASE("limits: policy adapter maps job queue, identity, id and request onto 
   job k = j;
   k.id = "app-2";
   k.request = use(1000);
-  CHECK(p.check(k).has_rule("max_resources", "user_group_limits"));
+  CHECK(p.check(k).has_rule("max_resources", "yunikorn_limits"));
   REQUIRE_THROWS_AS(p.commit(k), state_error);  // denied at commit
   std::vector<victim> vs;
   p.victims(k, vs);
@@ -532,6 +534,50 @@ TEST_CASE("limits: policy adapter maps job queue, identity, id and request onto 
   REQUIRE_THROWS_AS(p.release("app-1"), unknown_entity_error);
   p.commit(k);
   CHECK(m.user_usage("sue", "root") == use(1000));
+}
+
+TEST_CASE("limits: policy adapter qualifies a bare queue name with root., may own its manager, introspects") {
+  CHECK(limits_policy::qualify("a") == "root.a");
+  CHECK(limits_policy::qualify("a.b") == "root.a.b");
+  CHECK(limits_policy::qualify("root.a") == "root.a");
+  CHECK(limits_policy::qualify("root") == "root");
+  CHECK(limits_policy::qualify("rootless") == "root.rootless");
+  resource_registry reg;
+  auto owned = std::make_shared<limits_manager>(reg);
+  owned->reload(parse(R"({"name": "root", "queues": [{"name": "a", "limits": [
+      {"limit": "u", "users": ["*"], "maxresources": {"vcore": 2}}]}]})",
+                      reg));
+  std::weak_ptr<limits_manager> watch = owned;
+  std::optional<limits_policy> p;
+  p.emplace(std::move(owned));
+  REQUIRE_THROWS_AS(limits_policy(std::shared_ptr<limits_manager>{}), state_error);
+  job j;
+  j.id = "app-1";
+  j.queue = "a";  // bare name: root.a
+  j.user = "sue";
+  j.request = use(1500);
+  p->commit(j);
+  CHECK(p->manager().user_usage("sue", "root.a") == use(1500));
+  json doc;
+  to_json(doc, *p);
+  CHECK(doc["users"][0]["userName"] == "sue");
+  CHECK(doc["users"][0]["queues"]["children"][0]["queuePath"] == "root.a");
+  CHECK(doc["users"][0]["queues"]["children"][0]["resourceUsage"]["vcore"] == 1500);
+  CHECK(doc["groups"].empty());
+  job k = j;
+  k.id = "app-2";
+  k.queue = "nope";
+  REQUIRE_THROWS_AS(p->commit(k), unknown_entity_error);  // root.nope: nothing changed
+  CHECK(p->manager().user_usage("sue", "root.a") == use(1500));
+  {
+    const limits_policy copy = *p;  // copies share the owned manager
+    CHECK(&copy.manager() == &p->manager());
+  }
+  p->release("app-1");
+  CHECK(p->manager().tracker_count() == 0);
+  CHECK(!watch.expired());
+  p.reset();
+  CHECK(watch.expired());
 }
 
 TEST_CASE("limits: reload of maxapplications and of the wildcard group applies to running trackers") {

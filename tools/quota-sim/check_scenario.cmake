@@ -1,6 +1,6 @@
 # Runs quota-sim on a scenario and checks the exit status and message.
 if(KIND STREQUAL "determinism")
-  execute_process(COMMAND ${SIM} generate --nodes 6 --tenants 3 --jobs 300 --seed 11 -o ${OUT}/det.json RESULT_VARIABLE rc)
+  execute_process(COMMAND ${SIM} generate --nodes 6 --tenants 3 --jobs 300 --seed 11 --policy all -o ${OUT}/det.json RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "generate failed: ${rc}")
   endif()

@@ -63,7 +63,16 @@ inline json generate_scenario(const generate_options& o) {
   capacity.set(resources::memory, (768LL << 30) * o.nodes);
   capacity.set(resources::nvidia_gpu, 8 * o.nodes);
   sc["policies"] = json::array();
+  std::vector<std::string> names;
   for (const auto& p : o.policies) {
+    if (p != "all") {
+      names.push_back(p);
+      continue;
+    }
+    for (const auto& [name, kind] : model_kinds())
+      if (kind.synthesize) names.push_back(name);
+  }
+  for (const auto& p : names) {
     auto it = model_kinds().find(p);
     if (it == model_kinds().end()) throw validation_error("--policy", "unknown model '" + p + "'");
     if (!it->second.synthesize) throw validation_error("--policy", "model '" + p + "' cannot synthesize a policy");
@@ -121,7 +130,7 @@ inline int cmd_generate(const std::vector<std::string>& args) {
       "Writes a synthetic scenario (8-GPU nodes, tenants team-00.., a mix of 1-GPU\n"
       "inference and 2-8 GPU training jobs) to stdout or FILE. The same options and\n"
       "seed give the same file. --policy names models (quota-sim models) whose\n"
-      "policies are derived from the cluster capacity.\n";
+      "policies are derived from the cluster capacity; --policy all takes every one that can.\n";
   generate_options o;
   std::string out;
   for (std::size_t i = 0; i < args.size(); ++i) {

@@ -819,7 +819,10 @@ class simulator {
       const std::string name = b["model"].get<std::string>();
       std::optional<std::size_t> which;
       for (std::size_t i = 0; i < models_.size(); ++i)
-        if (engine_.model(i).policy_name() == name && models_[i].introspect) which = i;
+        if ((engine_.model(i).policy_name() == name ||
+             (i < sc_.policies.size() && sc_.policies[i].model == name)) &&
+            models_[i].introspect)
+          which = i;
       if (!which) {
         fail("model '" + name + "' with introspection", "no such model in the scenario");
         return;
