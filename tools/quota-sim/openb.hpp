@@ -128,8 +128,8 @@ struct openb_options {
 
 [[nodiscard]] inline std::uint64_t fnv1a(const std::string& s, std::uint64_t seed) {
   std::uint64_t h = 1469598103934665603ULL ^ seed;
-  for (unsigned char c : s) {
-    h ^= c;
+  for (const char c : s) {
+    h ^= static_cast<unsigned char>(c);
     h *= 1099511628211ULL;
   }
   return h;
