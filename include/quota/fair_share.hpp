@@ -109,7 +109,10 @@ class fair_share_tree {
         if (r.quota < -1) diag.add(base + ".quota", "negative quota other than -1");
         if (r.limit < -1) diag.add(base + ".limit", "negative limit other than -1");
         if (r.over_quota_weight < 0) diag.add(base + ".overQuotaWeight", "negative over-quota weight");
-        if (r.quota >= 0 && r.limit >= 0 && r.quota > r.limit) diag.add(base + ".quota", "quota exceeds limit");
+        // KAI accepts quota > limit (no check in the scheduler nor the CRD); the
+        // limit then caps the deserved share too, so this is only a warning.
+        if (r.quota >= 0 && r.limit >= 0 && r.quota > r.limit)
+          warnings_.push_back({base + ".quota", "quota exceeds limit; the limit caps it"});
         if (std::find(rids_.begin(), rids_.end(), rid) == rids_.end()) rids_.push_back(rid);
       }
       if (s.preempt_min_runtime_ms < -1) diag.add(s.name + ".spec.preemptMinRuntime", "negative value other than -1");
@@ -248,6 +251,11 @@ class fair_share_tree {
   [[nodiscard]] amount allocated(queue_index q, resource_id r) const { return value(alloc_, q, r); }
   [[nodiscard]] amount allocated_non_preemptible(queue_index q, resource_id r) const { return value(alloc_np_, q, r); }
   [[nodiscard]] amount request(queue_index q, resource_id r) const { return value(request_, q, r); }
+  /// Capacity set by set_capacity (0 for a resource no queue names).
+  [[nodiscard]] amount capacity(resource_id r) const noexcept {
+    const int d = dense(r);
+    return d < 0 ? 0 : capacity_[static_cast<std::size_t>(d)];
+  }
   [[nodiscard]] amount quota(queue_index q, resource_id r) const {
     const int d = dense(r);
     return d < 0 ? 0 : quota_[q * R_ + static_cast<std::size_t>(d)];
@@ -282,10 +290,12 @@ class fair_share_tree {
 
   // ---- reclaim --------------------------------------------------------------
   /// Can the reclaimer queue reclaim at all: allocated + request <= fair share
-  /// (times the saturation multiplier) in every resource, at every level; a
-  /// non-preemptible job must also stay within quota.
+  /// (times the saturation multiplier) in every resource of the reclaimer's own
+  /// (leaf) queue; a non-preemptible job must also stay within quota. Only the
+  /// leaf, as KAI's reclaimable.go CanReclaimResources (its ancestors are
+  /// looked at by the strategies, at the level where the paths diverge).
   [[nodiscard]] bool can_reclaim(queue_index q, const resource_vector& req, bool preemptible) const {
-    for (auto a = q; a != npos; a = parent_[a]) {
+    for (auto a = q; a != npos; a = npos) {
       for (const auto& e : req) {
         if (e.value == 0) continue;
         const int d = dense(e.id);
@@ -600,6 +610,12 @@ class fair_share_policy {
   [[nodiscard]] fair_share_tree& tree() noexcept { return tree_; }
   [[nodiscard]] const fair_share_tree& tree() const noexcept { return tree_; }
   void set_now_ms(std::int64_t now) noexcept { now_ms_ = now; }
+  /// Host without its own placement (quota-sim, tests): deny, with the rule
+  /// `cluster_full`, a job whose request does not fit in the capacity given to
+  /// the tree next to what is allocated, so that the host asks victims() and
+  /// KAI's reclaim runs. Off by default: in KAI the cluster is the
+  /// placement's business, not the proportion plugin's.
+  void set_deny_beyond_capacity(bool on) noexcept { deny_beyond_capacity_ = on; }
 
   [[nodiscard]] decision check(const job& j) const {
     const auto q = tree_.find(j.queue);
@@ -608,7 +624,27 @@ class fair_share_policy {
     if (!tree_.is_leaf(q))
       return decision::deny(
           reason{"fair_share", "not_a_leaf_queue", j.queue, no_resource, {}, 0, 0, 0, "jobs go to leaf queues"});
-    return tree_.check_allocation(q, j.request, j.preemptible);
+    auto d = tree_.check_allocation(q, j.request, j.preemptible);
+    if (!d.allowed() || !deny_beyond_capacity_) return d;
+    for (auto r : tree_.resources()) {
+      const amount want = j.request.get(r);
+      if (want == 0) continue;
+      detail::int128 used = 0;
+      for (std::size_t x = 0; x < tree_.size(); ++x)
+        if (tree_.parent(x) == fair_share_tree::npos) used += tree_.allocated(x, r);
+      const amount cap = tree_.capacity(r);
+      if (used + want > cap)
+        return decision::deny(reason{"fair_share",
+                                     "cluster_full",
+                                     j.queue,
+                                     r,
+                                     {},
+                                     want,
+                                     static_cast<amount>(used),
+                                     cap,
+                                     "request exceeds the free capacity"});
+    }
+    return d;
   }
   void commit(const job& j) {
     if (jobs_.count(j.id)) throw state_error(error_id::state_duplicate, "job '" + j.id + "' already committed");
@@ -653,6 +689,7 @@ class fair_share_policy {
   fair_share_tree tree_;
   std::map<std::string, running, std::less<>> jobs_;
   std::int64_t now_ms_ = 0;
+  bool deny_beyond_capacity_ = false;
 };
 
 static_assert(policy<fair_share_policy>);

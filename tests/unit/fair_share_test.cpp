@@ -484,3 +484,76 @@ TEST_CASE("fair share: JSON loader errors name the queue and field, registry unc
   CHECK_FALSE(reg.find("example.com/fpga").has_value());
   REQUIRE_THROWS_AS(load_fair_share_queues(parse_json_text(R"({"kind":"Queue","spec":{}})"), reg), parse_error);
 }
+
+// Verified against KAI: pkg/apis/scheduling/v2/resources.go (plain float64 fields,
+// no kubebuilder default, so an omitted field is 0), docs/queues/README.md
+// ("limit 0 or unset: no additional resources allowed", "-1: no limit") and
+// capacity_policy/max_allowed_check.go (only -1 skips the limit check; a zero
+// request on a resource is never over the limit).
+TEST_CASE("fair share: KAI Queue without limit is capped at zero, -1 is unlimited") {
+  resource_registry reg;
+  const json doc = json::parse(R"([
+    {"metadata": {"name": "unset"}, "spec": {"resources": {"gpu": {"quota": 2, "overQuotaWeight": 1}}}},
+    {"metadata": {"name": "open"},
+     "spec": {"resources": {"gpu": {"quota": 2, "overQuotaWeight": 1, "limit": -1}}}}
+  ])");
+  fair_share_tree t(load_fair_share_queues(doc, reg));
+  // quota 2 over limit 0 is accepted (as KAI does) with a warning naming the queue
+  REQUIRE(t.warnings().size() == 1);
+  CHECK(t.warnings()[0].path.rfind("unset.spec.resources", 0) == 0);
+  CHECK(t.limit(t.at("unset"), R::nvidia_gpu) == 0);
+  CHECK(t.limit(t.at("open"), R::nvidia_gpu) == -1);
+  t.set_capacity(gpu(8));
+  t.set_request(t.at("unset"), gpu(4));
+  t.set_request(t.at("open"), gpu(4));
+  t.compute();
+  CHECK(fs(t, "unset") == 0);  // limit 0 caps even the deserved quota
+  CHECK(fs(t, "open") == 4);
+  CHECK_FALSE(t.check_allocation(t.at("unset"), gpu(1), true).allowed());
+  CHECK(t.check_allocation(t.at("open"), gpu(4), true).allowed());
+  // a request that does not touch the capped resource is not over the limit
+  CHECK(t.check_allocation(t.at("unset"), resource_vector{}, true).allowed());
+}
+
+TEST_CASE("fair share: deny beyond capacity is opt-in and leads to reclaim victims") {
+  fair_share_tree t({q("a", "", 2, 1), q("b", "", 2, 3)});
+  t.set_capacity(gpu(8));
+  t.set_request(t.at("a"), gpu(8));
+  t.set_request(t.at("b"), gpu(5));
+  t.compute();
+  CHECK(fs(t, "a") == 3);  // 2 deserved + 4 spare split 1:3
+  CHECK(fs(t, "b") == 5);
+  CHECK(t.capacity(R::nvidia_gpu) == 8);
+  fair_share_policy p(std::move(t));
+  for (int i = 0; i < 8; ++i) p.commit(mk("a" + std::to_string(i), "a", 0, gpu(1)));
+  const job b = mk("b0", "b", 0, gpu(1));
+  CHECK(p.check(b).allowed());  // default: the cluster is the host's business
+  p.set_deny_beyond_capacity(true);
+  const auto d = p.check(b);
+  REQUIRE_FALSE(d.allowed());
+  CHECK(d.reasons()[0].rule == "cluster_full");
+  CHECK(d.reasons()[0].used == 8);
+  CHECK(d.reasons()[0].limit == 8);
+  std::vector<victim> out;
+  p.victims(b, out);
+  CHECK(out.size() == 8);  // every a job is a reclaim candidate: a is 5 over its fair share of 3
+  for (const auto& v : out) CHECK(v.rule == "reclaim");
+  p.release("a0");
+  CHECK(p.check(b).allowed());
+}
+
+// KAI reclaimable.go CanReclaimResources compares the reclaimer's own queue
+// only; a parent that holds the whole cluster does not block reclaim.
+TEST_CASE("fair share: can_reclaim looks at the reclaimer's leaf queue only") {
+  fair_share_tree t({q("root", "", -1, 1), q("a", "root", 2, 1), q("b", "root", 2, 3)});
+  t.set_capacity(gpu(8));
+  t.set_request(t.at("a"), gpu(8));
+  t.set_request(t.at("b"), gpu(5));
+  t.compute();
+  CHECK(fs(t, "root") == 8);
+  t.allocate(t.at("a"), gpu(8), true);  // root now at its fair share
+  CHECK(t.can_reclaim(t.at("b"), gpu(1), true));
+  CHECK(t.can_reclaim(t.at("b"), gpu(5), true));
+  CHECK_FALSE(t.can_reclaim(t.at("b"), gpu(6), true));  // b's fair share is 5
+  CHECK_FALSE(t.can_reclaim(t.at("a"), gpu(1), true));
+}

@@ -472,15 +472,19 @@ class simulator {
 
   // Stops a running job: finished, deleted, or preempted (back to pending).
   void stop(std::size_t idx, job_state to) {
+    if (jobs_[idx].state != job_state::running) return;
+    engine_.release(jobs_[idx].j.id);
+    unplace(idx);
+    retire(idx, to);
+  }
+  // The bookkeeping of stop() for a job already released from the engine and its nodes.
+  void retire(std::size_t idx, job_state to) {
     auto& jr = jobs_[idx];
-    if (jr.state != job_state::running) return;
     for (auto it = finishes_.begin(); it != finishes_.end(); ++it)
       if (it->second == idx) {
         finishes_.erase(it);
         break;
       }
-    engine_.release(jr.j.id);
-    unplace(idx);
     usage_[jr.tenant].sub_in_place(jr.j.request);
     running_.erase(idx);
     running_by_priority_.erase({jr.spec->priority, idx});
@@ -650,20 +654,23 @@ class simulator {
       unplace(vi);
       if (engine_.check(jr.j).allowed() && place(idx)) {
         unplace(idx);
-        // commit: the removed jobs are preempted for real
+        // commit: the removed jobs are preempted for real (already out of the engine and nodes)
         for (auto& [ri, pl] : removed) {
-          replace_on(ri, pl);
-          (void)engine_.admit(jobs_[ri].j);  // restore so that stop() releases it the normal way
-          stop(ri, job_state::preempted_pending);
+          retire(ri, job_state::preempted_pending);
           jobs_[ri].last_reason = "preempted for " + jr.j.id;
         }
         return try_admit(idx);
       }
     }
-    // never fitted: put everything back
+    // never fitted: put everything back; a model that no longer admits a
+    // victim as it was (its state moved on) makes it a preemption after all
     for (auto it = removed.rbegin(); it != removed.rend(); ++it) {
       replace_on(it->first, it->second);
-      (void)engine_.admit(jobs_[it->first].j);
+      if (engine_.admit(jobs_[it->first].j).denied()) {
+        unplace(it->first);
+        retire(it->first, job_state::preempted_pending);
+        jobs_[it->first].last_reason = "preempted: not re-admitted after a failed preemption for " + jr.j.id;
+      }
     }
     return false;
   }

@@ -1,10 +1,123 @@
-// quota-sim integration of the elastic_quota model: registers it in model_kinds().
+// quota-sim integration of the nos elastic-quota model: registers
+// "elastic_quota". A policy entry holds the ElasticQuota and
+// CompositeElasticQuota objects as kubectl prints them (List or array) and
+// options: {"upstream": bool (nos: cpu/memory missing from a quota count as 0),
+// "preemption": "nos" | "capacity_scheduling", "labelOrder": "nos" |
+// "creation_then_size"}. job.namespace selects the quota.
 #pragma once
+
+#include <memory>
+
+#include <quota/elastic_quota.hpp>
+#include <quota/elastic_quota_json.hpp>
 
 #include "../simulator.hpp"
 
 namespace quota::sim {
 
-inline void register_elastic_quota_model(std::map<std::string, model_kind>& kinds) { (void)kinds; }
+/// The policy adapter plus the quota set it points to (the adapter itself
+/// does not own its set); copies are deep.
+class sim_elastic_quota {
+ public:
+  explicit sim_elastic_quota(std::shared_ptr<elastic_quota_set> s) : set_(std::move(s)), p_(*set_) {}
+  sim_elastic_quota(const sim_elastic_quota& o) : set_(std::make_shared<elastic_quota_set>(*o.set_)), p_(*set_) {}
+  sim_elastic_quota& operator=(const sim_elastic_quota&) = delete;
+  [[nodiscard]] std::string_view policy_name() const noexcept { return p_.policy_name(); }
+  [[nodiscard]] decision check(const job& j) const { return p_.check(j); }
+  void commit(const job& j) { p_.commit(j); }
+  void release(std::string_view id) { p_.release(id); }
+  void victims(const job& j, std::vector<victim>& out) const { p_.victims(j, out); }
+  [[nodiscard]] const elastic_quota_set& set() const noexcept { return *set_; }
+
+ private:
+  std::shared_ptr<elastic_quota_set> set_;
+  elastic_quota_policy p_;
+};
+static_assert(policy<sim_elastic_quota>);
+
+/// {"quotas": {name: {"min", "max", "used", "guaranteed_over_quota"}}, "labels": {pod: "in-quota"|"over-quota"}}
+/// (amounts in base units, keyed by resource id names of the well-known resources or "#id").
+inline void to_json(json& j, const sim_elastic_quota& m) {
+  const auto& s = m.set();
+  auto name_of = [](resource_id id) {
+    const auto n = resources::well_known_name(id);
+    return n.empty() ? "#" + std::to_string(id) : std::string(n);
+  };
+  j = json{{"quotas", json::object()}, {"labels", json::object()}};
+  for (std::uint32_t q = 0; q < s.size(); ++q) {
+    const auto& spec = s.spec(q);
+    json e{{"min", json::object()}, {"max", json::object()}, {"used", json::object()},
+           {"guaranteed_over_quota", json::object()}};
+    for (const auto& r : spec.min) {
+      e["min"][name_of(r.id)] = r.value;
+      e["guaranteed_over_quota"][name_of(r.id)] = s.guaranteed_over_quota(q, r.id);
+    }
+    for (const auto& r : spec.max) e["max"][name_of(r.id)] = r.value;
+    for (const auto& r : s.used(q)) e["used"][name_of(r.id)] = r.value;
+    j["quotas"][spec.name] = std::move(e);
+    for (const auto* p : s.running_pods(q)) j["labels"][p->name] = std::string(to_string(s.label(p->name)));
+  }
+}
+
+inline void register_elastic_quota_model(std::map<std::string, model_kind>& kinds) {
+  kinds["elastic_quota"] = model_kind{
+      "nos ElasticQuota / CompositeElasticQuota: {\"objects\": List, \"options\": {\"upstream\", \"preemption\", "
+      "\"labelOrder\"}}; job.namespace selects the quota",
+      [](const policy_spec& ps, scenario& sc) {
+        diagnostics diag;
+        for (auto it = ps.body.begin(); it != ps.body.end(); ++it)
+          if (it.key() != "model" && it.key() != "objects" && it.key() != "options")
+            diag.add(ps.path + "." + it.key(), "unknown field (objects, options)");
+        elastic_options opt;
+        if (ps.body.contains("options")) {
+          const auto& o = ps.body["options"];
+          const std::string op = ps.path + ".options";
+          if (!o.is_object()) {
+            diag.add(op, "expected an object");
+          } else {
+            for (auto it = o.begin(); it != o.end(); ++it) {
+              const std::string k = it.key();
+              const auto& v = it.value();
+              if (k == "upstream" && v.is_boolean())
+                opt.missing = v.get<bool>() ? elastic_missing_policy::upstream : elastic_missing_policy::unlimited;
+              else if (k == "preemption" && v == "nos")
+                opt.preemption = elastic_preemption_policy::nos;
+              else if (k == "preemption" && v == "capacity_scheduling")
+                opt.preemption = elastic_preemption_policy::capacity_scheduling;
+              else if (k == "labelOrder" && v == "nos")
+                opt.label_order = elastic_label_order::nos;
+              else if (k == "labelOrder" && v == "creation_then_size")
+                opt.label_order = elastic_label_order::creation_then_size;
+              else
+                diag.add(op + "." + k, "unknown option or value (upstream: bool; preemption: nos|capacity_scheduling; "
+                                       "labelOrder: nos|creation_then_size)");
+            }
+          }
+        }
+        std::vector<elastic_quota_spec> specs;
+        try {
+          specs = load_elastic_quotas(ps.body.value("objects", json::array()), sc.registry);
+        } catch (const validation_error& e) {
+          for (const auto& p : e.problems()) diag.add(ps.path + ".objects: " + p.path, p.message);
+        } catch (const error& e) {
+          diag.add(ps.path + ".objects", e.what());
+        }
+        diag.throw_if_any();
+        auto set = std::make_shared<elastic_quota_set>(std::move(specs), opt, nullptr);
+        return instance_of(sim_elastic_quota(std::move(set)));
+      },
+      [](const std::vector<std::string>& tenants, const resource_vector& capacity, const resource_registry& reg) {
+        const auto [gpu, unit] = gpu_dimension(capacity, reg);
+        (void)unit;
+        const amount share = capacity.get(gpu) / static_cast<amount>(std::max<std::size_t>(1, tenants.size()));
+        json items = json::array();
+        for (const auto& t : tenants)
+          items.push_back({{"apiVersion", "nos.nebuly.com/v1alpha1"},
+                           {"kind", "ElasticQuota"},
+                           {"metadata", {{"name", t}, {"namespace", t}}},
+                           {"spec", {{"min", {{std::string(reg.name(gpu)), share}}}}}});
+        return json{{"model", "elastic_quota"}, {"objects", {{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}}}};
+      }};
+}
 
 }  // namespace quota::sim

@@ -1,10 +1,148 @@
-// quota-sim integration of the fair_share model: registers it in model_kinds().
+// quota-sim integration of KAI's hierarchical fair share: registers it in
+// model_kinds() as "kai_fair_share".
+//
+// Policy entry:
+//   {"model": "kai_fair_share",
+//    "objects": [ KAI Queue objects (scheduling.run.ai/v2), a List or one object ],
+//    "options": {"gpuResource": "nvidia.com/gpu"}}
+// A job's `queue` is the leaf queue; its request (pods x per-pod request) is
+// the allocation checked against the queue's limits (and, for
+// non-preemptible jobs, its quota), leaf to root. The cluster capacity is the
+// sum of the nodes' allocatable. Demand: every job of the scenario counts
+// towards its queue's request from the start (a static demand, see
+// docs/fair-share.md "In quota-sim"), and fair shares are computed once from
+// it. Denials read `fair_share.<rule> [<queue>]`; reclaim victims are proposed
+// with the rule `reclaim`.
 #pragma once
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <quota/fair_share.hpp>
+#include <quota/fair_share_json.hpp>
 
 #include "../simulator.hpp"
 
 namespace quota::sim {
 
-inline void register_fair_share_model(std::map<std::string, model_kind>& kinds) { (void)kinds; }
+namespace detail {
+
+/// Per queue: deserved (quota), fair share, allocated and limit, by resource name.
+inline json kai_fair_share_state(const fair_share_tree& t, const resource_registry& reg) {
+  json j = json::object();
+  for (std::size_t q = 0; q < t.size(); ++q) {
+    json d = json::object(), f = json::object(), a = json::object(), l = json::object();
+    for (auto id : t.resources()) {
+      const std::string n(reg.name(id));
+      d[n] = t.quota(q, id);
+      f[n] = t.fair_share(q, id);
+      a[n] = t.allocated(q, id);
+      l[n] = t.limit(q, id);
+    }
+    j[t.spec(q).name] = json{{"deserved", d}, {"fair_share", f}, {"allocated", a}, {"limit", l}};
+  }
+  return j;
+}
+
+inline model_instance kai_fair_share_make(const policy_spec& ps, scenario& sc) {
+  diagnostics diag;
+  for (auto it = ps.body.begin(); it != ps.body.end(); ++it)
+    if (it.key() != "model" && it.key() != "objects" && it.key() != "options")
+      diag.add(ps.path + "." + it.key(), "unknown key (expected objects, options)");
+  if (!ps.body.contains("objects")) diag.add(ps.path + ".objects", "missing: the KAI Queue objects");
+  fair_share_json_options opt;
+  if (ps.body.contains("options")) {
+    const auto& o = ps.body["options"];
+    if (!o.is_object())
+      diag.add(ps.path + ".options", "expected an object");
+    else
+      for (auto it = o.begin(); it != o.end(); ++it) {
+        if (it.key() == "gpuResource" && it.value().is_string())
+          opt.gpu_resource = it.value().get<std::string>();
+        else
+          diag.add(ps.path + ".options." + it.key(), "unknown option or wrong type (known: gpuResource, a string)");
+      }
+  }
+  diag.throw_if_any();
+  std::vector<fair_share_queue_spec> specs;
+  try {
+    specs = load_fair_share_queues(ps.body["objects"], sc.registry, opt);
+  } catch (const validation_error& e) {
+    std::vector<diagnostic> p;
+    for (const auto& d : e.problems()) p.push_back({ps.path + ".objects." + d.path, d.message});
+    throw validation_error(std::move(p));
+  }
+  std::unique_ptr<fair_share_tree> tree;
+  try {
+    tree = std::make_unique<fair_share_tree>(std::move(specs));
+  } catch (const validation_error& e) {
+    std::vector<diagnostic> p;
+    for (const auto& d : e.problems()) p.push_back({ps.path + ".objects." + d.path, d.message});
+    throw validation_error(std::move(p));
+  }
+  resource_vector capacity;
+  for (const auto& n : sc.nodes) capacity.add_in_place(n.allocatable);
+  tree->set_capacity(capacity);
+  tree->compute();
+  fair_share_policy pol(std::move(*tree));
+  pol.set_deny_beyond_capacity(true);  // the sim's placement does not run KAI's reclaim by itself
+  model_instance mi{any_policy(std::move(pol)), {}, {}};
+  auto reg = std::make_shared<resource_registry>(sc.registry);
+  mi.introspect = [reg](const any_policy& p) {
+    json j;
+    if (const auto* m = p.target<fair_share_policy>()) j = kai_fair_share_state(m->tree(), *reg);
+    return j;
+  };
+  mi.on_submit = [](any_policy& p, const job& jb) {
+    auto* m = p.target<fair_share_policy>();
+    if (m == nullptr) return;
+    auto& t = m->tree();
+    const auto q = t.find(jb.queue);
+    if (q == fair_share_tree::npos) return;  // check() denies it as unknown_queue
+    resource_vector r;
+    for (auto id : t.resources()) r.set(id, t.request(q, id));
+    r.add_in_place(jb.request);
+    t.set_request(q, r);
+    t.compute();
+  };
+  return mi;
+}
+
+}  // namespace detail
+
+inline void register_fair_share_model(std::map<std::string, model_kind>& kinds) {
+  kinds["kai_fair_share"] = model_kind{
+      "KAI hierarchical fair share: {\"objects\": [KAI Queue objects], \"options\": {\"gpuResource\": ...}}",
+      [](const policy_spec& ps, scenario& sc) { return detail::kai_fair_share_make(ps, sc); },
+      [](const std::vector<std::string>& tenants, const resource_vector& capacity, const resource_registry& reg) {
+        // one queue per tenant under a root; quota = even share of the GPUs, weight 1, no limit
+        const auto [gpu, unit] = gpu_dimension(capacity, reg);
+        const std::string gname(reg.name(gpu));
+        const auto n = static_cast<amount>(std::max<std::size_t>(1, tenants.size()));
+        json objs = json::array();
+        const json unlimited{{"quota", -1}, {"overQuotaWeight", 1}, {"limit", -1}};
+        json root;
+        root["metadata"]["name"] = "root";
+        root["spec"]["resources"]["gpu"] = unlimited;
+        objs.push_back(root);
+        for (const auto& t : tenants) {
+          json q;
+          q["metadata"]["name"] = t;
+          q["spec"]["parentQueue"] = "root";
+          q["spec"]["resources"]["gpu"] =
+              json{{"quota", capacity.get(gpu) / unit / n}, {"overQuotaWeight", 1}, {"limit", -1}};
+          objs.push_back(q);
+        }
+        json out;
+        out["model"] = "kai_fair_share";
+        out["objects"] = objs;
+        out["options"]["gpuResource"] = gname;
+        return out;
+      }};
+}
 
 }  // namespace quota::sim
