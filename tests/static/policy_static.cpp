@@ -3,8 +3,10 @@
 #include <quota/claims.hpp>
 #include <quota/elastic_quota.hpp>
 #include <quota/engine.hpp>
+#include <quota/fair_share.hpp>
 #include <quota/kueue_preemption.hpp>
 #include <quota/limits.hpp>
+#include <quota/queue_tree.hpp>
 #include <quota/running_limits.hpp>
 
 namespace {
@@ -15,12 +17,14 @@ static_assert(policy<limits_policy>);          // YuniKorn user and group limits
 static_assert(policy<claims_policy>);          // KAI DRA claim ownership
 static_assert(policy<kueue::kueue_policy>);    // Kueue cohorts and flavors
 static_assert(policy<running_limits>);         // running-job limits
+static_assert(policy<queue_policy>);           // Volcano queues
+static_assert(policy<fair_share_policy>);      // KAI hierarchical fair share
 static_assert(policy<any_policy>);
 static_assert(policy<engine>);
 
 // compile-time composition of every model, and a subset
-static_assert(policy<basic_engine<elastic_quota_policy, limits_policy, claims_policy, kueue::kueue_policy,
-                                  running_limits>>);
+static_assert(policy<basic_engine<elastic_quota_policy, limits_policy, queue_policy, claims_policy,
+                                  fair_share_policy, kueue::kueue_policy, running_limits>>);
 static_assert(policy<basic_engine<limits_policy, claims_policy>>);
 static_assert(basic_engine<limits_policy, claims_policy>::model_count() == 2);
 
