@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what quota needs from Debian's packages (idempotent; sudo only when not root).
 set -euo pipefail
-packages=(cmake g++ make pkg-config libboost-dev libfmt-dev nlohmann-json3-dev catch2 libbenchmark-dev "$@")
+packages=(cmake g++ make pkg-config libboost-dev libfmt-dev nlohmann-json3-dev catch2 libbenchmark-dev libyaml-cpp-dev "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
