@@ -124,6 +124,9 @@ struct openb_options {
   /// spreads 8,152 pods over 149 days and peaks at about 1% of its GPUs, so a
   /// what-if study needs contention; 1 replays the trace's own timing.
   std::int64_t time_scale = 1;
+  /// Pods never finish (the paper's fill-the-cluster experiments): every pod
+  /// holds its resources until the end of the replay.
+  bool hold = false;
 };
 
 [[nodiscard]] inline std::uint64_t fnv1a(const std::string& s, std::uint64_t seed) {
@@ -153,11 +156,28 @@ struct openb_options {
   if (o.tenants < 1 || o.tenants > 1000) throw validation_error("--tenants", "expected 1 to 1000");
   if (o.time_scale < 1 || o.time_scale > 1'000'000) throw validation_error("--time-scale", "expected 1 to 1000000");
   const csv_table nodes = read_csv(o.nodes_file, {"sn", "cpu_milli", "memory_mib", "gpu", "model"});
-  const csv_table pods = read_csv(o.pods_file, {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_spec",
-                                                "qos", "creation_time", "deletion_time", "scheduled_time"});
+  // gpu_spec, qos and the three times are optional: openb_pod_list_multigpu50.csv
+  // has none of them. Without times, pod i (from 0, in file order) arrives at
+  // i seconds and holds its resources until the end, as in the paper's
+  // simulator; without qos every pod is Burstable-like (priority 100).
+  const csv_table pods = read_csv(o.pods_file, {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli"});
+  const auto has = [&](const char* col) {
+    return std::find(pods.header.begin(), pods.header.end(), col) != pods.header.end();
+  };
+  const bool has_spec = has("gpu_spec"), has_qos = has("qos");
+  const bool has_times = has("creation_time") || has("deletion_time") || has("scheduled_time");
+  if (has_times)
+    for (const char* col : {"creation_time", "deletion_time", "scheduled_time"})
+      if (!has(col))
+        throw parse_error(error_id::parse_missing_field, o.pods_file + ":1: missing column '" + col +
+                                                             "' (the three time columns come together)");
+  if (o.tenant_rule == "qos" && !has_qos)
+    throw parse_error(error_id::parse_missing_field,
+                      o.pods_file + ":1: missing column 'qos' (needed by --tenant-rule qos)");
   json sc;
   sc["name"] = "openb " + o.pods_file.substr(o.pods_file.find_last_of('/') + 1) +
-               (o.time_scale > 1 ? " (arrivals x" + std::to_string(o.time_scale) + ")" : "");
+               (o.time_scale > 1 ? " (arrivals x" + std::to_string(o.time_scale) + ")" : "") +
+               (o.hold || !has_times ? " (pods hold)" : "");
   sc["description"] =
       "Alibaba openb GPU-cluster trace (Weng et al., USENIX ATC 2023, CC BY 4.0), imported by quota-sim import openb";
   sc["tenant_by"] = "queue";
@@ -190,13 +210,17 @@ struct openb_options {
     const std::string name = r.text("name");
     const auto cpu = r.integer("cpu_milli"), mem = r.integer("memory_mib");
     const auto ngpu = r.integer("num_gpu"), gmilli = r.integer("gpu_milli");
-    const auto created = r.integer("creation_time"), deleted = r.integer("deletion_time");
-    const auto scheduled = r.integer("scheduled_time", true, -1);
+    const auto created = has_times ? r.integer("creation_time") : static_cast<std::int64_t>(i);
+    const auto deleted = has_times ? r.integer("deletion_time") : created;
+    const auto scheduled = has_times ? r.integer("scheduled_time", true, -1) : -1;
     if (deleted < created) r.fail("deletion_time", "is before creation_time");
     if (scheduled >= 0 && deleted < scheduled) r.fail("deletion_time", "is before scheduled_time");
+    if (scheduled >= 0 && scheduled < created) r.fail("scheduled_time", "is before creation_time");
     if (gmilli > 1000) r.fail("gpu_milli", "more than one GPU (1000)");
     if (ngpu > 1 && gmilli != 1000 && gmilli != 0) r.fail("gpu_milli", "a GPU share needs num_gpu = 1");
-    const std::string qos = r.text("qos");
+    const std::string qos = has_qos ? r.text("qos") : std::string("Burstable");
+    if (qos != "LS" && qos != "BE" && qos != "Guaranteed" && qos != "Burstable")
+      r.fail("qos", "unknown QoS class '" + qos + "' (expected LS, Guaranteed, Burstable or BE)");
     std::string tenant;
     if (o.tenant_rule == "qos") {
       tenant = qos == "LS" ? "ls" : qos == "BE" ? "be" : qos == "Guaranteed" ? "guaranteed" : "burstable";
@@ -207,7 +231,6 @@ struct openb_options {
     const std::int64_t run_s = scheduled >= 0 ? deleted - scheduled : deleted - created;
     json j{{"id", name},
            {"submit", created * 1000 / o.time_scale},
-           {"duration", run_s * 1000},
            {"namespace", tenant},
            {"queue", tenant},
            {"user", tenant},
@@ -215,11 +238,12 @@ struct openb_options {
            {"priority_class", qos},
            {"preemptible", qos != "LS"},
            {"request", {{"cpu", std::to_string(cpu) + "m"}, {"memory", std::to_string(mem) + "Mi"}}}};
+    if (has_times && !o.hold) j["duration"] = run_s * 1000;  // absent: runs until the end
     if (ngpu > 0) {
       const auto per = ngpu == 1 ? (gmilli > 0 ? gmilli : 1000) : 1000;
       j["request"][gpu_milli_resource] = ngpu * per;
       json g{{"count", ngpu}, {"milli", per}};
-      const std::string spec = r.text("gpu_spec");
+      const std::string spec = has_spec ? r.text("gpu_spec") : std::string();
       if (!spec.empty()) {
         json models = json::array();
         std::stringstream ss(spec);
