@@ -1,10 +1,51 @@
 // Loads Volcano Queue objects (kubectl get queues -o json) and prints each
 // queue's realCapability and deserved for a 30-GPU cluster, then a few
-// admission decisions. Usage: quota-example-queues [queues.json]
+// admission decisions: first with the proportion plugin, then with the
+// capacity plugin in hierarchical mode.
+// Usage: quota-example-queues [queues.json [capacity_queues.json]]
 #include <iostream>
 #include <string>
 
+#include <quota/capacity_queues_json.hpp>
 #include <quota/queue_tree_json.hpp>
+
+namespace {
+// Capacity plugin, hierarchical: root -> eng -> eng-a, eng-b; root -> ops.
+void capacity_demo(const std::string& file) {
+  quota::resource_registry reg;
+  const auto gpu = quota::resources::nvidia_gpu;
+  const quota::resource_vector total{{gpu, 30}, {quota::resources::cpu, 64'000}};
+  auto queues =
+      quota::load_capacity_queues(quota::load_json_file(file), reg, total, {quota::capacity_mode::hierarchical});
+  const auto g = queues.dim_index(gpu);
+  std::cout << "\ncapacity plugin (hierarchical):\n";
+  for (std::size_t q = 0; q < queues.size(); ++q) {
+    std::cout << "  " << queues.name(q);
+    if (queues.parent(q) != quota::capacity_queues::npos)
+      std::cout << " (parent " << queues.name(queues.parent(q)) << ")";
+    std::cout << ": deserved " << queues.deserved(q, g) << ", realCapability ";
+    if (queues.real_capability(q, g) == quota::detail::cap_unlimited)
+      std::cout << "unlimited";
+    else
+      std::cout << queues.real_capability(q, g);
+    std::cout << "\n";
+  }
+  quota::capacity_queue_policy pol(queues);
+  for (const char* leaf : {"eng-a", "eng-a", "eng-b", "eng"}) {
+    quota::job j;
+    j.id = std::string(leaf) + "-" + std::to_string(queues.allocated(queues.index(leaf), g));
+    j.queue = leaf;
+    j.request.set(gpu, 10);
+    const auto d = pol.check(j);
+    std::cout << "  " << j.id << " asks 10 GPUs: " << (d.allowed() ? "admitted" : "denied");
+    for (const auto& r : d.reasons())
+      std::cout << " (" << r.model << "." << r.rule << " [" << r.entity << "] used " << r.used << " limit " << r.limit
+                << ")";
+    std::cout << "\n";
+    if (d.allowed()) pol.commit(j);
+  }
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   try {
@@ -37,6 +78,7 @@ int main(int argc, char** argv) {
       std::cout << "\n";
       if (d.allowed()) pol.commit(j);
     }
+    capacity_demo(argc > 2 ? argv[2] : std::string(QUOTA_EXAMPLE_DIR) + "/capacity_queues.json");
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;

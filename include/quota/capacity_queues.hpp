@@ -1,0 +1,790 @@
+// quota/capacity_queues.hpp — Volcano-style queues (capacity plugin), flat and hierarchical.
+//
+// Each queue lists its own `deserved`, `capability` and `guarantee`. Per
+// tracked dimension:
+//   flat:          realCapability = min(capability, max(0, total - sum of ALL guarantees) + own guarantee)
+//                  deserved       = max(min(deserved, realCapability), guarantee)
+//   hierarchical:  realCapability = min(capability, max(0, parent.realCapability
+//                                       - sum of the siblings' guarantees) + own guarantee)
+//                  deserved       = max(deserved, guarantee)
+//                  (the implicit root: capability unlimited unless given,
+//                   deserved / guarantee = sums over its children)
+// A queue may borrow up to its realCapability (allocatable, enqueueable); it
+// gives back what it holds over deserved (reclaim). In hierarchical mode every
+// check runs from the leaf up to the root, only leaves hold jobs, and an
+// allocation counts in every ancestor. See docs/queues.md ("Capacity plugin").
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <quota/decision.hpp>
+#include <quota/detail/checked.hpp>
+#include <quota/error.hpp>
+#include <quota/fraction.hpp>
+#include <quota/policy.hpp>
+#include <quota/resource.hpp>
+#include <quota/resource_vector.hpp>
+
+namespace quota {
+
+/// One Volcano Queue for the capacity plugin, as given by the host.
+struct capacity_queue_spec {
+  std::string name;
+  /// Listed dimensions only. Absent = not set. cpu/memory listed as 0 count
+  /// as not set (Volcano); any other listed 0 is a real zero.
+  resource_vector deserved;
+  resource_vector capability;
+  resource_vector guarantee;
+  /// Parent queue name; "" or "root" = the root. Ignored in flat mode.
+  std::string parent;
+  std::int32_t priority = 0;
+  bool reclaimable = true;
+  /// Open queues accept jobs; closed / closing ones reject them.
+  bool open = true;
+};
+
+enum class capacity_mode : std::uint8_t { flat, hierarchical };
+
+struct capacity_options {
+  capacity_mode mode = capacity_mode::flat;
+  /// Volcano's `ancestorReclaimLevel` (hierarchical mode): 0 = leaf-level
+  /// deserved checks only; N adds the checks of the victim's ancestors up
+  /// to N levels above the leaf where they differ from the reclaimer's.
+  int ancestor_reclaim_level = 0;
+  /// Hierarchical mode: Volcano leaves the root unlimited (jobs may be
+  /// enqueued beyond the cluster). true bounds the root by the cluster total.
+  bool root_bounded_by_total = false;
+};
+
+namespace detail {
+inline constexpr std::int64_t cap_unlimited = std::numeric_limits<std::int64_t>::max();
+[[nodiscard]] inline std::int64_t cap_add(std::int64_t a, std::int64_t b) {
+  if (a == cap_unlimited || b == cap_unlimited) return cap_unlimited;
+  return checked_add(a, b);
+}
+/// max(0, a - b), unlimited stays unlimited.
+[[nodiscard]] inline std::int64_t cap_excess(std::int64_t a, std::int64_t b) noexcept {
+  if (a == cap_unlimited) return cap_unlimited;
+  return a > b ? a - b : 0;
+}
+}  // namespace detail
+
+class capacity_queues {
+ public:
+  static constexpr std::string_view model_name = "capacity";
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+
+  /// `dims`: tracked resources; `total`: the cluster total (nodes' allocatable).
+  /// Throws validation_error listing every problem, each naming the queue.
+  capacity_queues(std::vector<resource_id> dims, const resource_vector& total, std::vector<capacity_queue_spec> queues,
+                  capacity_options opts = {})
+      : dims_(std::move(dims)), opts_(opts) {
+    D_ = dims_.size();
+    diagnostics diag;
+    for (std::size_t a = 0; a < D_; ++a)
+      for (std::size_t b = a + 1; b < D_; ++b)
+        if (dims_[a] == dims_[b]) diag.add("dims/" + std::to_string(dims_[a]), "resource tracked twice");
+    for (auto r : dims_) {
+      total_.push_back(total.get(r));
+      if (total_.back() < 0) diag.add("total/" + std::to_string(r), "negative cluster total");
+    }
+    if (opts_.ancestor_reclaim_level < 0) diag.add("options/ancestorReclaimLevel", "negative level");
+    build(std::move(queues), diag);
+    if (!diag.empty()) throw validation_error(diag.items());
+  }
+
+  [[nodiscard]] capacity_mode mode() const noexcept { return opts_.mode; }
+  [[nodiscard]] bool hierarchical() const noexcept { return opts_.mode == capacity_mode::hierarchical; }
+  /// Number of queues (hierarchical mode counts the root, index 0).
+  [[nodiscard]] std::size_t size() const noexcept { return specs_.size(); }
+  [[nodiscard]] std::size_t index(std::string_view name) const {
+    auto it = by_name_.find(std::string(name));
+    if (it == by_name_.end()) throw unknown_entity_error(error_id::unknown_queue, "queue", name);
+    return it->second;
+  }
+  [[nodiscard]] bool contains(std::string_view name) const { return by_name_.count(std::string(name)) != 0; }
+  [[nodiscard]] const capacity_queue_spec& spec(std::size_t q) const { return specs_.at(q); }
+  [[nodiscard]] const std::string& name(std::size_t q) const { return specs_.at(q).name; }
+  [[nodiscard]] const std::vector<resource_id>& dims() const noexcept { return dims_; }
+  [[nodiscard]] std::size_t dim_index(resource_id r) const {
+    for (std::size_t d = 0; d < D_; ++d)
+      if (dims_[d] == r) return d;
+    throw unknown_entity_error(error_id::unknown_resource, "resource", std::to_string(r));
+  }
+  /// Parent index, or npos for the root (hierarchical) / every queue (flat).
+  [[nodiscard]] std::size_t parent(std::size_t q) const { return parent_.at(q); }
+  [[nodiscard]] bool is_leaf(std::size_t q) const { return children_.at(q) == 0; }
+  [[nodiscard]] std::size_t depth(std::size_t q) const { return depth_.at(q); }
+
+  // ---- per-queue attributes, dense by tracked dimension index ----
+  [[nodiscard]] std::int64_t capability(std::size_t q, std::size_t d) const { return cap_[q * D_ + d]; }
+  [[nodiscard]] std::int64_t real_capability(std::size_t q, std::size_t d) const { return real_[q * D_ + d]; }
+  [[nodiscard]] std::int64_t guarantee(std::size_t q, std::size_t d) const { return guar_[q * D_ + d]; }
+  [[nodiscard]] std::int64_t deserved(std::size_t q, std::size_t d) const { return des_[q * D_ + d]; }
+  /// Is deserved "relevant" in d for reclaim: cpu/memory when > 0; other resources when listed.
+  [[nodiscard]] bool deserved_listed(std::size_t q, std::size_t d) const { return des_set_[q * D_ + d] != 0; }
+  [[nodiscard]] std::int64_t allocated(std::size_t q, std::size_t d) const { return alloc_[q * D_ + d]; }
+  [[nodiscard]] std::int64_t inqueue(std::size_t q, std::size_t d) const { return inq_[q * D_ + d]; }
+  [[nodiscard]] std::int64_t elastic(std::size_t q, std::size_t d) const { return elastic_[q * D_ + d]; }
+
+  /// A new cluster total (nodes came or went): realCapability and deserved
+  /// are recomputed in place, allocation-free. Throws validation_error (state
+  /// unchanged) when the new total breaks a rule (flat: sum of guarantees).
+  void set_total(const resource_vector& total) {
+    for (std::size_t d = 0; d < D_; ++d) {
+      const auto v = total.get(dims_[d]);
+      if (v < 0) throw validation_error("total/" + std::to_string(dims_[d]), "negative cluster total");
+    }
+    for (const auto& e : total)
+      if (e.value != 0 && find_dim(e.id) == D_)
+        throw unknown_entity_error(error_id::unknown_resource, "resource", std::to_string(e.id));
+    std::int64_t stack_total[16];
+    std::vector<std::int64_t> heap_total;
+    std::int64_t* t = stack_total;
+    if (D_ > 16) {
+      heap_total.resize(D_);
+      t = heap_total.data();
+    }
+    for (std::size_t d = 0; d < D_; ++d) t[d] = total.get(dims_[d]);
+    diagnostics diag;
+    derive(t, s_cap_, s_real_, s_des_, s_set_, diag);
+    if (!diag.empty()) throw validation_error(diag.items());
+    cap_.swap(s_cap_);
+    real_.swap(s_real_);
+    des_.swap(s_des_);
+    des_set_.swap(s_set_);
+    for (std::size_t d = 0; d < D_; ++d) total_[d] = t[d];
+  }
+  [[nodiscard]] std::int64_t total(std::size_t d) const { return total_.at(d); }
+
+  // ---- bookkeeping (incremental; counted in every ancestor) ----
+  /// A task of `queue` is allocated. Errors: unknown queue or resource,
+  /// negative amount, duplicate task id, non-leaf queue in hierarchical mode.
+  void allocate(std::string_view task_id, std::string_view queue, const resource_vector& req) {
+    const auto q = index(queue);
+    require_leaf(q, "allocate");
+    if (tasks_.count(std::string(task_id)))
+      throw state_error(error_id::state_duplicate,
+                        "queue " + std::string(queue) + ": task '" + std::string(task_id) + "' is already allocated");
+    auto dense = to_dense(req, queue);
+    add_chain(alloc_, q, dense, +1);
+    tasks_.emplace(std::string(task_id), task_rec{q, std::move(dense), order_.size()});
+    order_.emplace_back(task_id);
+  }
+  void deallocate(std::string_view task_id) {
+    auto it = tasks_.find(std::string(task_id));
+    if (it == tasks_.end()) throw unknown_entity_error(error_id::unknown_job, "task", task_id);
+    add_chain(alloc_, it->second.queue, it->second.req, -1);
+    order_[it->second.seq].clear();
+    tasks_.erase(it);
+  }
+  [[nodiscard]] bool has_task(std::string_view id) const { return tasks_.count(std::string(id)) != 0; }
+  [[nodiscard]] std::size_t task_queue(std::string_view id) const {
+    auto it = tasks_.find(std::string(id));
+    if (it == tasks_.end()) throw unknown_entity_error(error_id::unknown_job, "task", id);
+    return it->second.queue;
+  }
+  /// A job moved to Inqueue: its minResources count as inqueue (Volcano's JobEnqueued).
+  void enqueue(std::string_view queue, const resource_vector& min_resources) {
+    const auto q = index(queue);
+    require_leaf(q, "enqueue");
+    add_chain(inq_, q, to_dense(min_resources, queue), +1);
+  }
+  void dequeue(std::string_view queue, const resource_vector& min_resources) {
+    const auto q = index(queue);
+    require_leaf(q, "dequeue");
+    auto dense = to_dense(min_resources, queue);
+    for (std::size_t d = 0; d < D_; ++d)
+      if (inq_[q * D_ + d] < dense[d])
+        throw state_error(error_id::state_negative_usage,
+                          "queue " + std::string(queue) + ": inqueue would go negative");
+    add_chain(inq_, q, dense, -1);
+  }
+  /// Sets a leaf's elastic resources (sum over its jobs of allocated - minAvailable).
+  void set_elastic(std::string_view queue, const resource_vector& elastic) {
+    const auto q = index(queue);
+    require_leaf(q, "set_elastic");
+    auto dense = to_dense(elastic, queue);
+    std::vector<std::int64_t> delta(D_);
+    for (std::size_t d = 0; d < D_; ++d) delta[d] = detail::checked_sub(dense[d], elastic_[q * D_ + d]);
+    add_chain(elastic_, q, delta, +1);
+  }
+
+  // ---- predicates ----
+  /// Volcano's AllocatableFn: the queue is open, a leaf (hierarchical), and
+  /// allocated + task <= realCapability in every dimension the task asks for,
+  /// at the queue and (hierarchical) at every ancestor up to the root.
+  [[nodiscard]] decision allocatable(std::size_t q, const resource_vector& task) const {
+    if (auto d = gate(q); d.denied()) return d;
+    decision out;
+    for (std::size_t n = q; n != npos; n = parent_[n]) {
+      for (const auto& e : task) {
+        if (e.value <= 0) continue;
+        const std::size_t d = find_dim(e.id);
+        const auto used = d < D_ ? alloc_[n * D_ + d] : 0;
+        const auto lim = d < D_ ? real_[n * D_ + d] : 0;
+        if (lim != detail::cap_unlimited && detail::checked_add(used, e.value) > lim)
+          out.add(reason{model_name, "over_real_capability", specs_[n].name, e.id, {}, e.value, used, lim, {}});
+      }
+    }
+    return out;
+  }
+
+  /// Overused (Volcano's capacity metric: share > 1): allocated exceeds
+  /// deserved in some dimension where deserved > 0.
+  [[nodiscard]] bool overused(std::size_t q) const noexcept {
+    for (std::size_t d = 0; d < D_; ++d) {
+      const auto des = des_[q * D_ + d];
+      if (des > 0 && alloc_[q * D_ + d] > des) return true;
+    }
+    return false;
+  }
+
+  /// Volcano's PreemptiveFn: the queue is open; allocated + request <=
+  /// realCapability in every requested dimension; and allocated + request <=
+  /// deserved in at least one requested dimension (at the queue, or, with
+  /// ancestor_reclaim_level N, at one of its N nearest non-root ancestors).
+  [[nodiscard]] decision preemptive(std::size_t q, const resource_vector& request) const {
+    if (!specs_[q].open)
+      return decision::deny(reason{model_name, "queue_not_open", specs_[q].name, no_resource, {}, 0, 0, 0, {}});
+    decision out;
+    for (const auto& e : request) {
+      if (e.value <= 0) continue;
+      const std::size_t d = find_dim(e.id);
+      const auto used = d < D_ ? alloc_[q * D_ + d] : 0;
+      const auto lim = d < D_ ? real_[q * D_ + d] : 0;
+      if (lim != detail::cap_unlimited && detail::checked_add(used, e.value) > lim)
+        out.add(reason{model_name, "over_real_capability", specs_[q].name, e.id, {}, e.value, used, lim, {}});
+    }
+    if (out.denied()) return out;
+    if (under_deserved_somewhere(q, request)) return out;
+    if (hierarchical())
+      for (int level = 1; level <= opts_.ancestor_reclaim_level; ++level) {
+        const auto a = ancestor_at(q, static_cast<std::size_t>(level));
+        if (a == npos || a == root_) continue;
+        if (under_deserved_somewhere(a, request)) return out;
+      }
+    for (const auto& e : request) {
+      if (e.value <= 0) continue;
+      const std::size_t d = find_dim(e.id);
+      out.add(reason{model_name,
+                     "preemptive_over_deserved",
+                     specs_[q].name,
+                     e.id,
+                     {},
+                     e.value,
+                     d < D_ ? alloc_[q * D_ + d] : 0,
+                     d < D_ ? des_[q * D_ + d] : 0,
+                     {}});
+    }
+    return out;
+  }
+
+  /// Volcano's JobEnqueueableFn: open leaf; no minResources permits;
+  /// minResources + allocated + inqueue - elastic <= realCapability in every
+  /// dimension the job asks for, at the queue and every ancestor.
+  [[nodiscard]] decision job_enqueueable(std::size_t q, const resource_vector& min_resources) const {
+    if (auto d = gate(q); d.denied()) return d;
+    if (min_resources.is_zero()) return decision::allow();
+    decision out;
+    for (std::size_t n = q; n != npos; n = parent_[n]) {
+      for (const auto& e : min_resources) {
+        if (e.value <= 0) continue;
+        const std::size_t d = find_dim(e.id);
+        if (d == D_) {
+          out.add(reason{model_name, "over_real_capability", specs_[n].name, e.id, {}, e.value, 0, 0, {}});
+          continue;
+        }
+        const auto i = n * D_ + d;
+        const auto lim = real_[i];
+        if (lim == detail::cap_unlimited) continue;
+        const auto used = detail::checked_sub(detail::checked_add(alloc_[i], inq_[i]), elastic_[i]);
+        if (detail::checked_add(e.value, used) > lim)
+          out.add(reason{model_name, "over_real_capability", specs_[n].name, e.id, {}, e.value, used, lim, {}});
+      }
+    }
+    return out;
+  }
+
+  /// Share = max over dimensions with deserved > 0 of allocated / deserved,
+  /// exact; a queue without deserved (best effort) has share 1.
+  [[nodiscard]] fraction share(std::size_t q) const {
+    fraction s(0);
+    bool any = false;
+    for (std::size_t d = 0; d < D_; ++d) {
+      const auto des = des_[q * D_ + d];
+      if (des <= 0) continue;
+      any = true;
+      const fraction v(alloc_[q * D_ + d], des);
+      if (v > s) s = v;
+    }
+    return any ? s : fraction(1);
+  }
+  /// Volcano's QueueOrderFn: higher priority first; (hierarchical) leaves
+  /// before inner queues, two leaves compared by their ancestors just below
+  /// the deepest common one; lower share first; on equal share a queue with
+  /// deserved before a best-effort one. Returns < 0 when a goes first.
+  [[nodiscard]] int compare_queues(std::size_t a, std::size_t b) const {
+    if (specs_[a].priority != specs_[b].priority) return specs_[a].priority > specs_[b].priority ? -1 : 1;
+    if (hierarchical()) {
+      const bool la = is_leaf(a), lb = is_leaf(b);
+      if (la != lb) return la ? -1 : 1;
+      if (la && lb) {
+        const auto pa = path(a), pb = path(b);
+        const std::size_t level = common_level(pa, pb);
+        const auto x = level + 1 < pa.size() - 1 ? pa[level + 1] : a;
+        const auto y = level + 1 < pb.size() - 1 ? pb[level + 1] : b;
+        return compare_share(x, y);
+      }
+    }
+    return compare_share(a, b);
+  }
+
+  /// Volcano's ReclaimableFn. Walks `candidates` (running task ids, in the
+  /// caller's victim order) with running copies of the queues' allocations.
+  /// A task of another, reclaimable queue is a victim when it shares a
+  /// requested dimension with the reclaimer, taking it keeps its queue at or
+  /// above its guarantee, and its queue has no deserved in the task's
+  /// dimensions or holds more than deserved in one of them (plus the
+  /// ancestor checks of ancestor_reclaim_level).
+  void reclaimable(std::string_view reclaimer_queue, const resource_vector& reclaimer_request,
+                   const std::vector<std::string>& candidates, std::vector<victim>& out) const {
+    const auto self = index(reclaimer_queue);
+    auto rq = to_dense(reclaimer_request, reclaimer_queue);
+    std::vector<std::int64_t> running(alloc_);
+    std::vector<std::size_t> checked;
+    for (const auto& id : candidates) {
+      auto it = tasks_.find(id);
+      if (it == tasks_.end()) throw unknown_entity_error(error_id::unknown_job, "task", id);
+      const auto q = it->second.queue;
+      const auto& req = it->second.req;
+      if (q == self || !specs_[q].reclaimable) continue;
+      bool intersects = false;
+      for (std::size_t d = 0; d < D_; ++d)
+        if (req[d] > 0 && rq[d] > 0) intersects = true;
+      if (!intersects) continue;
+      bool keeps_guarantee = true;
+      for (std::size_t d = 0; d < D_; ++d)
+        if (guar_[q * D_ + d] > running[q * D_ + d] - req[d]) keeps_guarantee = false;
+      if (!keeps_guarantee) continue;
+      std::string_view rule;
+      if (!has_relevant_deserved(q, req)) {
+        if (hierarchical() && opts_.ancestor_reclaim_level > 0 && shares_ancestor_within_level(self, q) &&
+            !has_relevant_deserved(self, rq))
+          continue;
+        rule = "reclaim_no_deserved";
+      } else if (exceeds_deserved(q, running, req)) {
+        rule = "reclaim_over_deserved";
+      } else {
+        continue;
+      }
+      checked.clear();
+      bool eligible = true;
+      if (hierarchical())
+        for (int level = 1; level <= opts_.ancestor_reclaim_level && eligible; ++level) {
+          const auto a = ancestor_at(q, static_cast<std::size_t>(level));
+          if (a == npos || a == root_) continue;
+          if (ancestor_at(self, static_cast<std::size_t>(level)) == a) continue;
+          checked.push_back(a);
+          if (!has_relevant_deserved(a, req)) continue;
+          if (!exceeds_deserved(a, running, req)) eligible = false;
+        }
+      if (!eligible) continue;
+      for (std::size_t d = 0; d < D_; ++d) running[q * D_ + d] -= req[d];
+      for (const auto a : checked)
+        for (std::size_t d = 0; d < D_; ++d) running[a * D_ + d] -= req[d];
+      out.push_back(victim{id, model_name, rule, specs_[q].name});
+    }
+  }
+
+  /// Volcano's VictimQueueOrderFn (hierarchical): tasks of queues closer to
+  /// the reclaimer's queue (deeper common ancestor) first; stable otherwise.
+  [[nodiscard]] std::vector<std::string> victim_order(std::string_view reclaimer_queue,
+                                                      std::vector<std::string> candidates) const {
+    if (!hierarchical()) return candidates;
+    const auto self = path(index(reclaimer_queue));
+    std::stable_sort(candidates.begin(), candidates.end(), [&](const std::string& x, const std::string& y) {
+      return common_level(path(task_queue(x)), self) > common_level(path(task_queue(y)), self);
+    });
+    return candidates;
+  }
+  /// Running tasks in allocation order.
+  [[nodiscard]] std::vector<std::string> running_tasks() const {
+    std::vector<std::string> r;
+    for (const auto& s : order_)
+      if (!s.empty()) r.push_back(s);
+    return r;
+  }
+
+ private:
+  struct task_rec {
+    std::size_t queue;
+    std::vector<std::int64_t> req;
+    std::size_t seq;
+  };
+
+  [[nodiscard]] std::size_t find_dim(resource_id r) const noexcept {
+    for (std::size_t d = 0; d < D_; ++d)
+      if (dims_[d] == r) return d;
+    return D_;
+  }
+
+  void require_leaf(std::size_t q, const char* what) const {
+    if (hierarchical() && !is_leaf(q))
+      throw state_error(error_id::state_conflict, "queue " + specs_[q].name + ": " + what +
+                                                      " on a queue with child queues (only leaf queues hold jobs)");
+  }
+
+  decision gate(std::size_t q) const {
+    if (!specs_[q].open)
+      return decision::deny(reason{model_name, "queue_not_open", specs_[q].name, no_resource, {}, 0, 0, 0, {}});
+    if (hierarchical() && children_[q] != 0)
+      return decision::deny(
+          reason{model_name, "not_leaf", specs_[q].name, no_resource, {}, 0, 0, 0, "only leaf queues hold jobs"});
+    return {};
+  }
+
+  bool under_deserved_somewhere(std::size_t q, const resource_vector& request) const {
+    for (const auto& e : request) {
+      if (e.value <= 0) continue;
+      const std::size_t d = find_dim(e.id);
+      if (d == D_) continue;
+      if (detail::checked_add(alloc_[q * D_ + d], e.value) <= des_[q * D_ + d]) return true;
+    }
+    return false;
+  }
+
+  /// Volcano's hasRelevantDeserved: the task and the queue's deserved share a non-zero dimension.
+  bool has_relevant_deserved(std::size_t q, const std::vector<std::int64_t>& req) const noexcept {
+    for (std::size_t d = 0; d < D_; ++d)
+      if (req[d] > 0 && des_[q * D_ + d] > 0) return true;
+    return false;
+  }
+  /// Volcano's GreaterPartlyWithRelevantDimensions: running allocation above
+  /// deserved in a dimension the task uses and the queue's deserved lists.
+  bool exceeds_deserved(std::size_t q, const std::vector<std::int64_t>& running,
+                        const std::vector<std::int64_t>& req) const noexcept {
+    for (std::size_t d = 0; d < D_; ++d)
+      if (req[d] > 0 && des_set_[q * D_ + d] && running[q * D_ + d] > des_[q * D_ + d]) return true;
+    return false;
+  }
+
+  int compare_share(std::size_t a, std::size_t b) const {
+    const auto sa = share(a), sb = share(b);
+    if (sa != sb) return sa < sb ? -1 : 1;
+    const bool da = has_deserved(a), db = has_deserved(b);
+    if (da == db) return 0;
+    return da ? -1 : 1;
+  }
+  bool has_deserved(std::size_t q) const noexcept {
+    for (std::size_t d = 0; d < D_; ++d)
+      if (des_[q * D_ + d] > 0) return true;
+    return false;
+  }
+
+  /// Ancestors from the root down to q itself.
+  std::vector<std::size_t> path(std::size_t q) const {
+    std::vector<std::size_t> p;
+    for (std::size_t n = q; n != npos; n = parent_[n]) p.push_back(n);
+    std::reverse(p.begin(), p.end());
+    return p;
+  }
+  /// Volcano's getQueueLevel over the ancestor lists (the paths without the queues themselves).
+  static std::size_t common_level(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b) {
+    std::size_t level = 0;
+    const std::size_t n = std::min(a.size(), b.size()) - 1;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (a[i] != b[i]) return level;
+      level = i;
+    }
+    return level;
+  }
+  /// The ancestor `level` steps above q (1 = parent), npos if none.
+  std::size_t ancestor_at(std::size_t q, std::size_t level) const noexcept {
+    std::size_t n = q;
+    for (std::size_t i = 0; i < level && n != npos; ++i) n = parent_[n];
+    return n;
+  }
+  bool shares_ancestor_within_level(std::size_t a, std::size_t b) const noexcept {
+    const auto L = static_cast<std::size_t>(opts_.ancestor_reclaim_level);
+    for (std::size_t i = 1; i <= L; ++i) {
+      const auto x = ancestor_at(a, i);
+      if (x == npos || x == root_) continue;
+      for (std::size_t j = 1; j <= L; ++j)
+        if (ancestor_at(b, j) == x) return true;
+    }
+    return false;
+  }
+
+  std::vector<std::int64_t> to_dense(const resource_vector& v, std::string_view owner) const {
+    std::vector<std::int64_t> out(D_, 0);
+    for (const auto& e : v) {
+      if (e.value < 0)
+        throw validation_error("queue/" + std::string(owner) + "/" + std::to_string(e.id), "negative amount");
+      const auto d = find_dim(e.id);
+      if (d == D_) {
+        if (e.value != 0) throw unknown_entity_error(error_id::unknown_resource, "resource", std::to_string(e.id));
+        continue;
+      }
+      out[d] = e.value;
+    }
+    return out;
+  }
+
+  /// v[n] += sign * delta for q and every ancestor; checks first, then writes (strong guarantee).
+  void add_chain(std::vector<std::int64_t>& v, std::size_t q, const std::vector<std::int64_t>& delta, int sign) {
+    for (std::size_t n = q; n != npos; n = parent_[n])
+      for (std::size_t d = 0; d < D_; ++d)
+        (void)(sign > 0 ? detail::checked_add(v[n * D_ + d], delta[d]) : detail::checked_sub(v[n * D_ + d], delta[d]));
+    for (std::size_t n = q; n != npos; n = parent_[n])
+      for (std::size_t d = 0; d < D_; ++d) v[n * D_ + d] += sign > 0 ? delta[d] : -delta[d];
+  }
+
+  static bool cpu_or_memory(resource_id r) noexcept { return r == resources::cpu || r == resources::memory; }
+
+  static constexpr std::int64_t not_set = -1;  // own capability: inherit (hierarchical) / unlimited (flat)
+
+  void build(std::vector<capacity_queue_spec> queues, diagnostics& diag) {
+    const bool hier = hierarchical();
+    specs_.reserve(queues.size() + 1);
+    by_name_.reserve(queues.size() + 1);
+    if (hier) {
+      // the implicit root at index 0; a "root" Queue in the input gives it a capability
+      capacity_queue_spec root;
+      root.name = "root";
+      for (auto it = queues.begin(); it != queues.end(); ++it)
+        if (it->name == "root") {
+          root.capability = it->capability;
+          root.open = it->open;
+          queues.erase(it);
+          break;
+        }
+      specs_.push_back(std::move(root));
+    }
+    for (auto& q : queues) {
+      if (q.name.empty()) diag.add("queue/", "empty queue name");
+      if (by_name_.count(q.name) || (hier && q.name == "root")) diag.add("queue/" + q.name, "duplicate queue name");
+      by_name_.emplace(q.name, specs_.size());
+      specs_.push_back(std::move(q));
+    }
+    if (hier) by_name_.emplace("root", 0);
+    const std::size_t n = specs_.size();
+    root_ = hier ? 0 : npos;
+    parent_.assign(n, npos);
+    children_.assign(n, 0);
+    depth_.assign(n, 0);
+    for (auto* v : {&own_cap_, &own_des_, &guar_, &sum_g_, &sum_d_, &cap_, &real_, &des_, &alloc_, &inq_, &elastic_,
+                    &s_cap_, &s_real_, &s_des_})
+      v->assign(n * D_, 0);
+    listed_.assign(n * D_, 0);
+    des_set_.assign(n * D_, 0);
+    s_set_.assign(n * D_, 0);
+
+    // own values and the checks within one queue (spec only)
+    for (std::size_t q = 0; q < n; ++q) {
+      const auto& s = specs_[q];
+      const std::string base = "queue/" + s.name;
+      for (std::size_t d = 0; d < D_; ++d) {
+        const auto r = dims_[d];
+        const auto i = q * D_ + d;
+        const auto* c = s.capability.find(r);
+        const auto* ds = s.deserved.find(r);
+        const auto g = s.guarantee.get(r);
+        if (c && *c < 0) diag.add(base + "/spec/capability/" + std::to_string(r), "negative amount");
+        if (ds && *ds < 0) diag.add(base + "/spec/deserved/" + std::to_string(r), "negative amount");
+        if (g < 0) diag.add(base + "/spec/guarantee/resource/" + std::to_string(r), "negative amount");
+        own_cap_[i] = (c && !(cpu_or_memory(r) && *c <= 0)) ? std::max<std::int64_t>(0, *c) : not_set;
+        own_des_[i] = ds ? std::max<std::int64_t>(0, *ds) : 0;
+        guar_[i] = std::max<std::int64_t>(0, g);
+        listed_[i] = (ds != nullptr || s.guarantee.has(r)) ? 1 : 0;
+        if (ds && *ds >= 0 && g > *ds)
+          diag.add(base + "/spec/deserved/" + std::to_string(r),
+                   "deserved " + std::to_string(*ds) + " is below guarantee " + std::to_string(g));
+        if (own_cap_[i] != not_set) {
+          if (guar_[i] > own_cap_[i])
+            diag.add(base + "/spec/guarantee/resource/" + std::to_string(r),
+                     "guarantee " + std::to_string(guar_[i]) + " exceeds capability " + std::to_string(own_cap_[i]));
+          if (ds && own_des_[i] > own_cap_[i])
+            diag.add(base + "/spec/deserved/" + std::to_string(r),
+                     "deserved " + std::to_string(own_des_[i]) + " exceeds capability " + std::to_string(own_cap_[i]));
+        }
+      }
+    }
+    topo_.resize(n);
+    for (std::size_t q = 0; q < n; ++q) topo_[q] = q;
+    if (hier && !link_parents(diag)) return;
+    if (hier) {
+      std::stable_sort(topo_.begin(), topo_.end(), [&](std::size_t a, std::size_t b) { return depth_[a] < depth_[b]; });
+      // children's sums (deserved lifted to guarantee) and the checks against the parent
+      for (std::size_t q = 1; q < n; ++q)
+        for (std::size_t d = 0; d < D_; ++d) {
+          const auto p = parent_[q] * D_ + d, i = q * D_ + d;
+          sum_g_[p] = detail::checked_add(sum_g_[p], guar_[i]);
+          sum_d_[p] = detail::checked_add(sum_d_[p], std::max(own_des_[i], guar_[i]));
+        }
+      for (std::size_t d = 0; d < D_; ++d) guar_[d] = sum_g_[d];  // the root's guarantee
+      for (std::size_t p = 1; p < n; ++p) {
+        if (children_[p] == 0) continue;
+        for (std::size_t d = 0; d < D_; ++d) {
+          const auto i = p * D_ + d;
+          const auto r = std::to_string(dims_[d]);
+          if (sum_d_[i] > std::max(own_des_[i], guar_[i]))
+            diag.add("queue/" + specs_[p].name + "/spec/deserved/" + r,
+                     "children's deserved " + std::to_string(sum_d_[i]) + " exceeds the queue's deserved " +
+                         std::to_string(std::max(own_des_[i], guar_[i])));
+          if (sum_g_[i] > guar_[i])
+            diag.add("queue/" + specs_[p].name + "/spec/guarantee/resource/" + r,
+                     "children's guarantee " + std::to_string(sum_g_[i]) + " exceeds the queue's guarantee " +
+                         std::to_string(guar_[i]));
+        }
+      }
+    }
+    derive(total_.data(), cap_, real_, des_, des_set_, diag);
+  }
+
+  /// Parents, self-parents, unknown parents, cycles, depth and children counts.
+  bool link_parents(diagnostics& diag) {
+    const std::size_t n = specs_.size();
+    for (std::size_t q = 1; q < n; ++q) {
+      std::string p = specs_[q].parent;
+      if (p.empty()) p = "root";
+      if (p == specs_[q].name) {
+        diag.add("queue/" + specs_[q].name + "/spec/parent", "queue cannot be its own parent");
+        continue;
+      }
+      auto it = by_name_.find(p);
+      if (it == by_name_.end()) {
+        diag.add("queue/" + specs_[q].name + "/spec/parent", "unknown parent '" + p + "'");
+        continue;
+      }
+      parent_[q] = it->second;
+    }
+    for (std::size_t q = 1; q < n; ++q) {
+      std::size_t cur = q, steps = 0;
+      while (cur != npos && cur != 0 && steps <= n) {
+        cur = parent_[cur];
+        ++steps;
+      }
+      if (steps > n) diag.add("queue/" + specs_[q].name + "/spec/parent", "parent cycle");
+    }
+    if (!diag.empty()) return false;
+    for (std::size_t q = 1; q < n; ++q) {
+      ++children_[parent_[q]];
+      std::size_t dep = 0;
+      for (std::size_t cur = q; cur != 0; cur = parent_[cur]) ++dep;
+      depth_[q] = dep;
+    }
+    return true;
+  }
+
+  std::uint8_t relevance(std::size_t d, std::int64_t des, std::size_t i) const noexcept {
+    return cpu_or_memory(dims_[d]) ? (des > 0) : (listed_[i] != 0 || des > 0);
+  }
+
+  /// capability (after inheritance), realCapability, deserved and its
+  /// relevance for a cluster total; the checks that depend on the total go
+  /// to `diag`. Writes only into the given buffers; allocation-free.
+  void derive(const std::int64_t* total, std::vector<std::int64_t>& cap, std::vector<std::int64_t>& real,
+              std::vector<std::int64_t>& des, std::vector<std::uint8_t>& set, diagnostics& diag) const {
+    const std::size_t n = specs_.size();
+    if (!hierarchical()) {
+      for (std::size_t d = 0; d < D_; ++d) {
+        std::int64_t sum = 0;
+        for (std::size_t q = 0; q < n; ++q) sum = detail::checked_add(sum, guar_[q * D_ + d]);
+        if (sum > total[d])
+          diag.add("total/" + std::to_string(dims_[d]), "sum of guarantees " + std::to_string(sum) +
+                                                            " exceeds the cluster total " + std::to_string(total[d]) +
+                                                            " (reserved resource cannot be more than the total)");
+        const auto free = detail::cap_excess(total[d], sum);
+        for (std::size_t q = 0; q < n; ++q) {
+          const auto i = q * D_ + d;
+          cap[i] = own_cap_[i] == not_set ? detail::cap_unlimited : own_cap_[i];
+          real[i] = std::min(cap[i], detail::cap_add(free, guar_[i]));
+          des[i] = std::max(std::min(own_des_[i], real[i]), guar_[i]);
+          set[i] = relevance(d, des[i], i);
+        }
+      }
+      return;
+    }
+    for (const auto q : topo_) {  // parents before children
+      for (std::size_t d = 0; d < D_; ++d) {
+        const auto i = q * D_ + d;
+        if (q == 0) {
+          auto c = own_cap_[d] == not_set ? detail::cap_unlimited : own_cap_[d];
+          if (opts_.root_bounded_by_total) c = std::min(c, total[d]);
+          cap[d] = real[d] = c;
+          des[d] = sum_d_[d];
+          continue;
+        }
+        const auto p = parent_[q] * D_ + d;
+        const bool own = own_cap_[i] != not_set;
+        cap[i] = own ? own_cap_[i] : cap[p];
+        if (own && cap[i] > cap[p])
+          diag.add("queue/" + specs_[q].name + "/spec/capability/" + std::to_string(dims_[d]),
+                   "capability " + std::to_string(cap[i]) + " exceeds parent '" + specs_[parent_[q]].name +
+                       "' capability " + std::to_string(cap[p]));
+        if (!own && guar_[i] > cap[i])
+          diag.add("queue/" + specs_[q].name + "/spec/guarantee/resource/" + std::to_string(dims_[d]),
+                   "guarantee " + std::to_string(guar_[i]) + " exceeds inherited capability " + std::to_string(cap[i]));
+        real[i] = std::min(cap[i], detail::cap_add(detail::cap_excess(real[p], sum_g_[p]), guar_[i]));
+        des[i] = std::max(own_des_[i], guar_[i]);
+        set[i] = relevance(d, des[i], i);
+      }
+    }
+    for (std::size_t d = 0; d < D_; ++d) {
+      set[d] = 0;
+      for (std::size_t q = 1; q < n; ++q)
+        if (parent_[q] == 0 && set[q * D_ + d]) set[d] = 1;
+    }
+  }
+
+  std::vector<resource_id> dims_;
+  capacity_options opts_;
+  std::size_t D_ = 0;
+  std::size_t root_ = npos;
+  std::vector<std::int64_t> total_;
+  std::vector<capacity_queue_spec> specs_;
+  std::unordered_map<std::string, std::size_t> by_name_;
+  std::vector<std::size_t> parent_, children_, depth_, topo_;
+  // inputs: own capability (or not_set), own deserved, guarantee (the root's:
+  // the sum over its children), listed flags, children's sums
+  std::vector<std::int64_t> own_cap_, own_des_, guar_, sum_g_, sum_d_;
+  std::vector<std::uint8_t> listed_;
+  // derived from the inputs and the total; s_*: scratch for set_total
+  std::vector<std::int64_t> cap_, real_, des_, s_cap_, s_real_, s_des_;
+  std::vector<std::uint8_t> des_set_, s_set_;
+  std::vector<std::int64_t> alloc_, inq_, elastic_;
+  std::unordered_map<std::string, task_rec> tasks_;
+  std::vector<std::string> order_;
+};
+
+/// quota::policy over capacity queues: job.queue = leaf queue name,
+/// job.request = the task request; check = allocatable (leaf to root);
+/// victims = reclaimable over the running tasks in Volcano's victim queue
+/// order, when the job's queue is preemptive.
+class capacity_queue_policy {
+ public:
+  explicit capacity_queue_policy(capacity_queues& q) : q_(&q) {}
+  [[nodiscard]] std::string_view policy_name() const noexcept { return capacity_queues::model_name; }
+  [[nodiscard]] decision check(const job& j) const { return q_->allocatable(q_->index(j.queue), j.request); }
+  void commit(const job& j) { q_->allocate(j.id, j.queue, j.request); }
+  void release(std::string_view id) { q_->deallocate(id); }
+  /// Volcano's reclaim action: only a preemptive queue reclaims.
+  void victims(const job& j, std::vector<victim>& out) const {
+    if (q_->preemptive(q_->index(j.queue), j.request).denied()) return;
+    q_->reclaimable(j.queue, j.request, q_->victim_order(j.queue, q_->running_tasks()), out);
+  }
+
+ private:
+  capacity_queues* q_;
+};
+static_assert(policy<capacity_queue_policy>);
+
+}  // namespace quota
