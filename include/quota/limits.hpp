@@ -26,13 +26,28 @@
 //   it in one step; usage above a lowered limit is kept.
 //
 // Thread safety: every member may be called from any thread; one mutex guards
-// the trackers (held for a few hundred nanoseconds per call); reload holds it
-// only for the pointer swap. Hot path: the handle API allocates nothing once
-// the user's queue trackers exist and usage vectors have at most 8 resources.
+// the trackers (held for some tens of nanoseconds per call); reload holds it
+// only for the pointer swap.
+//
+// Hot path: usage is kept in flat arrays indexed by a small resource slot
+// (assigned the first time a resource is requested), compiled limits are
+// dense arrays indexed by resource id, a running application keeps pointers to
+// its user and group trackers along its queue's ancestor chain, and names are
+// interned in an open-addressing table looked up by string_view. Once an
+// application runs, increase / decrease / headroom allocate nothing (up to 8
+// resource slots and queue depth 8).
+//
+// Memory: an application id is forgotten when the application is removed
+// (decrease with remove_app) unless the host holds its handle (app_id pins it
+// until release_app); trackers without usage and running applications are
+// removed. So memory follows the running applications, not every id ever seen.
 #pragma once
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -91,27 +106,132 @@ struct limits_group_usage {
 
 namespace detail {
 
-struct limits_interner {
-  std::unordered_map<std::string, std::uint32_t, string_hash, std::equal_to<>> ids;
-  std::deque<std::string> names;
-  [[nodiscard]] std::optional<std::uint32_t> find(std::string_view n) const {
-    auto it = ids.find(n);
-    if (it == ids.end()) return std::nullopt;
-    return it->second;
+inline constexpr std::uint32_t limits_none = 0xFFFFFFFFU;
+inline constexpr std::uint32_t limits_wild_group = 0;  // group id 0 is the "*" pool
+
+/// A fast hash of a short name (user, group, application, queue path): eight
+/// bytes at a time, no allocation.
+[[nodiscard]] inline std::uint64_t limits_hash(std::string_view s) noexcept {
+  std::uint64_t h = 0x9E3779B97F4A7C15ULL ^ (static_cast<std::uint64_t>(s.size()) * 0xFF51AFD7ED558CCDULL);
+  const char* p = s.data();
+  std::size_t n = s.size();
+  while (n >= 8) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, p, 8);
+    h = (h ^ w) * 0xBF58476D1CE4E5B9ULL;
+    h ^= h >> 31;
+    p += 8;
+    n -= 8;
   }
-  std::uint32_t intern(std::string_view n) {
-    if (auto id = find(n)) return *id;
-    if (names.size() >= 0xFFFFFFF0U) throw overflow_error("too many interned names");
-    const auto id = static_cast<std::uint32_t>(names.size());
-    names.emplace_back(n);
-    try {
-      ids.emplace(names.back(), id);
-    } catch (...) {
-      names.pop_back();
-      throw;
-    }
+  if (n != 0) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, p, n);
+    h = (h ^ w) * 0x94D049BB133111EBULL;
+    h ^= h >> 29;
+  }
+  h *= 0xBF58476D1CE4E5B9ULL;
+  return h ^ (h >> 32);
+}
+
+/// Interned names: an open-addressing table (linear probing, backward-shift
+/// deletion) looked up by string_view without a temporary std::string. Ids
+/// are dense; a forgotten id is reused by a later name.
+class limits_interner {
+ public:
+  limits_interner() : table_(16, slot{0, limits_none}) {}
+
+  [[nodiscard]] std::optional<std::uint32_t> find(std::string_view n) const noexcept {
+    const std::uint32_t id = lookup(n, limits_hash(n));
+    if (id == limits_none) return std::nullopt;
     return id;
   }
+  std::uint32_t intern(std::string_view n) {
+    const std::uint64_t h = limits_hash(n);
+    if (const auto id = lookup(n, h); id != limits_none) return id;
+    if ((live_ + 1) * 2 > table_.size()) grow();
+    std::uint32_t id = 0;
+    if (!free_.empty()) {
+      id = free_.back();
+      names_[id].assign(n.data(), n.size());  // may throw: nothing changed yet
+      free_.pop_back();
+    } else {
+      if (names_.size() >= 0xFFFFFFF0U) throw overflow_error("too many interned names");
+      id = count_;
+      free_.reserve(names_.size() + 1);  // forget() never allocates
+      alive_.reserve(names_.size() + 1);
+      names_.emplace_back(n);
+      alive_.push_back(0);
+      ++count_;
+    }
+    alive_[id] = 1;
+    place(static_cast<std::uint32_t>(h), id);
+    ++live_;
+    return id;
+  }
+  /// Drops a name; its id may be handed out again.
+  void forget(std::uint32_t id) noexcept {
+    if (id >= count_ || !alive_[id]) return;
+    const std::size_t mask = table_.size() - 1;
+    std::size_t i = static_cast<std::uint32_t>(limits_hash(names_[id])) & mask;
+    while (table_[i].id != id) {
+      if (table_[i].id == limits_none) return;
+      i = (i + 1) & mask;
+    }
+    // backward shift: later entries of the probe run move into the hole
+    for (std::size_t j = (i + 1) & mask; table_[j].id != limits_none; j = (j + 1) & mask) {
+      const std::size_t home = table_[j].tag & mask;
+      const bool move = i <= j ? (home <= i || home > j) : (home <= i && home > j);
+      if (move) {
+        table_[i] = table_[j];
+        i = j;
+      }
+    }
+    table_[i] = slot{0, limits_none};
+    names_[id].clear();
+    names_[id].shrink_to_fit();
+    alive_[id] = 0;
+    free_.push_back(id);  // capacity reserved by intern
+    --live_;
+  }
+  [[nodiscard]] const std::string& name(std::uint32_t id) const noexcept { return names_[id]; }
+  /// One past the largest id handed out.
+  [[nodiscard]] std::size_t size() const noexcept { return count_; }
+  /// Names currently interned.
+  [[nodiscard]] std::size_t live() const noexcept { return live_; }
+  [[nodiscard]] bool alive(std::uint32_t id) const noexcept { return id < alive_.size() && alive_[id] != 0; }
+
+ private:
+  struct slot {
+    std::uint32_t tag;  // low 32 bits of the hash (also the home index)
+    std::uint32_t id;   // limits_none: empty
+  };
+  [[nodiscard]] std::uint32_t lookup(std::string_view n, std::uint64_t h) const noexcept {
+    const std::size_t mask = table_.size() - 1;
+    const auto tag = static_cast<std::uint32_t>(h);
+    for (std::size_t i = tag & mask;; i = (i + 1) & mask) {
+      const slot& s = table_[i];
+      if (s.id == limits_none) return limits_none;
+      if (s.tag == tag && names_[s.id] == n) return s.id;
+    }
+  }
+  void place(std::uint32_t tag, std::uint32_t id) noexcept {
+    const std::size_t mask = table_.size() - 1;
+    std::size_t i = tag & mask;
+    while (table_[i].id != limits_none) i = (i + 1) & mask;
+    table_[i] = slot{tag, id};
+  }
+  void grow() {
+    std::vector<slot> old(table_.size() * 2, slot{0, limits_none});
+    old.swap(table_);
+    for (const auto& s : old)
+      if (s.id != limits_none) place(s.tag, s.id);
+  }
+  std::vector<slot> table_;  // power-of-two size, at most half full
+  std::deque<std::string> names_;
+  std::vector<std::uint8_t> alive_;
+  std::vector<std::uint32_t> free_;
+  std::size_t live_ = 0;
+  std::uint32_t count_ = 0;  // names_.size(), without the deque's arithmetic
 };
 
 /// A limit as enforced: the entry's amounts plus where it came from.
@@ -120,6 +240,10 @@ struct limits_value {
   std::string where;       // "root.a.limits[1]"
   limit_vector max;        // absent = unlimited
   std::uint64_t max_apps;  // 0 = unlimited
+  /// `max` as a dense array indexed by resource id; -1 = not limited (a valid
+  /// limit is > 0).
+  boost::container::small_vector<amount, 8> by_id;
+  [[nodiscard]] amount limit_of(resource_id id) const noexcept { return id < by_id.size() ? by_id[id] : amount{-1}; }
 };
 
 /// One queue of a compiled config, keyed by names (compiled without the lock).
@@ -140,97 +264,75 @@ inline void limits_compile_queue(const limits_queue& q, const std::string& path,
   auto& cq = out.queues[path];
   for (std::size_t i = 0; i < q.limits.size(); ++i) {
     const auto& e = q.limits[i];
-    out.values.push_back({e.name, path + ".limits[" + std::to_string(i) + "]", e.max_resources, e.max_applications});
-    const limits_value* v = &out.values.back();
+    out.values.push_back(
+        {e.name, path + ".limits[" + std::to_string(i) + "]", e.max_resources, e.max_applications, {}});
+    limits_value& v = out.values.back();
+    for (const auto& r : e.max_resources) {
+      if (v.by_id.size() <= r.id) v.by_id.resize(static_cast<std::size_t>(r.id) + 1, amount{-1});
+      v.by_id[r.id] = r.value;
+    }
     for (const auto& u : e.users) {
       if (u == limits_wildcard)
-        cq.user_wild = v;
+        cq.user_wild = &v;
       else
-        cq.users.emplace(u, v);
+        cq.users.emplace(u, &v);
     }
     for (const auto& g : e.groups) {
       if (g == limits_wildcard) {
-        cq.group_wild = v;
+        cq.group_wild = &v;
       } else {
-        cq.groups.emplace_back(g, v);
-        cq.group_map.emplace(g, v);
+        cq.groups.emplace_back(g, &v);
+        cq.group_map.emplace(g, &v);
       }
     }
   }
   for (const auto& c : q.queues) limits_compile_queue(c, path + "." + c.name, out);
 }
 
-inline constexpr std::uint32_t limits_none = 0xFFFFFFFFU;
-inline constexpr std::uint32_t limits_wild_group = 0;  // group id 0 is the "*" pool
+/// Usage by resource slot (a flat array; a slot past the end is 0).
+using limits_slots = boost::container::small_vector<amount, 8>;
+[[nodiscard]] inline amount limits_at(const limits_slots& v, std::uint32_t slot) noexcept {
+  return slot < v.size() ? v[slot] : amount{0};
+}
+[[nodiscard]] inline bool limits_is_zero(const limits_slots& v) noexcept {
+  for (auto x : v)
+    if (x != 0) return false;
+  return true;
+}
 
-/// Tracker usage: sorted (id, amount) pairs with in-place merge walks (the hot
-/// path adds and subtracts the same few resources over and over).
-class limits_usage {
+/// One requested resource (amount > 0), with its slot resolved once per call.
+struct limits_req_entry {
+  std::uint32_t slot;
+  resource_id id;
+  amount value;
+};
+/// The positive entries of a request: inline up to 8 resources.
+class limits_req {
  public:
-  using entry = resource_entry<amount>;
-  [[nodiscard]] amount get(resource_id id) const noexcept {
-    for (const auto& e : v_)
-      if (e.id == id) return e.value;
-    return 0;
-  }
-  /// Would adding `r` overflow any dimension?
-  [[nodiscard]] bool can_add(const resource_vector& r) const noexcept {
-    auto it = v_.begin();
-    for (const auto& e : r) {
-      while (it != v_.end() && it->id < e.id) ++it;
-      amount t{};
-      if (it != v_.end() && it->id == e.id && !try_add(it->value, e.value, t)) return false;
-    }
-    return true;
-  }
-  /// Adds `sign * r`; the caller checked overflow (add) or below-zero (sub).
-  void add(const resource_vector& r, bool negate = false) {
-    std::size_t i = 0;
-    for (const auto& e : r) {
-      while (i < v_.size() && v_[i].id < e.id) ++i;
-      if (i < v_.size() && v_[i].id == e.id)
-        v_[i].value = negate ? v_[i].value - e.value : v_[i].value + e.value;
-      else
-        v_.insert(v_.begin() + static_cast<std::ptrdiff_t>(i), entry{e.id, negate ? -e.value : e.value});
+  limits_req() = default;
+  limits_req(const limits_req&) = delete;
+  limits_req& operator=(const limits_req&) = delete;
+  void reset(std::size_t capacity) {
+    n_ = 0;
+    if (capacity > inline_.size()) {
+      big_.resize(capacity);
+      p_ = big_.data();
     }
   }
-  /// fits_with(usage, request, limit) for this usage: only requested (> 0) resources count.
-  [[nodiscard]] bool fits_with(const resource_vector& req, const limit_vector& lim) const noexcept {
-    auto ui = v_.begin();
-    auto li = lim.begin();
-    const auto le = lim.end();
-    for (const auto& e : req) {
-      if (e.value <= 0) continue;
-      while (li != le && (*li).id < e.id) ++li;
-      if (li == le || (*li).id != e.id) continue;  // not limited
-      while (ui != v_.end() && ui->id < e.id) ++ui;
-      amount total = e.value;
-      if (ui != v_.end() && ui->id == e.id && !try_add(ui->value, e.value, total)) return false;
-      if ((*li).value < total) return false;
-    }
-    return true;
-  }
-  [[nodiscard]] bool is_zero() const noexcept {
-    for (const auto& e : v_)
-      if (e.value != 0) return false;
-    return true;
-  }
-  void clear() noexcept { v_.clear(); }
-  [[nodiscard]] resource_vector to_vector() const {
-    resource_vector r;
-    for (const auto& e : v_)
-      if (e.value != 0) r.set(e.id, e.value);
-    return r;
-  }
-  [[nodiscard]] auto begin() const noexcept { return v_.begin(); }
-  [[nodiscard]] auto end() const noexcept { return v_.end(); }
+  void push(const limits_req_entry& e) noexcept { p_[n_++] = e; }
+  [[nodiscard]] const limits_req_entry* begin() const noexcept { return p_; }
+  [[nodiscard]] const limits_req_entry* end() const noexcept { return p_ + n_; }
+  [[nodiscard]] std::size_t size() const noexcept { return n_; }
 
  private:
-  boost::container::small_vector<entry, 8> v_;
+  std::array<limits_req_entry, 8> inline_{};
+  std::vector<limits_req_entry> big_;
+  limits_req_entry* p_ = inline_.data();
+  std::size_t n_ = 0;
 };
 
 struct limits_node {
-  limits_usage usage;
+  limits_slots use;
   std::uint64_t running = 0;
   std::uint64_t gen = 0;  // config generation `lim` was resolved for
   const limits_value* lim = nullptr;
@@ -250,11 +352,12 @@ struct limits_queue_node {
 };
 
 struct limits_app {
-  bool live = false;
+  bool live = false;    // running: it has trackers
+  bool pinned = false;  // the host holds its handle (app_id): remembered until release_app
   std::uint32_t user = limits_none;
   std::uint32_t group = limits_none;
   std::uint32_t queue = limits_none;
-  limits_usage usage;
+  limits_slots use;
   boost::container::small_vector<limits_node*, 8> unodes, gnodes;  // along the chain
 };
 
@@ -304,9 +407,23 @@ class limits_manager {
     std::lock_guard lk(mu_);
     return group_handle{groups_.intern(group)};
   }
+  /// Handle of an application. The manager remembers the application until
+  /// release_app, even when it is removed (so the handle stays valid).
   [[nodiscard]] app_handle app_id(std::string_view app) {
     std::lock_guard lk(mu_);
-    return app_handle{app_locked(app)};
+    const auto a = app_locked(app);
+    app_states_[a].pinned = true;
+    return app_handle{a};
+  }
+  /// The host drops its handle: the application is forgotten as soon as it
+  /// does not run (now, or when it is removed). The handle must not be used
+  /// afterwards (its id may be given to another application).
+  void release_app(app_handle h) {
+    std::lock_guard lk(mu_);
+    const auto a = static_cast<std::uint32_t>(h);
+    check_app_handle(a);
+    app_states_[a].pinned = false;
+    if (!app_states_[a].live) forget_app(a);
   }
 
   // ---- hot path by handles ------------------------------------------------------------------
@@ -356,6 +473,10 @@ class limits_manager {
   }
 
   // ---- convenience API by strings -------------------------------------------------------------
+  //
+  // For a running application of the same user in the same queue, one table
+  // lookup (the application) and two string compares replace the rest of the
+  // name resolution: its queue, user and group are known.
 
   [[nodiscard]] decision increase(std::string_view queue_path, std::string_view app, const resource_vector& usage,
                                   std::string_view user, std::span<const std::string> groups) {
@@ -376,12 +497,19 @@ class limits_manager {
                 const limits_identity& id) {
     std::lock_guard lk(mu_);
     const auto a = apps_.find(app);
-    if (!a || *a >= app_states_.size() || !app_states_[*a].live)
-      throw unknown_entity_error(error_id::unknown_job, "application", app);
-    const auto q = queues_.find(queue_path);
-    const std::uint32_t qi = q ? *q : queue_locked(queue_path);
-    const auto u = users_.find(id.user);
-    decrease_locked(qi, *a, usage, remove_app, u ? *u : limits_none - 1);
+    if (!a || !app_states_[*a].live) throw unknown_entity_error(error_id::unknown_job, "application", app);
+    const auto& st = app_states_[*a];
+    std::uint32_t qi = st.queue;
+    if (queue_nodes_[qi].path != queue_path) {
+      const auto q = queues_.find(queue_path);
+      qi = q ? *q : queue_locked(queue_path);
+    }
+    std::uint32_t ui = st.user;
+    if (users_.name(ui) != id.user) {
+      const auto u = users_.find(id.user);
+      ui = u ? *u : limits_none - 1;
+    }
+    decrease_locked(qi, *a, usage, remove_app, ui);
   }
   [[nodiscard]] limit_vector headroom(std::string_view queue_path, std::string_view app, const limits_identity& id) {
     limit_vector out;
@@ -406,12 +534,12 @@ class limits_manager {
   [[nodiscard]] resource_vector user_usage(std::string_view user, std::string_view queue_path) const {
     std::lock_guard lk(mu_);
     const auto* n = find_node(user_states_, users_.find(user), queues_.find(queue_path));
-    return n ? n->usage.to_vector() : resource_vector{};
+    return n ? to_vector(n->use) : resource_vector{};
   }
   [[nodiscard]] resource_vector group_usage(std::string_view group, std::string_view queue_path) const {
     std::lock_guard lk(mu_);
     const auto* n = find_node(group_states_, groups_.find(group), queues_.find(queue_path));
-    return n ? n->usage.to_vector() : resource_vector{};
+    return n ? to_vector(n->use) : resource_vector{};
   }
   [[nodiscard]] std::uint64_t user_running(std::string_view user, std::string_view queue_path) const {
     std::lock_guard lk(mu_);
@@ -428,9 +556,9 @@ class limits_manager {
   [[nodiscard]] std::optional<std::string> group_of(std::string_view app) const {
     std::lock_guard lk(mu_);
     const auto a = apps_.find(app);
-    if (!a || *a >= app_states_.size() || !app_states_[*a].live) return std::nullopt;
+    if (!a || !app_states_[*a].live) return std::nullopt;
     const auto g = app_states_[*a].group;
-    return g == detail::limits_none ? std::string() : groups_.names[g];
+    return g == detail::limits_none ? std::string() : groups_.name(g);
   }
   /// Number of queue trackers (user + group) that exist; empty ones are removed.
   [[nodiscard]] std::size_t tracker_count() const {
@@ -440,6 +568,12 @@ class limits_manager {
     for (const auto& s : group_states_) n += s.nodes.size();
     return n;
   }
+  /// Number of application ids the manager remembers: the running ones plus
+  /// those whose handle the host holds (app_id without release_app).
+  [[nodiscard]] std::size_t application_count() const {
+    std::lock_guard lk(mu_);
+    return apps_.live();
+  }
   /// Snapshots in the shape of YuniKorn's /usage/users and /usage/groups.
   [[nodiscard]] std::vector<limits_user_usage> users_usage() const {
     std::lock_guard lk(mu_);
@@ -447,12 +581,12 @@ class limits_manager {
     for (std::uint32_t u = 0; u < user_states_.size(); ++u) {
       if (user_states_[u].nodes.empty()) continue;
       limits_user_usage uu;
-      uu.user = users_.names[u];
+      uu.user = users_.name(u);
       for (std::uint32_t a = 0; a < app_states_.size(); ++a)
         if (app_states_[a].live && app_states_[a].user == u)
-          uu.app_groups.emplace_back(apps_.names[a], app_states_[a].group == detail::limits_none
-                                                         ? std::string()
-                                                         : groups_.names[app_states_[a].group]);
+          uu.app_groups.emplace_back(apps_.name(a), app_states_[a].group == detail::limits_none
+                                                        ? std::string()
+                                                        : groups_.name(app_states_[a].group));
       std::sort(uu.app_groups.begin(), uu.app_groups.end());
       uu.queues = snapshot_tree(user_states_[u], u, false);
       out.push_back(std::move(uu));
@@ -466,9 +600,9 @@ class limits_manager {
     for (std::uint32_t g = 0; g < group_states_.size(); ++g) {
       if (group_states_[g].nodes.empty()) continue;
       limits_group_usage gu;
-      gu.group = groups_.names[g];
+      gu.group = groups_.name(g);
       for (std::uint32_t a = 0; a < app_states_.size(); ++a)
-        if (app_states_[a].live && app_states_[a].group == g) gu.applications.push_back(apps_.names[a]);
+        if (app_states_[a].live && app_states_[a].group == g) gu.applications.push_back(apps_.name(a));
       std::sort(gu.applications.begin(), gu.applications.end());
       gu.queues = snapshot_tree(group_states_[g], g, true);
       out.push_back(std::move(gu));
@@ -481,6 +615,7 @@ class limits_manager {
 
  private:
   using node = detail::limits_node;
+  static constexpr std::uint32_t no_slot = 0xFFFFU;
 
   // ---- interning (under mu_) ----
   std::uint32_t queue_locked(std::string_view path) {
@@ -494,8 +629,8 @@ class limits_manager {
     const auto dot = path.rfind('.');
     const std::uint32_t parent =
         dot == std::string_view::npos ? detail::limits_none : intern_queue(path.substr(0, dot));
+    if (queue_nodes_.size() <= queues_.size()) queue_nodes_.resize(queues_.size() + 1);  // before interning
     const auto id = queues_.intern(path);
-    if (queue_nodes_.size() <= id) queue_nodes_.resize(id + 1);
     auto& qn = queue_nodes_[id];
     qn.path = std::string(path);
     qn.parent = parent;
@@ -507,19 +642,61 @@ class limits_manager {
   }
   std::uint32_t user_locked(std::string_view user) {
     if (user.empty()) throw unknown_entity_error(error_id::unknown_user, "user", user);
-    const auto id = users_.intern(user);
-    if (user_states_.size() <= id) user_states_.resize(id + 1);
-    return id;
+    if (user_states_.size() <= users_.size()) user_states_.resize(users_.size() + 1);  // before interning
+    return users_.intern(user);
   }
   std::uint32_t app_locked(std::string_view app) {
     if (app.empty()) throw unknown_entity_error(error_id::unknown_job, "application", app);
-    const auto id = apps_.intern(app);
-    if (app_states_.size() <= id) app_states_.resize(id + 1);
-    return id;
+    if (app_states_.size() <= apps_.size()) app_states_.resize(apps_.size() + 1);  // before interning
+    return apps_.intern(app);
   }
   std::uint32_t group_state_locked(std::uint32_t g) {
     if (group_states_.size() <= g) group_states_.resize(g + 1);
     return g;
+  }
+  /// An application that neither runs nor is held by a handle is forgotten.
+  void forget_app(std::uint32_t a) noexcept {
+    auto& st = app_states_[a];
+    st.live = false;
+    st.pinned = false;
+    st.user = st.group = st.queue = detail::limits_none;
+    st.use.clear();
+    st.unodes.clear();
+    st.gnodes.clear();
+    apps_.forget(a);
+  }
+
+  // ---- resource slots (under mu_) ----
+  [[nodiscard]] std::uint32_t slot_find(resource_id id) const noexcept {
+    return id < slot_of_.size() ? slot_of_[id] : no_slot;
+  }
+  std::uint32_t slot_intern(resource_id id) {
+    if (id < slot_of_.size() && slot_of_[id] != no_slot) return slot_of_[id];
+    if (res_of_slot_.size() >= no_slot - 1) throw overflow_error("too many resources in user/group limits");
+    res_of_slot_.reserve(res_of_slot_.size() + 1);
+    if (slot_of_.size() <= id) slot_of_.resize(static_cast<std::size_t>(id) + 1, static_cast<std::uint16_t>(no_slot));
+    const auto s = static_cast<std::uint16_t>(res_of_slot_.size());
+    slot_of_[id] = s;
+    res_of_slot_.push_back(id);
+    return s;
+  }
+  /// The positive entries of `usage` with their slots (assigned when `assign`);
+  /// a negative amount is a validation_error naming application `a`.
+  void prepare(const resource_vector& usage, detail::limits_req& req, bool assign, std::uint32_t a) {
+    req.reset(usage.size());
+    for (const auto& e : usage) {
+      if (e.value > 0)
+        req.push({assign ? slot_intern(e.id) : slot_find(e.id), e.id, e.value});
+      else if (e.value < 0)
+        throw validation_error("application " + apps_.name(a) + ".usage." + std::string(reg_->name(e.id)),
+                               "negative amount " + std::to_string(e.value));
+    }
+  }
+  [[nodiscard]] resource_vector to_vector(const detail::limits_slots& v) const {
+    resource_vector r;
+    for (std::size_t s = 0; s < v.size(); ++s)
+      if (v[s] != 0) r.set(res_of_slot_[s], v[s]);
+    return r;
   }
 
   template <class F>
@@ -527,9 +704,27 @@ class limits_manager {
       std::string_view queue_path, std::string_view app, std::string_view user, std::span<const std::string> groups,
       F&& f) {
     std::lock_guard lk(mu_);
+    std::uint32_t a = detail::limits_none;
+    if (!app.empty()) {
+      if (const auto found = apps_.find(app)) {
+        a = *found;
+        // fast path: a running application of this user in this queue; its group is fixed
+        const auto& st = app_states_[a];
+        if (st.live && queue_nodes_[st.queue].path == queue_path && users_.name(st.user) == user)
+          return f(st.queue, a, st.user, std::span<const group_handle>{});
+      }
+    }
     const auto q = queue_locked(queue_path);
     const auto u = user_locked(user);
-    const auto a = app.empty() ? detail::limits_none : app_locked(app);
+    // an application first seen here is forgotten again unless the call left it running
+    struct forget_guard {
+      limits_manager* m;
+      std::uint32_t a;
+      ~forget_guard() {
+        if (a != detail::limits_none && !m->app_states_[a].live && !m->app_states_[a].pinned) m->forget_app(a);
+      }
+    } guard{this, detail::limits_none};
+    if (!app.empty() && a == detail::limits_none) a = guard.a = app_locked(app);
     boost::container::small_vector<group_handle, 8> gs;
     for (const auto& g : groups)
       if (!g.empty() && g != limits_wildcard && gs.size() < 64) gs.push_back(group_handle{groups_.intern(g)});
@@ -550,7 +745,7 @@ class limits_manager {
     const auto* cq = cq_of(q);
     if (!cq) return nullptr;
     if (!cq->users.empty()) {
-      auto it = cq->users.find(users_.names[u]);
+      auto it = cq->users.find(users_.name(u));
       if (it != cq->users.end()) return it->second;
     }
     return cq->user_wild;
@@ -559,7 +754,7 @@ class limits_manager {
     const auto* cq = cq_of(q);
     if (!cq) return nullptr;
     if (g == detail::limits_wild_group) return cq->group_wild;
-    auto it = cq->group_map.find(groups_.names[g]);
+    auto it = cq->group_map.find(groups_.name(g));
     return it == cq->group_map.end() ? nullptr : it->second;
   }
   const detail::limits_value* cached(node& n, std::uint32_t q, std::uint32_t id, bool group) {
@@ -579,7 +774,7 @@ class limits_manager {
       for (const auto& [name, lim] : cq->groups)
         for (auto g : groups) {
           const auto gi = static_cast<std::uint32_t>(g);
-          if (gi < groups_.names.size() && groups_.names[gi] == name) return gi;
+          if (gi < groups_.size() && groups_.name(gi) == name) return gi;
         }
       if (cq->group_wild) return detail::limits_wild_group;
     }
@@ -600,28 +795,45 @@ class limits_manager {
   }
 
   void check_app_handle(std::uint32_t a) const {
-    if (a >= app_states_.size()) throw unknown_entity_error(error_id::unknown_job, "application id", std::to_string(a));
+    if (a >= app_states_.size() || !apps_.alive(a))
+      throw unknown_entity_error(error_id::unknown_job, "application id", std::to_string(a));
   }
   void check_queue_handle(std::uint32_t q) const {
-    if (q >= queue_nodes_.size()) throw unknown_entity_error(error_id::unknown_queue, "queue id", std::to_string(q));
+    if (q >= queues_.size()) throw unknown_entity_error(error_id::unknown_queue, "queue id", std::to_string(q));
   }
   void check_user_handle(std::uint32_t u) const {
-    if (u >= users_.names.size()) throw unknown_entity_error(error_id::unknown_user, "user id", std::to_string(u));
+    if (u >= users_.size()) throw unknown_entity_error(error_id::unknown_user, "user id", std::to_string(u));
     if (user_states_.size() <= u) throw unknown_entity_error(error_id::unknown_user, "user id", std::to_string(u));
   }
-  void check_request(const resource_vector& usage, std::uint32_t a) const {
-    for (const auto& e : usage)
-      if (e.value < 0)
-        throw validation_error("application " + apps_.names[a] + ".usage." + std::string(reg_->name(e.id)),
-                               "negative amount " + std::to_string(e.value));
-  }
 
-  // one level of the check; appends a reason when it fails
-  void check_level(const detail::limits_value* lim, const node* n, const resource_vector& usage, bool new_app,
+  /// One level of the check: does the request stay within `lim` given the
+  /// tracker `n` (null: nothing tracked yet)? A sum that overflows a limited
+  /// resource does not fit; one that overflows an unlimited resource sets
+  /// `overflow` (a typed error when nothing denies).
+  static bool level_ok(const detail::limits_value* lim, const node* n, const detail::limits_req& req, bool new_app,
+                       bool& overflow) noexcept {
+    if (lim && new_app && lim->max_apps != 0 && (n ? n->running : 0) + 1 > lim->max_apps) return false;
+    const amount* use = n ? n->use.data() : nullptr;
+    const std::size_t nuse = n ? n->use.size() : 0;
+    const amount* lp = lim ? lim->by_id.data() : nullptr;
+    const std::size_t nl = lim ? lim->by_id.size() : 0;
+    for (const auto& e : req) {
+      const amount used = e.slot < nuse ? use[e.slot] : amount{0};
+      const amount l = e.id < nl ? lp[e.id] : amount{-1};
+      amount total{};
+      if (__builtin_add_overflow(used, e.value, &total)) {
+        if (l >= 0) return false;
+        overflow = true;
+        continue;
+      }
+      if (l >= 0 && total > l) return false;
+    }
+    return true;
+  }
+  // the reasons of a level that failed level_ok: maxapplications, then the first resource over its limit
+  void add_reasons(const detail::limits_value* lim, const node* n, const detail::limits_req& req, bool new_app,
                    bool group, std::uint32_t id, std::uint32_t q, decision& d) const {
     if (!lim) return;
-    static const detail::limits_usage zero{};
-    const detail::limits_usage& used = n ? n->usage : zero;
     const std::uint64_t running = n ? n->running : 0;
     if (new_app && lim->max_apps != 0 && running + 1 > lim->max_apps) {
       reason r;
@@ -634,33 +846,30 @@ class limits_manager {
       r.message = lim->where + " '" + lim->entry + "'";
       d.add(std::move(r));
     }
-    if (!used.fits_with(usage, lim->max)) {
-      for (const auto& e : usage) {
-        if (e.value <= 0) continue;
-        const amount* l = lim->max.find(e.id);
-        if (!l) continue;
-        amount total{};
-        const amount u = used.get(e.id);
-        if (detail::try_add(u, e.value, total) && total <= *l) continue;
-        reason r;
-        r.model = model_name;
-        r.rule = "max_resources";
-        r.entity = entity_text(group, id, q);
-        r.resource = e.id;
-        r.resource_name = reg_->name(e.id);
-        r.requested = e.value;
-        r.used = u;
-        r.limit = *l;
-        r.message = lim->where + " '" + lim->entry + "'";
-        d.add(std::move(r));
-        break;
-      }
+    for (const auto& e : req) {
+      const amount l = lim->limit_of(e.id);
+      if (l < 0) continue;
+      const amount u = n ? detail::limits_at(n->use, e.slot) : amount{0};
+      amount total{};
+      if (detail::try_add(u, e.value, total) && total <= l) continue;
+      reason r;
+      r.model = model_name;
+      r.rule = "max_resources";
+      r.entity = entity_text(group, id, q);
+      r.resource = e.id;
+      r.resource_name = reg_->name(e.id);
+      r.requested = e.value;
+      r.used = u;
+      r.limit = l;
+      r.message = lim->where + " '" + lim->entry + "'";
+      d.add(std::move(r));
+      break;
     }
   }
   std::string entity_text(bool group, std::uint32_t id, std::uint32_t q) const {
     std::string s(group ? "group" : "user");
     s.push_back(':');
-    s.append(group ? groups_.names[id] : users_.names[id]);
+    s.append(group ? groups_.name(id) : users_.name(id));
     s.push_back('@');
     s.append(queue_nodes_[q].path);
     return s;
@@ -672,42 +881,35 @@ class limits_manager {
     check_app_handle(a);
     check_user_handle(u);
     if (!cq_of(q)) throw unknown_entity_error(error_id::unknown_queue, "queue", queue_nodes_[q].path);
-    check_request(usage, a);
+    detail::limits_req req;
+    prepare(usage, req, commit, a);  // slots are only assigned by a change
     auto& app = app_states_[a];
     const bool new_app = !app.live;
     if (!new_app && (app.user != u || app.queue != q))
-      throw state_error(error_id::state_conflict, "application '" + apps_.names[a] + "' runs in queue " +
+      throw state_error(error_id::state_conflict, "application '" + apps_.name(a) + "' runs in queue " +
                                                       queue_nodes_[app.queue].path + " for user '" +
-                                                      users_.names[app.user] + "', not in " + queue_nodes_[q].path +
-                                                      " for '" + users_.names[u] + "'");
+                                                      users_.name(app.user) + "', not in " + queue_nodes_[q].path +
+                                                      " for '" + users_.name(u) + "'");
     const std::uint32_t g = new_app ? resolve_group(q, groups) : app.group;
     const auto& chain = queue_nodes_[q].chain;
     decision d;
+    bool overflow = false;
     // 1. check the whole path for the user and the group, changing nothing
     for (std::size_t i = 0; i < chain.size(); ++i) {
       const auto level = chain[i];
       node* un = new_app ? find_node_mut(user_states_, u, level) : app.unodes[i];
-      check_level(un ? cached(*un, level, u, false) : user_limit(level, u), un, usage, new_app, false, u, level, d);
+      const auto* ul = un ? cached(*un, level, u, false) : user_limit(level, u);
+      if (!level_ok(ul, un, req, new_app, overflow)) add_reasons(ul, un, req, new_app, false, u, level, d);
       if (g != detail::limits_none) {
         node* gn = new_app ? find_node_mut(group_states_, g, level) : app.gnodes[i];
-        check_level(gn ? cached(*gn, level, g, true) : group_limit(level, g), gn, usage, new_app, true, g, level, d);
+        const auto* gl = gn ? cached(*gn, level, g, true) : group_limit(level, g);
+        if (!level_ok(gl, gn, req, new_app, overflow)) add_reasons(gl, gn, req, new_app, true, g, level, d);
       }
     }
     if (d.denied() || !commit) return d;
-    // 2. overflow pre-check (unlimited levels can still overflow int64)
-    auto overflow_check = [&](const node* n) {
-      if (n && !n->usage.can_add(usage)) detail::throw_overflow("user/group usage");
-    };
-    if (!new_app) {
-      for (auto* n : app.unodes) overflow_check(n);
-      for (auto* n : app.gnodes) overflow_check(n);
-    } else {
-      for (auto level : chain) {
-        overflow_check(find_node_mut(user_states_, u, level));
-        if (g != detail::limits_none) overflow_check(find_node_mut(group_states_, g, level));
-      }
-    }
-    // 3. commit (node creation may allocate; empty nodes left by a failure are harmless)
+    // 2. unlimited levels can still overflow int64
+    if (overflow) detail::throw_overflow("user/group usage");
+    // 3. commit (node creation and slot growth may allocate; all before any amount changes)
     if (new_app) {
       boost::container::small_vector<node*, 8> un, gn;
       auto& ust = user_states_[u];
@@ -718,7 +920,7 @@ class limits_manager {
       }
       app.unodes = un;
       app.gnodes = gn;
-      app.usage.clear();
+      app.use.clear();
       for (auto* n : app.unodes) ++n->running;
       for (auto* n : app.gnodes) ++n->running;
       app.user = u;
@@ -726,9 +928,26 @@ class limits_manager {
       app.queue = q;
       app.live = true;
     }
-    for (auto* n : app.unodes) n->usage.add(usage);
-    for (auto* n : app.gnodes) n->usage.add(usage);
-    app.usage.add(usage);
+    std::size_t width = 0;
+    for (const auto& e : req) width = std::max(width, static_cast<std::size_t>(e.slot) + 1);
+    node* const* un = app.unodes.data();
+    node* const* gn = app.gnodes.data();
+    const std::size_t nu = app.unodes.size(), ng = app.gnodes.size();
+    auto widen = [width](detail::limits_slots& v) {
+      if (v.size() < width) v.resize(width, amount{0});
+    };
+    for (std::size_t i = 0; i < nu; ++i) widen(un[i]->use);
+    for (std::size_t i = 0; i < ng; ++i) widen(gn[i]->use);
+    widen(app.use);
+    const detail::limits_req_entry* rb = req.begin();
+    const std::size_t rn = req.size();
+    auto add = [rb, rn](detail::limits_slots& v) {
+      amount* p = v.data();
+      for (std::size_t k = 0; k < rn; ++k) p[rb[k].slot] += rb[k].value;
+    };
+    for (std::size_t i = 0; i < nu; ++i) add(un[i]->use);
+    for (std::size_t i = 0; i < ng; ++i) add(gn[i]->use);
+    add(app.use);
     return d;
   }
 
@@ -737,34 +956,42 @@ class limits_manager {
     check_queue_handle(q);
     if (a >= app_states_.size() || !app_states_[a].live)
       throw unknown_entity_error(error_id::unknown_job, "application",
-                                 a < apps_.names.size() ? apps_.names[a] : std::to_string(a));
+                                 apps_.alive(a) ? apps_.name(a) : std::to_string(a));
     auto& app = app_states_[a];
-    check_request(usage, a);
+    detail::limits_req req;
+    prepare(usage, req, false, a);
     if (app.queue != q)
-      throw state_error(error_id::state_conflict, "application '" + apps_.names[a] + "' runs in queue " +
+      throw state_error(error_id::state_conflict, "application '" + apps_.name(a) + "' runs in queue " +
                                                       queue_nodes_[app.queue].path + ", not in " +
                                                       queue_nodes_[q].path);
     if (user_check != limits_none && user_check != app.user)
       throw state_error(error_id::state_conflict,
-                        "application '" + apps_.names[a] + "' belongs to user '" + users_.names[app.user] + "'");
-    bool rest = false;
-    for (const auto& e : app.usage) {
-      const amount take = usage.get(e.id);
-      if (e.value - take != 0) rest = true;
-    }
-    for (const auto& e : usage)
-      if (e.value > app.usage.get(e.id))
+                        "application '" + apps_.name(a) + "' belongs to user '" + users_.name(app.user) + "'");
+    for (const auto& e : req) {
+      const amount have = detail::limits_at(app.use, e.slot);
+      if (e.value > have)
         throw state_error(error_id::state_negative_usage,
-                          "decrease of application '" + apps_.names[a] + "' in queue " + queue_nodes_[q].path + " by " +
+                          "decrease of application '" + apps_.name(a) + "' in queue " + queue_nodes_[q].path + " by " +
                               std::string(reg_->name(e.id)) + "=" + std::to_string(e.value) +
-                              " would take its usage below zero (usage " + std::to_string(app.usage.get(e.id)) + ")");
-    if (remove_app && rest)
-      throw state_error(error_id::state_conflict, "application '" + apps_.names[a] +
-                                                      "' cannot be removed while it still has usage; decrease "
-                                                      "all of it with remove_app");
-    for (auto* n : app.unodes) n->usage.add(usage, true);
-    for (auto* n : app.gnodes) n->usage.add(usage, true);
-    app.usage.add(usage, true);
+                              " would take its usage below zero (usage " + std::to_string(have) + ")");
+    }
+    if (remove_app) {
+      for (std::size_t s = 0; s < app.use.size(); ++s)
+        if (app.use[s] - usage.get(res_of_slot_[s]) != 0)
+          throw state_error(error_id::state_conflict, "application '" + apps_.name(a) +
+                                                          "' cannot be removed while it still has usage; decrease "
+                                                          "all of it with remove_app");
+    }
+    // every positive entry has a slot within the application's (and so its trackers') arrays
+    const detail::limits_req_entry* rb = req.begin();
+    const std::size_t rn = req.size();
+    auto take = [rb, rn](detail::limits_slots& v) {
+      amount* p = v.data();
+      for (std::size_t k = 0; k < rn; ++k) p[rb[k].slot] -= rb[k].value;
+    };
+    for (auto* n : app.unodes) take(n->use);
+    for (auto* n : app.gnodes) take(n->use);
+    take(app.use);
     if (!remove_app) return;
     for (auto* n : app.unodes) --n->running;
     for (auto* n : app.gnodes) --n->running;
@@ -773,7 +1000,8 @@ class limits_manager {
     auto cleanup = [&](detail::limits_entity& st) {
       for (auto level : chain) {
         auto it = st.nodes.find(level);
-        if (it != st.nodes.end() && it->second.running == 0 && it->second.usage.is_zero()) st.nodes.erase(it);
+        if (it != st.nodes.end() && it->second.running == 0 && detail::limits_is_zero(it->second.use))
+          st.nodes.erase(it);
       }
     };
     cleanup(user_states_[app.user]);
@@ -781,8 +1009,9 @@ class limits_manager {
     app.live = false;
     app.unodes.clear();
     app.gnodes.clear();
-    app.usage.clear();
+    app.use.clear();
     app.group = detail::limits_none;
+    if (!app.pinned) forget_app(a);
   }
 
   void headroom_locked(std::uint32_t q, std::uint32_t a, std::uint32_t u, std::span<const group_handle> groups,
@@ -794,12 +1023,22 @@ class limits_manager {
         a != detail::limits_none && a < app_states_.size() && app_states_[a].live && app_states_[a].user == u;
     const std::uint32_t g = running ? app_states_[a].group : resolve_group(q, groups);
     const bool live = running && app_states_[a].queue == q;  // its cached trackers are the ones to read
+    // the minimum per resource id, dense for ids below 16
+    std::array<amount, 16> best{};
+    std::uint64_t mask = 0;
     auto fold = [&](const detail::limits_value* lim, const node* n) {
       if (!lim) return;
       for (const auto& e : lim->max) {
-        const amount v = detail::checked_sub(e.value, n ? n->usage.get(e.id) : amount{0});
-        const amount* cur = out.find(e.id);
-        if (!cur || v < *cur) out.set(e.id, v);
+        const amount used = n ? detail::limits_at(n->use, slot_find(e.id)) : amount{0};
+        const amount v = detail::checked_sub(e.value, used);
+        if (e.id < best.size()) {
+          const std::uint64_t bit = std::uint64_t{1} << e.id;
+          if (!(mask & bit) || v < best[e.id]) best[e.id] = v;
+          mask |= bit;
+        } else {
+          const amount* cur = out.find(e.id);
+          if (!cur || v < *cur) out.set(e.id, v);
+        }
       }
     };
     const auto& chain = queue_nodes_[q].chain;
@@ -811,6 +1050,10 @@ class limits_manager {
         node* gn = live ? app_states_[a].gnodes[i] : find_node_mut(group_states_, g, level);
         fold(gn ? cached(*gn, level, g, true) : group_limit(level, g), gn);
       }
+    }
+    for (std::uint64_t m = mask; m != 0; m &= m - 1) {
+      const auto id = static_cast<resource_id>(std::countr_zero(m));
+      out.set(id, best[id]);
     }
   }
 
@@ -839,16 +1082,16 @@ class limits_manager {
     for (const auto& [q, n] : st.nodes) {
       limits_usage_node out;
       out.queue_path = queue_nodes_[q].path;
-      out.usage = n.usage.to_vector();
+      out.usage = to_vector(n.use);
       const detail::limits_value* lim = nullptr;
       if (auto it = cfg_->queues.find(queue_nodes_[q].path); it != cfg_->queues.end()) {
         const auto& cq = it->second;
         if (group) {
           if (id == detail::limits_wild_group)
             lim = cq.group_wild;
-          else if (auto g = cq.group_map.find(groups_.names[id]); g != cq.group_map.end())
+          else if (auto g = cq.group_map.find(groups_.name(id)); g != cq.group_map.end())
             lim = g->second;
-        } else if (auto uu = cq.users.find(users_.names[id]); uu != cq.users.end()) {
+        } else if (auto uu = cq.users.find(users_.name(id)); uu != cq.users.end()) {
           lim = uu->second;
         } else {
           lim = cq.user_wild;
@@ -862,7 +1105,7 @@ class limits_manager {
         const auto& app = app_states_[a];
         if (!app.live || (group ? app.group : app.user) != id) continue;
         const auto& ch = queue_nodes_[app.queue].chain;
-        if (std::find(ch.begin(), ch.end(), q) != ch.end()) out.running_applications.push_back(apps_.names[a]);
+        if (std::find(ch.begin(), ch.end(), q) != ch.end()) out.running_applications.push_back(apps_.name(a));
       }
       std::sort(out.running_applications.begin(), out.running_applications.end());
       built.emplace(q, std::move(out));
@@ -893,6 +1136,9 @@ class limits_manager {
   std::shared_ptr<const detail::limits_compiled> cfg_;
   std::uint64_t gen_ = 1;  // cached entries start at 0: always resolved once
   detail::limits_interner users_, groups_, apps_, queues_;
+  // resource slots: the usage arrays' index of a resource id, assigned on first request
+  std::vector<std::uint16_t> slot_of_;
+  std::vector<resource_id> res_of_slot_;
   // vectors: entities move their unordered_map on growth, which keeps node
   // addresses (the map's nodes are not relocated by a noexcept move)
   std::vector<detail::limits_queue_node> queue_nodes_;

@@ -611,3 +611,47 @@ TEST_CASE("limits: reload of maxapplications and of the wildcard group applies t
   CHECK(m.increase("root", "a1", use(1000), who("sue", {"x"})).allowed());  // 2 <= 2
   CHECK_FALSE(m.can_run_app("root", "a4", who("sue", {"x"})));              // 1 app of 1 running
 }
+
+TEST_CASE("limits: removed applications are forgotten, so memory follows the running applications") {
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(parse(R"({"name": "root", "queues": [{"name": "a", "limits": [
+      {"limit": "u", "users": ["*"], "maxresources": {"vcore": 1000}},
+      {"limit": "g", "groups": ["dev"], "maxresources": {"vcore": 1000}}]}]})",
+                 reg));
+  const auto app_name = [](int round, int i) { return "app-" + std::to_string(round) + "-" + std::to_string(i); };
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 200; ++i)
+      REQUIRE(m.increase("root.a", app_name(round, i), use(10), who("u" + std::to_string(i % 7), {"dev"})).allowed());
+    CHECK(m.application_count() == 200);
+    CHECK(m.group_running("dev", "root") == 200);
+    for (int i = 0; i < 200; ++i)
+      m.decrease("root.a", app_name(round, i), use(10), true, who("u" + std::to_string(i % 7)));
+    CHECK(m.application_count() == 0);
+    CHECK(m.tracker_count() == 0);
+  }
+  // lookups and denials of applications that never ran leave nothing behind
+  (void)m.headroom("root.a", "ghost", who("sue"));
+  (void)m.can_run_app("root.a", "ghost", who("sue"));
+  (void)m.check_increase("root.a", "ghost", use(1), who("sue"));
+  CHECK(m.increase("root.a", "too-big", use(2'000'000), who("sue")).denied());
+  REQUIRE_THROWS_AS((void)m.increase("root.a", "bad", use(-1), who("sue")), validation_error);
+  CHECK(m.application_count() == 0);
+  CHECK(!m.group_of("too-big"));
+  // forgotten ids are reused: 600 applications came and went, the id space did not grow
+  const auto q = m.queue_id("root.a");
+  const auto u = m.user_id("sue");
+  const auto a = m.app_id("held");
+  CHECK(static_cast<std::uint32_t>(a) < 200);
+  // a handle keeps its application until release_app, even after it is removed
+  REQUIRE(m.increase(q, a, use(5), u, {}).allowed());
+  m.decrease(q, a, use(5), true);
+  CHECK(m.application_count() == 1);
+  REQUIRE(m.increase(q, a, use(5), u, {}).allowed());  // the handle still works
+  m.release_app(a);
+  CHECK(m.application_count() == 1);  // still running
+  m.decrease(q, a, use(5), true);
+  CHECK(m.application_count() == 0);
+  CHECK(m.tracker_count() == 0);
+  REQUIRE_THROWS_AS(m.release_app(a), unknown_entity_error);
+}

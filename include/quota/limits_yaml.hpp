@@ -1,0 +1,143 @@
+// quota/limits_yaml.hpp — YuniKorn queues.yaml for user and group limits (opt-in).
+//
+// Needs yaml-cpp (Debian: libyaml-cpp-dev; CMake: find_package(yaml-cpp) and
+// link the `yaml-cpp` target). The YAML document is turned into the JSON
+// structure that load_limits_config (quota/limits_json.hpp) reads, with the
+// same field names as YuniKorn's queues.yaml:
+//
+//   partitions:
+//     - name: default
+//       queues:
+//         - name: root
+//           queues:
+//             - name: dev
+//               resources: {max: {memory: 1T, vcore: 100}}
+//               limits:
+//                 - limit: specific user
+//                   users: [sue]
+//                   maxresources: {memory: 25G, vcore: 5}
+//                   maxapplications: 2
+//
+// So parsing and validation are the JSON loader's: every problem of the
+// document at once as a validation_error naming the path and the limit. A
+// YAML syntax error is a parse_error (105) with its line and column.
+//
+// Scalars: a plain integer (5, -1) becomes a JSON integer, anything else a
+// string ("25G", "0.5" are quantities). The values of `name`, `limit`,
+// `users` and `groups` always stay strings (a user named 1001 is a name, not
+// a number). true/false become booleans and ~ / null become null, so a
+// wrongly typed field is reported as in JSON.
+#pragma once
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include <yaml-cpp/yaml.h>
+
+#include <quota/error.hpp>
+#include <quota/json.hpp>
+#include <quota/limits_config.hpp>
+#include <quota/limits_json.hpp>
+
+namespace quota {
+
+namespace detail {
+
+[[nodiscard]] inline bool limits_yaml_name_field(std::string_view key) noexcept {
+  return key == "name" || key == "limit" || key == "users" || key == "groups";
+}
+
+/// A plain scalar as JSON: integers, booleans and null keep their YAML meaning.
+[[nodiscard]] inline json limits_yaml_scalar(const std::string& s) {
+  if (s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
+  if (s == "true" || s == "True" || s == "TRUE") return true;
+  if (s == "false" || s == "False" || s == "FALSE") return false;
+  const bool neg = !s.empty() && s[0] == '-';
+  const std::size_t start = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  if (s.size() > start && s.size() - start <= 19 && s.find_first_not_of("0123456789", start) == std::string::npos) {
+    errno = 0;
+    if (neg) {
+      const long long v = std::strtoll(s.c_str(), nullptr, 10);
+      if (errno == 0) return static_cast<std::int64_t>(v);
+    } else {
+      const unsigned long long v = std::strtoull(s.c_str() + start, nullptr, 10);
+      if (errno == 0) return static_cast<std::uint64_t>(v);
+    }
+  }
+  return s;  // a quantity such as 25G or 0.5, or text
+}
+
+/// The JSON twin of a YAML node. `names`: scalars below stay strings.
+[[nodiscard]] inline json limits_yaml_to_json(const YAML::Node& n, bool names, const std::string& path) {
+  switch (n.Type()) {
+    case YAML::NodeType::Undefined:
+    case YAML::NodeType::Null:
+      return nullptr;
+    case YAML::NodeType::Scalar:
+      // quoted scalars carry the tag "!": always strings
+      if (names || n.Tag() == "!") return n.Scalar();
+      return limits_yaml_scalar(n.Scalar());
+    case YAML::NodeType::Sequence: {
+      json arr = json::array();
+      std::size_t i = 0;
+      for (const auto& c : n) arr.push_back(limits_yaml_to_json(c, names, index_path(path, i++)));
+      return arr;
+    }
+    case YAML::NodeType::Map: {
+      json obj = json::object();
+      for (const auto& kv : n) {
+        if (!kv.first.IsScalar())
+          throw parse_error(error_id::parse_malformed_document,
+                            (path.empty() ? std::string("document") : path) + ": a map key must be a scalar");
+        const std::string& key = kv.first.Scalar();
+        obj[key] = limits_yaml_to_json(kv.second, limits_yaml_name_field(key), join_path(path, key));
+      }
+      return obj;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace detail
+
+/// The JSON structure of a YuniKorn queues.yaml text (see the file comment);
+/// parse_error (105) with line and column for a YAML syntax error.
+[[nodiscard]] inline json limits_yaml_to_json(const std::string& text) {
+  YAML::Node doc;
+  try {
+    doc = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw parse_error(error_id::parse_malformed_document, "limits yaml: line " + std::to_string(e.mark.line + 1) +
+                                                              ", column " + std::to_string(e.mark.column + 1) + ": " +
+                                                              e.msg);
+  }
+  return detail::limits_yaml_to_json(doc, false, "");
+}
+
+/// Loads a limits configuration from YuniKorn queues.yaml text: the same
+/// structure, rules and errors as load_limits_config (JSON).
+[[nodiscard]] inline limits_config load_limits_config_yaml(const std::string& text, resource_registry& reg,
+                                                           const limits_json_options& opt = {}) {
+  return load_limits_config(limits_yaml_to_json(text), reg, opt);
+}
+
+/// load_limits_config_yaml of a file; parse_error (105) when it cannot be read.
+[[nodiscard]] inline limits_config load_limits_config_yaml_file(const std::string& file, resource_registry& reg,
+                                                                const limits_json_options& opt = {}) {
+  YAML::Node doc;
+  try {
+    doc = YAML::LoadFile(file);
+  } catch (const YAML::BadFile&) {
+    throw parse_error(error_id::parse_malformed_document, "limits yaml: cannot read " + file);
+  } catch (const YAML::Exception& e) {
+    throw parse_error(error_id::parse_malformed_document, "limits yaml " + file + ": line " +
+                                                              std::to_string(e.mark.line + 1) + ", column " +
+                                                              std::to_string(e.mark.column + 1) + ": " + e.msg);
+  }
+  return load_limits_config(detail::limits_yaml_to_json(doc, false, ""), reg, opt);
+}
+
+}  // namespace quota
