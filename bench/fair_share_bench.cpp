@@ -20,7 +20,7 @@ std::string name_of(char c, long long i) {
   return s;
 }
 
-fair_share_tree make_tree(long long leaves) {
+fair_share_tree make_tree(long long leaves, fair_share_options opts = {}) {
   std::vector<fair_share_queue_spec> specs;
   const long long depts = 10, projects_per = leaves / 100;  // 10 x (leaves/100) x 10
   const resource_id rs[3] = {R::cpu, R::memory, R::nvidia_gpu};
@@ -48,14 +48,18 @@ fair_share_tree make_tree(long long leaves) {
       for (long long l = 0; l < 10; ++l) add(name_of('l', (d * projects_per + p) * 10 + l), pn, k++);
     }
   }
-  fair_share_tree t(std::move(specs));
+  fair_share_tree t(std::move(specs), opts);
   t.set_capacity(resource_vector{{R::cpu, leaves * 2000}, {R::memory, leaves * 2000}, {R::nvidia_gpu, leaves * 2000}});
   for (std::size_t q = 0; q < t.size(); ++q)
     if (t.is_leaf(q)) {
       const amount want = q % 2 == 0 ? 1000 : 9000;  // half capped by demand
       t.set_request(q, resource_vector{{R::cpu, want}, {R::memory, want}, {R::nvidia_gpu, want}});
       t.allocate(q, resource_vector{{R::cpu, want / 2}, {R::memory, want / 2}, {R::nvidia_gpu, want / 2}}, true);
+      const amount used = static_cast<amount>(q % 7) * 100;  // past usage, in the same units
+      t.set_usage(q, resource_vector{{R::cpu, used}, {R::memory, used}, {R::nvidia_gpu, used}});
     }
+  t.set_usage_total(
+      resource_vector{{R::cpu, leaves * 2000}, {R::memory, leaves * 2000}, {R::nvidia_gpu, leaves * 2000}});
   return t;
 }
 
@@ -70,6 +74,21 @@ void BM_fair_share_compute(benchmark::State& state) {
   state.counters["allocs/iter"] = quota_bench::allocs_per_iteration(state, before);
 }
 BENCHMARK(BM_fair_share_compute)->ArgName("leaves")->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
+
+// The same with the historical-usage adjustment on (k = 1, every leaf with usage).
+void BM_fair_share_compute_usage(benchmark::State& state) {
+  fair_share_options o;
+  o.usage_k_num = 1;
+  auto t = make_tree(state.range(0), o);
+  t.compute();
+  const long long before = quota_bench::allocation_count();
+  for (auto _ : state) {
+    t.compute();
+    benchmark::DoNotOptimize(t.fair_share(0, R::cpu));
+  }
+  state.counters["allocs/iter"] = quota_bench::allocs_per_iteration(state, before);
+}
+BENCHMARK(BM_fair_share_compute_usage)->ArgName("leaves")->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
 
 struct fixture {
   fair_share_tree t = make_tree(1000);
@@ -116,6 +135,24 @@ void BM_fair_share_queue_order(benchmark::State& state) {
   state.counters["allocs/iter"] = quota_bench::allocs_per_iteration(state, before);
 }
 BENCHMARK(BM_fair_share_queue_order);
+
+void BM_fair_share_victim_prefilter(benchmark::State& state) {
+  fixture f;
+  const long long before = quota_bench::allocation_count();
+  for (auto _ : state) benchmark::DoNotOptimize(f.t.victim_prefilter(f.a, f.b, f.req));
+  state.counters["allocs/iter"] = quota_bench::allocs_per_iteration(state, before);
+}
+BENCHMARK(BM_fair_share_victim_prefilter);
+
+void BM_fair_share_validate_reclaim(benchmark::State& state) {
+  fixture f;
+  const resource_vector chunk{{R::cpu, 100}, {R::memory, 100}, {R::nvidia_gpu, 100}};
+  const fair_share_victim_chunk chunks[2] = {{f.b, &chunk}, {f.b, &chunk}};
+  const long long before = quota_bench::allocation_count();
+  for (auto _ : state) benchmark::DoNotOptimize(f.t.validate_reclaim(f.a, f.req, true, chunks));
+  state.counters["allocs/iter"] = quota_bench::allocs_per_iteration(state, before);
+}
+BENCHMARK(BM_fair_share_validate_reclaim);
 
 void BM_fair_share_can_preempt(benchmark::State& state) {
   fixture f;

@@ -7,16 +7,20 @@
 //   1. deserved first, regardless of priority (even oversubscribed), capped by
 //      the child's requestable demand (request, or min(limit, request));
 //   2. what is left goes over quota by priority bucket (highest first); inside
-//      a bucket by over-quota weight, water-filling in whole base units among
-//      children that still want more (weight 0 never gets over quota);
-//   3. units left over after the proportional split go one unit per child,
-//      ordered by largest fractional leftover, then earlier creation, then name.
+//      a bucket in KAI's rounds: each round splits what is left by over-quota
+//      weight (optionally adjusted by historical usage, factor k) among the
+//      children that still want more; a child whose share covers its want is
+//      satisfied, the others get the floor of their share in whole base
+//      units (weight 0 never gets over quota);
+//   3. units left over by the floors go one unit per child, ordered by
+//      largest fractional leftover, then earlier creation, then name.
 // Everything is exact integer arithmetic (128-bit intermediates).
 //
 // Predicates: allocation checks (limit, non-preemptible quota) from the leaf up;
-// reclaim (can-reclaim, two strategies per victim chunk, saturation
-// multiplier, scenario validator); preempt (lower priority, preemptible, min
-// runtime); queue order (KAI's tie-break chain, hierarchical).
+// reclaim as KAI (can-reclaim, victim pre-filter, the two strategies per
+// victim chunk, the sibling saturation check with its multiplier, scenario
+// validator); preempt (lower priority, preemptible, min runtime); queue order
+// (KAI's tie-break chain, hierarchical); victims in KAI's order.
 // See docs/fair-share.md.
 #pragma once
 
@@ -66,11 +70,37 @@ struct fair_share_queue_spec {
 /// What to do when the quotas of children add up to more than their parent's.
 enum class fair_share_oversubscription { warn, error };
 
+/// Where the reclaimer saturation multiplier applies.
+enum class fair_share_saturation_placement {
+  /// KAI (default): after the victims are taken, at every level of the
+  /// reclaimer's path, the reclaimer's saturation (allocated + request) /
+  /// fair share, when above 1, times the multiplier must stay strictly below
+  /// each touched sibling's remaining saturation (KAI's
+  /// isFairShareSaturationLowerPerResource).
+  sibling_ratio,
+  /// Earlier behaviour of this library, kept as an option: the multiplier
+  /// widens can_reclaim (allocated + request <= fair share x multiplier); the
+  /// sibling check then runs with multiplier 1.
+  can_reclaim_bound
+};
+
 struct fair_share_options {
   fair_share_oversubscription children_exceeding_parent = fair_share_oversubscription::warn;
   /// Reclaimer saturation multiplier as num/den (values < 1 are treated as 1).
   std::int64_t saturation_num = 1;
   std::int64_t saturation_den = 1;
+  fair_share_saturation_placement saturation_placement = fair_share_saturation_placement::sibling_ratio;
+  /// Historical usage factor k = num/den of KAI's time-based fair share
+  /// (0 = off, the default; negative values mean 0, as in KAI). With k > 0
+  /// and usage set (set_usage, set_usage_total), a queue's over-quota weight
+  /// in each water-filling round becomes max(0, w/W + k (w/W - U/C)).
+  std::int64_t usage_k_num = 0;
+  std::int64_t usage_k_den = 1;
+  /// KAI compatibility: run the remainder passes only after every priority
+  /// bucket had its rounds, so the whole units a higher bucket leaves as
+  /// fractions go to lower buckets first. Off by default: a queue then never
+  /// gets over-quota share while a higher-priority sibling still wants more.
+  bool remainder_after_all_buckets = false;
   /// Minimum runtime when no queue on the path sets one, ms.
   std::int64_t default_min_runtime_ms = 0;
 };
@@ -88,6 +118,19 @@ namespace detail {
 inline constexpr amount fair_share_inf = std::numeric_limits<amount>::max();
 [[nodiscard]] inline amount fair_share_cap(amount v) noexcept {
   return v < 0 ? fair_share_inf : v;
+}
+/// Compares a/b with c/d (b, d > 0) without multiplying, by continued
+/// fractions, so 128-bit terms never overflow. Returns -1, 0 or 1.
+[[nodiscard]] inline int compare_ratio(uint128 a, uint128 b, uint128 c, uint128 d) noexcept {
+  for (;;) {
+    const uint128 qa = a / b, qc = c / d;
+    if (qa != qc) return qa < qc ? -1 : 1;
+    a -= qa * b, c -= qc * d;
+    if (a == 0 || c == 0) return a == c ? 0 : (a == 0 ? -1 : 1);
+    // a/b vs c/d with both below 1 is d/c vs b/a
+    const uint128 na = d, nb = c, nc = b, nd = a;
+    a = na, b = nb, c = nc, d = nd;
+  }
 }
 }  // namespace detail
 
@@ -188,6 +231,22 @@ class fair_share_tree {
     stack_.reserve(n);
     if (opts_.saturation_den <= 0 || opts_.saturation_num < opts_.saturation_den)
       opts_.saturation_num = 1, opts_.saturation_den = 1;
+    if (opts_.usage_k_den <= 0 || opts_.usage_k_num <= 0) opts_.usage_k_num = 0, opts_.usage_k_den = 1;
+    usage_.assign(n * R_, 0);
+    usage_total_.assign(R_, 0);
+    max_weight_.assign(R_, 0);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t d = 0; d < R_; ++d) max_weight_[d] = std::max(max_weight_[d], weight_[i * R_ + d]);
+    sw_.assign(n, 0);
+    frac_num_.assign(n, 0);
+    frac_den_.assign(n, 1);
+    has_frac_.assign(n, 0);
+    rem_.reserve(n);
+    touched_.assign(n, 0);
+    touched_list_.reserve(n);
+    involved_.assign(n * R_, 0);
+    dense_a_.assign(R_, 0);
+    dense_b_.assign(R_, 0);
   }
 
   // ---- lookup ---------------------------------------------------------------
@@ -224,6 +283,37 @@ class fair_share_tree {
       for (std::size_t d = 0; d < R_; ++d) next[a * R_ + d] = detail::checked_add(next[a * R_ + d], delta[d]);
     request_.swap(next);
   }
+  /// Historical usage of q (KAI's time-based fair share): the integral of the
+  /// queue's allocation over the usage window (any unit, e.g. GPU-minutes), per
+  /// resource. Parents sum their children, like set_request. Only used when
+  /// the option usage_k is > 0 and set_usage_total gave the window's total.
+  void set_usage(queue_index q, const resource_vector& used) {
+    if (q >= size()) throw unknown_entity_error(error_id::unknown_queue, "queue", std::to_string(q));
+    check_nonnegative(used, specs_[q].name + ".usage");
+    std::vector<amount> next(usage_);
+    for (std::size_t d = 0; d < R_; ++d) {
+      const amount delta = detail::checked_sub(used.get(rids_[d]), usage_[q * R_ + d]);
+      for (auto a = q; a != npos; a = parent_[a]) next[a * R_ + d] = detail::checked_add(next[a * R_ + d], delta);
+    }
+    usage_.swap(next);
+  }
+  /// The normaliser C of the usage, per resource: the integral of the
+  /// cluster's capacity over the same window and in the same unit (KAI divides
+  /// each queue's usage by it). A resource with total 0 has no usage term.
+  /// Throws overflow_error (no change) when weight x C x (1 + k) does not fit
+  /// in 64 bits for some queue.
+  void set_usage_total(const resource_vector& total) {
+    check_nonnegative(total, "usage total");
+    const detail::int128 kk = static_cast<detail::int128>(opts_.usage_k_den) + opts_.usage_k_num;
+    for (std::size_t d = 0; d < R_; ++d) {
+      const detail::int128 a = static_cast<detail::int128>(max_weight_[d]) * total.get(rids_[d]);
+      if (a != 0 && (a > std::numeric_limits<amount>::max() || a * kk > std::numeric_limits<amount>::max()))
+        detail::throw_overflow("historical usage weights (over-quota weight x usage total x (1 + k))");
+    }
+    for (std::size_t d = 0; d < R_; ++d) usage_total_[d] = total.get(rids_[d]);
+  }
+  [[nodiscard]] amount usage(queue_index q, resource_id r) const { return value(usage_, q, r); }
+
   /// Charges (or with negative sign refunds) an allocation to q and every ancestor.
   void allocate(queue_index q, const resource_vector& amounts, bool preemptible) {
     apply_alloc(q, amounts, preemptible, +1);
@@ -289,22 +379,26 @@ class fair_share_tree {
   }
 
   // ---- reclaim --------------------------------------------------------------
-  /// Can the reclaimer queue reclaim at all: allocated + request <= fair share
-  /// (times the saturation multiplier) in every resource of the reclaimer's own
-  /// (leaf) queue; a non-preemptible job must also stay within quota. Only the
-  /// leaf, as KAI's reclaimable.go CanReclaimResources (its ancestors are
-  /// looked at by the strategies, at the level where the paths diverge).
+  /// Can the reclaimer reclaim at all (KAI's CanReclaimResources): in every
+  /// resource of the tree, the reclaimer's own (leaf) queue has allocated +
+  /// request <= fair share; a non-preemptible job must also keep
+  /// non-preemptible allocated + request <= quota. Only the leaf: its
+  /// ancestors are looked at by the strategies and the sibling saturation
+  /// check. With saturation_placement = can_reclaim_bound the fair share is
+  /// multiplied by the saturation multiplier here.
   [[nodiscard]] bool can_reclaim(queue_index q, const resource_vector& req, bool preemptible) const {
-    for (auto a = q; a != npos; a = npos) {
-      for (const auto& e : req) {
-        if (e.value == 0) continue;
-        const int d = dense(e.id);
-        if (d < 0) return false;
-        const auto k = a * R_ + static_cast<std::size_t>(d);
-        if (!within_saturated(static_cast<detail::int128>(alloc_[k]) + e.value, fair_[k])) return false;
-        if (!preemptible && quota_[k] >= 0 && static_cast<detail::int128>(alloc_np_[k]) + e.value > quota_[k])
-          return false;
+    for (const auto& e : req)
+      if (e.value > 0 && dense(e.id) < 0) return false;  // a resource no queue has: fair share 0
+    for (std::size_t d = 0; d < R_; ++d) {
+      const auto k = q * R_ + d;
+      const detail::int128 after = static_cast<detail::int128>(alloc_[k]) + req.get(rids_[d]);
+      if (opts_.saturation_placement == fair_share_saturation_placement::can_reclaim_bound) {
+        if (!within_saturated(after, fair_[k])) return false;
+      } else if (after > fair_[k]) {
+        return false;
       }
+      if (!preemptible && quota_[k] >= 0 && static_cast<detail::int128>(alloc_np_[k]) + req.get(rids_[d]) > quota_[k])
+        return false;
     }
     return true;
   }
@@ -318,44 +412,78 @@ class fair_share_tree {
     return {a, b};
   }
 
-  /// Victim pre-filter: the victim's side (at the divergence level) is above
-  /// its fair share in some resource the reclaimer asks for.
+  /// What a queue may hold before reclaim takes from it (KAI's allocatable
+  /// share): unlimited quota -> its limit; else min(limit, max(quota, fair
+  /// share)). -1 = unlimited.
+  [[nodiscard]] amount allocatable(queue_index q, resource_id r) const {
+    const int d = dense(r);
+    return d < 0 ? 0 : allocatable_k(q * R_ + static_cast<std::size_t>(d));
+  }
+
+  /// Victim pre-filter (KAI's FilterVictim), at the level where the paths
+  /// diverge. If the reclaimer side would exceed its quota with the job
+  /// (allocated + request > quota in some resource), the victim side must be
+  /// above its allocatable share in some resource. Otherwise, over the
+  /// resources the job asks for (skipping unlimited quotas), the victim side
+  /// must be above quota in one of them, or at quota in all of them.
   [[nodiscard]] bool victim_prefilter(queue_index reclaimer, queue_index victim, const resource_vector& req) const {
     const auto [ra, va] = diverge(reclaimer, victim);
     if (va == npos) return false;
-    (void)ra;
-    for (const auto& e : req) {
-      const int d = dense(e.id);
-      if (e.value == 0 || d < 0) continue;
-      const auto k = va * R_ + static_cast<std::size_t>(d);
-      if (alloc_[k] > fair_[k]) return true;
+    if (!fits_deserved(ra, req)) return above_allocatable(va, alloc_);
+    bool under = false;
+    for (std::size_t d = 0; d < R_; ++d) {
+      if (req.get(rids_[d]) <= 0) continue;
+      const auto k = va * R_ + d;
+      if (quota_[k] < 0) continue;
+      if (alloc_[k] > quota_[k]) return true;
+      if (alloc_[k] < quota_[k]) under = true;
     }
-    return false;
+    return !under;
   }
 
-  /// Which strategy allows taking `chunk` from `victim` for a job of `req` in
-  /// `reclaimer`, against the current allocation (none if neither).
+  /// Which strategy allows taking a chunk from `victim` for a job of `req` in
+  /// `reclaimer`, against the current allocation (none if neither). As KAI,
+  /// the check is made before the chunk is subtracted, at the level where the
+  /// paths diverge: maintain fair share = the victim side holds more than its
+  /// allocatable share in some resource (strictly); guarantee deserved = the
+  /// reclaimer side stays within quota with the job in every resource
+  /// (allocated + request <= quota) and the victim side is strictly above its
+  /// quota in some resource. The chunk's size does not enter the test.
   [[nodiscard]] fair_share_strategy reclaim_strategy(queue_index reclaimer, const resource_vector& req,
                                                      queue_index victim, const resource_vector& chunk) const {
-    return strategy_on(alloc_, reclaimer, req, victim, chunk);
+    (void)chunk;
+    return strategy_on(alloc_, reclaimer, req, victim);
   }
 
-  /// Scenario validator: every chunk, in order, must be allowed by a strategy
-  /// checked before the chunk is subtracted; then it is subtracted along the
-  /// victim's path. No allocation (uses preallocated scratch).
+  /// Scenario validator (KAI's Reclaimable): the chunks, in order, each
+  /// allowed by a strategy checked against what the victim side holds before
+  /// the chunk is subtracted; each chunk is then subtracted along the victim's
+  /// whole path. Afterwards, at every level of the reclaimer's path: against
+  /// every sibling touched by the victims, for each resource of the job or of
+  /// that sibling's chunks, the sibling saturation check (see
+  /// fair_share_saturation_placement); and, for a non-preemptible job,
+  /// non-preemptible allocated + request <= quota. Does not call
+  /// can_reclaim (KAI's action calls it before). No allocation (scratch).
   [[nodiscard]] bool validate_reclaim(queue_index reclaimer, const resource_vector& req, bool preemptible,
                                       std::span<const fair_share_victim_chunk> chunks) const {
-    if (!can_reclaim(reclaimer, req, preemptible)) return false;
-    std::copy(alloc_.begin(), alloc_.end(), scratch_.begin());
+    for (auto t : touched_list_) touched_[t] = 0;
+    touched_list_.clear();
     for (const auto& c : chunks) {
-      if (strategy_on(scratch_, reclaimer, req, c.queue, *c.resources) == fair_share_strategy::none) return false;
-      for (auto a = c.queue; a != npos; a = parent_[a])
+      const auto [ra, va] = diverge(reclaimer, c.queue);
+      if (va == npos) return false;
+      touch(va);  // KAI keeps the remaining amount of the victim side from here on
+      if (strategy_on(scratch_, reclaimer, req, c.queue) == fair_share_strategy::none) return false;
+      for (auto a = c.queue; a != npos; a = parent_[a]) {
+        touch(a);
         for (const auto& e : *c.resources) {
           const int d = dense(e.id);
-          if (d >= 0) scratch_[a * R_ + static_cast<std::size_t>(d)] -= e.value;
+          if (d < 0) continue;
+          scratch_[a * R_ + static_cast<std::size_t>(d)] -= e.value;
+          if (e.value > 0) involved_[a * R_ + static_cast<std::size_t>(d)] = 1;
         }
+      }
     }
-    return true;
+    return within_boundaries(reclaimer, req, preemptible);
   }
 
   // ---- preempt --------------------------------------------------------------
@@ -374,26 +502,29 @@ class fair_share_tree {
   }
 
   // ---- queue order ----------------------------------------------------------
-  /// True when queue a (with its job request ra) goes before b (rb). Compared
-  /// at the level where the paths diverge, KAI's chain: not over-utilised
-  /// first; starved first; higher priority; smaller dominant share with the
-  /// job, then without; smaller fair share; earlier creation; name.
+  /// Three-way comparison in KAI's queue order (negative: a goes first),
+  /// compared at the level where the paths of a and b diverge. job_a/job_b
+  /// are the pending job's request and vict_a/vict_b the resources of victims
+  /// already taken, dense in resources() order (empty spans: none). KAI's
+  /// chain: 1. not over-utilised first (over-utilised: fair share < allocated
+  /// in every resource); 2. starved first (allocated + job <= quota in every
+  /// resource); 3. higher priority; 4. no use of a resource with allocatable
+  /// share 0 (with the job) first; 5. smaller dominant share with the job and
+  /// without the victims; 6. smaller dominant share; 7. smaller allocatable
+  /// share (<= in all, < in one); 8. earlier creation; 9. name.
+  [[nodiscard]] int queue_order(queue_index a, std::span<const amount> job_a, std::span<const amount> vict_a,
+                                queue_index b, std::span<const amount> job_b, std::span<const amount> vict_b) const {
+    return order_impl(a, job_a, vict_a, false, b, job_b, vict_b, false);
+  }
+  /// True when queue a (with its pending job's request ra) goes before b (rb).
+  /// A request in a resource no queue names makes that side not starved and a
+  /// user of a zero share.
   [[nodiscard]] bool queue_before(queue_index a, const resource_vector& ra, queue_index b,
                                   const resource_vector& rb) const {
     auto [x, y] = diverge(a, b);
     if (x == npos) return false;
-    const bool ox = over_utilised(x, ra), oy = over_utilised(y, rb);
-    if (ox != oy) return !ox;
-    const bool sx = starved(x), sy = starved(y);
-    if (sx != sy) return sx;
-    if (specs_[x].priority != specs_[y].priority) return specs_[x].priority > specs_[y].priority;
-    if (int c = compare_share(x, &ra, y, &rb); c != 0) return c < 0;
-    if (int c = compare_share(x, nullptr, y, nullptr); c != 0) return c < 0;
-    detail::int128 fx = 0, fy = 0;
-    for (std::size_t d = 0; d < R_; ++d) fx += fair_[x * R_ + d], fy += fair_[y * R_ + d];
-    if (fx != fy) return fx < fy;
-    if (specs_[x].created_ms != specs_[y].created_ms) return specs_[x].created_ms < specs_[y].created_ms;
-    return specs_[x].name < specs_[y].name;
+    for (std::size_t d = 0; d < R_; ++d) dense_a_[d] = ra.get(rids_[d]), dense_b_[d] = rb.get(rids_[d]);
+    return order_impl(x, dense_a_, {}, foreign(ra), y, dense_b_, {}, foreign(rb)) < 0;
   }
 
  private:
@@ -436,76 +567,163 @@ class fair_share_tree {
       }
   }
 
+  [[nodiscard]] int order_impl(queue_index a, std::span<const amount> job_a, std::span<const amount> vict_a, bool fa,
+                               queue_index b, std::span<const amount> job_b, std::span<const amount> vict_b,
+                               bool fb) const {
+    auto [x, y] = diverge(a, b);
+    if (x == npos) return 0;
+    if (bool ox = over_utilised(x), oy = over_utilised(y); ox != oy) return ox ? 1 : -1;
+    if (bool sx = !fa && starved(x, job_a), sy = !fb && starved(y, job_b); sx != sy) return sx ? -1 : 1;
+    if (specs_[x].priority != specs_[y].priority) return specs_[x].priority > specs_[y].priority ? -1 : 1;
+    if (bool zx = fa || zero_share_used(x, job_a), zy = fb || zero_share_used(y, job_b); zx != zy) return zx ? 1 : -1;
+    if (int c = compare_dominant(x, job_a, vict_a, y, job_b, vict_b); c != 0) return c;
+    if (int c = compare_dominant(x, {}, {}, y, {}, {}); c != 0) return c;
+    if (int c = compare_allocatable(x, y); c != 0) return c;
+    if (specs_[x].created_ms != specs_[y].created_ms) return specs_[x].created_ms < specs_[y].created_ms ? -1 : 1;
+    return specs_[x].name < specs_[y].name ? -1 : (specs_[x].name == specs_[y].name ? 0 : 1);
+  }
+  void touch(queue_index a) const {
+    if (touched_[a]) return;
+    touched_[a] = 1;
+    touched_list_.push_back(a);  // reserved for every queue: never reallocates
+    std::copy_n(alloc_.data() + a * R_, R_, scratch_.data() + a * R_);
+    std::fill_n(involved_.data() + a * R_, R_, char{0});
+  }
+  [[nodiscard]] bool foreign(const resource_vector& v) const noexcept {
+    for (const auto& e : v)
+      if (e.value > 0 && dense(e.id) < 0) return true;
+    return false;
+  }
+  [[nodiscard]] amount allocatable_k(std::size_t k) const noexcept {
+    if (quota_[k] < 0) return limit_[k];
+    const amount a = std::max(quota_[k], fair_[k]);
+    return limit_[k] >= 0 ? std::min(limit_[k], a) : a;
+  }
+  // allocated + req <= quota in every resource (quota -1: unlimited).
+  [[nodiscard]] bool fits_deserved(queue_index x, const resource_vector& req) const {
+    if (foreign(req)) return false;
+    for (std::size_t d = 0; d < R_; ++d) {
+      const auto k = x * R_ + d;
+      if (quota_[k] >= 0 && static_cast<detail::int128>(alloc_[k]) + req.get(rids_[d]) > quota_[k]) return false;
+    }
+    return true;
+  }
+  [[nodiscard]] bool above_allocatable(queue_index v, const std::vector<amount>& alloc) const noexcept {
+    for (std::size_t d = 0; d < R_; ++d) {
+      const auto k = v * R_ + d;
+      const amount a = allocatable_k(k);
+      if (a >= 0 && alloc[k] > a) return true;
+    }
+    return false;
+  }
+  [[nodiscard]] bool above_quota(queue_index v, const std::vector<amount>& alloc) const noexcept {
+    for (std::size_t d = 0; d < R_; ++d) {
+      const auto k = v * R_ + d;
+      if (quota_[k] >= 0 && alloc[k] > quota_[k]) return true;
+    }
+    return false;
+  }
   [[nodiscard]] fair_share_strategy strategy_on(const std::vector<amount>& alloc, queue_index reclaimer,
-                                                const resource_vector& req, queue_index victim,
-                                                const resource_vector& chunk) const {
+                                                const resource_vector& req, queue_index victim) const {
     const auto [ra, va] = diverge(reclaimer, victim);
     if (ra == npos) return fair_share_strategy::none;
-    // maintain fair share: reclaimer side stays within its (saturated) fair
-    // share, victim side stays at or above its fair share after the chunk.
-    bool reclaimer_fs = true, reclaimer_dq = true;
-    for (const auto& e : req) {
-      const int d = dense(e.id);
-      if (e.value == 0) continue;
-      if (d < 0) return fair_share_strategy::none;
-      const auto k = ra * R_ + static_cast<std::size_t>(d);
-      const detail::int128 after = static_cast<detail::int128>(alloc[k]) + e.value;
-      if (!within_saturated(after, fair_[k])) reclaimer_fs = false;
-      if (quota_[k] >= 0 && after > quota_[k]) reclaimer_dq = false;
-    }
-    bool victim_fs = true, victim_dq = false, any = false;
-    for (const auto& e : chunk) {
-      const int d = dense(e.id);
-      if (e.value == 0 || d < 0) continue;
-      any = true;
-      const auto k = va * R_ + static_cast<std::size_t>(d);
-      if (static_cast<detail::int128>(alloc[k]) - e.value < fair_[k]) victim_fs = false;
-      if (quota_[k] >= 0 && alloc[k] > quota_[k]) victim_dq = true;
-    }
-    if (!any) return fair_share_strategy::none;
-    if (reclaimer_fs && victim_fs) return fair_share_strategy::maintain_fair_share;
-    if (reclaimer_dq && victim_dq) return fair_share_strategy::guarantee_deserved;
+    if (above_allocatable(va, alloc)) return fair_share_strategy::maintain_fair_share;
+    if (fits_deserved(ra, req) && above_quota(va, alloc)) return fair_share_strategy::guarantee_deserved;
     return fair_share_strategy::none;
   }
-
-  [[nodiscard]] bool over_utilised(queue_index q, const resource_vector& req) const {
-    for (std::size_t d = 0; d < R_; ++d) {
-      const auto k = q * R_ + d;
-      if (static_cast<detail::int128>(alloc_[k]) + req.get(rids_[d]) > fair_[k]) return true;
-    }
-    return false;
-  }
-  [[nodiscard]] bool starved(queue_index q) const {
-    for (std::size_t d = 0; d < R_; ++d) {
-      const auto k = q * R_ + d;
-      const amount want = std::min(detail::fair_share_cap(quota_[k]), request_[k]);
-      if (alloc_[k] < want) return true;
-    }
-    return false;
-  }
-  // dominant share: max over resources of used/fair; fair 0 with used > 0 is infinite.
-  [[nodiscard]] int compare_share(queue_index x, const resource_vector* rx, queue_index y,
-                                  const resource_vector* ry) const {
-    auto dom = [&](queue_index q, const resource_vector* r) {
-      detail::int128 bn = 0, bd = 1;  // best num/den
-      bool inf = false;
-      for (std::size_t d = 0; d < R_; ++d) {
-        const auto k = q * R_ + d;
-        const detail::int128 used = static_cast<detail::int128>(alloc_[k]) + (r ? r->get(rids_[d]) : 0);
-        if (used == 0) continue;
-        if (fair_[k] == 0) {
-          inf = true;
-          continue;
+  // After the victims: scratch_ rows and involved_ rows are valid for the
+  // queues in touched_list_ (filled by validate_reclaim).
+  [[nodiscard]] bool within_boundaries(queue_index reclaimer, const resource_vector& req, bool preemptible) const {
+    const bool kai = opts_.saturation_placement == fair_share_saturation_placement::sibling_ratio;
+    const detail::int128 mn = kai ? opts_.saturation_num : 1, md = kai ? opts_.saturation_den : 1;
+    for (auto x = reclaimer; x != npos; x = parent_[x]) {
+      const amount* rx = (touched_[x] ? scratch_.data() : alloc_.data()) + x * R_;
+      for (auto y : touched_list_) {
+        if (y == x || parent_[y] != parent_[x]) continue;
+        for (std::size_t d = 0; d < R_; ++d) {
+          const amount rq = req.get(rids_[d]);
+          if (!involved_[y * R_ + d] && rq <= 0) continue;
+          const detail::int128 rem_r = static_cast<detail::int128>(rx[d]) + rq;
+          const amount fair_r = fair_[x * R_ + d], fair_s = fair_[y * R_ + d];
+          const bool over = fair_r == 0 ? rem_r > 0 : rem_r > fair_r;  // reclaimer saturation > 1
+          if (!over || fair_s <= 0) continue;
+          if (fair_r == 0) return false;  // infinite saturation
+          const amount rem_s = std::max<amount>(0, scratch_[y * R_ + d]);
+          // rem_r / fair_r * mn / md >= rem_s / fair_s: not strictly lower -> deny
+          if (detail::compare_ratio(static_cast<detail::uint128>(rem_r) * static_cast<detail::uint128>(mn),
+                                    static_cast<detail::uint128>(fair_r) * static_cast<detail::uint128>(md),
+                                    static_cast<detail::uint128>(rem_s), static_cast<detail::uint128>(fair_s)) >= 0)
+            return false;
         }
-        if (used * bd > bn * fair_[k]) bn = used, bd = fair_[k];
       }
-      return std::tuple{inf, bn, bd};
-    };
-    auto [ix, nx, dx] = dom(x, rx);
-    auto [iy, ny, dy] = dom(y, ry);
-    if (ix != iy) return ix ? 1 : -1;
-    const detail::int128 l = nx * dy, r = ny * dx;
-    return l < r ? -1 : (l > r ? 1 : 0);
+      if (!preemptible)
+        for (std::size_t d = 0; d < R_; ++d) {
+          const auto k = x * R_ + d;
+          if (quota_[k] >= 0 && static_cast<detail::int128>(alloc_np_[k]) + req.get(rids_[d]) > quota_[k]) return false;
+        }
+    }
+    return true;
+  }
+
+  [[nodiscard]] static amount at_or_zero(std::span<const amount> v, std::size_t d) noexcept {
+    return d < v.size() ? v[d] : 0;
+  }
+  [[nodiscard]] bool over_utilised(queue_index q) const noexcept {
+    if (R_ == 0) return false;
+    for (std::size_t d = 0; d < R_; ++d)
+      if (fair_[q * R_ + d] >= alloc_[q * R_ + d]) return false;
+    return true;
+  }
+  [[nodiscard]] bool starved(queue_index q, std::span<const amount> job) const noexcept {
+    for (std::size_t d = 0; d < R_; ++d) {
+      const auto k = q * R_ + d;
+      if (quota_[k] >= 0 && static_cast<detail::int128>(alloc_[k]) + at_or_zero(job, d) > quota_[k]) return false;
+    }
+    return true;
+  }
+  [[nodiscard]] bool zero_share_used(queue_index q, std::span<const amount> job) const noexcept {
+    for (std::size_t d = 0; d < R_; ++d) {
+      const auto k = q * R_ + d;
+      if (allocatable_k(k) == 0 && static_cast<detail::int128>(alloc_[k]) + at_or_zero(job, d) > 0) return true;
+    }
+    return false;
+  }
+  // KAI's dominant resource share: max over resources of allocated /
+  // allocatable share (unlimited -> the capacity; 0 -> allocated x 1000).
+  [[nodiscard]] std::pair<detail::uint128, detail::uint128> dominant(queue_index q, std::span<const amount> add,
+                                                                     std::span<const amount> sub) const noexcept {
+    detail::uint128 bn = 0, bd = 1;
+    for (std::size_t d = 0; d < R_; ++d) {
+      const auto k = q * R_ + d;
+      const detail::int128 used = static_cast<detail::int128>(alloc_[k]) + at_or_zero(add, d) - at_or_zero(sub, d);
+      if (used <= 0) continue;
+      amount a = allocatable_k(k);
+      if (a < 0) a = capacity_[d];
+      const detail::uint128 n =
+          a == 0 ? static_cast<detail::uint128>(used) * 1000u : static_cast<detail::uint128>(used);
+      const detail::uint128 m = a == 0 ? 1u : static_cast<detail::uint128>(a);
+      if (detail::compare_ratio(n, m, bn, bd) > 0) bn = n, bd = m;
+    }
+    return {bn, bd};
+  }
+  [[nodiscard]] int compare_dominant(queue_index x, std::span<const amount> ax, std::span<const amount> sx,
+                                     queue_index y, std::span<const amount> ay, std::span<const amount> sy) const {
+    const auto [nx, dx] = dominant(x, ax, sx);
+    const auto [ny, dy] = dominant(y, ay, sy);
+    return detail::compare_ratio(nx, dx, ny, dy);
+  }
+  // -1 when x's allocatable share is <= y's in every resource and < in one (-1 = unlimited, the largest).
+  [[nodiscard]] int compare_allocatable(queue_index x, queue_index y) const noexcept {
+    bool le = true, ge = true, lt = false, gt = false;
+    for (std::size_t d = 0; d < R_; ++d) {
+      const amount a = detail::fair_share_cap(allocatable_k(x * R_ + d));
+      const amount b = detail::fair_share_cap(allocatable_k(y * R_ + d));
+      if (a > b) le = false, gt = true;
+      if (a < b) ge = false, lt = true;
+    }
+    if (le && lt) return -1;
+    if (ge && gt) return 1;
+    return 0;
   }
 
   // Division of `total[d]` among `sibs`, per resource.
@@ -531,9 +749,19 @@ class fair_share_tree {
         work_.clear();
         for (std::size_t m = i; m < j; ++m) {
           const auto k = ord_[m] * R_ + d;
+          has_frac_[ord_[m]] = 0;
           if (weight_[k] > 0 && requestable(k) > fair_[k]) work_.push_back(ord_[m]);
         }
         remaining = water_fill(d, remaining);
+        if (!opts_.remainder_after_all_buckets) remaining = remainder_pass(d, i, j, remaining);
+        i = j;
+      }
+      // KAI: the units left by the floors of a bucket first go to the lower
+      // buckets' rounds; the remainder passes run afterwards, bucket by bucket
+      for (std::size_t i = 0; opts_.remainder_after_all_buckets && i < ord_.size() && remaining > 0;) {
+        std::size_t j = i;
+        while (j < ord_.size() && specs_[ord_[j]].priority == specs_[ord_[i]].priority) ++j;
+        remaining = remainder_pass(d, i, j, remaining);
         i = j;
       }
     }
@@ -541,44 +769,74 @@ class fair_share_tree {
   [[nodiscard]] amount requestable(std::size_t k) const noexcept {
     return std::min(detail::fair_share_cap(limit_[k]), request_[k]);
   }
-  // Water-filling among work_ (one bucket) in whole units. Returns what is left.
+  // The share weight of c in a round (KAI's calcShareWeights), scaled by the
+  // positive constant W x C x kd: max(0, w C (kd + kn) - kn U W). Without the
+  // usage term (k = 0 or C = 0) it is w, which is proportional.
+  [[nodiscard]] detail::int128 share_weight(std::size_t c, std::size_t d, detail::int128 W) const noexcept {
+    const auto k = c * R_ + d;
+    if (opts_.usage_k_num == 0 || usage_total_[d] == 0) return weight_[k];
+    const detail::int128 A = static_cast<detail::int128>(weight_[k]) * usage_total_[d] *
+                             (static_cast<detail::int128>(opts_.usage_k_den) + opts_.usage_k_num);  // fits int64
+    const detail::int128 B = static_cast<detail::int128>(opts_.usage_k_num) * usage_[k];
+    if (B == 0) return A;
+    if (W > A / B) return 0;  // B W > A
+    return A - B * W;
+  }
+  // Over-quota water-filling among work_ (one priority bucket) in KAI's rounds
+  // (divideUpToFairShare), exactly: every round recomputes the share weights
+  // of the queues that still want more; a queue whose proportional share of
+  // the round covers its want gets its want, the others the floor of their
+  // share, and their fractional leftover is remembered for the remainder
+  // pass. Another round runs while some queue wanted strictly less than its
+  // share. Returns what is left.
   amount water_fill(std::size_t d, amount remaining) {
     while (remaining > 0 && !work_.empty()) {
-      detail::int128 W = 0;
+      detail::int128 W = 0, S = 0;
       for (auto c : work_) W += weight_[c * R_ + d];
-      // satisfy every queue whose proportional share covers its whole want
-      bool capped = false;
-      amount given = 0;
+      for (auto c : work_) S += (sw_[c] = share_weight(c, d, W));
+      if (S == 0) break;
+      const amount round = remaining;
+      bool again = false;
       for (auto& c : work_) {
         const auto k = c * R_ + d;
         const amount want = requestable(k) - fair_[k];
-        const detail::int128 share = static_cast<detail::int128>(remaining) * weight_[k] / W;
-        if (share >= want) {
-          fair_[k] += want, given += want, capped = true;
+        const detail::int128 p = static_cast<detail::int128>(round) * sw_[c];
+        const auto fl = static_cast<amount>(p / S);  // <= round
+        const detail::int128 rm = p % S;
+        if (want <= fl) {  // requested <= share: satisfied
+          fair_[k] += want, remaining -= want;
+          if (want < fl || rm > 0) again = true;
+          has_frac_[c] = 0;
           c = npos;
+        } else {
+          fair_[k] += fl, remaining -= fl;
+          if (rm > 0) frac_num_[c] = rm, frac_den_[c] = S, has_frac_[c] = 1;
         }
       }
-      if (capped) {
-        remaining -= given;
-        work_.erase(std::remove(work_.begin(), work_.end(), npos), work_.end());
-        continue;
-      }
-      // nobody capped: floor shares, then the remainder pass
-      for (auto c : work_) {
-        const auto k = c * R_ + d;
-        const auto share = static_cast<amount>(static_cast<detail::int128>(remaining) * weight_[k] / W);
-        fair_[k] += share, given += share;
-      }
-      const amount left = remaining - given;  // < work_.size()
-      std::sort(work_.begin(), work_.end(), [&](auto a, auto b) {
-        const auto fa = static_cast<detail::int128>(remaining) * weight_[a * R_ + d] % W;
-        const auto fb = static_cast<detail::int128>(remaining) * weight_[b * R_ + d] % W;
-        if (fa != fb) return fa > fb;
-        if (specs_[a].created_ms != specs_[b].created_ms) return specs_[a].created_ms < specs_[b].created_ms;
-        return specs_[a].name < specs_[b].name;
-      });
-      for (amount u = 0; u < left; ++u) fair_[work_[static_cast<std::size_t>(u)] * R_ + d] += 1;
-      return 0;
+      work_.erase(std::remove(work_.begin(), work_.end(), npos), work_.end());
+      if (!again) break;
+    }
+    return remaining;
+  }
+  // Remainder pass of one bucket (KAI's divideRemainingResource): one unit per
+  // queue with a fractional leftover, largest leftover first, then earlier
+  // creation, then name.
+  amount remainder_pass(std::size_t d, std::size_t from, std::size_t to, amount remaining) {
+    if (remaining <= 0) return remaining;
+    rem_.clear();
+    for (std::size_t m = from; m < to; ++m)
+      if (has_frac_[ord_[m]]) rem_.push_back(ord_[m]);
+    std::sort(rem_.begin(), rem_.end(), [&](auto a, auto b) {
+      const int c =
+          detail::compare_ratio(static_cast<detail::uint128>(frac_num_[a]), static_cast<detail::uint128>(frac_den_[a]),
+                                static_cast<detail::uint128>(frac_num_[b]), static_cast<detail::uint128>(frac_den_[b]));
+      if (c != 0) return c > 0;
+      if (specs_[a].created_ms != specs_[b].created_ms) return specs_[a].created_ms < specs_[b].created_ms;
+      return specs_[a].name < specs_[b].name;
+    });
+    for (auto c : rem_) {
+      if (remaining == 0) break;
+      fair_[c * R_ + d] += 1, remaining -= 1;
     }
     return remaining;
   }
@@ -594,15 +852,21 @@ class fair_share_tree {
   std::size_t R_ = 0;
   std::vector<amount> quota_, weight_, limit_, request_, alloc_, alloc_np_, fair_, capacity_;
   mutable std::vector<amount> scratch_;
-  std::vector<queue_index> work_, ord_, stack_;
+  std::vector<amount> usage_, usage_total_, max_weight_;
+  std::vector<detail::int128> sw_, frac_num_, frac_den_;
+  std::vector<char> has_frac_;
+  std::vector<queue_index> work_, ord_, stack_, rem_;
+  mutable std::vector<char> touched_, involved_;
+  mutable std::vector<queue_index> touched_list_;
+  mutable std::vector<amount> dense_a_, dense_b_;
   std::vector<diagnostic> warnings_;
 };
 
 /// Policy adapter: job.queue = leaf queue, job.request = request; check =
 /// allocation within limit (and quota for non-preemptible jobs); victims =
-/// reclaim candidates in other queues (strategies per victim) then preempt
-/// candidates in the same queue (strictly lower priority, preemptible, past
-/// the minimum runtime). Call tree().compute() after demand changes.
+/// reclaim candidates in other queues then preempt candidates in the same
+/// queue, both in KAI's order (see victims()). Call tree().compute() after
+/// demand changes.
 class fair_share_policy {
  public:
   explicit fair_share_policy(fair_share_tree tree) : tree_(std::move(tree)) {}
@@ -663,19 +927,107 @@ class fair_share_policy {
     tree_.deallocate(it->second.queue, it->second.request, it->second.preemptible);
     jobs_.erase(it);
   }
+  /// Victims for j, in KAI's order. Reclaim (other queues), only when
+  /// can_reclaim holds: preemptible jobs that pass the victim pre-filter, in
+  /// KAI's victim-queue order: from the root down, the queue that comes last
+  /// in queue order (compared without a job, with its victims so far and its
+  /// next victim subtracted) first; inside a leaf queue the job that comes
+  /// last in job order first (lower priority, then later creation, then id).
+  /// A candidate is kept when the kept victims plus it pass validate_reclaim.
+  /// Then preempt (same queue): strictly lower priority, preemptible, past the
+  /// minimum runtime, in reverse job order too; none for a non-preemptible job
+  /// that would take its queue path over quota.
   void victims(const job& j, std::vector<victim>& out) const {
     const auto q = tree_.find(j.queue);
     if (q == fair_share_tree::npos) return;
+    using cand = const std::pair<const std::string, running>*;
+    const auto evict_first = [](cand a, cand b) {
+      if (a->second.priority != b->second.priority) return a->second.priority < b->second.priority;
+      if (a->second.started_ms != b->second.started_ms) return a->second.started_ms > b->second.started_ms;
+      return a->first < b->first;
+    };
     if (tree_.can_reclaim(q, j.request, j.preemptible)) {
-      for (const auto& [id, r] : jobs_) {
+      const std::size_t n = tree_.size();
+      const auto rids = tree_.resources();
+      const std::size_t R = rids.size();
+      std::vector<std::vector<cand>> per(n);  // per leaf queue; back() = next victim
+      std::size_t total = 0;
+      for (const auto& e : jobs_) {
+        const auto& r = e.second;
         if (r.queue == q || !r.preemptible || !tree_.victim_prefilter(q, r.queue, j.request)) continue;
-        if (tree_.reclaim_strategy(q, j.request, r.queue, r.request) != fair_share_strategy::none)
-          out.push_back(victim{id, "fair_share", "reclaim", tree_.spec(r.queue).name});
+        per[r.queue].push_back(&e);
+        ++total;
+      }
+      for (auto& v : per) std::sort(v.begin(), v.end(), [&](cand a, cand b) { return evict_first(b, a); });
+      std::vector<std::size_t> left(n, 0), best(n, fair_share_tree::npos), by_depth;
+      std::vector<std::vector<std::size_t>> kids(n);
+      for (std::size_t x = 0; x < n; ++x)
+        if (tree_.parent(x) != fair_share_tree::npos) kids[tree_.parent(x)].push_back(x);
+      for (std::size_t x = 0; x < n; ++x)
+        for (auto a = x; a != fair_share_tree::npos; a = tree_.parent(a)) left[a] += per[x].size();
+      for (std::size_t x = 0; x < n; ++x) by_depth.push_back(x);
+      const auto depth = [&](std::size_t x) {
+        std::size_t d = 0;
+        for (auto a = tree_.parent(x); a != fair_share_tree::npos; a = tree_.parent(a)) ++d;
+        return d;
+      };
+      std::stable_sort(by_depth.begin(), by_depth.end(), [&](auto a, auto b) { return depth(a) > depth(b); });
+      std::vector<amount> taken(n * R, 0), va(R), vb(R);
+      const auto vict = [&](std::size_t y, std::vector<amount>& v) {
+        const auto& next = per[best[y]].back()->second.request;
+        for (std::size_t d = 0; d < R; ++d) v[d] = taken[y * R + d] + next.get(rids[d]);
+      };
+      const auto worse = [&](std::size_t a, std::size_t b) {  // a is evicted from before b
+        vict(a, va), vict(b, vb);
+        return tree_.queue_order(a, {}, va, b, {}, vb) > 0;
+      };
+      std::vector<fair_share_victim_chunk> chunks;
+      chunks.reserve(total);
+      for (std::size_t step = 0; step < total; ++step) {
+        // best[x]: the leaf of x's subtree whose next victim goes first
+        std::fill(best.begin(), best.end(), fair_share_tree::npos);
+        std::size_t top = fair_share_tree::npos;
+        for (auto x : by_depth) {
+          if (left[x] == 0) continue;
+          if (!per[x].empty()) best[x] = x;
+          std::size_t ch = fair_share_tree::npos;
+          for (auto c : kids[x])
+            if (left[c] > 0 && (ch == fair_share_tree::npos || worse(c, ch))) ch = c;
+          if (best[x] == fair_share_tree::npos && ch != fair_share_tree::npos) best[x] = best[ch];
+          if (tree_.parent(x) == fair_share_tree::npos && (top == fair_share_tree::npos || worse(x, top))) top = x;
+        }
+        const auto leaf = best[top];
+        const cand v = per[leaf].back();
+        per[leaf].pop_back();
+        for (auto a = leaf; a != fair_share_tree::npos; a = tree_.parent(a)) {
+          --left[a];
+          for (std::size_t d = 0; d < R; ++d) taken[a * R + d] += v->second.request.get(rids[d]);
+        }
+        chunks.push_back(fair_share_victim_chunk{leaf, &v->second.request});
+        if (tree_.validate_reclaim(q, j.request, j.preemptible, chunks))
+          out.push_back(victim{v->first, "fair_share", "reclaim", tree_.spec(leaf).name});
+        else
+          chunks.pop_back();
       }
     }
-    for (const auto& [id, r] : jobs_)
+    // KAI's preempt action first drops a non-preemptible preemptor whose queue
+    // path would go over quota (IsNonPreemptibleJobOverQueueQuota)
+    if (!j.preemptible)
+      for (auto a = q; a != fair_share_tree::npos; a = tree_.parent(a))
+        for (const auto& e : j.request) {
+          const amount qt = tree_.quota(a, e.id);
+          if (e.value > 0 && qt >= 0 &&
+              static_cast<detail::int128>(tree_.allocated_non_preemptible(a, e.id)) + e.value > qt)
+            return;
+        }
+    std::vector<cand> pre;
+    for (const auto& e : jobs_) {
+      const auto& r = e.second;
       if (r.queue == q && tree_.can_preempt(j.priority, r.queue, r.priority, r.preemptible, r.started_ms, now_ms_))
-        out.push_back(victim{id, "fair_share", "preempt", tree_.spec(r.queue).name});
+        pre.push_back(&e);
+    }
+    std::sort(pre.begin(), pre.end(), evict_first);
+    for (auto c : pre) out.push_back(victim{c->first, "fair_share", "preempt", tree_.spec(c->second.queue).name});
   }
 
  private:

@@ -208,39 +208,90 @@ TEST_CASE("fair share: allocation checks walk from the leaf up, strong guarantee
   REQUIRE_THROWS_AS(t.at("nope"), unknown_entity_error);
 }
 
-TEST_CASE("fair share: reclaim strategies allow and deny") {
-  // a: quota 2, b: quota 2, 8 GPUs, both want 8 -> fair 4/4.
-  fair_share_tree t({q("a", "", 2, 1), q("b", "", 2, 1)});
+namespace {
+// a and b: quota 2, weight 1, both want 8 of 8 GPUs -> fair share 4 each;
+// allocatable share max(quota, fair) = 4.
+fair_share_tree two(amount a_alloc, amount b_alloc, fair_share_options o = {}) {
+  fair_share_tree t({q("a", "", 2, 1), q("b", "", 2, 1)}, o);
   t.set_capacity(gpu(8));
   t.set_request(t.at("a"), gpu(8));
   t.set_request(t.at("b"), gpu(8));
   t.compute();
+  if (a_alloc) t.allocate(t.at("a"), gpu(a_alloc), true);
+  if (b_alloc) t.allocate(t.at("b"), gpu(b_alloc), true);
+  return t;
+}
+}  // namespace
+
+TEST_CASE("fair share: maintain fair share needs the victim strictly above its allocatable share") {
+  auto allow = two(0, 5);  // b 5 > 4
+  REQUIRE(allow.allocatable(1, R::nvidia_gpu) == 4);
+  CHECK(allow.reclaim_strategy(0, gpu(3), 1, gpu(1)) == fair_share_strategy::maintain_fair_share);
+  // the chunk's size does not enter the test (checked before it is subtracted)
+  CHECK(allow.reclaim_strategy(0, gpu(3), 1, gpu(5)) == fair_share_strategy::maintain_fair_share);
+  auto deny = two(1, 4);  // b 4 == 4, and a 1 + 3 > quota 2 rules out the other strategy
+  CHECK(deny.reclaim_strategy(0, gpu(3), 1, gpu(1)) == fair_share_strategy::none);
+}
+
+TEST_CASE("fair share: guarantee deserved, reclaimer within quota (<=) and victim strictly above quota") {
+  // b at 4 == allocatable: maintain does not apply
+  SECTION("reclaimer at its quota with the job: allowed") {
+    CHECK(two(0, 4).reclaim_strategy(0, gpu(2), 1, gpu(1)) == fair_share_strategy::guarantee_deserved);
+  }
+  SECTION("reclaimer one over its quota with the job: denied") {
+    CHECK(two(1, 4).reclaim_strategy(0, gpu(2), 1, gpu(1)) == fair_share_strategy::none);
+  }
+  SECTION("victim one above its quota: allowed") {
+    CHECK(two(0, 3).reclaim_strategy(0, gpu(1), 1, gpu(1)) == fair_share_strategy::guarantee_deserved);
+  }
+  SECTION("victim at its quota: denied") {
+    CHECK(two(0, 2).reclaim_strategy(0, gpu(1), 1, gpu(1)) == fair_share_strategy::none);
+  }
+}
+
+TEST_CASE("fair share: can_reclaim is allocated + request <= fair share, every resource") {
+  CHECK(two(1, 0).can_reclaim(0, gpu(3), true));        // 4 <= 4
+  CHECK_FALSE(two(1, 0).can_reclaim(0, gpu(4), true));  // 5 > 4
+  // non-preemptible: non-preemptible allocated (0 here) + request <= quota
+  CHECK_FALSE(two(1, 0).can_reclaim(0, gpu(3), false));  // 3 > quota 2
+  CHECK(two(1, 0).can_reclaim(0, gpu(2), false));        // 2 <= quota 2
+  // a resource the job does not ask for still counts (KAI compares all resources)
+  fair_share_queue_spec a = q("a", "", 2, 1), b = q("b", "", 2, 1);
+  a.resources[R::cpu] = fair_share_resource{1000, 1, -1};
+  b.resources[R::cpu] = fair_share_resource{1000, 1, -1};
+  fair_share_tree t({a, b});
+  t.set_capacity(resource_vector{{R::cpu, 2000}, {R::nvidia_gpu, 8}});
+  t.set_request(0, resource_vector{{R::cpu, 4000}, {R::nvidia_gpu, 8}});
+  t.set_request(1, resource_vector{{R::cpu, 4000}, {R::nvidia_gpu, 8}});
+  t.compute();
+  t.allocate(0, resource_vector{{R::cpu, 1000}}, true);
+  CHECK(t.can_reclaim(0, gpu(1), true));
+  t.allocate(0, resource_vector{{R::cpu, 1}}, true);  // cpu 1001 > fair share 1000
+  CHECK_FALSE(t.can_reclaim(0, gpu(1), true));
+  CHECK_FALSE(t.can_reclaim(0, resource_vector{{R::memory, 1}}, true));  // a resource no queue has
+}
+
+TEST_CASE("fair share: victim pre-filter as KAI") {
+  // reclaimer within quota with the job: the victim must be above quota, or at quota in every asked resource
+  CHECK(two(0, 3).victim_prefilter(0, 1, gpu(1)));
+  CHECK(two(0, 2).victim_prefilter(0, 1, gpu(1)));  // at quota: kept (KAI)
+  CHECK_FALSE(two(0, 1).victim_prefilter(0, 1, gpu(1)));
+  // reclaimer beyond quota with the job: the victim must be above its allocatable share
+  CHECK(two(2, 5).victim_prefilter(0, 1, gpu(1)));
+  CHECK_FALSE(two(2, 4).victim_prefilter(0, 1, gpu(1)));
+}
+
+TEST_CASE("fair share: scenario validator checks each chunk before subtracting it") {
+  auto t = two(1, 7);
   const auto a = t.at("a"), b = t.at("b");
-  REQUIRE(fs(t, "a") == 4);
-  t.allocate(b, gpu(7), true);
-  t.allocate(a, gpu(1), true);
-  SECTION("maintain fair share: victim stays at or above fair share") {
-    CHECK(t.can_reclaim(a, gpu(2), true));
-    CHECK(t.victim_prefilter(a, b, gpu(2)));
-    CHECK(t.reclaim_strategy(a, gpu(2), b, gpu(2)) == fair_share_strategy::maintain_fair_share);
-    // taking 4 would leave b at 3 < 4 and the reclaimer would stay within deserved? 1+2=3 > quota 2 -> none
-    CHECK(t.reclaim_strategy(a, gpu(2), b, gpu(4)) == fair_share_strategy::none);
-  }
-  SECTION("guarantee deserved: reclaimer within quota, victim above quota") {
-    CHECK(t.reclaim_strategy(a, gpu(1), b, gpu(4)) == fair_share_strategy::guarantee_deserved);
-  }
-  SECTION("reclaimer beyond its fair share cannot reclaim") {
-    CHECK_FALSE(t.can_reclaim(a, gpu(4), true));
-    CHECK(t.reclaim_strategy(a, gpu(4), b, gpu(1)) == fair_share_strategy::none);
-  }
-  SECTION("scenario validator checks each chunk before subtracting it") {
-    resource_vector one = gpu(1), two = gpu(2);
-    std::vector<fair_share_victim_chunk> ok{{b, &one}, {b, &two}};  // 7 -> 6 -> 4 both >= 4
-    CHECK(t.validate_reclaim(a, gpu(2), true, ok));
-    std::vector<fair_share_victim_chunk> bad{{b, &two}, {b, &two}};  // 7 -> 5 ok, then 5-2=3 < 4 and 1+2 > quota 2
-    CHECK_FALSE(t.validate_reclaim(a, gpu(2), true, bad));
-    CHECK(t.allocated(b, R::nvidia_gpu) == 7);  // validator changes nothing
-  }
+  resource_vector one = gpu(1), two_ = gpu(2);
+  std::vector<fair_share_victim_chunk> ok{{b, &two_}, {b, &two_}};  // 7 > 4, then 5 > 4
+  CHECK(t.validate_reclaim(a, gpu(2), true, ok));
+  std::vector<fair_share_victim_chunk> bad{{b, &two_}, {b, &two_}, {b, &one}};  // third: 3, not above 4; a 1+2 > 2
+  CHECK_FALSE(t.validate_reclaim(a, gpu(2), true, bad));
+  std::vector<fair_share_victim_chunk> guar{{b, &two_}, {b, &two_}, {b, &one}};  // job of 1: a within quota, 3 > 2
+  CHECK(t.validate_reclaim(a, gpu(1), true, guar));
+  CHECK(t.allocated(b, R::nvidia_gpu) == 7);  // validator changes nothing
 }
 
 TEST_CASE("fair share: reclaim compares at the level where paths diverge") {
@@ -250,35 +301,64 @@ TEST_CASE("fair share: reclaim compares at the level where paths diverge") {
   t.compute();
   REQUIRE(fs(t, "x") == 4);
   REQUIRE(fs(t, "y") == 4);
-  t.allocate(t.at("y1"), gpu(6), true);
+  t.allocate(t.at("y1"), gpu(5), true);
   t.allocate(t.at("x2"), gpu(2), true);
   const auto d = t.diverge(t.at("x1"), t.at("y1"));
   CHECK(d.first == t.at("x"));
   CHECK(d.second == t.at("y"));
-  // x1 (fair 2, alloc 0) reclaims 2 from y: x goes to 4 <= 4, y stays at 4 >= 4
-  CHECK(t.reclaim_strategy(t.at("x1"), gpu(2), t.at("y1"), gpu(2)) == fair_share_strategy::maintain_fair_share);
-  // sibling x2 is not above x's fair share as a whole: no cross-tree victim in x2 for a y1 job
+  // y as a whole holds 5 > its allocatable 4: maintain fair share
+  CHECK(t.reclaim_strategy(t.at("x1"), gpu(2), t.at("y1"), gpu(1)) == fair_share_strategy::maintain_fair_share);
+  // a sibling in the same subtree is compared with its sibling, not with y
+  CHECK(t.diverge(t.at("x1"), t.at("x2")).second == t.at("x2"));
+  // x as a whole (2) is below its fair share: no cross-tree victim in x2 for a y1 job
   CHECK_FALSE(t.victim_prefilter(t.at("y1"), t.at("x2"), gpu(1)));
 }
 
-TEST_CASE("fair share: saturation multiplier, values below 1 mean 1") {
-  std::vector<fair_share_queue_spec> specs{q("a", "", 0, 1), q("b", "", 0, 1)};
-  auto make = [&](std::int64_t num, std::int64_t den) {
+TEST_CASE("fair share: saturation multiplier at KAI's place, the sibling check") {
+  // a at 4 of fair share 4 asks 2 more: saturation 6/4 = 1.5 > 1. The victim b
+  // (fair share 4) must keep a saturation strictly above 1.5 x multiplier.
+  auto run = [](std::int64_t num, std::int64_t den, amount b_alloc, amount chunk) {
     fair_share_options o;
     o.saturation_num = num;
     o.saturation_den = den;
-    fair_share_tree t(specs, o);
-    t.set_capacity(gpu(8));
-    t.set_request(t.at("a"), gpu(8));
-    t.set_request(t.at("b"), gpu(8));
-    t.compute();
-    t.allocate(t.at("a"), gpu(4), true);
-    return t;
+    auto t = two(4, b_alloc, o);
+    resource_vector c = gpu(chunk);
+    std::vector<fair_share_victim_chunk> v{{1, &c}};
+    return t.validate_reclaim(0, gpu(2), true, v);
+  };
+  CHECK_FALSE(run(1, 1, 8, 2));   // b left with 6: 6/4 = 1.5, not strictly lower -> denied
+  CHECK(run(1, 1, 8, 1));         // b left with 7: 1.5 < 1.75
+  CHECK_FALSE(run(3, 2, 11, 2));  // 1.5 x 1.5 = 2.25 >= 9/4 -> denied at the boundary
+  CHECK(run(3, 2, 11, 1));        // 2.25 < 10/4
+  CHECK(run(1, 2, 8, 1));         // values < 1 mean 1
+  CHECK_FALSE(run(1, 2, 8, 2));
+  // a reclaimer not above its fair share is never stopped by the check
+  fair_share_options o;
+  o.saturation_num = 100;
+  auto t = two(0, 8, o);
+  resource_vector c = gpu(4);
+  std::vector<fair_share_victim_chunk> v{{1, &c}};
+  CHECK(t.validate_reclaim(0, gpu(4), true, v));
+  CHECK_FALSE(two(4, 8, o).can_reclaim(0, gpu(2), true));  // KAI's can_reclaim ignores the multiplier
+}
+
+TEST_CASE("fair share: saturation multiplier in can_reclaim is an option") {
+  auto make = [](std::int64_t num, std::int64_t den) {
+    fair_share_options o;
+    o.saturation_num = num;
+    o.saturation_den = den;
+    o.saturation_placement = fair_share_saturation_placement::can_reclaim_bound;
+    return two(4, 8, o);
   };
   CHECK_FALSE(make(1, 1).can_reclaim(0, gpu(2), true));
-  CHECK(make(3, 2).can_reclaim(0, gpu(2), true));        // 6 <= 4 * 1.5
+  CHECK(make(3, 2).can_reclaim(0, gpu(2), true));        // 6 <= 4 x 1.5
   CHECK_FALSE(make(3, 2).can_reclaim(0, gpu(3), true));  // 7 > 6
   CHECK_FALSE(make(1, 2).can_reclaim(0, gpu(1), true));  // 0.5 -> 1
+  // the sibling check then runs with multiplier 1: b left with 7 is allowed
+  auto t = make(3, 2);
+  resource_vector c = gpu(1);
+  std::vector<fair_share_victim_chunk> v{{1, &c}};
+  CHECK(t.validate_reclaim(0, gpu(2), true, v));
 }
 
 TEST_CASE("fair share: preempt needs lower priority, preemptible, past min runtime") {
@@ -304,21 +384,44 @@ TEST_CASE("fair share: queue order chain") {
   for (auto n : {"a", "b", "c"}) t.set_request(t.at(n), gpu(4));
   t.compute();
   const auto a = t.at("a"), b = t.at("b"), c = t.at("c");
-  const resource_vector none;
-  // nothing allocated: all starved; priority decides
+  REQUIRE(fs(t, "a") == 4);
+  // nothing allocated, all starved: priority decides
   CHECK(t.queue_before(c, gpu(1), a, gpu(1)));
-  // a satisfied its quota (not starved), b starved -> b first despite same priority
-  t.allocate(a, gpu(2), true);
-  CHECK(t.queue_before(b, gpu(1), a, gpu(1)));
-  // over-utilised last: c asks more than its fair share
-  t.allocate(b, gpu(2), true);
-  t.allocate(c, gpu(2), true);
-  CHECK(t.queue_before(a, gpu(1), c, gpu(3)));
-  // same state, same priority: smaller dominant share with the job first
-  CHECK(t.queue_before(a, gpu(1), b, gpu(2)));
-  // fully equal: earlier creation
+  // over-utilised (fair share < allocated in every resource) goes last, even with a higher priority
+  t.allocate(c, gpu(5), true);
+  CHECK(t.queue_before(a, gpu(1), c, gpu(1)));
+  t.deallocate(c, gpu(5), true);
+  // dominant share with the job, then without, then creation time
+  t.allocate(a, gpu(1), true);
+  t.allocate(b, gpu(1), true);
+  CHECK(t.queue_before(b, gpu(1), a, gpu(2)));             // b: 1 + 1 <= quota 2 starved; a: 1 + 2 > 2 not
+  CHECK(t.queue_before(b, resource_vector{}, a, gpu(1)));  // both starved: 1/4 < 2/4 with the job
+  CHECK_FALSE(t.queue_before(b, gpu(1), a, gpu(1)));       // all equal: a was created first
   CHECK(t.queue_before(a, gpu(1), b, gpu(1)));
-  CHECK_FALSE(t.queue_before(b, gpu(1), a, gpu(1)));
+}
+
+TEST_CASE("fair share: queue order puts starved queues first (allocated + job <= quota)") {
+  // same priority; a would stay within its quota with the job, b would not
+  fair_share_tree t({q("a", "", 2, 1, -1, 100, 5), q("b", "", 2, 1, -1, 100, 1)});
+  t.set_capacity(gpu(8));
+  t.set_request(0, gpu(8));
+  t.set_request(1, gpu(8));
+  t.compute();
+  t.allocate(0, gpu(1), true);
+  // a: 1 + 1 <= 2 starved; b: 0 + 3 > 2 not starved, though its dominant share is smaller
+  CHECK(t.queue_before(0, gpu(1), 1, gpu(3)));
+  CHECK_FALSE(t.queue_before(1, gpu(3), 0, gpu(1)));
+  // boundary: a at 1 + 2 = 3 > 2 is no longer starved; both not starved -> b (smaller share with its job... 3/4 vs 3/4
+  // equal; without the job 0 < 1/4) first
+  CHECK(t.queue_before(1, gpu(3), 0, gpu(2)));
+  // a starved lower-priority queue still goes before a non-starved higher-priority one
+  fair_share_tree u({q("lo", "", 2, 1, -1, 50), q("hi", "", 2, 1, -1, 200)});
+  u.set_capacity(gpu(8));
+  u.set_request(0, gpu(8));
+  u.set_request(1, gpu(8));
+  u.compute();
+  u.allocate(1, gpu(2), true);
+  CHECK(u.queue_before(0, gpu(1), 1, gpu(1)));
 }
 
 TEST_CASE("fair share: policy adapter commits, releases and proposes victims") {
@@ -536,7 +639,10 @@ TEST_CASE("fair share: deny beyond capacity is opt-in and leads to reclaim victi
   CHECK(d.reasons()[0].limit == 8);
   std::vector<victim> out;
   p.victims(b, out);
-  CHECK(out.size() == 8);  // every a job is a reclaim candidate: a is 5 over its fair share of 3
+  // a is 5 over its fair share of 3: five jobs keep a above its allocatable
+  // share (maintain fair share), a sixth leaves a at 3 > quota 2 (guarantee
+  // deserved); a seventh would leave a at its quota
+  CHECK(out.size() == 6);
   for (const auto& v : out) CHECK(v.rule == "reclaim");
   p.release("a0");
   CHECK(p.check(b).allowed());
@@ -556,4 +662,276 @@ TEST_CASE("fair share: can_reclaim looks at the reclaimer's leaf queue only") {
   CHECK(t.can_reclaim(t.at("b"), gpu(5), true));
   CHECK_FALSE(t.can_reclaim(t.at("b"), gpu(6), true));  // b's fair share is 5
   CHECK_FALSE(t.can_reclaim(t.at("a"), gpu(1), true));
+}
+
+TEST_CASE("fair share: reclaim victims in KAI's victim-queue order") {
+  // r deserves 4; x and y deserve 1 and get 1 over quota each: fair share 2
+  fair_share_tree t({q("r", "", 4, 1), q("x", "", 1, 1), q("y", "", 1, 1)});
+  t.set_capacity(gpu(8));
+  for (auto n : {"r", "x", "y"}) t.set_request(t.at(n), gpu(4));
+  t.compute();
+  REQUIRE(fs(t, "x") == 2);
+  REQUIRE(fs(t, "y") == 2);
+  fair_share_policy p(std::move(t));
+  auto at = [](job j, std::int64_t created) {
+    j.created_ms = created;
+    j.preemptible = true;
+    return j;
+  };
+  p.commit(at(mk("x1", "x", 1, gpu(1)), 0));
+  p.commit(at(mk("x2", "x", 1, gpu(1)), 5));
+  p.commit(at(mk("x3", "x", 0, gpu(1)), 1));
+  p.commit(at(mk("y1", "y", 0, gpu(2)), 0));
+  p.commit(at(mk("y2", "y", 0, gpu(2)), 3));
+  std::vector<victim> out;
+  p.victims(at(mk("r1", "r", 0, gpu(1)), 9), out);
+  // 1. y (4/2) goes after x (3/2) in queue order: y's newest job y2 first
+  // 2. with y2 taken, x's share with its next victim is 1, y's 0: x3 (lowest priority)
+  // 3. x again: of x1 and x2 (same priority) the later created x2
+  // 4. equal shares with the next victims, x smaller without: y1
+  // x1 would leave x at its quota 1: no strategy, not proposed
+  std::vector<std::string> ids;
+  for (const auto& v : out) ids.push_back(v.job_id);
+  CHECK(ids == std::vector<std::string>{"y2", "x3", "x2", "y1"});
+  for (const auto& v : out) CHECK(v.rule == "reclaim");
+}
+
+TEST_CASE("fair share: preempt victims lowest priority first, then newest") {
+  fair_share_tree t({q("a", "", 8, 1)});
+  t.set_capacity(gpu(8));
+  t.set_request(0, gpu(8));
+  t.compute();
+  fair_share_policy p(std::move(t));
+  auto at = [](job j, std::int64_t created, bool pre = true) {
+    j.created_ms = created;
+    j.preemptible = pre;
+    return j;
+  };
+  p.commit(at(mk("p3-old", "a", 3, gpu(1)), 0));
+  p.commit(at(mk("p3-new", "a", 3, gpu(1)), 7));
+  p.commit(at(mk("p1", "a", 1, gpu(1)), 2));
+  p.commit(at(mk("p5", "a", 5, gpu(1)), 1));         // equal priority: not a victim
+  p.commit(at(mk("np", "a", 0, gpu(1)), 1, false));  // not preemptible
+  p.set_now_ms(100);
+  std::vector<victim> out;
+  p.victims(at(mk("hi", "a", 5, gpu(1)), 50), out);
+  std::vector<std::string> ids;
+  for (const auto& v : out) ids.push_back(v.job_id);
+  CHECK(ids == std::vector<std::string>{"p1", "p3-new", "p3-old"});
+}
+
+TEST_CASE("fair share: historical usage, off by default and with k = 0") {
+  auto run = [](std::int64_t k) {
+    fair_share_options o;
+    o.usage_k_num = k;
+    fair_share_tree t({q("a", "", 0, 1), q("b", "", 0, 1)}, o);
+    t.set_capacity(gpu(10));
+    t.set_request(0, gpu(10));
+    t.set_request(1, gpu(10));
+    t.set_usage(0, gpu(6));
+    t.set_usage_total(gpu(10));
+    t.compute();
+    return std::pair{fs(t, "a"), fs(t, "b")};
+  };
+  CHECK(run(0) == std::pair<amount, amount>{5, 5});
+  CHECK(run(-3) == std::pair<amount, amount>{5, 5});  // k <= 0 means 0 (KAI)
+  // k = 1 with no usage at all: the weights scale together, nothing changes
+  fair_share_options o;
+  o.usage_k_num = 1;
+  fair_share_tree t({q("a", "", 0, 1), q("b", "", 0, 1)}, o);
+  t.set_capacity(gpu(10));
+  t.set_request(0, gpu(10));
+  t.set_request(1, gpu(10));
+  t.set_usage_total(gpu(10));
+  t.compute();
+  CHECK(fs(t, "a") == 5);
+  CHECK(fs(t, "b") == 5);
+}
+
+TEST_CASE("fair share: historical usage lowers the over-quota share of a heavy past user") {
+  auto make = [](std::int64_t kn, std::int64_t kd, amount used_a) {
+    fair_share_options o;
+    o.usage_k_num = kn;
+    o.usage_k_den = kd;
+    fair_share_tree t({q("a", "", 1, 1), q("b", "", 1, 1)}, o);
+    t.set_capacity(gpu(12));
+    t.set_request(0, gpu(12));
+    t.set_request(1, gpu(12));
+    t.set_usage(0, gpu(used_a));
+    t.set_usage_total(gpu(10));
+    t.compute();
+    return t;
+  };
+  // k = 1, a used 6/10 of the window, b nothing: weights 1/2 + (1/2 - 6/10) = 2/5
+  // and 1/2 + 1/2 = 1; 10 over quota -> 10 x 2/7 = 2.86 and 7.14: floors 2 and 7,
+  // the unit left goes to the larger fraction (a): a 1 + 3, b 1 + 7
+  auto t = make(1, 1, 6);
+  CHECK(fs(t, "a") == 4);
+  CHECK(fs(t, "b") == 8);
+  // the deserved part is not touched: a used the whole window, weight max(0, 1/2 - 1/2) = 0
+  auto u = make(1, 1, 10);
+  CHECK(fs(u, "a") == 1);
+  CHECK(fs(u, "b") == 11);
+  // k = 1/2: weights 1/2 + (1/2)(1/2 - 3/5) = 9/20 and 3/4 -> 10 x 9/24 = 3.75, 6.25 -> 3 + 1 and 6
+  auto w = make(1, 2, 6);
+  CHECK(fs(w, "a") == 5);
+  CHECK(fs(w, "b") == 7);
+  // parents sum their children's usage
+  fair_share_tree p({q("p", "", 0, 1), q("c1", "p", 0, 1), q("c2", "p", 0, 1)});
+  p.set_usage(1, gpu(3));
+  p.set_usage(2, gpu(4));
+  CHECK(p.usage(0, R::nvidia_gpu) == 7);
+}
+
+TEST_CASE("fair share: historical usage weights are recomputed every round") {
+  // 9 over quota; a wants 1, b and c want 100; b used 3/9 of the window, k = 1.
+  // Round 1 (W = 3): weights 2/3, 1/3, 2/3 -> a is satisfied with 1 (share 3.6),
+  // b gets floor(1.8) = 1, c floor(3.6) = 3. Round 2 (W = 2, 4 left): weights
+  // 1/2 + (1/2 - 1/3) = 2/3 and 1 -> 1.6 and 2.4: b 1, c 2; the last unit goes
+  // to b's larger leftover (0.6 > 0.4): a 1, b 3, c 5.
+  fair_share_options o;
+  o.usage_k_num = 1;
+  fair_share_tree t({q("a", "", 0, 1), q("b", "", 0, 1), q("c", "", 0, 1)}, o);
+  t.set_capacity(gpu(9));
+  t.set_request(0, gpu(1));
+  t.set_request(1, gpu(100));
+  t.set_request(2, gpu(100));
+  t.set_usage(1, gpu(3));
+  t.set_usage_total(gpu(9));
+  t.compute();
+  CHECK(fs(t, "a") == 1);
+  CHECK(fs(t, "b") == 3);
+  CHECK(fs(t, "c") == 5);
+}
+
+TEST_CASE("fair share: historical usage overflow is an error and changes nothing") {
+  fair_share_options o;
+  o.usage_k_num = 1;
+  fair_share_tree t({q("a", "", 0, 1000), q("b", "", 0, 1)}, o);
+  t.set_usage_total(gpu(10));
+  REQUIRE_THROWS_AS(t.set_usage_total(gpu(amount{1} << 60)), overflow_error);
+  t.set_capacity(gpu(11));
+  t.set_request(0, gpu(100));
+  t.set_request(1, gpu(100));
+  t.compute();
+  CHECK(fs(t, "a") + fs(t, "b") == 11);  // the earlier total (10) still applies, no usage -> by weight
+  CHECK(fs(t, "a") == 11);
+}
+
+TEST_CASE("fair share: randomized invariants with historical usage") {
+  // With usage, KAI's share weights can all drop to 0 in a bucket, so the
+  // priority rule does not hold; the others do.
+  std::mt19937_64 rng(777);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<fair_share_queue_spec> specs;
+    const int tops = 2 + static_cast<int>(rng() % 3);
+    for (int i = 0; i < tops; ++i) {
+      specs.push_back(q("t" + std::to_string(i), "", static_cast<amount>(rng() % 5), static_cast<amount>(rng() % 4), -1,
+                        static_cast<std::int32_t>(rng() % 2) * 50, static_cast<std::int64_t>(rng() % 5)));
+      const int kids = static_cast<int>(rng() % 4);
+      for (int k = 0; k < kids; ++k)
+        specs.push_back(q("t" + std::to_string(i) + "-" + std::to_string(k), "t" + std::to_string(i),
+                          static_cast<amount>(rng() % 3), static_cast<amount>(rng() % 4),
+                          rng() % 4 == 0 ? static_cast<amount>(rng() % 10) : -1,
+                          static_cast<std::int32_t>(rng() % 2) * 50, static_cast<std::int64_t>(rng() % 5)));
+    }
+    const amount cap = static_cast<amount>(rng() % 40), window = 1 + static_cast<amount>(rng() % 100);
+    std::vector<amount> req(specs.size()), used(specs.size());
+    for (std::size_t i = 0; i < specs.size(); ++i)
+      req[i] = static_cast<amount>(rng() % 15),
+      used[i] = static_cast<amount>(rng() % static_cast<std::uint64_t>(window));
+    fair_share_options o;
+    o.usage_k_num = 1 + static_cast<std::int64_t>(rng() % 3);
+    o.usage_k_den = 1 + static_cast<std::int64_t>(rng() % 2);
+    auto run = [&](std::vector<std::size_t> perm) {
+      std::vector<fair_share_queue_spec> s;
+      for (auto i : perm) s.push_back(specs[i]);
+      fair_share_tree t(s, o);
+      t.set_capacity(gpu(cap));
+      t.set_usage_total(gpu(window * 3));
+      for (auto i : perm)
+        if (t.is_leaf(t.at(specs[i].name))) {
+          t.set_request(t.at(specs[i].name), gpu(req[i]));
+          t.set_usage(t.at(specs[i].name), gpu(used[i]));
+        }
+      t.compute();
+      return t;
+    };
+    std::vector<std::size_t> perm(specs.size());
+    for (std::size_t i = 0; i < perm.size(); ++i) perm[i] = i;
+    const auto t = run(perm);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    const auto u = run(perm);
+    for (const auto& s : specs) REQUIRE(fs(t, s.name) == fs(u, s.name));
+    auto check_set = [&](const std::vector<std::size_t>& sibs, amount total) {
+      amount sum = 0;
+      for (auto c : sibs) {
+        const auto& r = t.spec(c).resources.at(R::nvidia_gpu);
+        const amount want = std::min(r.limit < 0 ? amount{1} << 60 : r.limit, t.request(c, R::nvidia_gpu));
+        const amount d = std::min({r.quota, want, total});
+        const amount f = t.fair_share(c, R::nvidia_gpu);
+        REQUIRE(f >= d);
+        REQUIRE(f <= std::max(want, d));
+        if (r.over_quota_weight == 0) REQUIRE(f == d);
+        sum += f;
+      }
+      amount deserved = 0;
+      for (auto c : sibs) {
+        const auto& r = t.spec(c).resources.at(R::nvidia_gpu);
+        deserved +=
+            std::min({r.quota, std::min(r.limit < 0 ? amount{1} << 60 : r.limit, t.request(c, R::nvidia_gpu)), total});
+      }
+      REQUIRE(sum - deserved <= std::max<amount>(0, total - deserved));
+    };
+    std::vector<std::size_t> roots;
+    for (std::size_t i = 0; i < t.size(); ++i)
+      if (t.parent(i) == fair_share_tree::npos) roots.push_back(i);
+    check_set(roots, cap);
+    for (std::size_t p = 0; p < t.size(); ++p) {
+      std::vector<std::size_t> kids;
+      for (std::size_t i = 0; i < t.size(); ++i)
+        if (t.parent(i) == p) kids.push_back(i);
+      if (!kids.empty()) check_set(kids, t.fair_share(p, R::nvidia_gpu));
+    }
+  }
+}
+
+TEST_CASE("fair share: remainder pass per bucket (default) or after all buckets (KAI compatibility)") {
+  // 5 units over quota; three high-priority queues of weight 1 get floor(5/3) = 1
+  // each in their round, 2 units are left as fractions
+  auto run = [](bool kai) {
+    fair_share_options o;
+    o.remainder_after_all_buckets = kai;
+    fair_share_tree t({q("h1", "", 0, 1, -1, 200, 1), q("h2", "", 0, 1, -1, 200, 2), q("h3", "", 0, 1, -1, 200, 3),
+                       q("low", "", 0, 1, -1, 100, 0)},
+                      o);
+    t.set_capacity(gpu(5));
+    for (std::size_t i = 0; i < 4; ++i) t.set_request(i, gpu(100));
+    t.compute();
+    return std::vector<amount>{fs(t, "h1"), fs(t, "h2"), fs(t, "h3"), fs(t, "low")};
+  };
+  // default: the high bucket's remainder pass, equal fractions -> earlier creation
+  CHECK(run(false) == std::vector<amount>{2, 2, 1, 0});
+  // KAI: the 2 units go to the low bucket's round first
+  CHECK(run(true) == std::vector<amount>{1, 1, 1, 2});
+}
+
+TEST_CASE("fair share: no preempt victims for a non-preemptible job over quota") {
+  fair_share_tree t({q("a", "", 2, 1)});
+  t.set_capacity(gpu(8));
+  t.set_request(0, gpu(8));
+  t.compute();
+  fair_share_policy p(std::move(t));
+  job low = mk("low", "a", 1, gpu(4));
+  low.preemptible = true;
+  p.commit(low);
+  job hi = mk("hi", "a", 5, gpu(2));
+  hi.preemptible = false;
+  std::vector<victim> out;
+  p.victims(hi, out);  // 0 + 2 <= quota 2
+  CHECK(out.size() == 1);
+  hi.request = gpu(3);  // 0 + 3 > quota 2: preempting cannot help
+  out.clear();
+  p.victims(hi, out);
+  CHECK(out.empty());
 }
