@@ -1,7 +1,9 @@
 // Kueue model figures (issue #10):
 // * one flavor-assignment attempt for a 3-pod-set workload, 1,000 ClusterQueues
 //   in 50 cohorts, 3 flavors, 4 resources (target <= 1 us, 0 allocations);
-// * preemption target selection among 10,000 admitted workloads (<= 1 ms);
+// * preemption target selection among 10,000 admitted workloads (<= 1 ms):
+//   withinClusterQueue in a full queue, and reclaimWithinCohort from 19
+//   borrowing queues (every admitted workload a candidate);
 // * one scheduling pass admitting 15,000 workloads into 30 ClusterQueues (< 100 ms).
 #include <benchmark/benchmark.h>
 
@@ -115,6 +117,33 @@ void bm_preemption_targets(benchmark::State& state) {
   state.counters["mode"] = static_cast<double>(a.mode);
 }
 BENCHMARK(bm_preemption_targets)->Unit(benchmark::kMicrosecond);
+
+void bm_preemption_targets_reclaim(benchmark::State& state) {
+  resource_registry reg;
+  // 20 queues in one cohort (3,000 cores each); cq3 is empty, the 19 others
+  // hold 526 workloads of 6 cores each (9,994 in all) and each borrows 156
+  // cores: every one of them is a reclaimWithinCohort candidate.
+  auto cfg = make_config(20, 1, 3'000'000, 1, amount{1} << 50);
+  kueue_model m(cfg, reg);
+  for (int q = 0; q < 20; ++q) {
+    if (q == 3) continue;
+    for (int i = 0; i < 526; ++i) (void)m.admit(make_workload(nm("q", q, "-", i), nm("cq", q), 1000, i % 10));
+  }
+  // 60 cores asked, 36 free: 24 cores (4 workloads) must be reclaimed
+  auto in = make_workload("in", "cq3", 10'000, 100);
+  flavor_assignment a;
+  m.assign(in, a);
+  std::size_t n = 0;
+  for (auto _ : state) {
+    auto t = m.preemption_targets(in, a);
+    n = t.size();
+    benchmark::DoNotOptimize(t.data());
+  }
+  state.counters["admitted"] = static_cast<double>(m.admitted_count());
+  state.counters["targets"] = static_cast<double>(n);
+  state.counters["mode"] = static_cast<double>(a.mode);
+}
+BENCHMARK(bm_preemption_targets_reclaim)->Unit(benchmark::kMicrosecond);
 
 void bm_schedule_15000_into_30(benchmark::State& state) {
   std::vector<workload> pending;

@@ -23,22 +23,24 @@ int main(int argc, char** argv) {
     std::stable_sort(objs.workloads.begin(), objs.workloads.end(), [](const workload& a, const workload& b) {
       return a.priority != b.priority ? a.priority > b.priority : a.created < b.created;
     });
-    flavor_assignment fa;
-    std::vector<std::int32_t> counts;
+    admission_attempt at;
     for (const auto& w : objs.workloads) {
-      const auto cq = m.resolve_queue(w.ns, w.queue);
-      auto d = m.check(w, fa);
-      std::vector<preemption_target> targets;
-      if (d.denied()) targets = m.preemption_targets(w, fa);
-      // Kueue tries partial admission when neither a fit nor preemption works
-      if (d.denied() && targets.empty() && m.assigner().assign_partial(cq, w, fa, counts)) d = decision::allow();
-      json out{{"workload", w.name}, {"assignment", assignment_to_json(fa, m.forest(), reg)}, {"decision", d}};
+      // Kueue's attempt: full counts (fit, or preemption with targets), then
+      // partial admission down to minCount (fit, or preemption with targets)
+      const auto d = m.attempt(w, at);
+      json out{{"workload", w.name},
+               {"assignment", assignment_to_json(at.assignment, m.forest(), reg)},
+               {"counts", at.counts},
+               {"decision", d}};
       if (d.allowed()) {
-        m.admit(w, fa);
+        m.admit(w, at.assignment);
       } else {
         json t = json::array();
-        for (const auto& p : targets)
-          t.push_back({{"workload", p.name}, {"clusterQueue", m.forest().at(p.cluster_queue).name}, {"rule", p.rule}});
+        for (const auto& p : at.targets)
+          t.push_back({{"workload", p.name},
+                       {"clusterQueue", m.forest().at(p.cluster_queue).name},
+                       {"rule", p.rule},
+                       {"reason", p.reason}});
         out["preemptionTargets"] = t;
       }
       std::cout << out.dump(2) << "\n";

@@ -79,12 +79,71 @@ struct flavor_fungibility {
   fungibility_action when_can_preempt = fungibility_action::try_next_flavor;
 };
 
+/// A Kubernetes label selector (metav1.LabelSelector): every matchLabels pair
+/// and every matchExpressions requirement must hold. An empty selector matches
+/// every label set.
+struct label_selector {
+  enum class op { in, not_in, exists, does_not_exist };
+  struct requirement {
+    std::string key;
+    op oper = op::exists;
+    std::vector<std::string> values;
+  };
+  std::vector<std::pair<std::string, std::string>> match_labels;
+  std::vector<requirement> match_expressions;
+
+  using labels = std::vector<std::pair<std::string, std::string>>;
+  [[nodiscard]] static const std::string* find(const labels& ls, std::string_view key) noexcept {
+    for (const auto& [k, v] : ls)
+      if (k == key) return &v;
+    return nullptr;
+  }
+  /// Kubernetes semantics: In needs the key with one of the values; NotIn
+  /// holds when the key is absent or its value is not listed; Exists /
+  /// DoesNotExist test the key only.
+  [[nodiscard]] bool matches(const labels& ls) const noexcept {
+    for (const auto& [k, v] : match_labels) {
+      const auto* x = find(ls, k);
+      if (!x || *x != v) return false;
+    }
+    for (const auto& r : match_expressions) {
+      const auto* x = find(ls, r.key);
+      const bool listed = x && std::find(r.values.begin(), r.values.end(), *x) != r.values.end();
+      switch (r.oper) {
+        case op::in:
+          if (!listed) return false;
+          break;
+        case op::not_in:
+          if (listed) return false;
+          break;
+        case op::exists:
+          if (!x) return false;
+          break;
+        case op::does_not_exist:
+          if (x) return false;
+          break;
+      }
+    }
+    return true;
+  }
+};
+
+/// A Namespace as the model sees it: its name and labels (for namespaceSelector).
+struct namespace_spec {
+  std::string name;
+  label_selector::labels labels;
+};
+
 enum class queueing_strategy { best_effort_fifo, strict_fifo };
 enum class stop_policy { none, hold, hold_and_drain };
 
 struct cluster_queue_spec {
   std::string name;
   std::string cohort;  // empty: no cohort
+  /// spec.namespaceSelector. Kueue: null (nullopt) matches no namespace, an
+  /// empty selector matches all. Checked only when the model knows the
+  /// namespaces (kueue_config::namespaces or kueue_model::set_namespace).
+  std::optional<label_selector> namespace_selector = label_selector{};
   std::vector<resource_group_spec> resource_groups;
   preemption_spec preemption;
   flavor_fungibility fungibility;
@@ -138,6 +197,11 @@ struct kueue_config {
   std::vector<cluster_queue_spec> cluster_queues;
   std::vector<cohort_spec> cohorts;
   std::vector<local_queue_spec> local_queues;
+  /// Namespaces and their labels, for the ClusterQueues' namespaceSelector.
+  /// nullopt: the host does not tell the namespaces and no selector is
+  /// checked; set (even empty): a workload from a namespace not listed is
+  /// inadmissible, as in Kueue ("workload namespace ... does not exist").
+  std::optional<std::vector<namespace_spec>> namespaces;
   /// Kueue's global fairSharing.enable: preemption may then let the preemptor
   /// borrow (flavor assignment classifies such flavors as needing preemption).
   bool fair_sharing = false;
@@ -576,6 +640,17 @@ inline void cohort_forest::build(const kueue_config& cfg, const resource_registr
       diag.add(obj + ".spec.preemption.borrowWithinCohort",
                "may only be enabled when reclaimWithinCohort is not Never");
     check_groups(obj, cq.resource_groups, !cq.cohort.empty());
+    if (cq.namespace_selector)
+      for (std::size_t k = 0; k < cq.namespace_selector->match_expressions.size(); ++k) {
+        const auto& r = cq.namespace_selector->match_expressions[k];
+        const std::string rp = obj + ".spec.namespaceSelector.matchExpressions[" + std::to_string(k) + "]";
+        if (r.key.empty()) diag.add(rp + ".key", "must not be empty");
+        const bool set_op = r.oper == label_selector::op::in || r.oper == label_selector::op::not_in;
+        if (set_op && r.values.empty())
+          diag.add(rp + ".values", "must be specified when `operator` is 'In' or 'NotIn'");
+        if (!set_op && !r.values.empty())
+          diag.add(rp + ".values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
+      }
     nodes.push_back(node{cq.name, false, no_node, {}, cq.fair_weight_milli});
   }
   const auto ncq = nodes.size();
@@ -628,6 +703,16 @@ inline void cohort_forest::build(const kueue_config& cfg, const resource_registr
       continue;
     }
     if (!lq.emplace(l.ns + "/" + l.name, it->second).second) diag.add(obj, "duplicate LocalQueue");
+  }
+  if (cfg.namespaces) {
+    std::vector<std::string_view> seen;
+    for (std::size_t i = 0; i < cfg.namespaces->size(); ++i) {
+      const auto& n = (*cfg.namespaces)[i];
+      if (n.name.empty()) diag.add("Namespace[" + std::to_string(i) + "].metadata.name", "empty name");
+      if (std::find(seen.begin(), seen.end(), n.name) != seen.end())
+        diag.add("Namespace/" + n.name, "duplicate Namespace name");
+      seen.push_back(n.name);
+    }
   }
   if (cfg.admission_fair_sharing) {
     const auto& a = *cfg.admission_fair_sharing;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -147,7 +148,77 @@ inline bool kueue_parse_time(const std::string& s, std::int64_t& out) {
 
 }  // namespace detail
 
-/// Reads every Kueue object of `doc` and appends it to `out`.
+namespace detail {
+/// A metav1.LabelSelector. Absent or null -> nullopt (Kueue: matches nothing).
+inline std::optional<label_selector> kueue_selector(const json& spec, const char* key, const std::string& path,
+                                                    diagnostics& d) {
+  if (!spec.contains(key) || spec[key].is_null()) return std::nullopt;
+  const auto& j = spec[key];
+  const std::string p = quota::detail::join_path(path, key);
+  label_selector sel;
+  if (!j.is_object()) {
+    d.add(p, "expected an object (a label selector)");
+    return sel;
+  }
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (it.key() != "matchLabels" && it.key() != "matchExpressions")
+      d.add(p + "." + it.key(), "unknown field (expected matchLabels, matchExpressions)");
+  if (j.contains("matchLabels") && !j["matchLabels"].is_null()) {
+    const auto& ml = j["matchLabels"];
+    if (!ml.is_object())
+      d.add(p + ".matchLabels", "expected an object of strings");
+    else
+      for (auto it = ml.begin(); it != ml.end(); ++it) {
+        if (!it.value().is_string())
+          d.add(p + ".matchLabels." + it.key(), "expected a string");
+        else
+          sel.match_labels.emplace_back(it.key(), it.value().get<std::string>());
+      }
+  }
+  if (j.contains("matchExpressions") && !j["matchExpressions"].is_null()) {
+    const auto& me = j["matchExpressions"];
+    if (!me.is_array()) {
+      d.add(p + ".matchExpressions", "expected an array");
+    } else {
+      for (std::size_t i = 0; i < me.size(); ++i) {
+        const std::string rp = quota::detail::index_path(p + ".matchExpressions", i);
+        label_selector::requirement r;
+        r.key = kueue_str(me[i], "key", rp, d);
+        const std::string op = kueue_str(me[i], "operator", rp, d);
+        if (op == "In")
+          r.oper = label_selector::op::in;
+        else if (op == "NotIn")
+          r.oper = label_selector::op::not_in;
+        else if (op == "Exists")
+          r.oper = label_selector::op::exists;
+        else if (op == "DoesNotExist")
+          r.oper = label_selector::op::does_not_exist;
+        else
+          d.add(rp + ".operator", "unknown operator '" + op + "' (expected In, NotIn, Exists, DoesNotExist)");
+        if (me[i].is_object() && me[i].contains("values") && !me[i]["values"].is_null()) {
+          const auto& vs = me[i]["values"];
+          if (!vs.is_array())
+            d.add(rp + ".values", "expected an array of strings");
+          else
+            for (std::size_t k = 0; k < vs.size(); ++k) {
+              if (vs[k].is_string())
+                r.values.push_back(vs[k].get<std::string>());
+              else
+                d.add(quota::detail::index_path(rp + ".values", k), "expected a string");
+            }
+        }
+        sel.match_expressions.push_back(std::move(r));
+      }
+    }
+  }
+  return sel;
+}
+}  // namespace detail
+
+/// Reads every Kueue object of `doc` and appends it to `out`. Namespace
+/// objects (metadata.name and metadata.labels) turn on namespaceSelector
+/// checks; a ClusterQueue without namespaceSelector then admits nothing, as
+/// in Kueue (write `"namespaceSelector": {}` to admit every namespace).
 inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_objects& out) {
   diagnostics d;
   kueue_objects add;
@@ -166,6 +237,24 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
     const json spec = o.contains("spec") && o["spec"].is_object() ? o["spec"] : json::object();
     if (kind == "ResourceFlavor") {
       add.config.resource_flavors.push_back(name);
+    } else if (kind == "Namespace") {
+      namespace_spec ns;
+      ns.name = name;
+      if (o.contains("metadata") && o["metadata"].is_object() && o["metadata"].contains("labels") &&
+          !o["metadata"]["labels"].is_null()) {
+        const auto& ls = o["metadata"]["labels"];
+        if (!ls.is_object())
+          d.add(obj + ".metadata.labels", "expected an object of strings");
+        else
+          for (auto it = ls.begin(); it != ls.end(); ++it) {
+            if (it.value().is_string())
+              ns.labels.emplace_back(it.key(), it.value().get<std::string>());
+            else
+              d.add(obj + ".metadata.labels." + it.key(), "expected a string");
+          }
+      }
+      if (!add.config.namespaces) add.config.namespaces.emplace();
+      add.config.namespaces->push_back(std::move(ns));
     } else if (kind == "ClusterQueue") {
       cluster_queue_spec cq;
       cq.name = name;
@@ -173,6 +262,7 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
           detail::kueue_str(spec, "cohortName", obj + ".spec", d, detail::kueue_str(spec, "cohort", obj + ".spec", d));
       cq.resource_groups = detail::kueue_groups(spec, reg_copy, obj, d);
       cq.fair_weight_milli = detail::kueue_weight(spec, reg_copy, obj, d);
+      cq.namespace_selector = detail::kueue_selector(spec, "namespaceSelector", obj + ".spec", d);
       if (spec.contains("preemption") && spec["preemption"].is_object()) {
         const auto& p = spec["preemption"];
         const std::string pp = obj + ".spec.preemption";
@@ -315,6 +405,10 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
   for (auto& c : add.config.cluster_queues) out.config.cluster_queues.push_back(std::move(c));
   for (auto& c : add.config.cohorts) out.config.cohorts.push_back(std::move(c));
   for (auto& l : add.config.local_queues) out.config.local_queues.push_back(std::move(l));
+  if (add.config.namespaces) {
+    if (!out.config.namespaces) out.config.namespaces.emplace();
+    for (auto& n : *add.config.namespaces) out.config.namespaces->push_back(std::move(n));
+  }
   for (auto& w : add.workloads) out.workloads.push_back(std::move(w));
   reg = std::move(reg_copy);
 }

@@ -162,48 +162,62 @@ class flavor_assigner {
     if (out.mode != fit_mode::fit) render_notes(out, spec.name);
   }
 
-  /// Partial admission (Kueue's pod-set reducer): when the workload does not
-  /// fit and some pod set has minCount < count, search the smallest uniform
-  /// reduction step that fits; `counts_out` receives the counts. Returns false
-  /// when even minCount does not fit (out then holds the full-count attempt).
+  /// Partial admission with Kueue's pod-set reducer: when the workload does
+  /// not fit and some pod set has minCount < count, find the largest counts
+  /// that fit (see pod_set_search); `counts_out` receives them. Returns false
+  /// when no reduction fits (out then holds the full-count attempt).
   bool assign_partial(node_index cq, const workload& wl, flavor_assignment& out,
                       std::vector<std::int32_t>& counts_out) const {
     counts_out.clear();
     for (const auto& ps : wl.pod_sets) counts_out.push_back(ps.count);
     assign(cq, wl, out);
     if (out.mode == fit_mode::fit) return true;
+    flavor_assignment tmp;
+    std::vector<std::int32_t> found;
+    if (!pod_set_search(wl, found, [&](const std::vector<std::int32_t>& c) {
+          assign(cq, wl, tmp, c.data());
+          return tmp.mode == fit_mode::fit;
+        }))
+      return false;
+    counts_out = found;
+    assign(cq, wl, out, counts_out.data());
+    return true;
+  }
+
+  /// Kueue's PodSetReducer. delta_i = count_i - minCount_i (0 without
+  /// minCount), total = sum of deltas; step k in [0, total] gives counts
+  /// count_i - floor(delta_i * k / total). A binary search (Go's sort.Search
+  /// over [0, total]) finds the smallest step for which `fits(counts)` holds,
+  /// i.e. the largest counts; `counts_out` gets that step's counts. False when
+  /// total is 0 or no step tried fits. Like Kueue it assumes that fitting is
+  /// monotone in the step.
+  template <class Fits>
+  static bool pod_set_search(const workload& wl, std::vector<std::int32_t>& counts_out, Fits&& fits) {
     std::int64_t total = 0;
-    for (const auto& ps : wl.pod_sets)
-      if (ps.min_count && *ps.min_count < ps.count) total += ps.count - *ps.min_count;
-    if (total == 0) return false;
-    auto counts_for = [&](std::int64_t step, std::vector<std::int32_t>& c) {
-      c.clear();
-      for (const auto& ps : wl.pod_sets) {
-        if (!ps.min_count || *ps.min_count >= ps.count) {
-          c.push_back(ps.count);
-          continue;
-        }
-        const std::int64_t delta = ps.count - *ps.min_count;
-        c.push_back(static_cast<std::int32_t>(ps.count - (delta * step + total - 1) / total));
+    for (const auto& ps : wl.pod_sets) total += ps.count - ps.min_count.value_or(ps.count);
+    if (total <= 0) return false;
+    std::vector<std::int32_t> c(wl.pod_sets.size());
+    auto counts_for = [&](std::int64_t k) {
+      for (std::size_t i = 0; i < wl.pod_sets.size(); ++i) {
+        const auto& ps = wl.pod_sets[i];
+        const std::int64_t delta = ps.count - ps.min_count.value_or(ps.count);
+        c[i] = static_cast<std::int32_t>(ps.count - delta * k / total);
       }
     };
-    std::vector<std::int32_t> c;
-    flavor_assignment tmp;
-    std::int64_t lo = 1, hi = total, found = -1;
-    while (lo <= hi) {  // smallest step that fits (fitting is monotone in the step)
+    std::int64_t lo = 0, hi = total + 1, good = -1;
+    while (lo < hi) {
       const std::int64_t mid = lo + (hi - lo) / 2;
-      counts_for(mid, c);
-      assign(cq, wl, tmp, c.data());
-      if (tmp.mode == fit_mode::fit) {
-        found = mid;
-        hi = mid - 1;
+      counts_for(mid);
+      if (fits(static_cast<const std::vector<std::int32_t>&>(c))) {
+        hi = mid;
+        good = mid;
       } else {
         lo = mid + 1;
       }
     }
-    if (found < 0) return false;
-    counts_for(found, counts_out);
-    assign(cq, wl, out, counts_out.data());
+    if (good < 0 || good != lo) return false;
+    counts_for(good);
+    counts_out = c;
     return true;
   }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -14,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -33,6 +35,12 @@ struct admitted_workload {
   std::int32_t priority = 0;
   std::int64_t created = 0;
   std::uint64_t admitted_seq = 0;  // admission order (newer = larger)
+  /// Quota reservation time (Kueue's QuotaReserved transition): the model
+  /// clock at admission when the host sets one (set_clock), else admitted_seq.
+  std::int64_t reserved_at = 0;
+  /// Marked Evicted (e.g. already chosen as a preemption target) but still
+  /// holding its quota: Kueue tries such workloads first.
+  bool evicted = false;
   std::vector<std::pair<fr_slot, amount>> usage;
   /// "ns/name" of the LocalQueue it came through (empty: addressed to the ClusterQueue).
   std::string local_queue;
@@ -68,8 +76,12 @@ namespace detail {
 struct preemption_target {
   std::string name;
   node_index cluster_queue = no_node;
-  /// "withinClusterQueue", "reclaimWithinCohort" or "borrowWithinCohort".
+  /// "withinClusterQueue", "reclaimWithinCohort" or "borrowWithinCohort"
+  /// (classical), or the fair-sharing strategy.
   std::string_view rule;
+  /// Kueue's preemption reason: "InClusterQueue", "InCohortReclamation",
+  /// "InCohortReclaimWhileBorrowing" or "InCohortFairSharing".
+  std::string_view reason;
   friend bool operator==(const preemption_target&, const preemption_target&) = default;
 };
 
@@ -87,11 +99,29 @@ enum class shrink_policy {
   evict_after_grace  // ours: workloads above the new quota become eviction candidates after a grace period
 };
 
+/// One admission attempt as Kueue's scheduler makes it (see kueue_model::attempt).
+struct admission_attempt {
+  /// The assignment chosen: full counts, or reduced counts (partial admission).
+  flavor_assignment assignment;
+  /// Preemption targets that make room for `assignment` (mode Preempt).
+  std::vector<preemption_target> targets;
+  /// Pod-set counts of `assignment`.
+  std::vector<std::int32_t> counts;
+  /// The counts are below the full counts.
+  bool reduced = false;
+  [[nodiscard]] bool fits() const noexcept { return assignment.mode == fit_mode::fit; }
+  [[nodiscard]] bool preempts() const noexcept { return assignment.mode == fit_mode::preempt && !targets.empty(); }
+};
+
 class kueue_model {
  public:
   kueue_model(const kueue_config& cfg, resource_registry reg)
       : reg_(std::move(reg)), forest_(cfg, reg_), assigner_(forest_, reg_) {
     afs_ = afs_states(forest_, {});
+    if (cfg.namespaces) {
+      ns_.emplace();
+      for (const auto& n : *cfg.namespaces) (*ns_)[n.name] = n.labels;
+    }
   }
   /// A deep copy (the flavor assigner is re-bound to the copy's own forest).
   kueue_model(const kueue_model& o)
@@ -100,7 +130,9 @@ class kueue_model {
         assigner_(forest_, reg_),
         admitted_(o.admitted_),
         seq_(o.seq_),
-        afs_(o.afs_) {}
+        afs_(o.afs_),
+        ns_(o.ns_),
+        clock_(o.clock_) {}
   kueue_model& operator=(const kueue_model&) = delete;
   /// Every admitted workload, by name.
   [[nodiscard]] const std::unordered_map<std::string, admitted_workload>& admitted() const noexcept {
@@ -137,6 +169,21 @@ class kueue_model {
   [[nodiscard]] decision check(const workload& wl, flavor_assignment& a) const {
     const node_index cq = resolve_queue(wl.ns, wl.queue);
     const auto& spec = forest_.cluster_queue(cq);
+    if (auto d = gate(wl, cq)) return *d;
+    assigner_.assign(cq, wl, a);
+    if (a.mode == fit_mode::fit) return decision::allow();
+    decision d;
+    for (const auto& r : a.reasons) d.add(r);
+    if (d.allowed()) d.add(reason{kueue_model_name, "no_fit", spec.name, no_resource, {}, 0, 0, 0, {}});
+    return d;
+  }
+
+ private:
+  /// The checks before flavor assignment (Kueue's order): a stopped
+  /// ClusterQueue, the namespace (unknown / not matching namespaceSelector),
+  /// a workload admitted already. nullopt: none denies.
+  [[nodiscard]] std::optional<decision> gate(const workload& wl, node_index cq) const {
+    const auto& spec = forest_.cluster_queue(cq);
     if (spec.stop != stop_policy::none)
       return decision::deny(reason{kueue_model_name,
                                    "cluster_queue_stopped",
@@ -147,16 +194,51 @@ class kueue_model {
                                    0,
                                    0,
                                    "stopPolicy forbids new admissions"});
+    if (ns_) {
+      auto it = ns_->find(wl.ns);
+      if (it == ns_->end())
+        return decision::deny(reason{kueue_model_name,
+                                     "namespace_not_found",
+                                     spec.name,
+                                     no_resource,
+                                     {},
+                                     0,
+                                     0,
+                                     0,
+                                     "workload namespace \"" + wl.ns + "\" does not exist"});
+      if (!spec.namespace_selector || !spec.namespace_selector->matches(it->second))
+        return decision::deny(reason{kueue_model_name,
+                                     "namespace_mismatch",
+                                     spec.name,
+                                     no_resource,
+                                     {},
+                                     0,
+                                     0,
+                                     0,
+                                     "workload namespace \"" + wl.ns + "\" doesn't match ClusterQueue selector"});
+    }
     if (admitted_.count(wl.name))
       return decision::deny(reason{kueue_model_name, "already_admitted", wl.name, no_resource, {}, 0, 0, 0, {}});
-    assigner_.assign(cq, wl, a);
-    if (a.mode == fit_mode::fit) return decision::allow();
+    return std::nullopt;
+  }
+  [[nodiscard]] decision attempt_decision(const admission_attempt& at) const {
+    if (at.fits()) return decision::allow();
     decision d;
-    for (const auto& r : a.reasons) d.add(r);
-    if (d.allowed()) d.add(reason{kueue_model_name, "no_fit", spec.name, no_resource, {}, 0, 0, 0, {}});
+    for (const auto& r : at.assignment.reasons) d.add(r);
+    if (d.allowed())
+      d.add(reason{kueue_model_name,
+                   "no_fit",
+                   forest_.cluster_queue(at.assignment.cluster_queue).name,
+                   no_resource,
+                   {},
+                   0,
+                   0,
+                   0,
+                   {}});
     return d;
   }
 
+ public:
   /// Admits `wl` with assignment `a` (which must be a fit, computed on the
   /// current state). Duplicate -> state_error 502; not a fit -> state_error
   /// 501; overflow -> overflow_error. Strong guarantee.
@@ -190,7 +272,9 @@ class kueue_model {
         penalty.set(r, quota::detail::checked_add(penalty.get(r), detail::kueue_scale_round(v, alpha)));
       }
     }
-    admitted_workload aw{wl.name, a.cluster_queue, wl.priority, wl.created, seq_ + 1, a.usage, lq_key};
+    admitted_workload aw{wl.name,    a.cluster_queue, wl.priority,
+                         wl.created, seq_ + 1,        clock_ ? *clock_ : static_cast<std::int64_t>(seq_ + 1),
+                         false,      a.usage,         lq_key};
     auto [it, ok] = admitted_.emplace(wl.name, std::move(aw));
     (void)ok;
     ++seq_;
@@ -203,6 +287,60 @@ class kueue_model {
     auto d = check(wl, a);
     if (d.allowed()) admit(wl, a);
     return d;
+  }
+
+  // ---- namespaces, clock, eviction marks ---------------------------------------
+
+  /// Registers (or replaces) a namespace and its labels. From the first call
+  /// on (or when the configuration lists namespaces) namespaceSelector is
+  /// checked and a workload from an unknown namespace is inadmissible.
+  void set_namespace(std::string name, label_selector::labels labels) {
+    if (!ns_) ns_.emplace();
+    (*ns_)[std::move(name)] = std::move(labels);
+  }
+  /// Are namespaces (and so namespaceSelector) checked?
+  [[nodiscard]] bool knows_namespaces() const noexcept { return ns_.has_value(); }
+  /// Does the ClusterQueue's namespaceSelector admit namespace `ns`? (False
+  /// for an unknown namespace; true for all when namespaces are not known.)
+  [[nodiscard]] bool namespace_matches(node_index cq, std::string_view ns) const {
+    if (!ns_) return true;
+    auto it = ns_->find(std::string(ns));
+    const auto& sel = forest_.cluster_queue(cq).namespace_selector;
+    return it != ns_->end() && sel && sel->matches(it->second);
+  }
+  /// The model clock (host time, e.g. ms): admissions after this record it
+  /// as their quota reservation time. Without a clock the admission order is
+  /// the time.
+  void set_clock(std::int64_t now) noexcept { clock_ = now; }
+  /// Marks an admitted workload Evicted (true) or not: it keeps its quota
+  /// until it finishes, and preemption tries it before the others.
+  void mark_evicted(std::string_view name, bool evicted = true) {
+    auto it = admitted_.find(std::string(name));
+    if (it == admitted_.end()) throw unknown_entity_error(error_id::unknown_job, "workload", name);
+    it->second.evicted = evicted;
+  }
+
+  /// Kueue's CandidatesOrdering of two preemption candidates for a preemptor
+  /// in ClusterQueue `cq`; negative when x goes first. In order: Evicted
+  /// first; other ClusterQueues before the preemptor's own; (admission fair
+  /// sharing, same ClusterQueue, different LocalQueues) higher LocalQueue
+  /// usage first; lower priority first; later quota reservation first; then
+  /// by name (Kueue: by UID), so the order is total.
+  [[nodiscard]] int candidate_order(const admitted_workload& x, const admitted_workload& y, node_index cq) const {
+    if (x.evicted != y.evicted) return x.evicted ? -1 : 1;
+    const bool xin = x.cluster_queue == cq, yin = y.cluster_queue == cq;
+    if (xin != yin) return xin ? 1 : -1;
+    if (x.cluster_queue == y.cluster_queue && x.local_queue != y.local_queue && afs_enabled(x.cluster_queue) &&
+        find_local_queue_usage(x.local_queue) && find_local_queue_usage(y.local_queue)) {
+      const auto ux = local_queue_fs_usage(x.local_queue), uy = local_queue_fs_usage(y.local_queue);
+      // nullopt: a zero-weight LocalQueue with usage, an infinite usage
+      if (ux.has_value() != uy.has_value()) return ux.has_value() ? 1 : -1;
+      if (ux && *ux != *uy) return *ux > *uy ? -1 : 1;
+    }
+    if (x.priority != y.priority) return x.priority < y.priority ? -1 : 1;
+    if (x.reserved_at != y.reserved_at) return x.reserved_at > y.reserved_at ? -1 : 1;
+    const int c = x.name.compare(y.name);
+    return c < 0 ? -1 : (c > 0 ? 1 : 0);
   }
 
   // ---- admission fair sharing (usage history of LocalQueues) -------------------
@@ -299,6 +437,52 @@ class kueue_model {
     return u * 1000 / st->weight_milli;
   }
 
+  /// Kueue's scheduler attempt (getInitialAssignments): the full counts
+  /// first: a fit is taken; needing preemption, the targets are taken when
+  /// there are any. Only then, when some pod set has minCount < count, the
+  /// pod-set reducer (flavor_assigner::pod_set_search) searches the largest
+  /// counts that fit or that preemption can make room for (targets found).
+  /// So a workload that can preempt at full size is not reduced instead, and
+  /// a reduced size that fits without preemption is preferred to a larger
+  /// size that needs it only when the full size cannot preempt. Nothing
+  /// found: the full-count assignment with no targets. The decision carries
+  /// the gates of check() (stopped queue, namespaceSelector); when they deny,
+  /// `out` is left empty.
+  decision attempt(const workload& wl, admission_attempt& out) const {
+    const node_index cq = resolve_queue(wl.ns, wl.queue);
+    out.targets.clear();
+    out.counts.clear();
+    out.reduced = false;
+    out.assignment.clear();
+    if (auto d = gate(wl, cq)) return *d;
+    for (const auto& ps : wl.pod_sets) out.counts.push_back(ps.count);
+    assigner_.assign(cq, wl, out.assignment);
+    if (out.assignment.mode == fit_mode::fit) return decision::allow();
+    if (out.assignment.mode == fit_mode::preempt) {
+      out.targets = targets_for(wl, out.assignment);
+      if (!out.targets.empty()) return attempt_decision(out);
+    }
+    flavor_assignment tmp;
+    std::vector<std::int32_t> found;
+    const bool ok = flavor_assigner::pod_set_search(wl, found, [&](const std::vector<std::int32_t>& c) {
+      assigner_.assign(cq, wl, tmp, c.data());
+      if (tmp.mode == fit_mode::fit) return true;
+      return tmp.mode == fit_mode::preempt && !targets_for(wl, tmp).empty();
+    });
+    if (ok) {
+      assigner_.assign(cq, wl, out.assignment, found.data());
+      out.counts = found;
+      out.reduced = true;
+      if (out.assignment.mode == fit_mode::preempt) out.targets = targets_for(wl, out.assignment);
+    }
+    return attempt_decision(out);
+  }
+  /// Preemption targets for an assignment: fair-sharing preemption when the
+  /// configuration enables fair sharing, else classical.
+  [[nodiscard]] std::vector<preemption_target> targets_for(const workload& wl, const flavor_assignment& a) const {
+    return forest_.config().fair_sharing ? fair_preemption_targets(wl, a) : preemption_targets(wl, a);
+  }
+
   /// The workload finished or was evicted: gives its usage back.
   void finish(std::string_view name) {
     auto it = admitted_.find(std::string(name));
@@ -307,97 +491,167 @@ class kueue_model {
     admitted_.erase(it);
   }
 
+  /// How a classical-preemption candidate may be preempted (Kueue's
+  /// preemptionVariant).
+  enum class preemption_variant : std::uint8_t {
+    never,
+    within_cluster_queue,       // same ClusterQueue as the preemptor
+    hierarchical_reclaim,       // the preemptor's side of the tree holds the request
+    reclaim_without_borrowing,  // only if the preemptor then does not borrow
+    reclaim_while_borrowing     // borrowWithinCohort: even if the preemptor borrows
+  };
+
   /// Kueue's classical preemption for `wl`, whose assignment `a` needs
-  /// preemption: candidates by policy, ordered (other ClusterQueues first,
-  /// lower priority first, newer admission first), then the minimal set that
-  /// makes the workload fit. Empty when preemption cannot help.
+  /// preemption. Candidates: the preemptor's own ClusterQueue (by
+  /// withinClusterQueue) and, walking from its parent cohort to the root,
+  /// the ClusterQueues above their quota in a needed (flavor, resource) in
+  /// subtrees above their quota (by reclaimWithinCohort); a candidate is a
+  /// hierarchical-reclaim candidate once the request fits in the quota of the
+  /// preemptor or of a cohort below the candidate's lowest common ancestor.
+  /// Each of the three lists (hierarchical, priority, own queue) is sorted by
+  /// candidate_order; the Evicted ones of all three come first (in that list
+  /// order), then the others. One or two runs (with / without borrowing, as
+  /// Kueue chooses) remove candidates in order until the workload fits; the
+  /// targets are then filled back in reverse. Empty when preemption cannot help.
   [[nodiscard]] std::vector<preemption_target> preemption_targets(const workload& wl,
                                                                   const flavor_assignment& a) const {
     std::vector<preemption_target> out;
     if (a.mode != fit_mode::preempt) return out;
     const node_index cq = a.cluster_queue;
     const auto& spec = forest_.cluster_queue(cq);
-    // slots needing preemption: requested slots whose total does not fit what is available
+    const auto& pol = spec.preemption;
+    // (flavor, resource)s needing preemption: requested where the total does not fit what is available
     std::vector<fr_slot> frs;
     for (const auto& [s, v] : a.usage)
-      if (v > forest_.available(cq, s)) frs.push_back(s);
+      if (v > std::max<amount>(0, forest_.available(cq, s))) frs.push_back(s);
     if (frs.empty()) return out;
+    const amount* live = forest_.usage_table().data();
+
+    // which ClusterQueues are searched, with their lowest common ancestor and advantage
+    struct visit {
+      node_index lca = no_node;
+      bool searched = false;
+      bool advantage = false;
+    };
+    std::vector<visit> visits(forest_.cluster_queue_count());
+    if (pol.within_cluster_queue != within_cluster_queue_policy::never) visits[cq].searched = true;
+    if (forest_.at(cq).parent != no_node && pol.reclaim_within_cohort != reclaim_within_cohort_policy::never) {
+      std::vector<std::pair<fr_slot, amount>> remaining = a.usage;
+      bool adv = quantities_fit(live, cq, remaining);
+      node_index prev = no_node;
+      std::vector<node_index> stack;
+      for (node_index cur = forest_.at(cq).parent; cur != no_node; cur = forest_.at(cur).parent) {
+        // the subtree of cur, skipping prev and subtrees within their quota
+        stack.assign(1, cur);
+        while (!stack.empty()) {
+          const node_index n = stack.back();
+          stack.pop_back();
+          for (const node_index c : forest_.at(n).children) {
+            if (forest_.at(c).is_cohort) {
+              if (c == prev || within_nominal(live, c, frs)) continue;
+              stack.push_back(c);
+            } else if (c != cq && !within_nominal(live, c, frs)) {
+              visits[c] = visit{cur, true, adv};
+            }
+          }
+        }
+        const bool fits_here = quantities_fit(live, cur, remaining);
+        adv = adv || fits_here;
+        prev = cur;
+      }
+    }
 
     struct cand {
       const admitted_workload* w;
-      std::string_view rule;
+      node_index lca;
+      preemption_variant v;
+      bool own;
+      std::int32_t priority;
+      std::int64_t reserved_at;
     };
-    std::vector<cand> cands;
-    const auto& pol = spec.preemption;
-    auto uses_frs = [&](const admitted_workload& w) {
-      for (const auto& [s, v] : w.usage)
-        if (v > 0 && std::find(frs.begin(), frs.end(), s) != frs.end()) return true;
-      return false;
-    };
-    const node_index root = root_of(cq);
-    const bool borrow_ok = pol.borrow_within_cohort != borrow_within_cohort_policy::never;
+    // six lists in Kueue's order: Evicted (hierarchical, priority, own queue), then the others
+    std::array<std::vector<cand>, 6> lists;
+    bool any_afs = false;  // the LocalQueue-usage criterion needs the full comparison
+    for (node_index q = 0; q < forest_.cluster_queue_count() && !any_afs; ++q) any_afs = afs_enabled(q);
     for (const auto& [name, w] : admitted_) {
-      if (!uses_frs(w)) continue;
-      if (w.cluster_queue == cq) {
-        bool ok = false;
-        switch (pol.within_cluster_queue) {
-          case within_cluster_queue_policy::never:
-            break;
-          case within_cluster_queue_policy::lower_priority:
-            ok = w.priority < wl.priority;
-            break;
-          case within_cluster_queue_policy::lower_or_newer_equal_priority:
-            ok = w.priority < wl.priority || (w.priority == wl.priority && w.created > wl.created);
-            break;
-        }
-        if (ok) cands.push_back({&w, "withinClusterQueue"});
-        continue;
-      }
-      if (root == no_node || root_of(w.cluster_queue) != root) continue;
-      if (pol.reclaim_within_cohort == reclaim_within_cohort_policy::never) continue;
-      if (!reclaimable(forest_.usage_table().data(), cq, w.cluster_queue, frs)) continue;
-      bool ok = pol.reclaim_within_cohort == reclaim_within_cohort_policy::any || w.priority < wl.priority;
-      std::string_view rule = "reclaimWithinCohort";
-      if (!ok && borrow_ok && w.priority < wl.priority) {
-        ok = true;
-        rule = "borrowWithinCohort";
-      }
-      if (ok) cands.push_back({&w, rule});
+      const auto& vi = visits[w.cluster_queue];
+      if (!vi.searched) continue;
+      const auto v = classify(wl, w, cq, frs, vi.advantage);
+      if (v == preemption_variant::never) continue;
+      const std::size_t k = (v == preemption_variant::hierarchical_reclaim   ? 0
+                             : v == preemption_variant::within_cluster_queue ? 2
+                                                                             : 1) +
+                            (w.evicted ? 0 : 3);
+      lists[k].push_back({&w, vi.lca, v, w.cluster_queue == cq, w.priority, w.reserved_at});
     }
-    if (cands.empty()) return out;
-    std::sort(cands.begin(), cands.end(), [&](const cand& x, const cand& y) {
-      const bool xo = x.w->cluster_queue != cq, yo = y.w->cluster_queue != cq;
-      if (xo != yo) return xo;  // other ClusterQueues (borrowing) first
-      if (x.w->priority != y.w->priority) return x.w->priority < y.w->priority;
-      if (x.w->admitted_seq != y.w->admitted_seq) return x.w->admitted_seq > y.w->admitted_seq;
+    // candidate_order on the cached keys (the Evicted mark is constant within a list)
+    auto before = [&](const cand& x, const cand& y) {
+      if (any_afs) return candidate_order(*x.w, *y.w, cq) < 0;
+      if (x.own != y.own) return !x.own;
+      if (x.priority != y.priority) return x.priority < y.priority;
+      if (x.reserved_at != y.reserved_at) return x.reserved_at > y.reserved_at;
       return x.w->name < y.w->name;
-    });
-    std::vector<const admitted_workload*> same;
-    for (const auto& c : cands)
-      if (c.w->cluster_queue == cq) same.push_back(c.w);
+    };
+    // Kueue sorts every list; only a prefix is usually needed, so the lists are
+    // heaps and the order is produced lazily (the same sequence)
+    auto heap_cmp = [&](const cand& x, const cand& y) { return before(y, x); };
+    for (auto& l : lists) std::make_heap(l.begin(), l.end(), heap_cmp);
+    std::vector<cand> order;
+    std::size_t list_at = 0;
+    auto at = [&](std::size_t i) -> const cand* {
+      while (order.size() <= i) {
+        while (list_at < lists.size() && lists[list_at].empty()) ++list_at;
+        if (list_at == lists.size()) return nullptr;
+        auto& l = lists[list_at];
+        std::pop_heap(l.begin(), l.end(), heap_cmp);
+        order.push_back(l.back());
+        l.pop_back();
+      }
+      return &order[i];
+    };
+    const bool no_other = lists[0].empty() && lists[1].empty() && lists[3].empty() && lists[4].empty();
+    const bool no_hier = lists[0].empty() && lists[3].empty();
 
-    std::vector<const admitted_workload*> all;
-    for (const auto& c : cands) all.push_back(c.w);
-    std::vector<const admitted_workload*> targets;
-    if (same.size() == all.size()) {
-      targets = minimal(cq, a, frs, all, true, std::nullopt);
-    } else if (borrow_ok) {
-      std::vector<const admitted_workload*> filtered;
-      const bool under_nominal = !is_borrowing(forest_.usage_table().data(), cq, frs);
-      for (const auto* w : all)
-        if (w->cluster_queue == cq || under_nominal || !pol.max_priority_threshold ||
-            w->priority <= *pol.max_priority_threshold)
-          filtered.push_back(w);
-      targets = minimal(cq, a, frs, filtered, true, pol.max_priority_threshold);
-    } else {
-      targets = minimal(cq, a, frs, all, false, std::nullopt);
-      if (targets.empty()) targets = minimal(cq, a, frs, same, true, std::nullopt);
-    }
-    for (const auto* t : targets) {
-      std::string_view rule;
-      for (const auto& c : cands)
-        if (c.w == t) rule = c.rule;
-      out.push_back({t->name, t->cluster_queue, rule});
+    const bool borrow_forbidden = pol.borrow_within_cohort == borrow_within_cohort_policy::never;
+    bool under_nominal = true;  // usage < nominal in every needed (flavor, resource)
+    for (const auto s : frs)
+      if (forest_.nominal(cq, s) <= live[static_cast<std::size_t>(cq) * forest_.slot_count() + s])
+        under_nominal = false;
+    std::array<bool, 2> runs{true, false};
+    std::size_t nruns = 2;
+    if (no_other || (borrow_forbidden && !under_nominal))
+      nruns = 1;
+    else if (borrow_forbidden && no_hier)
+      runs = {false, true};
+
+    std::vector<amount> u;
+    std::vector<std::size_t> targets;  // indices into order
+    for (std::size_t r = 0; r < nruns; ++r) {
+      const bool borrow = runs[r];
+      u = forest_.usage_table();
+      targets.clear();
+      for (std::size_t i = 0; const cand* c = at(i); ++i) {
+        if (!candidate_valid(u.data(), cq, c->w->cluster_queue, c->lca, c->v, frs, borrow)) continue;
+        for (const auto& [s, v] : c->w->usage) forest_.remove_usage_in(u.data(), c->w->cluster_queue, s, v);
+        targets.push_back(i);
+        if (!fits(u.data(), cq, a, borrow)) continue;
+        // fill back in reverse; a target that is not needed is replaced by the last one (Kueue's order)
+        for (std::size_t k = targets.size() - 1; k-- > 0;) {
+          const auto* w = order[targets[k]].w;
+          for (const auto& [s, v] : w->usage) forest_.add_usage_in(u.data(), w->cluster_queue, s, v);
+          if (fits(u.data(), cq, a, borrow)) {
+            targets[k] = targets.back();
+            targets.pop_back();
+          } else {
+            for (const auto& [s, v] : w->usage) forest_.remove_usage_in(u.data(), w->cluster_queue, s, v);
+          }
+        }
+        for (const auto t : targets) {
+          const auto& c2 = order[t];
+          out.push_back({c2.w->name, c2.w->cluster_queue, rule_of(c2.v), reason_of(c2.v)});
+        }
+        return out;
+      }
     }
     return out;
   }
@@ -441,11 +695,7 @@ class kueue_model {
       if (ok) per_cq[w.cluster_queue].push_back(&w);
     }
     for (auto& [q, v] : per_cq)
-      std::sort(v.begin(), v.end(), [](auto* x, auto* y) {
-        if (x->priority != y->priority) return x->priority < y->priority;
-        if (x->admitted_seq != y->admitted_seq) return x->admitted_seq > y->admitted_seq;
-        return x->name < y->name;
-      });
+      std::sort(v.begin(), v.end(), [&](auto* x, auto* y) { return candidate_order(*x, *y, cq) < 0; });
     for (const auto strategy : strategies) {
       std::vector<amount> u = forest_.usage_table();
       std::map<node_index, std::size_t> next;
@@ -502,11 +752,13 @@ class kueue_model {
           for (const auto& [s, v] : w->usage) forest_.remove_usage_in(u.data(), w->cluster_queue, s, v);
       }
       for (const auto* t : targets)
-        out.push_back({t->name, t->cluster_queue,
-                       t->cluster_queue == cq ? std::string_view("withinClusterQueue")
-                       : strategy == fair_preemption_strategy::less_than_or_equal_to_final_share
-                           ? std::string_view("LessThanOrEqualToFinalShare")
-                           : std::string_view("LessThanInitialShare")});
+        out.push_back(
+            {t->name, t->cluster_queue,
+             t->cluster_queue == cq ? std::string_view("withinClusterQueue")
+             : strategy == fair_preemption_strategy::less_than_or_equal_to_final_share
+                 ? std::string_view("LessThanOrEqualToFinalShare")
+                 : std::string_view("LessThanInitialShare"),
+             t->cluster_queue == cq ? std::string_view("InClusterQueue") : std::string_view("InCohortFairSharing")});
       return out;
     }
     return out;
@@ -602,7 +854,10 @@ class kueue_model {
   /// One scheduling pass over pending workloads (Kueue's queueing): per
   /// ClusterQueue, by priority (higher first) then creation (older first);
   /// StrictFIFO: the head that does not fit blocks the rest of its queue;
-  /// BestEffortFIFO: it is skipped. Returns the names admitted, in order.
+  /// BestEffortFIFO: it is skipped. Each workload gets Kueue's attempt, so a
+  /// workload with minCount is admitted at reduced counts when that fits and
+  /// its full size cannot be had by preemption (preemption itself is the
+  /// host's: see attempt). Returns the names admitted, in order.
   std::vector<std::string> schedule(const std::vector<workload>& pending) {
     std::vector<std::pair<node_index, const workload*>> order;
     order.reserve(pending.size());
@@ -615,7 +870,7 @@ class kueue_model {
     std::vector<std::uint8_t> blocked(forest_.cluster_queue_count(), 0);
     std::vector<std::uint8_t> done(order.size(), 0);
     std::vector<std::string> admitted;
-    flavor_assignment a;
+    admission_attempt a;
     for (std::size_t i = 0; i < order.size();) {
       if (done[i]) {
         ++i;
@@ -632,8 +887,8 @@ class kueue_model {
       done[pick] = 1;
       const workload* w = order[pick].second;
       if (blocked[cq]) continue;
-      if (check(*w, a).allowed()) {
-        admit(*w, a);
+      if (attempt(*w, a).allowed()) {
+        admit(*w, a.assignment);
         admitted.push_back(w->name);
       } else if (forest_.cluster_queue(cq).queueing == queueing_strategy::strict_fifo) {
         blocked[cq] = 1;
@@ -652,14 +907,14 @@ class kueue_model {
     for (const auto& [cq, w] : order) queues[cq].push_back(w);
     std::vector<std::size_t> head(ncq, 0);
     std::vector<std::string> admitted;
-    std::vector<flavor_assignment> fas(ncq);
+    std::vector<admission_attempt> fas(ncq);
     std::vector<std::vector<amount>> after(ncq);
     while (true) {
       node_index best = no_node;
       for (node_index cq = 0; cq < ncq; ++cq) {
         // advance to the first head that fits (BestEffortFIFO) or stop at it (StrictFIFO)
         while (head[cq] < queues[cq].size()) {
-          if (check(*queues[cq][head[cq]], fas[cq]).allowed()) break;
+          if (attempt(*queues[cq][head[cq]], fas[cq]).allowed()) break;
           if (forest_.cluster_queue(cq).queueing == queueing_strategy::strict_fifo)
             head[cq] = queues[cq].size();
           else
@@ -667,7 +922,7 @@ class kueue_model {
         }
         if (head[cq] >= queues[cq].size()) continue;
         after[cq] = forest_.usage_table();
-        for (const auto& [sl, v] : fas[cq].usage) forest_.add_usage_in(after[cq].data(), cq, sl, v);
+        for (const auto& [sl, v] : fas[cq].assignment.usage) forest_.add_usage_in(after[cq].data(), cq, sl, v);
         if (best == no_node) {
           best = cq;
           continue;
@@ -682,7 +937,7 @@ class kueue_model {
       }
       if (best == no_node) break;
       const workload* w = queues[best][head[best]++];
-      admit(*w, fas[best]);
+      admit(*w, fas[best].assignment);
       admitted.push_back(w->name);
     }
     return admitted;
@@ -769,31 +1024,93 @@ class kueue_model {
     return {x, y};
   }
 
-  /// Kueue's candidates in other ClusterQueues: `t` uses more than its quota
-  /// in a needed slot, and so does every cohort between t and the lowest
-  /// cohort it shares with the preemptor's queue `cq` (subtrees within their
-  /// quota are not searched).
-  [[nodiscard]] bool reclaimable(const amount* u, node_index cq, node_index t, const std::vector<fr_slot>& frs) const {
-    if (!is_borrowing(u, t, frs)) return false;
-    const node_index lca = forest_.at(below_common_ancestor(cq, t).second).parent;
-    for (node_index cur = forest_.at(t).parent; cur != no_node && cur != lca; cur = forest_.at(cur).parent)
-      if (!is_borrowing(u, cur, frs)) return false;
+  /// Kueue's QuantitiesFitInQuota: does `req` fit within node n's subtree
+  /// quota (usage table u)? `req` becomes what is left after n's unused
+  /// guaranteed quota (what must come from n's parent).
+  [[nodiscard]] bool quantities_fit(const amount* u, node_index n, std::vector<std::pair<fr_slot, amount>>& req) const {
+    const std::size_t ns = forest_.slot_count();
+    bool ok = true;
+    for (auto& [s, v] : req) {
+      const amount used = u[static_cast<std::size_t>(n) * ns + s];
+      if (forest_.subtree_quota(n, s) < used + v) ok = false;
+      v = std::max<amount>(0, v - std::max<amount>(0, forest_.guaranteed(n, s) - used));
+    }
+    return ok;
+  }
+  /// Kueue's IsWithinNominalInResources: usage <= subtree quota in every slot of frs.
+  [[nodiscard]] bool within_nominal(const amount* u, node_index n, const std::vector<fr_slot>& frs) const {
+    const std::size_t ns = forest_.slot_count();
+    for (const auto s : frs)
+      if (u[static_cast<std::size_t>(n) * ns + s] > forest_.subtree_quota(n, s)) return false;
     return true;
   }
-  /// Kueue's hierarchical advantage over a candidate of ClusterQueue `t`: the
-  /// whole request fits within the quota of cq itself or of a cohort holding
-  /// cq below the lowest cohort shared with t. Such a candidate may be
-  /// preempted even if the preemptor then borrows beyond its own nominal quota.
-  [[nodiscard]] bool hierarchical_advantage(const amount* u, node_index cq, const flavor_assignment& a,
-                                            node_index t) const {
-    const node_index top = below_common_ancestor(cq, t).first;
-    for (node_index x = cq; x != no_node; x = forest_.at(x).parent) {
-      bool all = true;
-      for (const auto& [s, v] : a.usage) all = all && forest_.within_quota_at_in(u, cq, x, s, v);
-      if (all) return true;
-      if (x == top) break;
+  /// Kueue's SatisfiesPreemptionPolicy (LowerOrNewerEqualPriority: equal
+  /// priority and created after the preemptor).
+  template <class Policy>
+  [[nodiscard]] static bool satisfies(const workload& pre, const admitted_workload& c, Policy p) {
+    const bool lower = pre.priority > c.priority;
+    if constexpr (std::is_same_v<Policy, within_cluster_queue_policy>) {
+      if (p == within_cluster_queue_policy::lower_priority) return lower;
+      if (p == within_cluster_queue_policy::lower_or_newer_equal_priority)
+        return lower || (pre.priority == c.priority && pre.created < c.created);
+      return false;
+    } else {
+      if (p == reclaim_within_cohort_policy::lower_priority) return lower;
+      return p == reclaim_within_cohort_policy::any;
     }
-    return false;
+  }
+  /// Kueue's classifyPreemptionVariant.
+  [[nodiscard]] preemption_variant classify(const workload& pre, const admitted_workload& c, node_index cq,
+                                            const std::vector<fr_slot>& frs, bool advantage) const {
+    bool uses = false;
+    for (const auto& [s, v] : c.usage)
+      if (std::find(frs.begin(), frs.end(), s) != frs.end()) uses = true;
+    if (!uses) return preemption_variant::never;
+    const auto& pol = forest_.cluster_queue(cq).preemption;
+    const bool ok = c.cluster_queue == cq ? satisfies(pre, c, pol.within_cluster_queue)
+                                          : satisfies(pre, c, pol.reclaim_within_cohort);
+    if (!ok) return preemption_variant::never;
+    if (c.cluster_queue == cq) return preemption_variant::within_cluster_queue;
+    if (advantage) return preemption_variant::hierarchical_reclaim;
+    if (pol.borrow_within_cohort == borrow_within_cohort_policy::never)
+      return preemption_variant::reclaim_without_borrowing;
+    // above the borrowing threshold: not lower priority, or above maxPriorityThreshold
+    if (c.priority >= pre.priority || (pol.max_priority_threshold && c.priority > *pol.max_priority_threshold))
+      return preemption_variant::reclaim_without_borrowing;
+    return preemption_variant::reclaim_while_borrowing;
+  }
+  /// Kueue's candidateIsValid, on the usage left by the targets so far: a
+  /// candidate of another ClusterQueue is skipped when the run allows
+  /// borrowing and it may only be reclaimed without, or when its queue, or a
+  /// cohort between it and the lowest common ancestor, is within its quota.
+  [[nodiscard]] bool candidate_valid(const amount* u, node_index cq, node_index t, node_index lca, preemption_variant v,
+                                     const std::vector<fr_slot>& frs, bool borrow) const {
+    if (t == cq) return true;
+    if (borrow && v == preemption_variant::reclaim_without_borrowing) return false;
+    if (within_nominal(u, t, frs)) return false;
+    for (node_index n = forest_.at(t).parent; n != no_node && n != lca; n = forest_.at(n).parent)
+      if (within_nominal(u, n, frs)) return false;
+    return true;
+  }
+  [[nodiscard]] static std::string_view rule_of(preemption_variant v) noexcept {
+    switch (v) {
+      case preemption_variant::within_cluster_queue:
+        return "withinClusterQueue";
+      case preemption_variant::reclaim_while_borrowing:
+        return "borrowWithinCohort";
+      default:
+        return "reclaimWithinCohort";
+    }
+  }
+  [[nodiscard]] static std::string_view reason_of(preemption_variant v) noexcept {
+    switch (v) {
+      case preemption_variant::within_cluster_queue:
+        return "InClusterQueue";
+      case preemption_variant::reclaim_while_borrowing:
+        return "InCohortReclaimWhileBorrowing";
+      default:
+        return "InCohortReclamation";
+    }
   }
   [[nodiscard]] bool is_borrowing(const amount* u, node_index cq, const std::vector<fr_slot>& frs) const {
     const std::size_t ns = forest_.slot_count();
@@ -805,56 +1122,18 @@ class kueue_model {
     const std::size_t ns = forest_.slot_count();
     for (const auto& [s, v] : a.usage) {
       if (!allow_borrowing && u[cq * ns + s] + v > forest_.subtree_quota(cq, s)) return false;
-      if (v > forest_.available_in(u, cq, s)) return false;
+      if (v > std::max<amount>(0, forest_.available_in(u, cq, s))) return false;
     }
     return true;
   }
-  [[nodiscard]] std::vector<const admitted_workload*> minimal(node_index cq, const flavor_assignment& a,
-                                                              const std::vector<fr_slot>& frs,
-                                                              const std::vector<const admitted_workload*>& cands,
-                                                              bool allow_borrowing,
-                                                              std::optional<std::int32_t> threshold) const {
-    std::vector<amount> u = forest_.usage_table();
-    std::vector<const admitted_workload*> targets;
-    bool ok = false;
-    bool fit_allow = allow_borrowing;
-    for (const auto* w : cands) {
-      bool allow = allow_borrowing;
-      if (w->cluster_queue != cq) {
-        if (!reclaimable(u.data(), cq, w->cluster_queue, frs)) continue;
-        // above the threshold only reclaiming (no borrowing) is allowed
-        if (threshold && w->priority > *threshold) allow = false;
-        // hierarchical reclaim: the preemptor's subtree holds the request
-        if (hierarchical_advantage(forest_.usage_table().data(), cq, a, w->cluster_queue)) allow = true;
-      }
-      for (const auto& [s, v] : w->usage) forest_.remove_usage_in(u.data(), w->cluster_queue, s, v);
-      targets.push_back(w);
-      if (fits(u.data(), cq, a, allow)) {
-        ok = true;
-        fit_allow = allow;
-        break;
-      }
-    }
-    if (!ok) return {};
-    // fill back: try to keep every target but the last one removed
-    for (std::size_t k = targets.size() - 1; k-- > 0;) {
-      const auto* w = targets[k];
-      for (const auto& [s, v] : w->usage) forest_.add_usage_in(u.data(), w->cluster_queue, s, v);
-      if (fits(u.data(), cq, a, fit_allow)) {
-        targets.erase(targets.begin() + static_cast<std::ptrdiff_t>(k));
-      } else {
-        for (const auto& [s, v] : w->usage) forest_.remove_usage_in(u.data(), w->cluster_queue, s, v);
-      }
-    }
-    return targets;
-  }
-
   resource_registry reg_;
   cohort_forest forest_;
   flavor_assigner assigner_;
   std::unordered_map<std::string, admitted_workload> admitted_;
   std::uint64_t seq_ = 0;
   std::unordered_map<std::string, local_queue_usage> afs_;
+  std::optional<std::unordered_map<std::string, label_selector::labels>> ns_;
+  std::optional<std::int64_t> clock_;
 };
 
 /// quota::policy adapter. job.queue is a LocalQueue name in job.ns (or a
@@ -908,20 +1187,24 @@ class kueue_policy {
     w.pod_sets.push_back(std::move(ps));
     return w;
   }
-  [[nodiscard]] decision check(const job& j) const { return m_->check(to_workload(j)); }
+  /// Kueue's attempt: full counts, else reduced down to minCount (job.min_pods).
+  [[nodiscard]] decision check(const job& j) const {
+    admission_attempt at;
+    return m_->attempt(to_workload(j), at);
+  }
   void commit(const job& j) {
     const auto w = to_workload(j);
-    flavor_assignment a;
-    m_->assign(w, a);
-    m_->admit(w, a);
+    admission_attempt at;
+    (void)m_->attempt(w, at);
+    m_->admit(w, at.assignment);
   }
   void release(std::string_view id) { m_->finish(id); }
+  /// The targets of Kueue's attempt (classical, or fair sharing when the
+  /// configuration enables it), possibly for reduced counts.
   void victims(const job& j, std::vector<victim>& out) const {
-    const auto w = to_workload(j);
-    flavor_assignment a;
-    m_->assign(w, a);
-    const bool fair = m_->forest().config().fair_sharing;
-    for (const auto& t : fair ? m_->fair_preemption_targets(w, a) : m_->preemption_targets(w, a))
+    admission_attempt at;
+    (void)m_->attempt(to_workload(j), at);
+    for (const auto& t : at.targets)
       out.push_back(victim{t.name, kueue_model_name, t.rule, m_->forest().at(t.cluster_queue).name});
   }
 

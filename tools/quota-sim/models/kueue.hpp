@@ -2,8 +2,8 @@
 //
 // Policy entry:
 //   {"model": "kueue",
-//    "objects": [ResourceFlavor, ClusterQueue, Cohort, LocalQueue ... as kubectl prints them
-//                (an array or a List)],
+//    "objects": [ResourceFlavor, ClusterQueue, Cohort, LocalQueue, Namespace ... as kubectl
+//                prints them (an array or a List)],
 //    "options": {"fairSharing": false}}
 // A job goes to the ClusterQueue of the LocalQueue `queue` in its `namespace`
 // (or to the ClusterQueue named `queue`); its workload is one pod set of
@@ -11,6 +11,8 @@
 // Problems are reported relative to the policy entry (quota-sim prefixes its
 // path): unknown keys, bad options, the objects' own problems under
 // `objects: Kind/name.field`, and jobs naming no queue of the model.
+// Namespace objects (name, labels) turn on the ClusterQueues' namespaceSelector
+// for the jobs' namespaces (a namespace not listed is then inadmissible).
 // Admission fair sharing is not driven here: quota-sim orders pending jobs
 // itself (priority, then submission) and has no usage sampling hook.
 #pragma once

@@ -1,0 +1,597 @@
+// Tests of the Kueue model, second part: the exact candidate order of
+// classical preemption (Kueue's CandidatesOrdering and candidate lists),
+// partial admission together with preemption (Kueue's scheduler attempt and
+// pod-set reducer), namespaceSelector, and randomized invariants computed
+// from the specification alone.
+#include <quota/cluster_queue.hpp>
+#include <quota/cluster_queue_json.hpp>
+#include <quota/flavor_assignment.hpp>
+#include <quota/kueue_preemption.hpp>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <string>
+
+#include "quota_catch.hpp"
+
+using namespace quota;
+using namespace quota::kueue;
+
+namespace {
+constexpr amount cpu(std::int64_t cores) {
+  return cores * 1000;
+}
+resource_quota_spec rq(amount nominal, std::optional<amount> bl = {}, std::optional<amount> ll = {}) {
+  return resource_quota_spec{resources::cpu, nominal, bl, ll};
+}
+cluster_queue_spec cq_cpu(std::string name, std::string cohort, resource_quota_spec q) {
+  cluster_queue_spec c;
+  c.name = std::move(name);
+  c.cohort = std::move(cohort);
+  resource_group_spec g;
+  g.covered_resources = {resources::cpu};
+  g.flavors.push_back({"f", {q}});
+  c.resource_groups.push_back(std::move(g));
+  return c;
+}
+workload wl(std::string name, std::string queue, amount cpu_per_pod, std::int32_t count = 1, std::int32_t prio = 0,
+            std::int64_t created = 0) {
+  workload w;
+  w.name = std::move(name);
+  w.queue = std::move(queue);
+  w.priority = prio;
+  w.created = created;
+  pod_set p;
+  p.count = count;
+  p.per_pod.set(resources::cpu, cpu_per_pod);
+  w.pod_sets.push_back(std::move(p));
+  return w;
+}
+std::vector<std::string> names(const std::vector<preemption_target>& t) {
+  std::vector<std::string> out;
+  for (const auto& x : t) out.push_back(x.name);
+  return out;
+}
+std::vector<preemption_target> targets(const kueue_model& m, const workload& w) {
+  flavor_assignment fa;
+  m.assign(w, fa);
+  REQUIRE(fa.mode == fit_mode::preempt);
+  return m.preemption_targets(w, fa);
+}
+// one ClusterQueue "a" (cpu 10) with withinClusterQueue LowerPriority
+kueue_config single_queue() {
+  kueue_config cfg;
+  cfg.resource_flavors = {"f"};
+  cfg.cluster_queues.push_back(cq_cpu("a", "", rq(cpu(10))));
+  cfg.cluster_queues[0].preemption.within_cluster_queue = within_cluster_queue_policy::lower_priority;
+  return cfg;
+}
+// Root cohort R (no quota) with sub-cohort S (own quota 4) holding a (2) and
+// b (2), and c (4) directly in R. b borrows 1 (uses 3), c borrows 5 (uses 9):
+// everything (12) is in use. reclaimWithinCohort Any, borrowWithinCohort
+// LowerPriority for a.
+kueue_config tree() {
+  kueue_config cfg;
+  cfg.resource_flavors = {"f"};
+  cohort_spec r{"R", "", {}, 1000};
+  cohort_spec s{"S", "R", {{{resources::cpu}, {{"f", {rq(cpu(4))}}}}}, 1000};
+  cfg.cohorts = {r, s};
+  cfg.cluster_queues.push_back(cq_cpu("a", "S", rq(cpu(2))));
+  cfg.cluster_queues.push_back(cq_cpu("b", "S", rq(cpu(2))));
+  cfg.cluster_queues.push_back(cq_cpu("c", "R", rq(cpu(4))));
+  auto& p = cfg.cluster_queues[0].preemption;
+  p.reclaim_within_cohort = reclaim_within_cohort_policy::any;
+  p.borrow_within_cohort = borrow_within_cohort_policy::lower_priority;
+  return cfg;
+}
+}  // namespace
+
+// ---- candidate order ----------------------------------------------------------------
+
+TEST_CASE("kueue: preemption tries Evicted workloads first, whatever their priority") {
+  resource_registry reg;
+  kueue_model m(single_queue(), reg);
+  REQUIRE(m.admit(wl("lo", "a", cpu(4), 1, 0)).allowed());
+  REQUIRE(m.admit(wl("mid", "a", cpu(4), 1, 3)).allowed());
+  const auto in = wl("in", "a", cpu(5), 1, 9);  // 2 free, 3 more needed: one workload is enough
+  CHECK(names(targets(m, in)) == std::vector<std::string>{"lo"});
+  m.mark_evicted("mid");
+  CHECK(m.find_admitted("mid")->evicted);
+  CHECK(names(targets(m, in)) == std::vector<std::string>{"mid"});
+  CHECK(m.candidate_order(*m.find_admitted("mid"), *m.find_admitted("lo"), 0) < 0);
+  m.mark_evicted("mid", false);
+  CHECK(names(targets(m, in)) == std::vector<std::string>{"lo"});
+  // an Evicted workload still needs the policy: higher priority is never a candidate
+  REQUIRE(m.admit(wl("hi", "a", cpu(1), 1, 20)).allowed());
+  m.mark_evicted("hi");
+  for (const auto& t : targets(m, wl("in2", "a", cpu(3), 1, 9))) CHECK(t.name != "hi");
+  CHECK_THROWS_AS(m.mark_evicted("nope"), unknown_entity_error);
+}
+
+TEST_CASE("kueue: preemption candidates: lower priority, then later quota reservation, then name") {
+  resource_registry reg;
+  kueue_model m(single_queue(), reg);
+  m.set_clock(100);
+  REQUIRE(m.admit(wl("old", "a", cpu(3), 1, 1)).allowed());
+  m.set_clock(200);
+  REQUIRE(m.admit(wl("new-b", "a", cpu(3), 1, 1)).allowed());
+  REQUIRE(m.admit(wl("new-a", "a", cpu(3), 1, 1)).allowed());
+  REQUIRE(m.admit(wl("p2", "a", cpu(1), 1, 2)).allowed());
+  const auto& o = *m.find_admitted("old");
+  const auto& na = *m.find_admitted("new-a");
+  const auto& nb = *m.find_admitted("new-b");
+  const auto& p2 = *m.find_admitted("p2");
+  CHECK(o.reserved_at == 100);
+  CHECK(na.reserved_at == 200);
+  // priority before time; newer reservation first; same time: by name
+  CHECK(m.candidate_order(o, p2, 0) < 0);
+  CHECK(m.candidate_order(na, o, 0) < 0);
+  CHECK(m.candidate_order(na, nb, 0) < 0);
+  CHECK(m.candidate_order(nb, na, 0) > 0);
+  CHECK(m.candidate_order(na, na, 0) == 0);
+  // full (10 used): 3 needed -> the first candidate, new-a
+  CHECK(names(targets(m, wl("in", "a", cpu(3), 1, 5))) == std::vector<std::string>{"new-a"});
+  // without a clock the admission order is the time: the later admitted goes first
+  kueue_model m2(single_queue(), reg);
+  REQUIRE(m2.admit(wl("z-first", "a", cpu(5), 1, 0)).allowed());
+  REQUIRE(m2.admit(wl("a-second", "a", cpu(5), 1, 0)).allowed());
+  CHECK(names(targets(m2, wl("in", "a", cpu(5), 1, 5))) == std::vector<std::string>{"a-second"});
+}
+
+TEST_CASE("kueue: preemption candidates in other ClusterQueues come before the preemptor's own") {
+  resource_registry reg;
+  kueue_config cfg;
+  cfg.resource_flavors = {"f"};
+  cfg.cluster_queues.push_back(cq_cpu("a", "co", rq(cpu(6))));
+  cfg.cluster_queues.push_back(cq_cpu("b", "co", rq(cpu(2))));
+  cfg.cluster_queues[0].preemption.within_cluster_queue = within_cluster_queue_policy::lower_priority;
+  cfg.cluster_queues[0].preemption.reclaim_within_cohort = reclaim_within_cohort_policy::any;
+  kueue_model m(cfg, reg);
+  REQUIRE(m.admit(wl("a-lo", "a", cpu(2), 1, 0)).allowed());
+  REQUIRE(m.admit(wl("b-hi", "b", cpu(4), 1, 8)).allowed());  // b borrows 2
+  // 2 free of 8; 4 needed; either a-lo (own queue, priority 0) or b-hi (priority 8) would do
+  const auto t = targets(m, wl("in", "a", cpu(4), 1, 9));
+  REQUIRE(t.size() == 1);
+  CHECK(t[0].name == "b-hi");
+  CHECK(t[0].rule == "reclaimWithinCohort");
+  CHECK(t[0].reason == "InCohortReclamation");
+  CHECK(m.candidate_order(*m.find_admitted("b-hi"), *m.find_admitted("a-lo"), 0) < 0);
+  // seen from b's side, a-lo is the other queue's
+  CHECK(m.candidate_order(*m.find_admitted("a-lo"), *m.find_admitted("b-hi"), 1) < 0);
+}
+
+TEST_CASE("kueue: hierarchical-reclaim candidates come before priority candidates, Evicted ones before both") {
+  resource_registry reg;
+  kueue_model m(tree(), reg);
+  REQUIRE(m.admit(wl("b-lo", "b", cpu(3), 1, 0)).allowed());
+  REQUIRE(m.admit(wl("c-hi", "c", cpu(9), 1, 9)).allowed());
+  const auto in = wl("in", "a", cpu(3), 1, 5);
+  // S holds the 3 (its usage 3 + 3 <= 8): c-hi, outside S, is a hierarchical
+  // candidate; b-lo, inside S, a priority candidate. Either alone frees enough.
+  auto t = targets(m, in);
+  REQUIRE(t.size() == 1);
+  CHECK(t[0].name == "c-hi");
+  CHECK(t[0].reason == "InCohortReclamation");
+  // an Evicted priority candidate goes before the hierarchical one
+  m.mark_evicted("b-lo");
+  t = targets(m, in);
+  REQUIRE(t.size() == 1);
+  CHECK(t[0].name == "b-lo");
+  CHECK(t[0].rule == "borrowWithinCohort");
+  CHECK(t[0].reason == "InCohortReclaimWhileBorrowing");
+}
+
+TEST_CASE("kueue: preemption runs with and without borrowing as Kueue chooses") {
+  resource_registry reg;
+  kueue_config cfg;
+  cfg.resource_flavors = {"f"};
+  cfg.cluster_queues.push_back(cq_cpu("a", "co", rq(cpu(4))));
+  cfg.cluster_queues.push_back(cq_cpu("b", "co", rq(cpu(4))));
+  auto& p = cfg.cluster_queues[0].preemption;
+  p.reclaim_within_cohort = reclaim_within_cohort_policy::any;
+  p.within_cluster_queue = within_cluster_queue_policy::lower_priority;
+  SECTION("within its own nominal quota: lent quota is reclaimed, the later admitted first") {
+    kueue_model m(cfg, reg);
+    REQUIRE(m.admit(wl("a-lo", "a", cpu(1), 1, 0)).allowed());
+    REQUIRE(m.admit(wl("b1", "b", cpu(3), 1, 7)).allowed());
+    REQUIRE(m.admit(wl("b2", "b", cpu(4), 1, 7)).allowed());  // b borrows 3
+    // 3 needed within a's nominal (1 used): reclaiming b2 (4) is enough
+    const auto t = targets(m, wl("in", "a", cpu(3), 1, 5));
+    CHECK(names(t) == std::vector<std::string>{"b2"});
+  }
+  SECTION("borrowWithinCohort Never and the preemptor at nominal: only the own queue can help") {
+    kueue_model m(cfg, reg);
+    REQUIRE(m.admit(wl("a-lo", "a", cpu(4), 1, 0)).allowed());
+    REQUIRE(m.admit(wl("b1", "b", cpu(4), 1, 7)).allowed());
+    const auto t = targets(m, wl("in", "a", cpu(4), 1, 5));
+    CHECK(names(t) == std::vector<std::string>{"a-lo"});
+    CHECK(t[0].reason == "InClusterQueue");
+  }
+}
+
+// ---- partial admission and preemption ----------------------------------------------
+
+TEST_CASE("kueue: pod-set reducer steps by floor(delta * k / total) and binary-searches like Kueue") {
+  workload w;
+  pod_set a, b;
+  a.count = 4;
+  a.min_count = 3;  // delta 1
+  b.count = 8;
+  b.min_count = 5;  // delta 3
+  w.pod_sets = {a, b};
+  std::vector<std::vector<std::int32_t>> calls;
+  std::vector<std::int32_t> found;
+  REQUIRE(flavor_assigner::pod_set_search(w, found, [&](const std::vector<std::int32_t>& c) {
+    calls.push_back(c);
+    return c[0] + c[1] <= 10;
+  }));
+  // k in [0, 4]: k=2 -> (4, 7) no; k=4 -> (3, 5) yes; k=3 -> (4, 6) yes
+  const std::vector<std::vector<std::int32_t>> expect{{4, 7}, {3, 5}, {4, 6}};
+  CHECK(calls == expect);
+  CHECK(found == std::vector<std::int32_t>{4, 6});
+  // nothing fits: false; no minCount: no search at all
+  CHECK_FALSE(flavor_assigner::pod_set_search(w, found, [](const auto&) { return false; }));
+  workload plain = wl("p", "a", cpu(1), 5);
+  calls.clear();
+  CHECK_FALSE(flavor_assigner::pod_set_search(plain, found, [&](const auto& c) {
+    calls.push_back(c);
+    return true;
+  }));
+  CHECK(calls.empty());
+}
+
+TEST_CASE("kueue: partial admission is tried only when the full size cannot preempt") {
+  resource_registry reg;
+  kueue_model m(single_queue(), reg);
+  REQUIRE(m.admit(wl("lo", "a", cpu(4), 1, 0)).allowed());
+  REQUIRE(m.admit(wl("top", "a", cpu(3), 1, 10)).allowed());  // 3 free
+  admission_attempt at;
+  SECTION("full size with preemption wins over a smaller size that fits as is") {
+    auto in = wl("in", "a", cpu(1), 6, 5);
+    in.pod_sets[0].min_count = 2;
+    const auto d = m.attempt(in, at);
+    CHECK_FALSE(d.allowed());
+    CHECK(at.preempts());
+    CHECK_FALSE(at.reduced);
+    CHECK(at.counts == std::vector<std::int32_t>{6});
+    CHECK(names(at.targets) == std::vector<std::string>{"lo"});
+  }
+  SECTION("full size cannot preempt enough: the largest reduced size that preemption makes room for") {
+    auto in = wl("in", "a", cpu(1), 10, 5);
+    in.pod_sets[0].min_count = 2;
+    (void)m.attempt(in, at);
+    CHECK(at.reduced);
+    CHECK(at.counts == std::vector<std::int32_t>{7});  // 3 free + lo's 4
+    CHECK(at.assignment.mode == fit_mode::preempt);
+    CHECK(names(at.targets) == std::vector<std::string>{"lo"});
+  }
+  SECTION("no preemption possible: the largest size that fits as is") {
+    auto in = wl("in", "a", cpu(1), 10, 0);  // priority 0: lo is not lower
+    in.pod_sets[0].min_count = 2;
+    const auto d = m.attempt(in, at);
+    CHECK(d.allowed());
+    CHECK(at.reduced);
+    CHECK(at.counts == std::vector<std::int32_t>{3});
+    CHECK(at.targets.empty());
+    m.admit(in, at.assignment);
+    CHECK(m.forest().usage(0, 0) == cpu(10));
+  }
+  SECTION("minCount too large: the full assignment without targets") {
+    auto in = wl("in", "a", cpu(1), 10, 0);
+    in.pod_sets[0].min_count = 5;
+    const auto d = m.attempt(in, at);
+    CHECK_FALSE(d.allowed());
+    CHECK_FALSE(at.reduced);
+    CHECK(at.counts == std::vector<std::int32_t>{10});
+    CHECK(at.targets.empty());
+  }
+}
+
+TEST_CASE("kueue: a scheduling pass admits at reduced counts, but not instead of a possible preemption") {
+  resource_registry reg;
+  kueue_model m(single_queue(), reg);
+  REQUIRE(m.admit(wl("lo", "a", cpu(4), 1, 0)).allowed());  // 6 free
+  auto wide = wl("wide", "a", cpu(1), 9, 0, 1);             // lo is not lower: no preemption
+  wide.pod_sets[0].min_count = 3;
+  auto eager = wl("eager", "a", cpu(1), 6, 5, 2);  // priority 5: its full 6 could be had by preempting lo
+  eager.pod_sets[0].min_count = 1;
+  auto admitted = m.schedule({wide});
+  CHECK(admitted == std::vector<std::string>{"wide"});
+  CHECK(m.find_admitted("wide")->usage[0].second == cpu(6));
+  m.finish("wide");
+  REQUIRE(m.admit(wl("lo2", "a", cpu(3), 1, 0)).allowed());  // 3 free
+  admitted = m.schedule({eager});
+  CHECK(admitted.empty());  // Kueue preempts for the full size rather than admit 3 pods
+  admission_attempt at;
+  (void)m.attempt(eager, at);
+  CHECK(at.preempts());
+  CHECK_FALSE(at.reduced);
+}
+
+TEST_CASE("kueue: the policy adapter admits partially and reports the attempt's victims") {
+  resource_registry reg;
+  kueue_policy pol(single_queue(), reg);
+  job j1;
+  j1.id = "lo";
+  j1.queue = "a";
+  j1.pods = 4;
+  j1.request.set(resources::cpu, cpu(4));
+  REQUIRE(pol.check(j1).allowed());
+  pol.commit(j1);
+  job j2 = j1;
+  j2.id = "wide";
+  j2.pods = 8;
+  j2.min_pods = 2;
+  j2.priority = 0;
+  j2.request.set(resources::cpu, cpu(8));
+  REQUIRE(pol.check(j2).allowed());  // 6 of 8 pods fit
+  pol.commit(j2);
+  CHECK(pol.model().find_admitted("wide")->usage[0].second == cpu(6));
+  job j3 = j1;
+  j3.id = "urgent";
+  j3.priority = 9;
+  j3.pods = 4;
+  j3.min_pods = 1;
+  j3.request.set(resources::cpu, cpu(4));
+  CHECK_FALSE(pol.check(j3).allowed());
+  std::vector<victim> v;
+  pol.victims(j3, v);
+  // full size 4 needs one workload out: the lower-priority, later admitted one first
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].job_id == "wide");
+}
+
+// ---- namespaceSelector ------------------------------------------------------------------
+
+TEST_CASE("kueue: label selectors: matchLabels and In / NotIn / Exists / DoesNotExist") {
+  using op = label_selector::op;
+  const label_selector::labels team_a{{"team", "a"}, {"tier", "gold"}};
+  const label_selector::labels bare{};
+  label_selector all;
+  CHECK(all.matches(team_a));
+  CHECK(all.matches(bare));
+  label_selector ml;
+  ml.match_labels = {{"team", "a"}};
+  CHECK(ml.matches(team_a));
+  CHECK_FALSE(ml.matches(bare));
+  CHECK_FALSE(ml.matches({{"team", "b"}}));
+  label_selector in{{}, {{"team", op::in, {"a", "b"}}}};
+  CHECK(in.matches(team_a));
+  CHECK_FALSE(in.matches({{"team", "c"}}));
+  CHECK_FALSE(in.matches(bare));
+  label_selector not_in{{}, {{"team", op::not_in, {"a"}}}};
+  CHECK_FALSE(not_in.matches(team_a));
+  CHECK(not_in.matches({{"team", "b"}}));
+  CHECK(not_in.matches(bare));  // Kubernetes: NotIn holds when the key is absent
+  label_selector exists{{}, {{"tier", op::exists, {}}}};
+  CHECK(exists.matches(team_a));
+  CHECK_FALSE(exists.matches(bare));
+  label_selector dne{{}, {{"tier", op::does_not_exist, {}}}};
+  CHECK_FALSE(dne.matches(team_a));
+  CHECK(dne.matches(bare));
+  // everything must hold together
+  label_selector both{{{"team", "a"}}, {{"tier", op::in, {"silver"}}}};
+  CHECK_FALSE(both.matches(team_a));
+}
+
+TEST_CASE("kueue: namespaceSelector makes a workload from a non-matching namespace inadmissible") {
+  resource_registry reg;
+  kueue_config cfg;
+  cfg.resource_flavors = {"f"};
+  cfg.cluster_queues.push_back(cq_cpu("sel", "", rq(cpu(10))));
+  cfg.cluster_queues.push_back(cq_cpu("all", "", rq(cpu(10))));
+  cfg.cluster_queues.push_back(cq_cpu("none", "", rq(cpu(10))));
+  cfg.cluster_queues[0].namespace_selector =
+      label_selector{{{"team", "a"}}, {{"env", label_selector::op::not_in, {"prod"}}}};
+  cfg.cluster_queues[2].namespace_selector = std::nullopt;  // Kueue's null: no namespace
+  auto in_ns = [](std::string name, std::string ns, std::string q) {
+    auto w = wl(std::move(name), std::move(q), cpu(1));
+    w.ns = std::move(ns);
+    return w;
+  };
+  SECTION("namespaces unknown to the model: no selector is checked") {
+    kueue_model m(cfg, reg);
+    CHECK_FALSE(m.knows_namespaces());
+    CHECK(m.check(in_ns("w", "anything", "sel")).allowed());
+    CHECK(m.check(in_ns("w", "anything", "none")).allowed());
+  }
+  SECTION("namespaces known: matchLabels, NotIn, empty and null selectors") {
+    cfg.namespaces = std::vector<namespace_spec>{
+        {"team-a", {{"team", "a"}}}, {"team-a-prod", {{"team", "a"}, {"env", "prod"}}}, {"team-b", {{"team", "b"}}}};
+    kueue_model m(cfg, reg);
+    CHECK(m.check(in_ns("w1", "team-a", "sel")).allowed());
+    auto d = m.check(in_ns("w2", "team-b", "sel"));
+    REQUIRE_FALSE(d.allowed());
+    CHECK(d.reasons()[0].rule == "namespace_mismatch");
+    CHECK(d.reasons()[0].message == "workload namespace \"team-b\" doesn't match ClusterQueue selector");
+    CHECK_FALSE(m.check(in_ns("w3", "team-a-prod", "sel")).allowed());
+    CHECK(m.check(in_ns("w4", "team-b", "all")).allowed());
+    CHECK_FALSE(m.check(in_ns("w5", "team-a", "none")).allowed());
+    d = m.check(in_ns("w6", "ghost", "all"));
+    REQUIRE_FALSE(d.allowed());
+    CHECK(d.reasons()[0].rule == "namespace_not_found");
+    CHECK_FALSE(m.admit(in_ns("w2", "team-b", "sel")).allowed());
+    CHECK(m.admitted_count() == 0);
+    admission_attempt at;
+    CHECK_FALSE(m.attempt(in_ns("w2", "team-b", "sel"), at).allowed());
+    // a namespace registered later (labels from the host)
+    m.set_namespace("team-c", {{"team", "a"}, {"env", "dev"}});
+    CHECK(m.check(in_ns("w7", "team-c", "sel")).allowed());
+    CHECK(m.namespace_matches(0, "team-c"));
+    CHECK_FALSE(m.namespace_matches(0, "team-b"));
+  }
+  SECTION("invalid selectors are reported, all at once") {
+    cfg.cluster_queues[0].namespace_selector =
+        label_selector{{}, {{"env", label_selector::op::in, {}}, {"x", label_selector::op::exists, {"v"}}}};
+    try {
+      kueue_model m(cfg, reg);
+      FAIL("expected a validation error");
+    } catch (const validation_error& e) {
+      CHECK(e.problems().size() == 2);
+      CHECK(e.problems()[0].path == "ClusterQueue/sel.spec.namespaceSelector.matchExpressions[0].values");
+    }
+  }
+}
+
+TEST_CASE("kueue: Namespace objects and namespaceSelector load from JSON") {
+  resource_registry reg;
+  const auto doc = json::parse(R"([
+    {"kind": "ResourceFlavor", "metadata": {"name": "f"}},
+    {"kind": "Namespace", "metadata": {"name": "ml", "labels": {"team": "ml", "kueue": "on"}}},
+    {"kind": "Namespace", "metadata": {"name": "web"}},
+    {"kind": "ClusterQueue", "metadata": {"name": "ml-cq"},
+     "spec": {"namespaceSelector": {"matchLabels": {"kueue": "on"},
+                                    "matchExpressions": [{"key": "team", "operator": "In", "values": ["ml", "ai"]}]},
+              "resourceGroups": [{"coveredResources": ["cpu"],
+                                  "flavors": [{"name": "f", "resources": [{"name": "cpu", "nominalQuota": 4}]}]}]}},
+    {"kind": "ClusterQueue", "metadata": {"name": "open"},
+     "spec": {"namespaceSelector": {},
+              "resourceGroups": [{"coveredResources": ["cpu"],
+                                  "flavors": [{"name": "f", "resources": [{"name": "cpu", "nominalQuota": 4}]}]}]}},
+    {"kind": "ClusterQueue", "metadata": {"name": "closed"},
+     "spec": {"resourceGroups": [{"coveredResources": ["cpu"],
+                                  "flavors": [{"name": "f", "resources": [{"name": "cpu", "nominalQuota": 4}]}]}]}},
+    {"kind": "LocalQueue", "metadata": {"name": "q", "namespace": "ml"}, "spec": {"clusterQueue": "ml-cq"}},
+    {"kind": "LocalQueue", "metadata": {"name": "q", "namespace": "web"}, "spec": {"clusterQueue": "ml-cq"}}
+  ])");
+  auto objs = load_kueue_objects(doc, reg);
+  REQUIRE(objs.config.namespaces);
+  CHECK(objs.config.namespaces->size() == 2);
+  CHECK_FALSE(objs.config.cluster_queues[2].namespace_selector.has_value());
+  CHECK(objs.config.cluster_queues[1].namespace_selector.has_value());
+  kueue_model m(objs.config, reg);
+  auto w = wl("w", "q", cpu(1));
+  w.ns = "ml";
+  CHECK(m.check(w).allowed());
+  w.ns = "web";
+  CHECK(m.check(w).reasons()[0].rule == "namespace_mismatch");
+  w.queue = "open";
+  CHECK(m.check(w).allowed());
+  w.queue = "closed";
+  CHECK_FALSE(m.check(w).allowed());
+  // bad selectors: every problem named
+  const auto bad = json::parse(R"([
+    {"kind": "ClusterQueue", "metadata": {"name": "x"},
+     "spec": {"namespaceSelector": {"matchLabels": {"a": 1}, "bogus": 1,
+                                    "matchExpressions": [{"key": "k", "operator": "Near"}]}}}
+  ])");
+  try {
+    (void)load_kueue_objects(bad, reg);
+    FAIL("expected a validation error");
+  } catch (const validation_error& e) {
+    CHECK(e.problems().size() == 3);
+  }
+}
+
+// ---- randomized invariants from the specification ---------------------------------
+
+namespace {
+// what a node can lend upward, from the spec alone: min(lendingLimit, subtree)
+// where subtree = nominal + what its children lend
+amount spec_lendable(const kueue_config& cfg, const std::string& name, bool is_cq, std::size_t flavor) {
+  auto nominal_ll = [&](const std::vector<resource_group_spec>& gs) -> std::pair<amount, std::optional<amount>> {
+    for (const auto& g : gs)
+      for (const auto& f : g.flavors)
+        if (f.flavor == cfg.resource_flavors[flavor]) return {f.resources[0].nominal, f.resources[0].lending_limit};
+    return {0, std::nullopt};
+  };
+  amount subtree = 0;
+  std::optional<amount> ll;
+  if (is_cq) {
+    for (const auto& c : cfg.cluster_queues)
+      if (c.name == name) std::tie(subtree, ll) = nominal_ll(c.resource_groups);
+  } else {
+    for (const auto& c : cfg.cohorts)
+      if (c.name == name) std::tie(subtree, ll) = nominal_ll(c.resource_groups);
+    for (const auto& c : cfg.cluster_queues)
+      if (c.cohort == name) subtree += spec_lendable(cfg, c.name, true, flavor);
+    for (const auto& c : cfg.cohorts)
+      if (c.parent == name) subtree += spec_lendable(cfg, c.name, false, flavor);
+  }
+  return ll ? std::min(*ll, subtree) : subtree;
+}
+}  // namespace
+
+TEST_CASE("kueue: randomized: limits hold against the spec, and jointly fitting admission is order-free") {
+  std::mt19937_64 rng(20261123);
+  for (int round = 0; round < 30; ++round) {
+    resource_registry reg;
+    kueue_config cfg;
+    cfg.resource_flavors = {"f0", "f1"};
+    cohort_spec root{"root", "", {}, 1000};
+    if (rng() % 2) root.resource_groups.push_back({{resources::cpu}, {{"f0", {rq(cpu(1 + (rng() % 4 > 0)))}}}});
+    cohort_spec mid{"mid", "root", {}, 1000};
+    if (rng() % 2) mid.resource_groups.push_back({{resources::cpu}, {{"f1", {rq(cpu(2), std::nullopt, cpu(1))}}}});
+    cfg.cohorts = {root, mid};
+    const int ncq = 2 + static_cast<int>(rng() % 5);
+    for (int i = 0; i < ncq; ++i) {
+      cluster_queue_spec c;
+      c.name = "q" + std::to_string(i);
+      c.cohort = i % 2 ? "mid" : "root";
+      resource_group_spec g;
+      g.covered_resources = {resources::cpu};
+      for (const char* f : {"f0", "f1"}) {
+        const amount nom = cpu(static_cast<std::int64_t>(rng() % 6));
+        std::optional<amount> bl, ll;
+        if (rng() % 3 == 0) bl = cpu(static_cast<std::int64_t>(rng() % 3));
+        if (rng() % 3 == 0) ll = static_cast<amount>(rng() % static_cast<std::uint64_t>(nom + 1));
+        g.flavors.push_back({f, {rq(nom, bl, ll)}});
+      }
+      c.resource_groups.push_back(std::move(g));
+      cfg.cluster_queues.push_back(std::move(c));
+    }
+    kueue_model m(cfg, reg);
+    const auto& fo = m.forest();
+    std::vector<std::string> live;
+    for (int step = 0; step < 150; ++step) {
+      if (!live.empty() && rng() % 3 == 0) {
+        const auto k = rng() % live.size();
+        m.finish(live[k]);
+        live.erase(live.begin() + static_cast<std::ptrdiff_t>(k));
+      } else {
+        auto w = wl("w" + std::to_string(step), "q" + std::to_string(rng() % static_cast<std::uint64_t>(ncq)),
+                    500 * static_cast<amount>(1 + rng() % 6));
+        if (m.admit(w).allowed()) live.push_back(w.name);
+      }
+      for (std::size_t f = 0; f < 2; ++f) {
+        const fr_slot s = fo.slot(static_cast<flavor_index>(f), resources::cpu);
+        // per ClusterQueue: usage <= nominal + borrowingLimit, from the spec
+        for (int i = 0; i < ncq; ++i) {
+          const auto& q = cfg.cluster_queues[static_cast<std::size_t>(i)].resource_groups[0].flavors[f].resources[0];
+          if (q.borrowing_limit) REQUIRE(fo.usage(static_cast<node_index>(i), s) <= q.nominal + *q.borrowing_limit);
+        }
+        // the root never hands out more than its own quota plus what its members may lend
+        const node_index r = *fo.find_cohort("root");
+        REQUIRE(fo.usage(r, s) <= spec_lendable(cfg, "root", false, f));
+        REQUIRE(fo.usage(r, s) >= 0);
+        // a member with a lending limit keeps (nominal - lendingLimit) for itself: the
+        // others in the tree use at most lendingLimit of its quota
+        for (int i = 0; i < ncq; ++i) {
+          const auto& q = cfg.cluster_queues[static_cast<std::size_t>(i)].resource_groups[0].flavors[f].resources[0];
+          const auto n = static_cast<node_index>(i);
+          if (q.lending_limit)
+            REQUIRE(fo.available(n, s) >= std::max<amount>(0, q.nominal - *q.lending_limit - fo.usage(n, s)));
+        }
+      }
+    }
+    // order independence: workloads that fit within each queue's own guaranteed quota
+    std::vector<workload> ws;
+    for (int i = 0; i < ncq; ++i) {
+      const auto& q = cfg.cluster_queues[static_cast<std::size_t>(i)].resource_groups[0].flavors[0].resources[0];
+      const amount keep = q.lending_limit ? q.nominal - *q.lending_limit : 0;
+      if (keep >= 2) {
+        ws.push_back(wl("o" + std::to_string(i) + "a", "q" + std::to_string(i), keep / 2));
+        ws.push_back(wl("o" + std::to_string(i) + "b", "q" + std::to_string(i), keep - keep / 2));
+      }
+    }
+    std::vector<amount> first;
+    for (int perm = 0; perm < 6; ++perm) {
+      std::shuffle(ws.begin(), ws.end(), rng);
+      kueue_model fresh(cfg, reg);
+      for (const auto& w : ws) REQUIRE(fresh.admit(w).allowed());
+      if (perm == 0) first = fresh.forest().usage_table();
+      CHECK(fresh.forest().usage_table() == first);
+    }
+  }
+}
