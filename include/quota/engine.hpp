@@ -8,13 +8,18 @@
 //   decision d = e.admit(job);      // all-or-nothing: commits in every model or in none
 //   e.release(job.id);              // always succeeds in every model
 //   e.victims(job, out);            // candidates from every model
+//   explanation x = e.explain(job); // what-if: every model's verdict, victims,
+//                                   // earliest time; changes nothing (quota/explain.hpp)
 //
 // All-or-nothing: admit() asks every model first and commits only when all
 // allow. If a model's commit throws (overflow, a model-specific state error),
 // the models already committed are released again, the error propagates, and
 // the engine is as before.
 //
-// Thread safety: an engine is a plain value. check(), victims() and the const
+// Both engines share one implementation of this protocol
+// (detail::engine_base); they differ only in how they hold their models.
+//
+// Thread safety: an engine is a plain value. check(), victims(), explain() and the const
 // accessors may run concurrently with each other when every model's const
 // members may (all models of this library qualify). admit() and release()
 // mutate and must be serialised by the host (one scheduling thread, or a
@@ -24,7 +29,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -35,6 +42,7 @@
 
 #include <quota/decision.hpp>
 #include <quota/error.hpp>
+#include <quota/explain.hpp>
 #include <quota/policy.hpp>
 #include <quota/resource.hpp>
 
@@ -61,6 +69,8 @@ class any_policy {
   void commit(const job& j) { self_->commit(j); }
   void release(std::string_view id) { self_->release(id); }
   void victims(const job& j, std::vector<victim>& out) const { self_->victims(j, out); }
+  /// The held model's earliest_admission_ms(j) when it has one, else nullopt.
+  [[nodiscard]] std::optional<std::int64_t> earliest_admission_ms(const job& j) const { return self_->earliest(j); }
 
   /// The held model, if it is a P.
   template <class P>
@@ -82,6 +92,7 @@ class any_policy {
     virtual void commit(const job&) = 0;
     virtual void release(std::string_view) = 0;
     virtual void victims(const job&, std::vector<victim>&) const = 0;
+    [[nodiscard]] virtual std::optional<std::int64_t> earliest(const job&) const = 0;
     [[nodiscard]] virtual std::unique_ptr<concept_t> clone() const = 0;
   };
   template <class P>
@@ -93,12 +104,15 @@ class any_policy {
     void commit(const job& j) override { value.commit(j); }
     void release(std::string_view id) override { value.release(id); }
     void victims(const job& j, std::vector<victim>& out) const override { value.victims(j, out); }
+    [[nodiscard]] std::optional<std::int64_t> earliest(const job& j) const override {
+      return earliest_admission_of(value, j);
+    }
     [[nodiscard]] std::unique_ptr<concept_t> clone() const override {
       if constexpr (std::is_copy_constructible_v<P>)
         return std::make_unique<model>(value);
       else
-        throw state_error(error_id::state_conflict, "policy '" + std::string(value.policy_name()) +
-                                                        "' cannot be copied");
+        throw state_error(error_id::state_conflict,
+                          "policy '" + std::string(value.policy_name()) + "' cannot be copied");
     }
     P value;
   };
@@ -106,6 +120,7 @@ class any_policy {
 };
 
 static_assert(policy<any_policy>);
+static_assert(earliest_admission_aware<any_policy>);
 
 namespace detail {
 /// Records admitted job ids so release() can refuse unknown ones before any
@@ -132,32 +147,42 @@ class admitted_set {
 }
 }  // namespace detail
 
-/// An engine over models fixed at compile time.
-template <policy... Ps>
-class basic_engine {
+namespace detail {
+/// The protocol both engines share: all-or-nothing admission over the models,
+/// release from every model, victims from every model, and the what-if.
+/// `Derived` supplies for_each_model(f) (const and non-const), which calls
+/// f(model) for each model in order.
+template <class Derived>
+class engine_base {
  public:
-  basic_engine() = default;
-  explicit basic_engine(Ps... ps) : models_(std::move(ps)...) {}
-
   [[nodiscard]] static constexpr std::string_view policy_name() noexcept { return "engine"; }
-  [[nodiscard]] static constexpr std::size_t model_count() noexcept { return sizeof...(Ps); }
 
   /// Asks every model; the decision holds the reasons of every model that denies.
   [[nodiscard]] decision check(const job& j) const {
     decision d;
-    std::apply([&](const auto&... m) { (d.merge(m.check(j)), ...); }, models_);
+    self().for_each_model([&](const auto& m) { d.merge(m.check(j)); });
     return d;
   }
 
   /// Admits the job in every model, or in none. A denial is returned, not thrown.
+  /// If a model's commit throws, the models already committed release the job
+  /// again and the error propagates; the engine is as before.
   decision admit(const job& j) {
-    if (admitted_.contains(j.id)) detail::throw_duplicate_job(j.id);
+    if (admitted_.contains(j.id)) throw_duplicate_job(j.id);
     decision d = check(j);
     if (d.denied()) return d;
     admitted_.insert(j.id);
+    std::size_t done = 0;
     try {
-      commit_from<0>(j);
+      self().for_each_model([&](auto& m) {
+        m.commit(j);
+        ++done;
+      });
     } catch (...) {
+      std::size_t k = 0;
+      self().for_each_model([&](auto& m) {
+        if (k++ < done) m.release(j.id);
+      });
       admitted_.erase(j.id);
       throw;
     }
@@ -169,23 +194,72 @@ class basic_engine {
   void commit(const job& j) {
     const decision d = admit(j);
     if (d.denied())
-      throw state_error(error_id::state_not_admitted, "job '" + j.id + "' was committed but a model denies it: " +
-                                                          to_string(d));
+      throw state_error(error_id::state_not_admitted,
+                        "job '" + j.id + "' was committed but a model denies it: " + to_string(d));
   }
 
   /// Releases the job from every model. Unknown id: unknown_entity_error, nothing changes.
   void release(std::string_view id) {
-    if (!admitted_.contains(id)) detail::throw_unknown_job(id);
-    std::apply([&](auto&... m) { (m.release(id), ...); }, models_);
+    if (!admitted_.contains(id)) throw_unknown_job(id);
+    self().for_each_model([&](auto& m) { m.release(id); });
     admitted_.erase(id);
   }
 
   void victims(const job& j, std::vector<victim>& out) const {
-    std::apply([&](const auto&... m) { (m.victims(j, out), ...); }, models_);
+    self().for_each_model([&](const auto& m) { m.victims(j, out); });
+  }
+
+  /// What-if: every model's decision with all its reasons, the victims each
+  /// denying model would need, and when each would allow the job (when it can
+  /// tell). Changes nothing. See quota/explain.hpp.
+  [[nodiscard]] explanation explain(const job& j) const {
+    explanation x;
+    x.job_id = j.id;
+    x.already_admitted = admitted_.contains(j.id);
+    self().for_each_model([&](const auto& m) {
+      x.models.emplace_back();
+      explain_model(m, j, x.models.back());
+    });
+    return x;
+  }
+
+  /// The engine as a model of an outer engine: the latest time every denying
+  /// model would allow the job, when each can tell.
+  [[nodiscard]] std::optional<std::int64_t> earliest_admission_ms(const job& j) const {
+    std::optional<std::int64_t> t;
+    bool unknown = false;
+    self().for_each_model([&](const auto& m) {
+      if (unknown || m.check(j).allowed()) return;
+      const auto e = earliest_admission_of(m, j);
+      if (!e)
+        unknown = true;
+      else if (!t || *e > *t)
+        t = e;
+    });
+    return unknown ? std::nullopt : t;
   }
 
   [[nodiscard]] bool is_admitted(std::string_view id) const { return admitted_.contains(id); }
   [[nodiscard]] std::size_t admitted_count() const noexcept { return admitted_.size(); }
+
+ protected:
+  engine_base() = default;
+  admitted_set admitted_;
+
+ private:
+  [[nodiscard]] Derived& self() noexcept { return static_cast<Derived&>(*this); }
+  [[nodiscard]] const Derived& self() const noexcept { return static_cast<const Derived&>(*this); }
+};
+}  // namespace detail
+
+/// An engine over models fixed at compile time.
+template <policy... Ps>
+class basic_engine : public detail::engine_base<basic_engine<Ps...>> {
+ public:
+  basic_engine() = default;
+  explicit basic_engine(Ps... ps) : models_(std::move(ps)...) {}
+
+  [[nodiscard]] static constexpr std::size_t model_count() noexcept { return sizeof...(Ps); }
 
   template <std::size_t I>
   [[nodiscard]] auto& model() noexcept {
@@ -200,30 +274,24 @@ class basic_engine {
     return std::get<P>(models_);
   }
 
- private:
-  template <std::size_t I>
-  void commit_from(const job& j) {
-    if constexpr (I < sizeof...(Ps)) {
-      std::get<I>(models_).commit(j);
-      try {
-        commit_from<I + 1>(j);
-      } catch (...) {
-        std::get<I>(models_).release(j.id);
-        throw;
-      }
-    }
+  /// Calls f(model) for every model, in order.
+  template <class F>
+  void for_each_model(F&& f) {
+    std::apply([&](auto&... m) { (f(m), ...); }, models_);
+  }
+  template <class F>
+  void for_each_model(F&& f) const {
+    std::apply([&](const auto&... m) { (f(m), ...); }, models_);
   }
 
+ private:
   std::tuple<Ps...> models_;
-  detail::admitted_set admitted_;
 };
 
 /// An engine over models chosen at run time (type-erased).
-class engine {
+class engine : public detail::engine_base<engine> {
  public:
   engine() = default;
-
-  [[nodiscard]] static constexpr std::string_view policy_name() noexcept { return "engine"; }
 
   /// Adds a model. Models are asked in the order they were added.
   void add(any_policy p) {
@@ -235,52 +303,21 @@ class engine {
   [[nodiscard]] any_policy& model(std::size_t i) { return models_.at(i); }
   [[nodiscard]] const any_policy& model(std::size_t i) const { return models_.at(i); }
 
-  [[nodiscard]] decision check(const job& j) const {
-    decision d;
-    for (const auto& m : models_) d.merge(m.check(j));
-    return d;
+  /// Calls f(model) for every model, in order.
+  template <class F>
+  void for_each_model(F&& f) {
+    for (auto& m : models_) f(m);
   }
-
-  decision admit(const job& j) {
-    if (admitted_.contains(j.id)) detail::throw_duplicate_job(j.id);
-    decision d = check(j);
-    if (d.denied()) return d;
-    std::size_t done = 0;
-    try {
-      for (; done < models_.size(); ++done) models_[done].commit(j);
-      admitted_.insert(j.id);
-    } catch (...) {
-      while (done > 0) models_[--done].release(j.id);
-      throw;
-    }
-    return d;
+  template <class F>
+  void for_each_model(F&& f) const {
+    for (const auto& m : models_) f(m);
   }
-
-  void commit(const job& j) {
-    const decision d = admit(j);
-    if (d.denied())
-      throw state_error(error_id::state_not_admitted, "job '" + j.id + "' was committed but a model denies it: " +
-                                                          to_string(d));
-  }
-
-  void release(std::string_view id) {
-    if (!admitted_.contains(id)) detail::throw_unknown_job(id);
-    for (auto& m : models_) m.release(id);
-    admitted_.erase(id);
-  }
-
-  void victims(const job& j, std::vector<victim>& out) const {
-    for (const auto& m : models_) m.victims(j, out);
-  }
-
-  [[nodiscard]] bool is_admitted(std::string_view id) const { return admitted_.contains(id); }
-  [[nodiscard]] std::size_t admitted_count() const noexcept { return admitted_.size(); }
 
  private:
   std::vector<any_policy> models_;
-  detail::admitted_set admitted_;
 };
 
 static_assert(policy<engine>);
+static_assert(earliest_admission_aware<engine>);
 
 }  // namespace quota

@@ -120,3 +120,27 @@ TEST_CASE("engine: victims come from every model, and the engine is itself a pol
   CHECK(outer.check(gpu_job("y", "q", 4)).denied());
   CHECK(outer.check(gpu_job("y", "other", 4)).allowed());
 }
+
+TEST_CASE("engine: both engines share one protocol: rollback, duplicate and unknown ids behave the same") {
+  basic_engine<cap_policy, cap_policy, cap_policy> e(cap_policy("gpus", resources::nvidia_gpu, 4),
+                                                     cap_policy("cpus", resources::cpu, 8000),
+                                                     cap_policy("more", resources::cpu, 8000));
+  // the third model fails: the first two release the job again
+  e.model<2>().fail_next_commit = true;
+  REQUIRE_THROWS_AS(e.admit(gpu_job("a", "q", 2, 1000)), overflow_error);
+  CHECK(e.model<0>().used_of("q") == 0);
+  CHECK(e.model<1>().used_of("q") == 0);
+  CHECK_FALSE(e.is_admitted("a"));
+  CHECK(e.admitted_count() == 0);
+  CHECK(e.admit(gpu_job("a", "q", 2, 1000)).allowed());
+  CHECK(e.model<2>().used_of("q") == 1000);
+  REQUIRE_THROWS_AS(e.admit(gpu_job("a", "q", 0)), state_error);
+  REQUIRE_THROWS_AS(e.commit(gpu_job("big", "q", 9)), state_error);  // commit of a denied job
+  CHECK_FALSE(e.is_admitted("big"));
+  REQUIRE_THROWS_AS(e.release("never"), unknown_entity_error);
+  e.release("a");
+  CHECK(e.model<0>().used_of("q") == 0);
+  CHECK(e.model<2>().used_of("q") == 0);
+  CHECK(e.admitted_count() == 0);
+  static_assert(policy<decltype(e)>);
+}
