@@ -45,6 +45,12 @@ enum class error_id : std::uint16_t {
   state_negative_usage = 503,
   state_out_of_order = 504,
   state_not_admitted = 505,
+  // extra-policy configuration and time (6xx): budgets 601-609, priority-class
+  // quota 611-619, sharing pools 621-629 (docs/extra-policies.md)
+  budget_config = 601,
+  budget_time_out_of_order = 602,
+  priority_class_config = 611,
+  pools_config = 621,
 };
 
 /// One problem found in a document, with the path of the offending item
@@ -144,6 +150,12 @@ class overflow_error : public error {
 class state_error : public error {
  public:
   state_error(error_id id, std::string_view what) : error("state_error", id, what) {}
+};
+
+/// A bad configuration of an extra policy (6xx ids), naming the offending item.
+class config_error : public error {
+ public:
+  config_error(error_id id, std::string_view what) : error("config_error", id, what) {}
 };
 
 /// Collects diagnostics while a document is checked, then throws them all at once.

@@ -1,0 +1,465 @@
+// quota/budget.hpp — budgets over time ("500 GPU-hours per team per week").
+//
+// A tenant (the job's queue, namespace, user or group) gets a budget of one
+// resource × time per window, in resource-milliseconds (base units of the
+// resource × ms, exact int64, checked). Running work consumes it continuously:
+// a running job with request r of the resource consumes r per millisecond.
+//
+//   budget_config cfg;                         // nvidia.com/gpu, per queue, weekly from epoch 0
+//   budget_policy b(cfg);
+//   b.set_budget("team-a", 500 * budget_policy::hour_ms);   // 500 GPU-hours
+//   b.advance_to(now_ms);                      // the host's clock; never backwards
+//   decision d = b.check(job);                 // budget.budget_exhausted when it cannot cover the job
+//
+// Time. The policy has its own clock, moved only by advance_to(now_ms)
+// (earlier than the clock: state_error 602, nothing changes). check, commit
+// and release act at the clock: a job consumes from its commit to its
+// release. job.created_ms is not used (a pending job consumes nothing).
+//
+// Windows.
+// * calendar: windows [start + k·length, start + (k+1)·length). At a boundary
+//   the consumption is reset; running jobs count from the boundary on.
+// * rolling: the window is (now − length, now]. Consumption is kept as
+//   segments [from, to) × rate per released job (plus the running jobs);
+//   the part of a segment older than now − length is forgotten, and segments
+//   entirely older are dropped at advance_to.
+//
+// Admission. committed(t) = consumption in the window at t + the declared
+// rest of the running jobs (rate × time to their declared end, clipped to
+// the window end for calendar windows, to one length for rolling ones). A job
+// with duration d (job.duration_ms, or the default duration when it is -1)
+// needs rate × min(d, window end − now) (calendar) or rate × min(d, length)
+// (rolling). It is admitted when committed + need <= budget. So two jobs that
+// each fit alone are not both admitted when together they would run out.
+//
+// On exhaustion: deny (default), or admit_preemptible: a job with
+// job.preemptible is admitted over budget (classify() says so, to_json lists
+// it under "over_budget", victims() offers it); a non-preemptible job is
+// denied (rule budget_exhausted_not_preemptible).
+//
+// Tenants without their own budget use the "*" budget if set, else are not
+// limited. For tenant = group, the job's first group with its own budget is
+// its tenant, else its first group when a "*" budget exists.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <quota/decision.hpp>
+#include <quota/detail/checked.hpp>
+#include <quota/error.hpp>
+#include <quota/policy.hpp>
+#include <quota/resource.hpp>
+
+namespace quota {
+
+enum class budget_tenant : std::uint8_t { queue, ns, user, group };
+enum class budget_window : std::uint8_t { calendar, rolling };
+enum class budget_on_exhausted : std::uint8_t { deny, admit_preemptible };
+
+struct budget_config {
+  /// The resource whose use over time is budgeted, and its name for reasons.
+  resource_id resource = resources::nvidia_gpu;
+  std::string resource_name = "nvidia.com/gpu";
+  budget_tenant tenant = budget_tenant::queue;
+  budget_window window = budget_window::calendar;
+  /// Calendar windows start at window_start_ms + k·window_ms.
+  std::int64_t window_start_ms = 0;
+  std::int64_t window_ms = 7 * 24 * 3'600'000LL;
+  /// Duration assumed for a job without one (job.duration_ms == -1).
+  std::int64_t default_duration_ms = 3'600'000;
+  budget_on_exhausted on_exhausted = budget_on_exhausted::deny;
+  /// The clock starts here.
+  std::int64_t start_ms = 0;
+};
+
+inline constexpr std::string_view budget_model = "budget";
+
+/// Where a job stands against its tenant's budget (what check decides, and why).
+struct budget_verdict {
+  bool limited = false;   // the job has a tenant with a budget
+  bool fits = true;       // committed + need <= budget
+  std::int64_t need = 0;  // resource-ms the job would take in the window
+  std::int64_t committed = 0;
+  std::int64_t budget = 0;
+};
+
+class budget_policy {
+ public:
+  static constexpr std::int64_t hour_ms = 3'600'000;
+
+  explicit budget_policy(budget_config cfg = {}) : cfg_(std::move(cfg)), now_(cfg_.start_ms) {
+    if (cfg_.resource == no_resource) throw config_error(error_id::budget_config, "budget: resource: not set");
+    if (cfg_.window_ms <= 0)
+      throw config_error(error_id::budget_config,
+                         "budget: window length must be > 0 ms, got " + std::to_string(cfg_.window_ms));
+    if (cfg_.default_duration_ms <= 0)
+      throw config_error(error_id::budget_config,
+                         "budget: default duration must be > 0 ms, got " + std::to_string(cfg_.default_duration_ms));
+    window_ = window_index(now_);
+  }
+
+  [[nodiscard]] std::string_view policy_name() const noexcept { return budget_model; }
+  [[nodiscard]] const budget_config& config() const noexcept { return cfg_; }
+  [[nodiscard]] std::int64_t now_ms() const noexcept { return now_; }
+
+  /// Budget of one tenant ("*": every tenant without its own), in resource-ms.
+  void set_budget(std::string_view tenant, std::int64_t resource_ms) {
+    if (tenant.empty()) throw config_error(error_id::budget_config, "budget: tenant name is empty");
+    if (resource_ms < 0)
+      throw config_error(error_id::budget_config, "budget: tenant '" + std::string(tenant) +
+                                                      "': budget must be >= 0, got " + std::to_string(resource_ms));
+    if (tenant == "*") {
+      default_ = resource_ms;
+      return;
+    }
+    if (auto it = index_.find(tenant); it != index_.end()) {
+      tenants_[it->second].budget = resource_ms;
+      tenants_[it->second].own = true;
+      return;
+    }
+    add_tenant(tenant, resource_ms, true);
+  }
+
+  /// Moves the clock to now_ms (window resets, rolling forgetting, overruns).
+  /// Earlier than the clock: state_error (602), nothing changes.
+  void advance_to(std::int64_t now_ms) {
+    if (now_ms < now_)
+      throw state_error(error_id::budget_time_out_of_order,
+                        "budget: time " + std::to_string(now_ms) + " is before the clock " + std::to_string(now_));
+    if (now_ms == now_) return;
+    const std::int64_t w = window_index(now_ms);
+    // compute everything first (may throw overflow), then assign
+    std::vector<std::int64_t> committed(tenants_.size(), 0);
+    for (std::size_t t = 0; t < tenants_.size(); ++t) committed[t] = closed_at(tenants_[t], now_ms, w != window_);
+    for (const auto& [id, r] : runs_)
+      if (r.tenant != untracked)
+        committed[r.tenant] = detail::checked_add(committed[r.tenant], contribution(r, now_ms));
+    for (std::size_t t = 0; t < tenants_.size(); ++t) {
+      auto& ts = tenants_[t];
+      ts.committed = committed[t];
+      if (cfg_.window == budget_window::calendar) {
+        if (w != window_) ts.closed = 0;
+      } else {
+        while (!ts.segments.empty() && ts.segments.front().to <= now_ms - cfg_.window_ms) ts.segments.pop_front();
+      }
+    }
+    now_ = now_ms;
+    window_ = w;
+  }
+
+  /// Where the job stands against its tenant's budget at the clock. No allocation.
+  [[nodiscard]] budget_verdict classify(const job& j) const {
+    budget_verdict v;
+    const std::int64_t rate = j.request.get(cfg_.resource);
+    if (rate <= 0) return v;
+    std::int64_t budget = 0, committed = 0;
+    if (!lookup(j, budget, committed)) return v;
+    v.limited = true;
+    v.budget = budget;
+    v.committed = committed;
+    v.need = need_of(rate, duration_of(j));
+    v.fits = detail::int128{committed} + v.need <= budget;
+    return v;
+  }
+
+  [[nodiscard]] decision check(const job& j) const {
+    const budget_verdict v = classify(j);
+    if (v.fits) return decision::allow();
+    if (cfg_.on_exhausted == budget_on_exhausted::admit_preemptible && j.preemptible) return decision::allow();
+    const bool np = cfg_.on_exhausted == budget_on_exhausted::admit_preemptible;
+    return decision::deny(reason{budget_model, np ? "budget_exhausted_not_preemptible" : "budget_exhausted",
+                                 entity_of(j), cfg_.resource, resource_view(), v.need, v.committed, v.budget,
+                                 "remaining " + std::to_string(v.budget - std::min(v.budget, v.committed)) +
+                                     " resource-ms cannot cover the job's " + std::to_string(duration_of(j)) + " ms"});
+  }
+
+  /// The job starts consuming at the clock. Duplicate id: state_error.
+  void commit(const job& j) {
+    if (runs_.find(j.id) != runs_.end())
+      throw state_error(error_id::state_duplicate, "budget: job '" + j.id + "' is already running");
+    const std::int64_t rate = j.request.get(cfg_.resource);
+    if (rate < 0)
+      throw state_error(error_id::state_negative_usage, "budget: job '" + j.id + "' requests a negative amount");
+    const std::string* key = rate == 0 ? nullptr : tenant_key(j);
+    auto it = key ? index_.find(*key) : index_.end();
+    const bool fresh = it == index_.end();
+    if (!key || (fresh && !default_)) {  // not limited: only remembered, so release knows it
+      run r;
+      r.tenant = untracked;
+      r.seq = ++seq_;
+      runs_.emplace(j.id, r);
+      return;
+    }
+    std::uint32_t t;
+    run r;
+    r.rate = rate;
+    r.start = now_;
+    r.end = detail::checked_add(now_, duration_of(j));
+    r.seq = ++seq_;
+    r.over_budget = !classify(j).fits;
+    t = fresh ? static_cast<std::uint32_t>(tenants_.size()) : it->second;
+    r.tenant = t;
+    const std::int64_t add = contribution(r, now_);
+    const std::int64_t new_committed = detail::checked_add(fresh ? std::int64_t{0} : tenants_[t].committed, add);
+    const std::int64_t new_rate = detail::checked_add(fresh ? std::int64_t{0} : tenants_[t].rate, rate);
+    if (fresh) add_tenant(*key, *default_, false);
+    try {
+      runs_.emplace(j.id, r);
+    } catch (...) {
+      if (fresh) drop_last_tenant();
+      throw;
+    }
+    tenants_[t].committed = new_committed;
+    tenants_[t].rate = new_rate;
+  }
+
+  /// The job stopped at the clock: its declared rest is no longer committed,
+  /// its consumption stays in the window. Unknown id: unknown_entity_error.
+  void release(std::string_view id) {
+    auto it = runs_.find(id);
+    if (it == runs_.end()) throw unknown_entity_error(error_id::unknown_job, "job", id);
+    const run& r = it->second;
+    if (r.tenant == untracked) {
+      runs_.erase(it);
+      return;
+    }
+    auto& ts = tenants_[r.tenant];
+    ts.committed -= contribution(r, now_) - consumed(r, now_);
+    ts.rate -= r.rate;
+    if (cfg_.window == budget_window::calendar)
+      ts.closed += consumed(r, now_);
+    else if (now_ > r.start)
+      ts.segments.push_back(segment{r.start, now_, r.rate});
+    runs_.erase(it);
+  }
+
+  /// When the job is denied for its budget: the tenant's over-budget running
+  /// jobs, newest first (rule over_budget).
+  void victims(const job& j, std::vector<victim>& out) const {
+    if (classify(j).fits) return;
+    const std::string* key = tenant_key(j);
+    auto it = key ? index_.find(*key) : index_.end();
+    if (it == index_.end()) return;
+    std::vector<std::pair<std::uint64_t, const std::string*>> c;
+    for (const auto& [id, r] : runs_)
+      if (r.tenant == it->second && r.over_budget) c.emplace_back(r.seq, &id);
+    std::sort(c.begin(), c.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (const auto& [seq, id] : c) out.push_back(victim{*id, budget_model, "over_budget", entity_of(j)});
+  }
+
+  /// Calendar windows: the next window start, when the job's need fits a
+  /// whole budget (the running jobs' declared work in the next window may
+  /// still deny it then). Rolling windows: nullopt.
+  [[nodiscard]] std::optional<std::int64_t> earliest_admission_ms(const job& j) const {
+    const budget_verdict v = classify(j);
+    if (v.fits) return now_;
+    if (cfg_.window != budget_window::calendar) return std::nullopt;
+    const std::int64_t rate = j.request.get(cfg_.resource);
+    if (detail::int128{rate} * std::min(duration_of(j), cfg_.window_ms) > v.budget) return std::nullopt;
+    return window_end();
+  }
+
+  // ---- introspection ---------------------------------------------------------
+
+  struct tenant_status {
+    std::string_view name;
+    std::int64_t budget = 0;
+    std::int64_t spent = 0;                     // consumed in the window at the clock
+    std::int64_t remaining = 0;                 // budget - spent (>= 0)
+    std::int64_t committed = 0;                 // spent + declared rest of the running jobs
+    std::int64_t rate = 0;                      // running usage of the resource
+    std::optional<std::int64_t> exhaustion_ms;  // when spent reaches the budget at the current rate
+  };
+  /// Calls fn(tenant_status) for every tenant known (own budget or running work).
+  template <class F>
+  void for_each_tenant(F&& fn) const {
+    std::vector<std::int64_t> spent(tenants_.size(), 0);
+    for (std::size_t t = 0; t < tenants_.size(); ++t) spent[t] = past(tenants_[t], now_);
+    for (const auto& [id, r] : runs_)
+      if (r.tenant != untracked) spent[r.tenant] = detail::checked_add(spent[r.tenant], consumed(r, now_));
+    for (std::size_t t = 0; t < tenants_.size(); ++t) {
+      const auto& ts = tenants_[t];
+      tenant_status s;
+      s.name = ts.name;
+      s.budget = ts.budget;
+      s.spent = spent[t];
+      s.remaining = std::max<std::int64_t>(0, ts.budget - spent[t]);
+      s.committed = ts.committed;
+      s.rate = ts.rate;
+      if (s.remaining == 0)
+        s.exhaustion_ms = now_;
+      else if (ts.rate > 0) {
+        const std::int64_t at = detail::checked_add(now_, (s.remaining + ts.rate - 1) / ts.rate);
+        if (cfg_.window == budget_window::rolling || at < window_end()) s.exhaustion_ms = at;
+      }
+      fn(s);
+    }
+  }
+  [[nodiscard]] std::vector<std::string_view> over_budget_jobs() const {
+    std::vector<std::pair<std::uint64_t, std::string_view>> c;
+    for (const auto& [id, r] : runs_)
+      if (r.over_budget) c.emplace_back(r.seq, id);
+    std::sort(c.begin(), c.end());
+    std::vector<std::string_view> out;
+    for (const auto& e : c) out.push_back(e.second);
+    return out;
+  }
+  [[nodiscard]] bool over_budget(std::string_view id) const {
+    auto it = runs_.find(id);
+    return it != runs_.end() && it->second.over_budget;
+  }
+  [[nodiscard]] std::int64_t window_start() const noexcept {
+    return cfg_.window == budget_window::calendar ? cfg_.window_start_ms + window_ * cfg_.window_ms
+                                                  : now_ - cfg_.window_ms;
+  }
+  [[nodiscard]] std::int64_t window_end() const noexcept {
+    return cfg_.window == budget_window::calendar ? window_start() + cfg_.window_ms : now_;
+  }
+  [[nodiscard]] std::size_t running_jobs() const noexcept { return runs_.size(); }
+
+ private:
+  struct segment {
+    std::int64_t from, to, rate;
+  };
+  struct tenant_state {
+    std::string name;
+    std::int64_t budget = 0;
+    bool own = false;
+    std::int64_t committed = 0;  // at the clock
+    std::int64_t rate = 0;
+    std::int64_t closed = 0;       // calendar: released consumption in this window
+    std::deque<segment> segments;  // rolling: released consumption
+  };
+  static constexpr std::uint32_t untracked = 0xFFFFFFFFu;
+  struct run {
+    std::uint32_t tenant = 0;
+    std::int64_t rate = 0, start = 0, end = 0;
+    std::uint64_t seq = 0;
+    bool over_budget = false;
+  };
+
+  // a static name when the resource is well known (reasons may outlive a copy of the policy)
+  [[nodiscard]] std::string_view resource_view() const noexcept {
+    const auto n = resources::well_known_name(cfg_.resource);
+    return !n.empty() && n == cfg_.resource_name ? n : std::string_view(cfg_.resource_name);
+  }
+  [[nodiscard]] std::int64_t window_index(std::int64_t t) const noexcept {
+    const std::int64_t d = t - cfg_.window_start_ms;
+    return d >= 0 ? d / cfg_.window_ms : -((-d + cfg_.window_ms - 1) / cfg_.window_ms);
+  }
+  [[nodiscard]] std::int64_t duration_of(const job& j) const noexcept {
+    return j.duration_ms >= 0 ? j.duration_ms : cfg_.default_duration_ms;
+  }
+  [[nodiscard]] std::int64_t need_of(std::int64_t rate, std::int64_t d) const {
+    const std::int64_t span =
+        cfg_.window == budget_window::calendar ? std::min(d, window_end() - now_) : std::min(d, cfg_.window_ms);
+    return detail::checked_mul(rate, span);
+  }
+  // consumption of a running job inside the window at t
+  [[nodiscard]] std::int64_t consumed(const run& r, std::int64_t t) const {
+    const std::int64_t from = cfg_.window == budget_window::calendar
+                                  ? std::max(r.start, cfg_.window_start_ms + window_index(t) * cfg_.window_ms)
+                                  : std::max(r.start, t - cfg_.window_ms);
+    return detail::checked_mul(r.rate, std::max<std::int64_t>(0, t - from));
+  }
+  // consumed + declared rest
+  [[nodiscard]] std::int64_t contribution(const run& r, std::int64_t t) const {
+    std::int64_t rest;
+    if (cfg_.window == budget_window::calendar) {
+      const std::int64_t we = cfg_.window_start_ms + (window_index(t) + 1) * cfg_.window_ms;
+      rest = std::max<std::int64_t>(0, std::min(r.end, we) - t);
+    } else {
+      rest = std::clamp<std::int64_t>(r.end - t, 0, cfg_.window_ms);
+    }
+    return detail::checked_add(consumed(r, t), detail::checked_mul(r.rate, rest));
+  }
+  // released consumption in the window at t
+  [[nodiscard]] std::int64_t past(const tenant_state& ts, std::int64_t t) const {
+    if (cfg_.window == budget_window::calendar) return window_index(t) == window_ ? ts.closed : 0;
+    std::int64_t s = 0;
+    for (const auto& g : ts.segments) {
+      const std::int64_t from = std::max(g.from, t - cfg_.window_ms);
+      if (g.to > from) s = detail::checked_add(s, detail::checked_mul(g.rate, g.to - from));
+    }
+    return s;
+  }
+  [[nodiscard]] std::int64_t closed_at(const tenant_state& ts, std::int64_t t, bool new_window) const {
+    if (cfg_.window == budget_window::calendar) return new_window ? 0 : ts.closed;
+    return past(ts, t);
+  }
+  const std::string* tenant_key(const job& j) const noexcept {
+    const std::string* k = nullptr;
+    switch (cfg_.tenant) {
+      case budget_tenant::queue:
+        k = &j.queue;
+        break;
+      case budget_tenant::ns:
+        k = &j.ns;
+        break;
+      case budget_tenant::user:
+        k = &j.user;
+        break;
+      case budget_tenant::group:
+        for (const auto& g : j.groups)
+          if (index_.find(g) != index_.end()) return &g;
+        return default_ && !j.groups.empty() ? &j.groups.front() : nullptr;
+    }
+    return k->empty() ? nullptr : k;
+  }
+  bool lookup(const job& j, std::int64_t& budget, std::int64_t& committed) const noexcept {
+    const std::string* k = tenant_key(j);
+    if (!k) return false;
+    if (auto it = index_.find(*k); it != index_.end()) {
+      budget = tenants_[it->second].budget;
+      committed = tenants_[it->second].committed;
+      return true;
+    }
+    if (!default_) return false;
+    budget = *default_;
+    committed = 0;
+    return true;
+  }
+  std::string entity_of(const job& j) const {
+    static constexpr std::string_view names[] = {"queue:", "namespace:", "user:", "group:"};
+    const std::string* k = tenant_key(j);
+    return std::string(names[static_cast<std::size_t>(cfg_.tenant)]) + (k ? *k : std::string());
+  }
+  void add_tenant(std::string_view name, std::int64_t budget, bool own) {
+    tenant_state ts;
+    ts.name = std::string(name);
+    ts.budget = budget;
+    ts.own = own;
+    tenants_.push_back(std::move(ts));
+    try {
+      index_.emplace(tenants_.back().name, static_cast<std::uint32_t>(tenants_.size() - 1));
+    } catch (...) {
+      tenants_.pop_back();
+      throw;
+    }
+  }
+  void drop_last_tenant() noexcept {
+    index_.erase(tenants_.back().name);
+    tenants_.pop_back();
+  }
+
+  budget_config cfg_;
+  std::int64_t now_ = 0;
+  std::int64_t window_ = 0;
+  std::optional<std::int64_t> default_;
+  std::vector<tenant_state> tenants_;
+  std::unordered_map<std::string, std::uint32_t, detail::string_hash, std::equal_to<>> index_;
+  std::unordered_map<std::string, run, detail::string_hash, std::equal_to<>> runs_;
+  std::uint64_t seq_ = 0;
+};
+
+static_assert(policy<budget_policy>);
+
+}  // namespace quota

@@ -1,0 +1,179 @@
+// quota/budget_json.hpp — budgets over time from JSON, and introspection.
+//
+//   {"resource": "nvidia.com/gpu", "tenant": "queue",          // queue | namespace | user | group
+//    "window": "calendar", "windowStart": 0, "windowLength": "7d",   // or "rolling"
+//    "defaultDuration": "1h", "onExhausted": "deny",            // or "admit_preemptible"
+//    "budgets": {"team-a": "500h", "*": "100h"}}
+//
+// A budget is "<integer><unit>" (ms, s, m, h, d, w): that many base units of
+// the resource for that long ("500h" is 500 GPU-hours for nvidia.com/gpu),
+// or an integer of resource-milliseconds. Durations are integers (ms) or
+// "<integer><unit>". Every problem of the document is listed in one
+// config_error (601) naming the offending field; nothing is built then.
+#pragma once
+
+#include <string>
+
+#include <quota/budget.hpp>
+#include <quota/json.hpp>
+
+namespace quota {
+
+namespace detail {
+/// "90s", "5m", "2h", "7d", "1w", "250ms" or an integer (ms); false when malformed.
+inline bool budget_duration(const json& v, std::int64_t& out) {
+  if (v.is_number_integer()) {
+    out = v.get<std::int64_t>();
+    return true;
+  }
+  if (!v.is_string()) return false;
+  const std::string& s = v.get_ref<const std::string&>();
+  std::size_t i = 0;
+  std::int64_t n = 0;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+    if (__builtin_mul_overflow(n, 10, &n) || __builtin_add_overflow(n, s[i] - '0', &n)) return false;
+    ++i;
+  }
+  if (i == 0) return false;
+  const std::string unit = s.substr(i);
+  std::int64_t m = 0;
+  if (unit == "ms")
+    m = 1;
+  else if (unit == "s")
+    m = 1000;
+  else if (unit == "m")
+    m = 60'000;
+  else if (unit == "h")
+    m = 3'600'000;
+  else if (unit == "d")
+    m = 86'400'000;
+  else if (unit == "w")
+    m = 604'800'000;
+  else
+    return false;
+  return !__builtin_mul_overflow(n, m, &out);
+}
+}  // namespace detail
+
+/// Reads a budget policy (see the file comment); `path` prefixes error paths.
+[[nodiscard]] inline budget_policy load_budget(const json& j, resource_registry& reg, const std::string& path = "") {
+  std::vector<std::string> problems;
+  auto bad = [&](const std::string& key, const std::string& msg) {
+    problems.push_back(detail::join_path(path, key) + ": " + msg);
+  };
+  if (!j.is_object()) throw config_error(error_id::budget_config, (path.empty() ? "$" : path) + ": expected an object");
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    static constexpr const char* known[] = {"model",        "resource",        "tenant",      "window", "windowStart",
+                                            "windowLength", "defaultDuration", "onExhausted", "budgets"};
+    bool ok = false;
+    for (const char* k : known) ok = ok || it.key() == k;
+    if (!ok)
+      bad(it.key(),
+          "unknown field (resource, tenant, window, windowStart, windowLength, defaultDuration, "
+          "onExhausted, budgets)");
+  }
+  budget_config cfg;
+  if (j.contains("resource")) {
+    if (!j["resource"].is_string() || j["resource"].get<std::string>().empty())
+      bad("resource", "expected a resource name");
+    else {
+      cfg.resource_name = j["resource"].get<std::string>();
+      try {
+        cfg.resource = reg.intern(cfg.resource_name);
+        cfg.resource_name = std::string(reg.name(cfg.resource));
+      } catch (const error& e) {
+        bad("resource", e.what());
+      }
+    }
+  }
+  auto pick = [&](const char* key, std::initializer_list<std::string_view> names, auto& out, auto... vals) {
+    if (!j.contains(key)) return;
+    const auto& v = j[key];
+    std::size_t i = 0;
+    bool found = false;
+    using T = std::remove_reference_t<decltype(out)>;
+    const T values[] = {vals...};
+    for (auto n : names) {
+      if (v.is_string() && v.get<std::string>() == n) {
+        out = values[i];
+        found = true;
+      }
+      ++i;
+    }
+    if (!found) {
+      std::string list;
+      for (auto n : names) list += (list.empty() ? "" : " | ") + std::string(n);
+      bad(key, "expected " + list + ", got " + v.dump());
+    }
+  };
+  pick("tenant", {"queue", "namespace", "user", "group"}, cfg.tenant, budget_tenant::queue, budget_tenant::ns,
+       budget_tenant::user, budget_tenant::group);
+  pick("window", {"calendar", "rolling"}, cfg.window, budget_window::calendar, budget_window::rolling);
+  pick("onExhausted", {"deny", "admit_preemptible"}, cfg.on_exhausted, budget_on_exhausted::deny,
+       budget_on_exhausted::admit_preemptible);
+  auto dur = [&](const char* key, std::int64_t& out, bool positive) {
+    if (!j.contains(key)) return;
+    if (!detail::budget_duration(j[key], out))
+      bad(key, "expected a duration (ms, or \"90s\", \"5m\", \"2h\", \"7d\", \"1w\"), got " + j[key].dump());
+    else if (positive && out <= 0)
+      bad(key, "must be > 0, got " + std::to_string(out));
+  };
+  dur("windowStart", cfg.window_start_ms, false);
+  dur("windowLength", cfg.window_ms, true);
+  dur("defaultDuration", cfg.default_duration_ms, true);
+  cfg.start_ms = 0;
+  std::vector<std::pair<std::string, std::int64_t>> budgets;
+  if (j.contains("budgets")) {
+    const auto& b = j["budgets"];
+    if (!b.is_object())
+      bad("budgets", "expected an object of tenant: budget");
+    else
+      for (auto it = b.begin(); it != b.end(); ++it) {
+        const std::string key = "budgets." + it.key();
+        std::int64_t v = 0;
+        if (it.key().empty()) {
+          bad(key, "empty tenant name");
+        } else if (it.value().is_number_integer()) {
+          v = it.value().get<std::int64_t>();
+          if (v < 0) bad(key, "budget must be >= 0, got " + std::to_string(v));
+          budgets.emplace_back(it.key(), v);
+        } else if (it.value().is_string() && detail::budget_duration(it.value(), v) &&
+                   !it.value().get<std::string>().ends_with("ms")) {
+          budgets.emplace_back(it.key(), v);  // n units × duration = n × ms
+        } else {
+          bad(key, "expected resource-ms (integer) or \"<count><unit>\" like \"500h\", got " + it.value().dump());
+        }
+      }
+  } else {
+    bad("budgets", "missing (tenant: budget)");
+  }
+  if (!problems.empty()) {
+    std::string msg = "budget: ";
+    for (std::size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
+    throw config_error(error_id::budget_config, msg);
+  }
+  budget_policy p(cfg);
+  for (const auto& [name, v] : budgets) p.set_budget(name, v);
+  return p;
+}
+
+/// {"now", "window": {"kind", "start", "end"}, "tenants": {name: {"budget", "spent", "remaining",
+/// "committed", "rate", "exhaustion" (ms or null)}}, "over_budget": [job ids]} — resource-ms.
+inline void to_json(json& j, const budget_policy& b) {
+  j = json{{"now", b.now_ms()},
+           {"window",
+            {{"kind", b.config().window == budget_window::calendar ? "calendar" : "rolling"},
+             {"start", b.window_start()},
+             {"end", b.window_end()}}},
+           {"tenants", json::object()},
+           {"over_budget", json::array()}};
+  b.for_each_tenant([&](const budget_policy::tenant_status& s) {
+    j["tenants"][std::string(s.name)] =
+        json{{"budget", s.budget},       {"spent", s.spent},
+             {"remaining", s.remaining}, {"committed", s.committed},
+             {"rate", s.rate},           {"exhaustion", s.exhaustion_ms ? json(*s.exhaustion_ms) : json()}};
+  });
+  for (auto id : b.over_budget_jobs()) j["over_budget"].push_back(std::string(id));
+}
+
+}  // namespace quota

@@ -1,0 +1,255 @@
+// quota/priority_class_quota.hpp — min/max per (tenant, PriorityClass).
+//
+// "At most 8 GPUs of `high` for team A, whatever its total": a cap (max) and
+// a guarantee (min) for the usage of one tenant (queue, namespace or user)
+// at one PriorityClass. It only counts the jobs of that pair, so it composes
+// with whatever model holds the tenant's overall quota: put both in one
+// quota::engine and a job must pass both.
+//
+//   priority_class_quota pq(priority_class_quota::tenant_key::queue);
+//   limit_vector max; max.set(resources::nvidia_gpu, 8);
+//   pq.set("team-a", "high", {}, max);
+//   decision d = pq.check(job);   // priority_class_quota.priority_class_over_max [team-a/high]
+//
+// Rules.
+// * Admission: for each resource the job requests that the pair's max lists,
+//   used + request <= max. Resources max does not list are not capped.
+// * Limits of a pair: the tenant's own entry for the class, else the "*"
+//   tenant's entry for the class (each tenant then has its own usage), else
+//   the pair is not limited.
+// * min is a guarantee: usage of a pair above its min is preemptible. The
+//   jobs of a pair fill its min in commit order; a job is over min when the
+//   pair's usage up to and including it passes min on a resource. victims(j)
+//   returns, for the job's tenant, the over-min jobs of its OTHER classes
+//   that have an entry and a lower priority than j, newest first (rule
+//   over_priority_class_min). Its own class is not searched: a job held by its
+//   own class's max is not helped by preempting its peers.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <quota/decision.hpp>
+#include <quota/detail/checked.hpp>
+#include <quota/error.hpp>
+#include <quota/policy.hpp>
+#include <quota/resource.hpp>
+#include <quota/resource_vector.hpp>
+
+namespace quota {
+
+inline constexpr std::string_view priority_class_model = "priority_class_quota";
+
+struct priority_class_limits {
+  resource_vector min;
+  limit_vector max;  // absent dimension = not capped
+};
+
+class priority_class_quota {
+ public:
+  enum class tenant_key : std::uint8_t { queue, ns, user };
+
+  explicit priority_class_quota(tenant_key key = tenant_key::queue, const resource_registry* reg = nullptr)
+      : key_(key), reg_(reg) {}
+
+  [[nodiscard]] std::string_view policy_name() const noexcept { return priority_class_model; }
+
+  /// Limits of (tenant, class); tenant "*" applies to every tenant without
+  /// its own entry for that class. Bad values: config_error 611, nothing changes.
+  void set(std::string_view tenant, std::string_view cls, resource_vector min, limit_vector max) {
+    const std::string item = "priority class quota " + std::string(tenant) + "/" + std::string(cls);
+    if (tenant.empty()) throw config_error(error_id::priority_class_config, item + ": empty tenant name");
+    if (cls.empty()) throw config_error(error_id::priority_class_config, item + ": empty priority class name");
+    for (const auto& e : min)
+      if (e.value < 0)
+        throw config_error(error_id::priority_class_config, item + ": min " + res_name(e.id) + " is negative");
+    for (const auto& e : max)
+      if (e.value < 0)
+        throw config_error(error_id::priority_class_config, item + ": max " + res_name(e.id) + " is negative");
+    for (const auto& e : min)
+      if (auto* m = max.find(e.id); m && *m < e.value)
+        throw config_error(error_id::priority_class_config, item + ": min " + res_name(e.id) + " " +
+                                                                std::to_string(e.value) + " is greater than max " +
+                                                                std::to_string(*m));
+    auto& list = tenants_[std::string(tenant)];
+    for (auto& ps : list)
+      if (ps.cls == cls) {
+        ps.lim = priority_class_limits{std::move(min), std::move(max)};
+        ps.own = true;
+        return;
+      }
+    list.push_back(pair_state{std::string(cls), true, priority_class_limits{std::move(min), std::move(max)}, {}});
+  }
+
+  /// Names resources from `reg` from now on (reasons hold views into it);
+  /// nullptr: well-known names only. The registry must outlive the policy.
+  void rebind_registry(const resource_registry* reg) noexcept { reg_ = reg; }
+
+  /// The limits that apply to (tenant, cls), or nullptr.
+  [[nodiscard]] const priority_class_limits* limits_of(std::string_view tenant, std::string_view cls) const noexcept {
+    if (const auto* p = find_pair(tenant, cls); p && p->own) return &p->lim;
+    const auto* d = find_pair("*", cls);
+    return d && d->own ? &d->lim : nullptr;
+  }
+  /// Usage of (tenant, cls) now (empty vector when none).
+  [[nodiscard]] const resource_vector& used(std::string_view tenant, std::string_view cls) const noexcept {
+    const auto* p = find_pair(tenant, cls);
+    return p ? p->used : none_;
+  }
+
+  [[nodiscard]] decision check(const job& j) const {
+    const std::string& t = key_of(j);
+    if (t.empty() || j.priority_class.empty()) return decision::allow();
+    // one lookup for a pair with its own limits (the common case)
+    const auto* p = find_pair(t, j.priority_class);
+    const priority_class_limits* lim = p && p->own ? &p->lim : limits_of(t, j.priority_class);
+    if (!lim) return decision::allow();
+    const resource_vector& u = p ? p->used : none_;
+    decision d;
+    for (const auto& e : j.request) {
+      if (e.value <= 0) continue;
+      const amount* m = lim->max.find(e.id);
+      if (!m) continue;
+      const amount now = u.get(e.id);
+      if (detail::int128{now} + e.value > *m)
+        d.add(reason{priority_class_model, "priority_class_over_max", t + "/" + j.priority_class, e.id, res_view(e.id),
+                     e.value, now, *m,
+                     "tenant " + t + " may use at most " + std::to_string(*m) + " of " + res_name(e.id) +
+                         " at priority class " + j.priority_class});
+    }
+    return d;
+  }
+
+  /// Accounts the job to its (tenant, class) when that pair has limits.
+  /// Duplicate id: state_error, nothing changes.
+  void commit(const job& j) {
+    if (jobs_.find(j.id) != jobs_.end())
+      throw state_error(error_id::state_duplicate, "priority_class_quota: job '" + j.id + "' is already running");
+    const std::string& t = key_of(j);
+    const bool counted = !t.empty() && !j.priority_class.empty() && limits_of(t, j.priority_class);
+    if (!counted) {
+      jobs_.emplace(j.id, entry{{}, {}, {}, j.priority, ++seq_, false});
+      return;
+    }
+    auto& list = tenants_[t];  // may allocate: nothing else changed yet
+    resource_vector* u = nullptr;
+    for (auto& ps : list)
+      if (ps.cls == j.priority_class) u = &ps.used;
+    resource_vector next = u ? *u : resource_vector{};
+    next.add_in_place(j.request);  // checked
+    if (!u) {
+      list.push_back(pair_state{j.priority_class, false, {}, {}});
+      u = &list.back().used;
+    }
+    jobs_.emplace(j.id, entry{t, j.priority_class, j.request, j.priority, ++seq_, true});
+    *u = std::move(next);
+  }
+
+  /// Gives the job's usage back. Unknown id: unknown_entity_error.
+  void release(std::string_view id) {
+    auto it = jobs_.find(id);
+    if (it == jobs_.end()) throw unknown_entity_error(error_id::unknown_job, "job", id);
+    if (it->second.counted)
+      if (auto ut = tenants_.find(it->second.tenant); ut != tenants_.end())
+        for (auto& ps : ut->second)
+          if (ps.cls == it->second.cls) ps.used.sub_in_place(it->second.request);
+    jobs_.erase(it);
+  }
+
+  /// Over-min jobs of the tenant's other classes with lower priority, newest first.
+  void victims(const job& j, std::vector<victim>& out) const {
+    const std::string& t = key_of(j);
+    auto ut = tenants_.find(t);
+    if (t.empty() || t == "*" || ut == tenants_.end()) return;
+    for (const auto& ps : ut->second) {
+      const std::string& cls = ps.cls;
+      if (cls == j.priority_class || ps.used.is_zero()) continue;
+      const auto* lim = limits_of(t, cls);
+      if (!lim) continue;
+      std::vector<std::pair<std::uint64_t, const std::pair<const std::string, entry>*>> members;
+      for (const auto& kv : jobs_)
+        if (kv.second.counted && kv.second.tenant == t && kv.second.cls == cls)
+          members.emplace_back(kv.second.seq, &kv);
+      std::sort(members.begin(), members.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      resource_vector cum;
+      std::vector<const std::pair<const std::string, entry>*> over;
+      for (const auto& [seq, kv] : members) {
+        cum.add_in_place(kv->second.request);
+        bool above = false;
+        for (const auto& e : j.request)
+          if (e.value > 0 && cum.get(e.id) > lim->min.get(e.id)) above = true;
+        if (above && kv->second.priority < j.priority) over.push_back(kv);
+      }
+      for (auto it = over.rbegin(); it != over.rend(); ++it)
+        out.push_back(victim{(*it)->first, priority_class_model, "over_priority_class_min", t + "/" + cls});
+    }
+  }
+
+  /// Calls fn(tenant, class, used, limits*) for every pair with usage or own limits.
+  template <class F>
+  void for_each_pair(F&& fn) const {
+    for (const auto& [t, list] : tenants_) {
+      if (t == "*") continue;
+      for (const auto& ps : list) fn(std::string_view(t), std::string_view(ps.cls), ps.used, limits_of(t, ps.cls));
+    }
+  }
+
+ private:
+  struct entry {
+    std::string tenant, cls;
+    resource_vector request;
+    std::int32_t priority = 0;
+    std::uint64_t seq = 0;
+    bool counted = false;
+  };
+  struct pair_state {
+    std::string cls;
+    bool own = false;  // lim is this pair's own entry (else the "*" entry applies)
+    priority_class_limits lim;
+    resource_vector used;
+  };
+
+  const pair_state* find_pair(std::string_view tenant, std::string_view cls) const noexcept {
+    auto it = tenants_.find(tenant);
+    if (it == tenants_.end()) return nullptr;
+    for (const auto& ps : it->second)
+      if (ps.cls == cls) return &ps;
+    return nullptr;
+  }
+  const std::string& key_of(const job& j) const noexcept {
+    switch (key_) {
+      case tenant_key::queue:
+        return j.queue;
+      case tenant_key::ns:
+        return j.ns;
+      case tenant_key::user:
+        return j.user;
+    }
+    return j.queue;
+  }
+  std::string res_name(resource_id id) const {
+    if (reg_ && id < reg_->size()) return std::string(reg_->name(id));
+    const auto n = resources::well_known_name(id);
+    return n.empty() ? "resource#" + std::to_string(id) : std::string(n);
+  }
+  std::string_view res_view(resource_id id) const noexcept {
+    if (reg_ && id < reg_->size()) return reg_->name(id);
+    return resources::well_known_name(id);
+  }
+
+  tenant_key key_;
+  const resource_registry* reg_ = nullptr;
+  std::unordered_map<std::string, std::vector<pair_state>, detail::string_hash, std::equal_to<>> tenants_;
+  inline static const resource_vector none_{};
+  std::unordered_map<std::string, entry, detail::string_hash, std::equal_to<>> jobs_;
+  std::uint64_t seq_ = 0;
+};
+
+static_assert(policy<priority_class_quota>);
+
+}  // namespace quota

@@ -1,0 +1,111 @@
+// quota/priority_class_quota_json.hpp — per-priority-class quota from JSON.
+//
+//   {"tenant": "queue",                                     // queue | namespace | user
+//    "quotas": {"team-a": {"high": {"max": {"nvidia.com/gpu": 8}, "min": {"nvidia.com/gpu": 2}}},
+//               "*":      {"low":  {"max": {"nvidia.com/gpu": 4}}}}}
+//
+// Every problem is listed in one config_error (611) naming the offending
+// item; nothing is built then.
+#pragma once
+
+#include <string>
+
+#include <quota/json.hpp>
+#include <quota/priority_class_quota.hpp>
+
+namespace quota {
+
+/// Reads the quota (see the file comment); `reg` must outlive the result.
+[[nodiscard]] inline priority_class_quota load_priority_class_quota(const json& j, resource_registry& reg,
+                                                                    const std::string& path = "") {
+  std::vector<std::string> problems;
+  auto bad = [&](const std::string& p, const std::string& msg) { problems.push_back(p + ": " + msg); };
+  if (!j.is_object())
+    throw config_error(error_id::priority_class_config, (path.empty() ? "$" : path) + ": expected an object");
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (it.key() != "model" && it.key() != "tenant" && it.key() != "quotas")
+      bad(detail::join_path(path, it.key()), "unknown field (tenant, quotas)");
+  auto key = priority_class_quota::tenant_key::queue;
+  if (j.contains("tenant")) {
+    const auto& t = j["tenant"];
+    if (t == "queue")
+      key = priority_class_quota::tenant_key::queue;
+    else if (t == "namespace")
+      key = priority_class_quota::tenant_key::ns;
+    else if (t == "user")
+      key = priority_class_quota::tenant_key::user;
+    else
+      bad(detail::join_path(path, "tenant"), "expected queue | namespace | user, got " + t.dump());
+  }
+  struct item {
+    std::string tenant, cls;
+    resource_vector min;
+    limit_vector max;
+    std::string path;
+  };
+  std::vector<item> items;
+  const std::string qp = detail::join_path(path, "quotas");
+  if (!j.contains("quotas") || !j["quotas"].is_object()) {
+    bad(qp, "expected an object of tenant: {class: {min, max}}");
+  } else {
+    for (auto t = j["quotas"].begin(); t != j["quotas"].end(); ++t) {
+      const std::string tp = detail::join_path(qp, t.key());
+      if (!t.value().is_object()) {
+        bad(tp, "expected an object of class: {min, max}");
+        continue;
+      }
+      for (auto c = t.value().begin(); c != t.value().end(); ++c) {
+        const std::string cp = detail::join_path(tp, c.key());
+        if (!c.value().is_object()) {
+          bad(cp, "expected {min, max}");
+          continue;
+        }
+        for (auto f = c.value().begin(); f != c.value().end(); ++f)
+          if (f.key() != "min" && f.key() != "max") bad(detail::join_path(cp, f.key()), "unknown field (min, max)");
+        diagnostics diag;
+        item it{t.key(), c.key(), {}, {}, cp};
+        if (c.value().contains("min"))
+          it.min = parse_resource_list(c.value()["min"], reg, detail::join_path(cp, "min"), &diag);
+        if (c.value().contains("max"))
+          it.max = parse_resource_list<limit_vector>(c.value()["max"], reg, detail::join_path(cp, "max"), &diag);
+        for (const auto& d : diag.items()) bad(d.path, d.message);
+        if (diag.empty()) items.push_back(std::move(it));
+      }
+    }
+  }
+  priority_class_quota pq(key, &reg);
+  for (auto& it : items) {
+    try {
+      pq.set(it.tenant, it.cls, std::move(it.min), std::move(it.max));
+    } catch (const config_error& e) {
+      bad(it.path, e.what());
+    }
+  }
+  if (!problems.empty()) {
+    std::string msg = "priority class quota: ";
+    for (std::size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
+    throw config_error(error_id::priority_class_config, msg);
+  }
+  return pq;
+}
+
+/// {"team-a/high": {"used": {...}, "min": {...}, "max": {...}}} in base units.
+inline void to_json(json& j, const priority_class_quota& pq) {
+  j = json::object();
+  auto name_of = [](resource_id id) {
+    const auto n = resources::well_known_name(id);
+    return n.empty() ? "#" + std::to_string(id) : std::string(n);
+  };
+  pq.for_each_pair(
+      [&](std::string_view t, std::string_view c, const resource_vector& used, const priority_class_limits* lim) {
+        json e{{"used", json::object()}, {"min", json::object()}, {"max", json::object()}};
+        for (const auto& r : used) e["used"][name_of(r.id)] = r.value;
+        if (lim) {
+          for (const auto& r : lim->min) e["min"][name_of(r.id)] = r.value;
+          for (const auto& r : lim->max) e["max"][name_of(r.id)] = r.value;
+        }
+        j[std::string(t) + "/" + std::string(c)] = std::move(e);
+      });
+}
+
+}  // namespace quota

@@ -1,0 +1,379 @@
+// quota/sharing_pools.hpp — tenant-scoped sharing pools for elastic quotas.
+//
+// nos elastic quotas (a namespace, or a list of them, with min and max; see
+// elastic_quota.hpp) let any quota borrow the unused min of every other one.
+// Sharing pools group the quotas so that borrowing stays inside the group
+// first, and crosses groups only where both sides allow it:
+//
+//   sharing_pool_spec research{"research", {{"nlp", {"nlp"}, min, max}, {"vision", {"vision"}, min, max}}};
+//   research.lend_across = true;    // others may borrow research's unused min
+//   research.borrow_across = true;  // research may borrow other pools' unused min
+//   sharing_pools sp({research, prod});
+//   decision d = sp.check(job);     // job.ns selects the quota
+//   borrow_plan p = sp.plan(job);   // where the capacity would come from
+//
+// The rule, per resource r that some quota's min lists (others are not
+// governed, only max applies to them):
+// * capacity of a pool P: C_P = the sum of its quotas' min; charged to it:
+//   U_P (always <= C_P); free: C_P - U_P.
+// * max: used_q + request <= max_q (rule over_max), as in nos.
+// * a request x of quota q in pool P is charged first to P: min(x, free_P).
+//   Of that, the part up to q's own unused min (min_q - used_q) is in quota,
+//   the rest is borrowed inside the pool.
+// * the rest x - free_P is borrowed across pools, only when P has
+//   borrow_across, from the pools with lend_across, in declaration order
+//   (each gives up to its free capacity). Not enough: denied with
+//   pool_exhausted (P cannot borrow across) or pools_exhausted (the lending
+//   pools have too little free), naming the pool and the amounts.
+// * plan(job) says where each part would come from; to_json lists it for
+//   every running job. A decision only allows or denies.
+// * borrowed usage (inside the pool or across) is over-quota. victims(job)
+//   is not empty only when the job's quota is below its min for a resource
+//   the job requests (a guarantee to reclaim): first the jobs of other pools
+//   that borrowed from the job's pool, then the jobs of other quotas of the
+//   pool that borrowed inside it, each group newest first.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <quota/decision.hpp>
+#include <quota/detail/checked.hpp>
+#include <quota/error.hpp>
+#include <quota/policy.hpp>
+#include <quota/resource.hpp>
+#include <quota/resource_vector.hpp>
+
+namespace quota {
+
+inline constexpr std::string_view sharing_pools_model = "sharing_pools";
+
+struct pool_quota_spec {
+  std::string name;
+  std::vector<std::string> namespaces;
+  resource_vector min;
+  limit_vector max;  // absent dimension = unlimited
+};
+
+struct sharing_pool_spec {
+  std::string name;
+  std::vector<pool_quota_spec> quotas;
+  bool lend_across = false;
+  bool borrow_across = false;
+};
+
+/// Where a job's capacity comes from.
+struct borrow_plan {
+  bool allowed = true;
+  std::string quota, pool;
+  resource_vector in_quota;                                     // the quota's own unused min
+  resource_vector in_pool;                                      // other quotas' unused min in the same pool
+  std::vector<std::pair<std::string, resource_vector>> across;  // pool name -> amount
+};
+
+class sharing_pools {
+ public:
+  static constexpr std::uint32_t npos = 0xFFFFFFFFu;
+
+  explicit sharing_pools(std::vector<sharing_pool_spec> pools, const resource_registry* reg = nullptr) : reg_(reg) {
+    std::vector<std::string> problems;
+    std::unordered_map<std::string, std::string> pool_names, quota_names, ns_owner;
+    for (std::size_t p = 0; p < pools.size(); ++p) {
+      const auto& ps = pools[p];
+      const std::string pp = "pool " + (ps.name.empty() ? "#" + std::to_string(p) : ps.name);
+      if (ps.name.empty()) problems.push_back(pp + ": empty name");
+      if (!pool_names.emplace(ps.name, pp).second) problems.push_back(pp + ": duplicate pool name");
+      if (ps.quotas.empty()) problems.push_back(pp + ": no quota");
+      for (const auto& q : ps.quotas) {
+        const std::string qp = pp + " quota " + q.name;
+        if (q.name.empty()) problems.push_back(qp + ": empty name");
+        if (!quota_names.emplace(q.name, qp).second) problems.push_back(qp + ": duplicate quota name");
+        if (q.namespaces.empty()) problems.push_back(qp + ": no namespace");
+        for (const auto& ns : q.namespaces)
+          if (ns.empty() || !ns_owner.emplace(ns, q.name).second)
+            problems.push_back(qp + ": namespace '" + ns + "' is empty or already in quota " + ns_owner[ns]);
+        for (const auto& e : q.min)
+          if (e.value < 0) problems.push_back(qp + ": min " + res_name(e.id) + " is negative");
+        for (const auto& e : q.max)
+          if (e.value < 0) problems.push_back(qp + ": max " + res_name(e.id) + " is negative");
+        for (const auto& e : q.min)
+          if (auto* m = q.max.find(e.id); m && *m < e.value)
+            problems.push_back(qp + ": min " + res_name(e.id) + " " + std::to_string(e.value) +
+                               " is greater than max " + std::to_string(*m));
+      }
+    }
+    if (!problems.empty()) {
+      std::string msg = "sharing pools: ";
+      for (std::size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
+      throw config_error(error_id::pools_config, msg);
+    }
+    for (std::size_t p = 0; p < pools.size(); ++p) {
+      pool_state ps;
+      ps.name = pools[p].name;
+      ps.lend = pools[p].lend_across;
+      ps.borrow = pools[p].borrow_across;
+      for (auto& q : pools[p].quotas) {
+        const auto qi = static_cast<std::uint32_t>(quotas_.size());
+        for (const auto& e : q.min) {
+          ps.capacity.set(e.id, detail::checked_add(ps.capacity.get(e.id), e.value));
+          governed_.set(e.id, 1);
+        }
+        for (const auto& ns : q.namespaces) ns_.emplace(ns, qi);
+        quotas_.push_back(quota_state{std::move(q), static_cast<std::uint32_t>(p), {}});
+      }
+      pools_.push_back(std::move(ps));
+    }
+    for (const auto& ps : pools_)
+      if (ps.lend) lendable_.add_in_place(ps.capacity);
+  }
+
+  [[nodiscard]] std::string_view policy_name() const noexcept { return sharing_pools_model; }
+
+  /// Names resources from `reg` from now on (reasons hold views into it);
+  /// nullptr: well-known names only. The registry must outlive the policy.
+  void rebind_registry(const resource_registry* reg) noexcept { reg_ = reg; }
+
+  [[nodiscard]] std::uint32_t quota_of(std::string_view ns) const noexcept {
+    auto it = ns_.find(ns);
+    return it == ns_.end() ? npos : it->second;
+  }
+
+  /// Allocates nothing when allowed.
+  [[nodiscard]] decision check(const job& j) const {
+    const std::uint32_t qi = quota_of(j.ns);
+    if (qi == npos) return decision::allow();
+    const auto& q = quotas_[qi];
+    const auto& p = pools_[q.pool];
+    decision d;
+    for (const auto& e : j.request) {
+      if (e.value <= 0) continue;
+      const amount u = q.used.get(e.id);
+      if (const amount* m = q.spec.max.find(e.id); m && detail::int128{u} + e.value > *m)
+        d.add(reason{sharing_pools_model, "over_max", q.spec.name, e.id, res_view(e.id), e.value, u, *m, {}});
+      if (!governed_.has(e.id)) continue;
+      const amount free = p.capacity.get(e.id) - p.used.get(e.id);
+      if (e.value <= free) continue;
+      if (!p.borrow) {
+        d.add(reason{sharing_pools_model, "pool_exhausted", p.name + "/" + q.spec.name, e.id, res_view(e.id), e.value,
+                     p.used.get(e.id), p.capacity.get(e.id), "pool " + p.name + " may not borrow across pools"});
+        continue;
+      }
+      const amount others = lendable_.get(e.id) - (p.lend ? free : 0);
+      if (e.value - free > others)
+        d.add(reason{sharing_pools_model, "pools_exhausted", p.name + "/" + q.spec.name, e.id, res_view(e.id), e.value,
+                     p.used.get(e.id), detail::checked_add(p.capacity.get(e.id), others),
+                     "pool " + p.name + " has " + std::to_string(free) + " free and the lending pools " +
+                         std::to_string(others)});
+    }
+    return d;
+  }
+
+  /// Where the job's capacity would come from (allowed = check(j).allowed()).
+  [[nodiscard]] borrow_plan plan(const job& j) const {
+    borrow_plan out;
+    out.allowed = check(j).allowed();
+    const std::uint32_t qi = quota_of(j.ns);
+    if (qi == npos) return out;
+    const auto charges = charges_of(qi, j.request);
+    fill_plan(qi, charges, out);
+    return out;
+  }
+
+  /// Charges the job as plan() says. Duplicate id: state_error.
+  void commit(const job& j) {
+    if (jobs_.find(j.id) != jobs_.end())
+      throw state_error(error_id::state_duplicate, "sharing_pools: job '" + j.id + "' is already running");
+    const std::uint32_t qi = quota_of(j.ns);
+    entry e;
+    e.quota = qi;
+    e.seq = ++seq_;
+    if (qi != npos) {
+      e.request = j.request;
+      e.charges = charges_of(qi, j.request);
+      borrow_plan bp;
+      fill_plan(qi, e.charges, bp);
+      e.in_quota = std::move(bp.in_quota);
+      e.in_pool = std::move(bp.in_pool);
+      // all sums first, then assign (strong guarantee)
+      resource_vector qused = quotas_[qi].used;
+      qused.add_in_place(j.request);
+      std::vector<resource_vector> pused;
+      for (const auto& [pi, v] : e.charges) {
+        pused.push_back(pools_[pi].used);
+        pused.back().add_in_place(v);
+      }
+      jobs_.emplace(j.id, e);
+      quotas_[qi].used = std::move(qused);
+      for (std::size_t k = 0; k < e.charges.size(); ++k) {
+        const auto pi = e.charges[k].first;
+        if (pools_[pi].lend) lendable_.sub_in_place(e.charges[k].second);
+        pools_[pi].used = std::move(pused[k]);
+      }
+    } else {
+      jobs_.emplace(j.id, std::move(e));
+    }
+  }
+
+  /// Gives the job's charges back. Unknown id: unknown_entity_error.
+  void release(std::string_view id) {
+    auto it = jobs_.find(id);
+    if (it == jobs_.end()) throw unknown_entity_error(error_id::unknown_job, "job", id);
+    const auto& e = it->second;
+    if (e.quota != npos) {
+      quotas_[e.quota].used.sub_in_place(e.request);
+      for (const auto& [pi, v] : e.charges) {
+        pools_[pi].used.sub_in_place(v);
+        if (pools_[pi].lend) lendable_.add_in_place(v);
+      }
+    }
+    jobs_.erase(it);
+  }
+
+  void victims(const job& j, std::vector<victim>& out) const {
+    const std::uint32_t qi = quota_of(j.ns);
+    if (qi == npos) return;
+    const auto& q = quotas_[qi];
+    bool below_min = false;
+    for (const auto& e : j.request)
+      if (e.value > 0 && q.used.get(e.id) < q.spec.min.get(e.id)) below_min = true;
+    if (!below_min) return;
+    const std::uint32_t pool = q.pool;
+    std::vector<std::pair<std::uint64_t, const std::string*>> across, inside;
+    for (const auto& [id, e] : jobs_) {
+      if (e.quota == npos || e.quota == qi) continue;
+      if (quotas_[e.quota].pool != pool) {
+        for (const auto& [pi, v] : e.charges)
+          if (pi == pool && !v.is_zero()) across.emplace_back(e.seq, &id);
+      } else if (borrowed_in_pool(e)) {
+        inside.emplace_back(e.seq, &id);
+      }
+    }
+    auto newest = [](const auto& a, const auto& b) { return a.first > b.first; };
+    std::sort(across.begin(), across.end(), newest);
+    std::sort(inside.begin(), inside.end(), newest);
+    for (const auto& [s, id] : across)
+      out.push_back(victim{*id, sharing_pools_model, "borrowed_across_pools", pools_[pool].name});
+    for (const auto& [s, id] : inside)
+      out.push_back(victim{*id, sharing_pools_model, "borrowed_in_pool", pools_[pool].name});
+  }
+
+  // ---- introspection ---------------------------------------------------------
+  [[nodiscard]] std::size_t pool_count() const noexcept { return pools_.size(); }
+  [[nodiscard]] std::string_view pool_name(std::size_t p) const { return pools_.at(p).name; }
+  [[nodiscard]] const resource_vector& pool_capacity(std::size_t p) const { return pools_.at(p).capacity; }
+  [[nodiscard]] const resource_vector& pool_used(std::size_t p) const { return pools_.at(p).used; }
+  [[nodiscard]] std::size_t quota_count() const noexcept { return quotas_.size(); }
+  [[nodiscard]] const pool_quota_spec& quota_spec(std::size_t q) const { return quotas_.at(q).spec; }
+  [[nodiscard]] const resource_vector& quota_used(std::size_t q) const { return quotas_.at(q).used; }
+  /// The plan each running job was charged by, by job id (unordered).
+  template <class F>
+  void for_each_job(F&& fn) const {
+    for (const auto& [id, e] : jobs_) {
+      if (e.quota == npos) continue;
+      borrow_plan p;
+      p.quota = quotas_[e.quota].spec.name;
+      p.pool = pools_[quotas_[e.quota].pool].name;
+      p.in_quota = e.in_quota;
+      p.in_pool = e.in_pool;
+      for (const auto& [pi, v] : e.charges)
+        if (pi != quotas_[e.quota].pool) p.across.emplace_back(pools_[pi].name, v);
+      fn(std::string_view(id), p);
+    }
+  }
+
+ private:
+  struct quota_state {
+    pool_quota_spec spec;
+    std::uint32_t pool = 0;
+    resource_vector used;
+  };
+  struct pool_state {
+    std::string name;
+    bool lend = false, borrow = false;
+    resource_vector capacity, used;
+  };
+  struct entry {
+    std::uint32_t quota = npos;
+    resource_vector request;
+    std::vector<std::pair<std::uint32_t, resource_vector>> charges;  // own pool first
+    resource_vector in_quota, in_pool;                               // split of the own-pool charge
+    std::uint64_t seq = 0;
+  };
+
+  // The pool charges of a request of quota qi (own pool first, then lenders).
+  std::vector<std::pair<std::uint32_t, resource_vector>> charges_of(std::uint32_t qi,
+                                                                    const resource_vector& req) const {
+    const std::uint32_t own = quotas_[qi].pool;
+    std::vector<std::pair<std::uint32_t, resource_vector>> out;
+    out.emplace_back(own, resource_vector{});
+    for (const auto& e : req) {
+      if (e.value <= 0 || !governed_.has(e.id)) continue;
+      const amount free = std::max<amount>(0, pools_[own].capacity.get(e.id) - pools_[own].used.get(e.id));
+      const amount here = std::min(e.value, free);
+      if (here > 0) out[0].second.set(e.id, here);
+      amount rest = e.value - here;
+      if (rest <= 0 || !pools_[own].borrow) continue;
+      for (std::uint32_t p = 0; p < pools_.size() && rest > 0; ++p) {
+        if (p == own || !pools_[p].lend) continue;
+        const amount f = std::max<amount>(0, pools_[p].capacity.get(e.id) - pools_[p].used.get(e.id));
+        const amount take = std::min(rest, f);
+        if (take <= 0) continue;
+        auto it = std::find_if(out.begin(), out.end(), [&](const auto& c) { return c.first == p; });
+        if (it == out.end()) {
+          out.emplace_back(p, resource_vector{});
+          it = out.end() - 1;
+        }
+        it->second.set(e.id, take);
+        rest -= take;
+      }
+    }
+    return out;
+  }
+  void fill_plan(std::uint32_t qi, const std::vector<std::pair<std::uint32_t, resource_vector>>& charges,
+                 borrow_plan& out) const {
+    const auto& q = quotas_[qi];
+    out.quota = q.spec.name;
+    out.pool = pools_[q.pool].name;
+    // in quota: up to the quota's unused min before the job
+    for (const auto& [pi, v] : charges) {
+      if (pi == q.pool) {
+        for (const auto& e : v) {
+          const amount own_free = std::max<amount>(0, q.spec.min.get(e.id) - q.used.get(e.id));
+          const amount mine = std::min(e.value, own_free);
+          if (mine > 0) out.in_quota.set(e.id, mine);
+          if (e.value - mine > 0) out.in_pool.set(e.id, e.value - mine);
+        }
+      } else {
+        out.across.emplace_back(pools_[pi].name, v);
+      }
+    }
+  }
+  static bool borrowed_in_pool(const entry& e) noexcept { return !e.in_pool.is_zero(); }
+  std::string res_name(resource_id id) const {
+    if (reg_ && id < reg_->size()) return std::string(reg_->name(id));
+    const auto n = resources::well_known_name(id);
+    return n.empty() ? "resource#" + std::to_string(id) : std::string(n);
+  }
+  std::string_view res_view(resource_id id) const noexcept {
+    if (reg_ && id < reg_->size()) return reg_->name(id);
+    return resources::well_known_name(id);
+  }
+
+  const resource_registry* reg_ = nullptr;
+  std::vector<quota_state> quotas_;
+  std::vector<pool_state> pools_;
+  resource_vector governed_;  // 1 for every resource some min lists
+  resource_vector lendable_;  // sum of free capacity of the lending pools
+  std::unordered_map<std::string, std::uint32_t, detail::string_hash, std::equal_to<>> ns_;
+  std::unordered_map<std::string, entry, detail::string_hash, std::equal_to<>> jobs_;
+  std::uint64_t seq_ = 0;
+};
+
+static_assert(policy<sharing_pools>);
+
+}  // namespace quota

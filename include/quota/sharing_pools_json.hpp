@@ -1,0 +1,128 @@
+// quota/sharing_pools_json.hpp — sharing pools from JSON, and introspection.
+//
+//   {"pools": [{"name": "research", "lendAcross": true, "borrowAcross": true,
+//               "quotas": [{"name": "nlp", "namespaces": ["nlp"],
+//                           "min": {"nvidia.com/gpu": 4}, "max": {"nvidia.com/gpu": 8}}]}]}
+//
+// "namespaces" defaults to [name]. Every problem is listed in one
+// config_error (621) naming the offending item; nothing is built then.
+#pragma once
+
+#include <string>
+
+#include <quota/json.hpp>
+#include <quota/sharing_pools.hpp>
+
+namespace quota {
+
+/// Reads the pools (see the file comment); `reg` must outlive the result.
+[[nodiscard]] inline sharing_pools load_sharing_pools(const json& j, resource_registry& reg,
+                                                      const std::string& path = "") {
+  std::vector<std::string> problems;
+  auto bad = [&](const std::string& p, const std::string& msg) { problems.push_back(p + ": " + msg); };
+  if (!j.is_object()) throw config_error(error_id::pools_config, (path.empty() ? "$" : path) + ": expected an object");
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (it.key() != "model" && it.key() != "pools") bad(detail::join_path(path, it.key()), "unknown field (pools)");
+  std::vector<sharing_pool_spec> pools;
+  const std::string pp = detail::join_path(path, "pools");
+  if (!j.contains("pools") || !j["pools"].is_array()) {
+    bad(pp, "expected an array of pools");
+  } else {
+    for (std::size_t i = 0; i < j["pools"].size(); ++i) {
+      const auto& pj = j["pools"][i];
+      const std::string ip = detail::index_path(pp, i);
+      if (!pj.is_object()) {
+        bad(ip, "expected an object");
+        continue;
+      }
+      sharing_pool_spec ps;
+      for (auto it = pj.begin(); it != pj.end(); ++it) {
+        const std::string k = it.key();
+        const auto& v = it.value();
+        if (k == "name" && v.is_string())
+          ps.name = v.get<std::string>();
+        else if (k == "lendAcross" && v.is_boolean())
+          ps.lend_across = v.get<bool>();
+        else if (k == "borrowAcross" && v.is_boolean())
+          ps.borrow_across = v.get<bool>();
+        else if (k != "quotas")
+          bad(detail::join_path(ip, k),
+              "unknown field or wrong type (name: string, lendAcross, borrowAcross: bool, "
+              "quotas: array)");
+      }
+      if (!pj.contains("quotas") || !pj["quotas"].is_array()) {
+        bad(detail::join_path(ip, "quotas"), "expected an array of quotas");
+        continue;
+      }
+      for (std::size_t k = 0; k < pj["quotas"].size(); ++k) {
+        const auto& qj = pj["quotas"][k];
+        const std::string qp = detail::index_path(detail::join_path(ip, "quotas"), k);
+        if (!qj.is_object() || !qj.contains("name") || !qj["name"].is_string()) {
+          bad(qp, "expected an object with a name");
+          continue;
+        }
+        pool_quota_spec q;
+        q.name = qj["name"].get<std::string>();
+        for (auto it = qj.begin(); it != qj.end(); ++it)
+          if (it.key() != "name" && it.key() != "namespaces" && it.key() != "min" && it.key() != "max")
+            bad(detail::join_path(qp, it.key()), "unknown field (name, namespaces, min, max)");
+        if (qj.contains("namespaces")) {
+          if (!qj["namespaces"].is_array())
+            bad(detail::join_path(qp, "namespaces"), "expected an array of names");
+          else
+            for (const auto& n : qj["namespaces"]) {
+              if (n.is_string())
+                q.namespaces.push_back(n.get<std::string>());
+              else
+                bad(detail::join_path(qp, "namespaces"), "expected strings");
+            }
+        } else {
+          q.namespaces.push_back(q.name);
+        }
+        diagnostics diag;
+        if (qj.contains("min")) q.min = parse_resource_list(qj["min"], reg, detail::join_path(qp, "min"), &diag);
+        if (qj.contains("max"))
+          q.max = parse_resource_list<limit_vector>(qj["max"], reg, detail::join_path(qp, "max"), &diag);
+        for (const auto& d : diag.items()) bad(d.path, d.message);
+        ps.quotas.push_back(std::move(q));
+      }
+      pools.push_back(std::move(ps));
+    }
+  }
+  if (!problems.empty()) {
+    std::string msg = "sharing pools: ";
+    for (std::size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
+    throw config_error(error_id::pools_config, msg);
+  }
+  return sharing_pools(std::move(pools), &reg);
+}
+
+/// {"pools": {name: {"capacity", "used"}}, "quotas": {name: {"used"}},
+///  "jobs": {id: {"quota", "pool", "in_quota", "in_pool", "across": {pool: {...}}}}} in base units.
+inline void to_json(json& j, const sharing_pools& sp) {
+  auto vec = [](const resource_vector& v) {
+    json o = json::object();
+    for (const auto& e : v) {
+      const auto n = resources::well_known_name(e.id);
+      o[n.empty() ? "#" + std::to_string(e.id) : std::string(n)] = e.value;
+    }
+    return o;
+  };
+  j = json{{"pools", json::object()}, {"quotas", json::object()}, {"jobs", json::object()}};
+  for (std::size_t p = 0; p < sp.pool_count(); ++p)
+    j["pools"][std::string(sp.pool_name(p))] =
+        json{{"capacity", vec(sp.pool_capacity(p))}, {"used", vec(sp.pool_used(p))}};
+  for (std::size_t q = 0; q < sp.quota_count(); ++q)
+    j["quotas"][sp.quota_spec(q).name] = json{{"used", vec(sp.quota_used(q))}};
+  sp.for_each_job([&](std::string_view id, const borrow_plan& p) {
+    json a = json::object();
+    for (const auto& [pool, v] : p.across) a[pool] = vec(v);
+    j["jobs"][std::string(id)] = json{{"quota", p.quota},
+                                      {"pool", p.pool},
+                                      {"in_quota", vec(p.in_quota)},
+                                      {"in_pool", vec(p.in_pool)},
+                                      {"across", a}};
+  });
+}
+
+}  // namespace quota

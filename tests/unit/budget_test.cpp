@@ -1,0 +1,207 @@
+#include <quota/budget.hpp>
+#include <quota/budget_json.hpp>
+#include <quota/elastic_quota.hpp>
+#include <quota/engine.hpp>
+
+#include "quota_catch.hpp"
+
+using namespace quota;
+
+namespace {
+constexpr std::int64_t H = budget_policy::hour_ms;  // one GPU-hour in GPU-ms
+
+job gpu_job(std::string id, std::string queue, std::int64_t gpus, std::int64_t duration_ms, bool preemptible = true) {
+  job j;
+  j.id = std::move(id);
+  j.queue = queue;
+  j.ns = queue;
+  j.request.set(resources::nvidia_gpu, gpus);
+  j.duration_ms = duration_ms;
+  j.preemptible = preemptible;
+  return j;
+}
+budget_config daily() {
+  budget_config c;
+  c.window_ms = 24 * H;
+  return c;
+}
+}  // namespace
+
+TEST_CASE("budget: two jobs that fit alone are not both admitted, the denial names tenant and amounts") {
+  budget_policy b;
+  b.set_budget("team-a", 10 * H);
+  b.commit(gpu_job("a", "team-a", 2, 3 * H));  // 6 GPU-hours declared
+  const decision d = b.check(gpu_job("b", "team-a", 2, 3 * H));
+  REQUIRE(d.denied());
+  const reason& r = d.reasons()[0];
+  CHECK(r.model == "budget");
+  CHECK(r.rule == "budget_exhausted");
+  CHECK(r.entity == "queue:team-a");
+  CHECK(r.resource_name == "nvidia.com/gpu");
+  CHECK(r.requested == 6 * H);
+  CHECK(r.used == 6 * H);
+  CHECK(r.limit == 10 * H);
+  // a denial changes nothing: a job that needs exactly the rest still fits
+  CHECK(b.check(gpu_job("c", "team-a", 1, 4 * H)).allowed());
+  CHECK(b.running_jobs() == 1);
+  // tenants without a budget (and no "*") are not limited; default duration applies to -1
+  CHECK(b.check(gpu_job("x", "team-b", 100, 100 * H)).allowed());
+  b.set_budget("*", 2 * H);
+  CHECK(b.check(gpu_job("y", "team-b", 1, -1)).allowed());  // default 1h: 1 GPU-hour
+  CHECK(b.check(gpu_job("z", "team-b", 3, -1)).denied());   // 3 GPU-hours > 2
+}
+
+TEST_CASE("budget: calendar windows reset at the boundary and count only the part of a job inside the window") {
+  budget_policy b(daily());
+  b.set_budget("team-a", 24 * H);
+  b.commit(gpu_job("a", "team-a", 1, 20 * H));
+  CHECK(b.check(gpu_job("b", "team-a", 1, 5 * H)).denied());  // 20 + 5 > 24
+  b.advance_to(21 * H);
+  b.release("a");  // ran 21 h: 21 GPU-hours spent this window
+  // near the end of the window only the 3 h left count: 21 + 3 <= 24
+  CHECK(b.check(gpu_job("b", "team-a", 1, 5 * H)).allowed());
+  CHECK(b.check(gpu_job("b", "team-a", 2, 5 * H)).denied());  // 21 + 6 > 24
+  b.advance_to(24 * H);                                       // new window: reset
+  json j;
+  to_json(j, b);
+  CHECK(j["tenants"]["team-a"]["spent"] == 0);
+  CHECK(j["window"]["start"] == 24 * H);
+  CHECK(b.check(gpu_job("big", "team-a", 4, 6 * H)).allowed());  // 24 GPU-hours
+  // a job running across the boundary counts from the boundary on
+  b.commit(gpu_job("long", "team-a", 1, 30 * H));
+  b.advance_to(50 * H);
+  to_json(j, b);
+  CHECK(j["tenants"]["team-a"]["spent"] == 2 * H);      // from 48 h to 50 h
+  CHECK(j["tenants"]["team-a"]["committed"] == 6 * H);  // + declared rest until 54 h
+}
+
+TEST_CASE("budget: a rolling window forgets consumption older than its length") {
+  budget_config c;
+  c.window = budget_window::rolling;
+  c.window_ms = 10 * H;
+  budget_policy b(c);
+  b.set_budget("team-a", 10 * H);
+  b.commit(gpu_job("a", "team-a", 1, 4 * H));
+  b.advance_to(4 * H);
+  b.release("a");  // segment [0 h, 4 h) x 1
+  b.advance_to(6 * H);
+  CHECK(b.check(gpu_job("b", "team-a", 1, 7 * H)).denied());  // 4 + 7 > 10
+  b.advance_to(11 * H);                                       // window (1 h, 11 h]: 3 GPU-hours of the segment remain
+  json j;
+  to_json(j, b);
+  CHECK(j["tenants"]["team-a"]["spent"] == 3 * H);
+  CHECK(b.check(gpu_job("b", "team-a", 1, 7 * H)).allowed());  // 3 + 7 <= 10
+  b.advance_to(15 * H);                                        // the segment is entirely older than the window
+  to_json(j, b);
+  CHECK(j["tenants"]["team-a"]["spent"] == 0);
+  // a job longer than the window needs at most one window's worth
+  CHECK(b.check(gpu_job("c", "team-a", 1, 100 * H)).allowed());
+}
+
+TEST_CASE("budget: time out of order and bad config are typed errors, nothing changes") {
+  budget_policy b(daily());
+  b.set_budget("team-a", 5 * H);
+  b.commit(gpu_job("a", "team-a", 1, 2 * H));
+  b.advance_to(5 * H);
+  try {
+    b.advance_to(4 * H);
+    FAIL("expected a state_error");
+  } catch (const state_error& e) {
+    CHECK(e.number() == 602);
+  }
+  CHECK(b.now_ms() == 5 * H);
+  CHECK_THROWS_AS(b.commit(gpu_job("a", "team-a", 1, H)), state_error);  // duplicate
+  CHECK(b.running_jobs() == 1);
+  CHECK_THROWS_AS(b.release("nope"), unknown_entity_error);
+  budget_config bad;
+  bad.window_ms = 0;
+  try {
+    budget_policy x(bad);
+    FAIL("expected a config_error");
+  } catch (const config_error& e) {
+    CHECK(e.number() == 601);
+  }
+  CHECK_THROWS_AS(b.set_budget("team-x", -1), config_error);
+  resource_registry reg;
+  try {
+    (void)load_budget(json{{"window", "weekly"}, {"windowLength", "0h"}, {"budgets", {{"team-a", "x"}}}}, reg, "p");
+    FAIL("expected a config_error");
+  } catch (const config_error& e) {
+    const std::string w = e.what();
+    CHECK(e.number() == 601);
+    CHECK(w.find("p.window:") != std::string::npos);
+    CHECK(w.find("p.windowLength") != std::string::npos);
+    CHECK(w.find("p.budgets.team-a") != std::string::npos);
+  }
+}
+
+TEST_CASE("budget: admit_preemptible admits over budget, says so, and offers the job as a victim") {
+  budget_config c = daily();
+  c.on_exhausted = budget_on_exhausted::admit_preemptible;
+  budget_policy b(c);
+  b.set_budget("team-a", 4 * H);
+  b.commit(gpu_job("a", "team-a", 1, 4 * H));
+  const job over = gpu_job("over", "team-a", 1, H, true);
+  CHECK(b.check(over).allowed());
+  CHECK_FALSE(b.classify(over).fits);
+  b.commit(over);
+  CHECK(b.over_budget("over"));
+  CHECK_FALSE(b.over_budget("a"));
+  const job strict = gpu_job("strict", "team-a", 1, H, false);
+  const decision d = b.check(strict);
+  REQUIRE(d.denied());
+  CHECK(d.reasons()[0].rule == "budget_exhausted_not_preemptible");
+  std::vector<victim> v;
+  b.victims(strict, v);
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].job_id == "over");
+  CHECK(v[0].rule == "over_budget");
+  json j;
+  to_json(j, b);
+  CHECK(j["over_budget"] == json::array({"over"}));
+}
+
+TEST_CASE("budget: composes with an elastic quota through the engine, a budget denial commits nothing") {
+  elastic_quota_spec q;
+  q.name = "team-a";
+  q.namespaces = {"team-a"};
+  q.max.set(resources::nvidia_gpu, 4);
+  elastic_quota_set set({q});
+  budget_config c;
+  c.tenant = budget_tenant::ns;
+  budget_policy b(c);
+  b.set_budget("team-a", 6 * H);
+  basic_engine<elastic_quota_policy, budget_policy> e(elastic_quota_policy(set), b);
+  CHECK(e.admit(gpu_job("1", "team-a", 2, 2 * H)).allowed());
+  const decision d = e.admit(gpu_job("2", "team-a", 2, 2 * H));  // budget: 4 + 4 > 6
+  REQUIRE(d.denied());
+  CHECK(d.has_rule("budget_exhausted", "budget"));
+  CHECK(set.used(0).get(resources::nvidia_gpu) == 2);      // the elastic quota did not count it
+  CHECK(e.admit(gpu_job("3", "team-a", 2, H)).allowed());  // 4 + 2 <= 6, 4 <= max 4
+  CHECK(e.admit(gpu_job("4", "team-a", 1, 1)).has_rule("over_max", "elastic_quota"));
+  e.release("1");
+  CHECK(set.used(0).get(resources::nvidia_gpu) == 2);
+  CHECK(e.model<1>().running_jobs() == 1);
+}
+
+TEST_CASE("budget: introspection shows spent, remaining, committed and projected exhaustion") {
+  budget_policy b;
+  b.set_budget("team-a", 10 * H);
+  b.commit(gpu_job("a", "team-a", 2, 3 * H));
+  b.advance_to(H);
+  json j;
+  to_json(j, b);
+  const auto& t = j["tenants"]["team-a"];
+  CHECK(t["spent"] == 2 * H);
+  CHECK(t["remaining"] == 8 * H);
+  CHECK(t["committed"] == 6 * H);
+  CHECK(t["rate"] == 2);
+  CHECK(t["exhaustion"] == 5 * H);  // 8 GPU-hours left at 2 GPUs: 4 h from now
+  // the JSON loader reads the same policy
+  resource_registry reg;
+  auto l =
+      load_budget(json{{"resource", "nvidia.com/gpu"}, {"windowLength", "1w"}, {"budgets", {{"team-a", "10h"}}}}, reg);
+  l.commit(gpu_job("a", "team-a", 2, 3 * H));
+  CHECK(l.check(gpu_job("b", "team-a", 2, 3 * H)).denied());
+  CHECK(l.earliest_admission_ms(gpu_job("b", "team-a", 2, 3 * H)) == std::optional<std::int64_t>(7 * 24 * H));
+}

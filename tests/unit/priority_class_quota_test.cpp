@@ -1,0 +1,134 @@
+#include <quota/elastic_quota.hpp>
+#include <quota/engine.hpp>
+#include <quota/priority_class_quota.hpp>
+#include <quota/priority_class_quota_json.hpp>
+
+#include "quota_catch.hpp"
+
+using namespace quota;
+
+namespace {
+job pc_job(std::string id, std::string tenant, std::string cls, std::int64_t gpus, std::int32_t prio = 0) {
+  job j;
+  j.id = std::move(id);
+  j.queue = tenant;
+  j.ns = tenant;
+  j.priority_class = std::move(cls);
+  j.priority = prio;
+  j.request.set(resources::nvidia_gpu, gpus);
+  return j;
+}
+limit_vector gpus_max(amount n) {
+  limit_vector v;
+  v.set(resources::nvidia_gpu, n);
+  return v;
+}
+resource_vector gpus(amount n) {
+  resource_vector v;
+  v.set(resources::nvidia_gpu, n);
+  return v;
+}
+}  // namespace
+
+TEST_CASE("priority class: at most 8 GPUs of high for team A whatever its total") {
+  priority_class_quota pq;
+  pq.set("team-a", "high", {}, gpus_max(8));
+  pq.commit(pc_job("h1", "team-a", "high", 6));
+  const decision d = pq.check(pc_job("h2", "team-a", "high", 3));
+  REQUIRE(d.denied());
+  const reason& r = d.reasons()[0];
+  CHECK(r.model == "priority_class_quota");
+  CHECK(r.rule == "priority_class_over_max");
+  CHECK(r.entity == "team-a/high");
+  CHECK(r.resource_name == "nvidia.com/gpu");
+  CHECK(r.requested == 3);
+  CHECK(r.used == 6);
+  CHECK(r.limit == 8);
+  CHECK(pq.used("team-a", "high").get(resources::nvidia_gpu) == 6);  // the denial changed nothing
+  CHECK(pq.check(pc_job("h3", "team-a", "high", 2)).allowed());
+  CHECK(pq.check(pc_job("l1", "team-a", "low", 100)).allowed());   // another class: not capped
+  CHECK(pq.check(pc_job("b1", "team-b", "high", 100)).allowed());  // another tenant: no entry
+  pq.commit(pc_job("l1", "team-a", "low", 100));
+  pq.release("l1");  // a job no pair counts is still known
+  pq.release("h1");
+  CHECK(pq.check(pc_job("h2", "team-a", "high", 8)).allowed());
+}
+
+TEST_CASE("priority class: a \"*\" entry applies to each tenant separately, bad config is config_error 611") {
+  priority_class_quota pq;
+  pq.set("*", "high", {}, gpus_max(4));
+  pq.set("team-a", "high", {}, gpus_max(1));  // its own entry wins
+  pq.commit(pc_job("b1", "team-b", "high", 4));
+  CHECK(pq.check(pc_job("b2", "team-b", "high", 1)).denied());
+  CHECK(pq.check(pc_job("c1", "team-c", "high", 4)).allowed());  // team-c has its own usage
+  CHECK(pq.check(pc_job("a1", "team-a", "high", 2)).denied());
+  try {
+    pq.set("team-a", "high", gpus(5), gpus_max(4));
+    FAIL("expected a config_error");
+  } catch (const config_error& e) {
+    CHECK(e.number() == 611);
+    CHECK(std::string(e.what()).find("team-a/high") != std::string::npos);
+  }
+  CHECK(*pq.limits_of("team-a", "high")->max.find(resources::nvidia_gpu) == 1);  // unchanged
+  CHECK_THROWS_AS(pq.set("team-a", "", {}, {}), config_error);
+  resource_registry reg;
+  try {
+    (void)load_priority_class_quota(
+        json{{"tenant", "team"}, {"quotas", {{"a", {{"high", {{"max", {{"nvidia.com/gpu", -1}}}}}}}}}}, reg, "p");
+    FAIL("expected a config_error");
+  } catch (const config_error& e) {
+    const std::string w = e.what();
+    CHECK(e.number() == 611);
+    CHECK(w.find("p.tenant") != std::string::npos);
+    CHECK(w.find("p.quotas.a.high.max.nvidia.com/gpu") != std::string::npos);
+  }
+}
+
+TEST_CASE("priority class: usage above min is preemptible, victims newest first from lower-priority classes") {
+  priority_class_quota pq;
+  pq.set("team-a", "low", gpus(2), {});
+  pq.set("team-a", "high", gpus(4), gpus_max(8));
+  pq.commit(pc_job("l1", "team-a", "low", 2, 10));  // fills min
+  pq.commit(pc_job("l2", "team-a", "low", 1, 10));  // over min
+  pq.commit(pc_job("l3", "team-a", "low", 1, 10));  // over min
+  pq.commit(pc_job("h1", "team-a", "high", 2, 100));
+  std::vector<victim> v;
+  pq.victims(pc_job("h2", "team-a", "high", 2, 100), v);
+  REQUIRE(v.size() == 2);
+  CHECK(v[0].job_id == "l3");
+  CHECK(v[1].job_id == "l2");
+  CHECK(v[0].rule == "over_priority_class_min");
+  CHECK(v[0].entity == "team-a/low");
+  v.clear();
+  pq.victims(pc_job("l4", "team-a", "low", 1, 10), v);  // high is within its min, and has higher priority
+  CHECK(v.empty());
+  v.clear();
+  pq.victims(pc_job("x", "team-b", "high", 1, 100), v);  // another tenant: nothing
+  CHECK(v.empty());
+}
+
+TEST_CASE("priority class: composes with the tenant's overall elastic quota through the engine") {
+  elastic_quota_spec q;
+  q.name = "team-a";
+  q.namespaces = {"team-a"};
+  q.max.set(resources::nvidia_gpu, 10);  // the tenant's total
+  elastic_quota_set set({q});
+  priority_class_quota pq(priority_class_quota::tenant_key::ns);
+  pq.set("team-a", "high", {}, gpus_max(8));
+  basic_engine<elastic_quota_policy, priority_class_quota> e(elastic_quota_policy(set), pq);
+  CHECK(e.admit(pc_job("h1", "team-a", "high", 8)).allowed());
+  const decision d = e.admit(pc_job("h2", "team-a", "high", 1));  // class cap, total has room
+  REQUIRE(d.denied());
+  CHECK(d.has_rule("priority_class_over_max", "priority_class_quota"));
+  CHECK_FALSE(d.has_rule("over_max", "elastic_quota"));
+  CHECK(set.used(0).get(resources::nvidia_gpu) == 8);  // nothing committed
+  CHECK(e.admit(pc_job("l1", "team-a", "low", 2)).allowed());
+  const decision t = e.admit(pc_job("l2", "team-a", "low", 1));  // total cap now
+  CHECK(t.has_rule("over_max", "elastic_quota"));
+  e.release("h1");
+  CHECK(e.admit(pc_job("h2", "team-a", "high", 1)).allowed());
+  json j;
+  to_json(j, e.model<1>());
+  CHECK(j["team-a/high"]["used"]["nvidia.com/gpu"] == 1);
+  CHECK(j["team-a/high"]["max"]["nvidia.com/gpu"] == 8);
+}

@@ -1,0 +1,170 @@
+#include <quota/engine.hpp>
+#include <quota/running_limits.hpp>
+#include <quota/sharing_pools.hpp>
+#include <quota/sharing_pools_json.hpp>
+
+#include "quota_catch.hpp"
+
+using namespace quota;
+
+namespace {
+job ns_job(std::string id, std::string ns, std::int64_t gpus) {
+  job j;
+  j.id = std::move(id);
+  j.ns = ns;
+  j.queue = ns;
+  j.request.set(resources::nvidia_gpu, gpus);
+  return j;
+}
+pool_quota_spec quota_of(std::string name, amount min) {
+  pool_quota_spec q;
+  q.name = name;
+  q.namespaces = {name};
+  q.min.set(resources::nvidia_gpu, min);
+  return q;
+}
+// research: nlp 4 + vision 4; prod: serving 8
+std::vector<sharing_pool_spec> two_pools(bool research_borrows, bool prod_lends) {
+  sharing_pool_spec r{"research", {quota_of("nlp", 4), quota_of("vision", 4)}, false, research_borrows};
+  sharing_pool_spec p{"prod", {quota_of("serving", 8)}, prod_lends, false};
+  return {r, p};
+}
+}  // namespace
+
+TEST_CASE("pools: borrowing happens inside the pool first, the plan says where capacity came from") {
+  sharing_pools sp(two_pools(true, true));
+  const job j = ns_job("n1", "nlp", 6);
+  REQUIRE(sp.check(j).allowed());
+  const borrow_plan p = sp.plan(j);
+  CHECK(p.pool == "research");
+  CHECK(p.quota == "nlp");
+  CHECK(p.in_quota.get(resources::nvidia_gpu) == 4);
+  CHECK(p.in_pool.get(resources::nvidia_gpu) == 2);
+  CHECK(p.across.empty());
+  sp.commit(j);
+  // vision has 2 of its min left in the pool, 2 more come from prod
+  const borrow_plan q = sp.plan(ns_job("v1", "vision", 4));
+  CHECK(q.in_quota.get(resources::nvidia_gpu) == 2);
+  REQUIRE(q.across.size() == 1);
+  CHECK(q.across[0].first == "prod");
+  CHECK(q.across[0].second.get(resources::nvidia_gpu) == 2);
+  sp.commit(ns_job("v1", "vision", 4));
+  json js;
+  to_json(js, sp);
+  CHECK(js["pools"]["prod"]["used"]["nvidia.com/gpu"] == 2);
+  CHECK(js["jobs"]["v1"]["across"]["prod"]["nvidia.com/gpu"] == 2);
+  CHECK(js["jobs"]["n1"]["in_pool"]["nvidia.com/gpu"] == 2);
+}
+
+TEST_CASE("pools: borrowing across needs borrowAcross on the borrower and lendAcross on the lender") {
+  {
+    sharing_pools sp(two_pools(false, true));
+    const decision d = sp.check(ns_job("n1", "nlp", 9));
+    REQUIRE(d.denied());
+    CHECK(d.reasons()[0].rule == "pool_exhausted");
+    CHECK(d.reasons()[0].entity == "research/nlp");
+    CHECK(d.reasons()[0].requested == 9);
+    CHECK(d.reasons()[0].limit == 8);
+  }
+  {
+    sharing_pools sp(two_pools(true, false));
+    const decision d = sp.check(ns_job("n1", "nlp", 9));
+    REQUIRE(d.denied());
+    CHECK(d.reasons()[0].rule == "pools_exhausted");
+  }
+  {
+    sharing_pools sp(two_pools(true, true));
+    CHECK(sp.check(ns_job("n1", "nlp", 9)).allowed());
+    CHECK(sp.check(ns_job("n1", "nlp", 17)).denied());  // 8 + 8 in all
+    // prod lends but may not borrow: it cannot use research's unused min
+    CHECK(sp.check(ns_job("s1", "serving", 9)).has_rule("pool_exhausted"));
+  }
+}
+
+TEST_CASE("pools: a denial changes nothing, release gives every charge back, max caps a quota") {
+  auto specs = two_pools(true, true);
+  specs[0].quotas[0].max.set(resources::nvidia_gpu, 10);
+  sharing_pools sp(specs);
+  sp.commit(ns_job("n1", "nlp", 10));
+  CHECK(sp.check(ns_job("n2", "nlp", 1)).has_rule("over_max"));
+  CHECK(sp.quota_used(0).get(resources::nvidia_gpu) == 10);
+  CHECK(sp.pool_used(0).get(resources::nvidia_gpu) == 8);
+  CHECK(sp.pool_used(1).get(resources::nvidia_gpu) == 2);
+  CHECK(sp.check(ns_job("s1", "serving", 7)).denied());  // prod lent 2 of its 8
+  sp.release("n1");
+  CHECK(sp.pool_used(0).get(resources::nvidia_gpu) == 0);
+  CHECK(sp.pool_used(1).get(resources::nvidia_gpu) == 0);
+  CHECK(sp.check(ns_job("s1", "serving", 8)).allowed());
+  CHECK_THROWS_AS(sp.release("n1"), unknown_entity_error);
+  sp.commit(ns_job("x", "other-ns", 100));  // no quota: not governed
+  CHECK_THROWS_AS(sp.commit(ns_job("x", "other-ns", 1)), state_error);
+  sp.release("x");
+}
+
+TEST_CASE("pools: victims reclaim a guarantee, borrowers from other pools first, newest first") {
+  sharing_pools sp(two_pools(true, true));
+  sp.commit(ns_job("n1", "nlp", 8));         // 4 in quota + 4 of vision's min, in the pool
+  sp.commit(ns_job("x1", "research-x", 1));  // no quota
+  auto prod_to_research = two_pools(true, true);
+  // serving borrows from research: research must lend, prod must borrow
+  prod_to_research[0].lend_across = true;
+  prod_to_research[1].borrow_across = true;
+  sharing_pools s2(prod_to_research);
+  s2.commit(ns_job("s1", "serving", 9));  // 8 own + 1 from research
+  s2.commit(ns_job("s2", "serving", 1));  // 1 more from research
+  s2.commit(ns_job("n1", "nlp", 5));      // 4 own + 1 of vision's min
+  std::vector<victim> v;
+  s2.victims(ns_job("v1", "vision", 3), v);  // vision is below its min
+  REQUIRE(v.size() == 3);
+  CHECK(v[0].job_id == "s2");
+  CHECK(v[0].rule == "borrowed_across_pools");
+  CHECK(v[1].job_id == "s1");
+  CHECK(v[2].job_id == "n1");
+  CHECK(v[2].rule == "borrowed_in_pool");
+  v.clear();
+  s2.victims(ns_job("s3", "serving", 1), v);  // serving is above its min: nothing to reclaim
+  CHECK(v.empty());
+}
+
+TEST_CASE("pools: bad config is config_error 621 naming the item") {
+  auto specs = two_pools(true, true);
+  specs[1].quotas[0].namespaces = {"nlp"};  // nlp already belongs to research/nlp
+  try {
+    sharing_pools sp(specs);
+    FAIL("expected a config_error");
+  } catch (const config_error& e) {
+    CHECK(e.number() == 621);
+    CHECK(std::string(e.what()).find("pool prod quota serving: namespace 'nlp'") != std::string::npos);
+  }
+  resource_registry reg;
+  try {
+    (void)load_sharing_pools(json{{"pools", {{{"name", "a"}, {"lendAcross", "yes"}, {"quotas", json::array()}}}}}, reg,
+                             "p");
+    FAIL("expected a config_error");
+  } catch (const config_error& e) {
+    const std::string w = e.what();
+    CHECK(e.number() == 621);
+    CHECK(w.find("p.pools[0].lendAcross") != std::string::npos);
+  }
+  try {
+    sharing_pools sp({sharing_pool_spec{"a", {}, false, false}});
+    FAIL("expected a config_error");
+  } catch (const config_error& e) {
+    CHECK(std::string(e.what()).find("pool a: no quota") != std::string::npos);
+  }
+}
+
+TEST_CASE("pools: compose with running-job limits through the engine") {
+  sharing_pools sp(two_pools(true, true));
+  running_limits rl;
+  rl.set_limit(running_limits::scope::ns, "nlp", 1);
+  basic_engine<sharing_pools, running_limits> e(sp, rl);
+  CHECK(e.admit(ns_job("n1", "nlp", 2)).allowed());
+  const decision d = e.admit(ns_job("n2", "nlp", 2));
+  CHECK(d.has_rule("max_running_jobs"));
+  CHECK(e.model<0>().quota_used(0).get(resources::nvidia_gpu) == 2);  // not charged
+  CHECK(e.admit(ns_job("v1", "vision", 20)).has_rule("pools_exhausted"));
+  CHECK(e.model<1>().running_jobs() == 1);
+  e.release("n1");
+  CHECK(e.admit(ns_job("n2", "nlp", 9)).allowed());
+}
