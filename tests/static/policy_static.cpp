@@ -1,5 +1,6 @@
 // Every model of the library satisfies the policy concept, and any subset of
 // them composes into an engine that is itself a policy.
+#include <quota/capacity_queues.hpp>
 #include <quota/claims.hpp>
 #include <quota/elastic_quota.hpp>
 #include <quota/engine.hpp>
@@ -7,7 +8,11 @@
 #include <quota/kueue_preemption.hpp>
 #include <quota/limits.hpp>
 #include <quota/queue_tree.hpp>
+#include <quota/budget.hpp>
+#include <quota/priority_class_quota.hpp>
 #include <quota/running_limits.hpp>
+#include <quota/sharing_pools.hpp>
+#include <quota/shrink.hpp>
 
 namespace {
 using namespace quota;
@@ -17,8 +22,13 @@ static_assert(policy<limits_policy>);          // YuniKorn user and group limits
 static_assert(policy<claims_policy>);          // KAI DRA claim ownership
 static_assert(policy<kueue::kueue_policy>);    // Kueue cohorts and flavors
 static_assert(policy<running_limits>);         // running-job limits
+static_assert(policy<budget_policy>);          // budgets over time
+static_assert(policy<priority_class_quota>);   // per-priority-class quota
+static_assert(policy<sharing_pools>);          // tenant sharing pools
 static_assert(policy<queue_policy>);           // Volcano queues
+static_assert(policy<capacity_queue_policy>);  // Volcano queues, capacity plugin
 static_assert(policy<fair_share_policy>);      // KAI hierarchical fair share
+static_assert(policy<shrink_tracker>);         // quota shrink with grace (observer)
 static_assert(policy<any_policy>);
 static_assert(policy<engine>);
 

@@ -138,7 +138,8 @@ void check_pod_list(const std::string& list, bool hold, bool determinism) {
       INFO("job " << j.at("id") << " is " << state);
       CHECK(!j.value("reason", std::string()).empty());
     }
-    CHECK(ran > jobs.size() / 2);  // the cluster is not empty: most pods run
+    CHECK(ran > 0);
+    if (set.empty()) CHECK(ran > jobs.size() / 2);  // without quotas most pods find a node
 
     amount cluster = 0;
     for (const auto& n : doc["cluster"]["nodes"])

@@ -11,8 +11,11 @@
 // SVG draws the chart resource in use over time, one line per set.
 #pragma once
 
+#include <algorithm>
 #include <cstdio>
+#include <future>
 #include <iostream>
+#include <thread>
 #include <set>
 #include <string>
 #include <vector>
@@ -42,8 +45,11 @@ struct compare_run {
   const std::vector<std::string> tenants(tenant_set.begin(), tenant_set.end());
   resource_vector capacity;
   for (const auto& n : base.nodes) capacity.add_in_place(n.allocatable);
-  std::vector<compare_run> out;
-  for (const auto& set : sets) {
+  // One replay per set; the sets are independent, so they run on up to
+  // hardware_concurrency threads (each owns its scenario, models and
+  // simulator; the model registry is only read). Results keep the order of
+  // `sets`, so the report does not depend on the thread count.
+  auto replay = [&](const std::string& set) {
     json d = doc;
     d["policies"] = json::array();
     d["expect"] = json::array();
@@ -76,7 +82,18 @@ struct compare_run {
     r.usage = sim.usage_over_time();
     r.end_ms = sim.end_ms();
     r.capacity = sim.capacity_now();
-    out.push_back(std::move(r));
+    std::int64_t peak = 0;
+    for (const auto& [t, v] : r.usage) peak = std::max(peak, v);
+    r.totals["peak_usage"] = peak;
+    return r;
+  };
+  const std::size_t workers = std::max<std::size_t>(1, std::min<std::size_t>(sets.size(), std::thread::hardware_concurrency()));
+  std::vector<compare_run> out(sets.size());
+  for (std::size_t first = 0; first < sets.size(); first += workers) {
+    std::vector<std::future<compare_run>> batch;
+    for (std::size_t i = first; i < std::min(sets.size(), first + workers); ++i)
+      batch.push_back(std::async(workers > 1 ? std::launch::async : std::launch::deferred, replay, sets[i]));
+    for (std::size_t i = 0; i < batch.size(); ++i) out[first + i] = batch[i].get();
   }
   return out;
 }
@@ -91,7 +108,7 @@ struct compare_run {
 
 [[nodiscard]] inline std::string compare_svg(const std::string& scenario_name, const std::string& resource,
                                              const std::vector<compare_run>& runs) {
-  const double L = 70, T = 40, pw = 640, ph = 300;
+  const double L = 70, T = 48, pw = 640, ph = 300;
   std::int64_t t_end = 1, ymax = 1;
   for (const auto& r : runs) {
     t_end = std::max(t_end, r.end_ms);
@@ -106,20 +123,29 @@ struct compare_run {
   auto X = [&](std::int64_t t) { return L + pw * static_cast<double>(t) / static_cast<double>(t_end); };
   auto Y = [&](std::int64_t v) { return T + ph - ph * static_cast<double>(v) / static_cast<double>(ymax); };
   static const char* palette[] = {"#7f7f7f", "#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#ff7f0e", "#17becf"};
-  const double H = T + ph + 60 + 22.0 * static_cast<double>(runs.size() + 1);
+  const double H = T + ph + 68 + 22.0 * static_cast<double>(runs.size() + 1);
   std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"960\" height=\"" + num(H) +
                   "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"960\" height=\"" + num(H) +
                   "\" fill=\"white\"/>\n";
-  s += "<text x=\"" + num(L) + "\" y=\"22\" font-size=\"15\" font-weight=\"bold\">" + scenario_name + ": " + resource +
-       " in use, per policy set</text>\n";
+  s += "<text x=\"" + num(L) + "\" y=\"18\" font-size=\"15\" font-weight=\"bold\">" + resource +
+       " in use, per policy set</text>\n<text x=\"" + num(L) + "\" y=\"34\" fill=\"#555\">" + scenario_name +
+       "</text>\n";
   for (int g = 0; g <= 4; ++g) {
     const double y = Y(ymax * g / 4);
     s += "<line x1=\"" + num(L) + "\" y1=\"" + num(y) + "\" x2=\"" + num(L + pw) + "\" y2=\"" + num(y) +
          "\" stroke=\"#ddd\"/><text x=\"" + num(L - 6) + "\" y=\"" + num(y + 4) + "\" text-anchor=\"end\">" +
          std::to_string(ymax * g / 4) + "</text>\n";
   }
-  s += "<text x=\"" + num(L + pw / 2) + "\" y=\"" + num(T + ph + 20) + "\" text-anchor=\"middle\">time (0 to " +
-       std::to_string(t_end / 3'600'000) + " h)</text>\n";
+  // time ticks: hours for long runs, minutes below two hours
+  const bool hours = t_end >= 2 * 3'600'000;
+  const std::int64_t unit = hours ? 3'600'000 : 60'000;
+  for (int g = 0; g <= 4; ++g) {
+    const std::int64_t t = t_end * g / 4;
+    s += "<text x=\"" + num(X(t)) + "\" y=\"" + num(T + ph + 16) + "\" text-anchor=\"middle\">" +
+         std::to_string(t / unit) + "</text>\n";
+  }
+  s += "<text x=\"" + num(L + pw / 2) + "\" y=\"" + num(T + ph + 32) + "\" text-anchor=\"middle\">time (" +
+       (hours ? "hours" : "minutes") + ")</text>\n";
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto& r = runs[i];
     if (r.usage.empty()) continue;
@@ -128,15 +154,18 @@ struct compare_run {
     s += std::string("<path d=\"") + d + "\" fill=\"none\" stroke=\"" + palette[i % 7] + "\" stroke-width=\"1.5\"/>\n";
   }
   // the table
-  double y = T + ph + 48;
+  double y = T + ph + 56;
   s += "<text x=\"" + num(L) + "\" y=\"" + num(y) +
-       "\" font-weight=\"bold\">policy set | utilisation | GPU fragmentation | wait p50 / p90 / p99 (s) | preemptions | never admitted</text>\n";
+       "\" font-weight=\"bold\">policy set | utilisation | peak | GPU fragmentation | wait p50 / p90 / p99 (s) | preemptions | never admitted</text>\n";
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto& t = runs[i].totals;
     y += 22;
     char row[256];
-    std::snprintf(row, sizeof row, "%s | %.3f | %.3f | %lld / %lld / %lld | %lld | %lld", runs[i].set.c_str(),
-                  t["utilisation"].get<double>(), t.value("gpu_fragmentation", 0.0),
+    std::snprintf(row, sizeof row, "%s | %.3f | %.3f | %.3f | %lld / %lld / %lld | %lld | %lld", runs[i].set.c_str(),
+                  t["utilisation"].get<double>(),
+                  static_cast<double>(t.value("peak_usage", std::int64_t{0})) /
+                      static_cast<double>(std::max<std::int64_t>(1, runs[i].capacity)),
+                  t.value("gpu_fragmentation", 0.0),
                   static_cast<long long>(t["wait_ms"]["p50"].get<std::int64_t>() / 1000),
                   static_cast<long long>(t["wait_ms"]["p90"].get<std::int64_t>() / 1000),
                   static_cast<long long>(t["wait_ms"]["p99"].get<std::int64_t>() / 1000),

@@ -8,6 +8,7 @@
 
 #include "models/claims.hpp"
 #include "models/elastic_quota.hpp"
+#include "models/extra.hpp"
 #include "models/fair_share.hpp"
 #include "models/kueue.hpp"
 #include "models/limits.hpp"
@@ -21,6 +22,7 @@ inline void register_models() {
   if (!k.empty()) return;
   register_claims_model(k);
   register_elastic_quota_model(k);
+  register_extra_models(k);
   register_fair_share_model(k);
   register_kueue_model(k);
   register_limits_model(k);

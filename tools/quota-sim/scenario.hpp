@@ -15,6 +15,10 @@
 #include <quota/json.hpp>
 #include <quota/resource_vector.hpp>
 
+#ifdef QUOTA_SIM_HAVE_YAML
+#include <yaml-cpp/yaml.h>
+#endif
+
 namespace quota::sim {
 
 using quota::detail::index_path;
@@ -92,7 +96,7 @@ struct scenario {
   std::string placement = "first-fit";  // or best-fit
   bool preemption = true;
   std::string chart_resource = "nvidia.com/gpu";
-  std::string tenant_by = "queue";  // queue (falls back to namespace) | namespace | user
+  std::string tenant_by = "queue";                  // queue (falls back to namespace) | namespace | user
   std::map<std::string, std::int64_t> chart_lines;  // tenant -> reference line (base units)
   std::int64_t until_ms = -1;
   resource_registry registry;
@@ -100,7 +104,8 @@ struct scenario {
 
 constexpr std::int64_t end_of_time = INT64_MAX;
 
-/// "90s", "5m", "2h", "1d", "250ms", or an integer number of milliseconds.
+/// "90s", "5m", "2h", "1d", "1w", "250ms", a sum of such terms written
+/// largest unit first ("1h30m", "2d4h"), or an integer number of milliseconds.
 inline std::optional<std::int64_t> parse_duration(const json& v) {
   if (v.is_number_integer()) {
     const auto x = v.get<std::int64_t>();
@@ -109,33 +114,44 @@ inline std::optional<std::int64_t> parse_duration(const json& v) {
   if (!v.is_string()) return std::nullopt;
   const std::string s = v.get<std::string>();
   if (s == "end") return end_of_time;
+  if (s.empty()) return std::nullopt;
   std::size_t i = 0;
-  std::int64_t n = 0;
-  while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
-    if (n > (INT64_MAX - 9) / 10) return std::nullopt;
-    n = n * 10 + (s[i] - '0');
-    ++i;
+  std::int64_t total = 0;
+  std::int64_t last_mul = INT64_MAX;  // units must shrink from term to term
+  while (i < s.size()) {
+    const std::size_t start = i;
+    std::int64_t n = 0;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+      if (n > (INT64_MAX - 9) / 10) return std::nullopt;
+      n = n * 10 + (s[i] - '0');
+      ++i;
+    }
+    if (i == start) return std::nullopt;
+    std::size_t u = i;
+    while (u < s.size() && (s[u] < '0' || s[u] > '9')) ++u;
+    const std::string unit = s.substr(i, u - i);
+    i = u;
+    std::int64_t mul = 0;
+    if (unit == "ms" || (unit.empty() && start == 0 && i == s.size()))
+      mul = 1;
+    else if (unit == "s")
+      mul = 1000;
+    else if (unit == "m")
+      mul = 60'000;
+    else if (unit == "h")
+      mul = 3'600'000;
+    else if (unit == "d")
+      mul = 86'400'000;
+    else if (unit == "w")
+      mul = 7 * 86'400'000LL;
+    else
+      return std::nullopt;
+    if (mul >= last_mul) return std::nullopt;
+    last_mul = mul;
+    std::int64_t r = 0;
+    if (__builtin_mul_overflow(n, mul, &r) || __builtin_add_overflow(total, r, &total)) return std::nullopt;
   }
-  if (i == 0) return std::nullopt;
-  const std::string unit = s.substr(i);
-  std::int64_t mul = 0;
-  if (unit == "ms" || unit.empty())
-    mul = 1;
-  else if (unit == "s")
-    mul = 1000;
-  else if (unit == "m")
-    mul = 60'000;
-  else if (unit == "h")
-    mul = 3'600'000;
-  else if (unit == "d")
-    mul = 86'400'000;
-  else if (unit == "w")
-    mul = 7 * 86'400'000LL;
-  else
-    return std::nullopt;
-  std::int64_t r = 0;
-  if (__builtin_mul_overflow(n, mul, &r)) return std::nullopt;
-  return r;
+  return total;
 }
 
 namespace detail {
@@ -154,8 +170,8 @@ class reader {
       out = obj.at(key).get<T>();
       return true;
     } catch (const json::exception&) {
-      problem(join_path(path, key), std::string("expected ") + expected<T>() + ", got " +
-                                        std::string(obj.at(key).type_name()));
+      problem(join_path(path, key),
+              std::string("expected ") + expected<T>() + ", got " + std::string(obj.at(key).type_name()));
       return false;
     }
   }
@@ -327,10 +343,10 @@ inline scenario load_scenario(const json& doc) {
         r.problem(p, "expected an object");
         continue;
       }
-      detail::check_keys(r, jj, p,
-                         {"id", "submit", "duration", "namespace", "queue", "user", "groups", "priority",
-                          "priority_class", "pods", "min_pods", "request", "node_selector", "claims", "preemptible",
-                          "count", "extra", "gpu"});
+      detail::check_keys(
+          r, jj, p,
+          {"id", "submit", "duration", "namespace", "queue", "user", "groups", "priority", "priority_class", "pods",
+           "min_pods", "request", "node_selector", "claims", "preemptible", "count", "extra", "gpu"});
       job_spec js;
       r.get(jj, "id", js.id, p, true);
       r.duration(jj, "submit", js.submit_ms, p, false);
@@ -350,8 +366,8 @@ inline scenario load_scenario(const json& doc) {
       r.get(jj, "claims", js.claims, p);
       r.get(jj, "preemptible", js.preemptible, p);
       if (!jj.contains("request")) r.problem(join_path(p, "request"), "is required");
-      js.per_pod = parse_resource_list(jj.value("request", json::object()), sc.registry,
-                                       "$." + join_path(p, "request"), &diag);
+      js.per_pod =
+          parse_resource_list(jj.value("request", json::object()), sc.registry, "$." + join_path(p, "request"), &diag);
       if (jj.contains("extra")) js.extra = jj["extra"];
       if (jj.contains("gpu")) {
         const auto& g = jj["gpu"];
@@ -448,7 +464,8 @@ inline scenario load_scenario(const json& doc) {
           if (!st.is_string() || (st != "pending" && st != "running" && st != "finished" && st != "preempted"))
             r.problem(join_path(p, "state"), "expected pending, running, finished or preempted");
         }
-        if (xj.contains("usage")) (void)parse_resource_list(xj["usage"], sc.registry, "$." + join_path(p, "usage"), &diag);
+        if (xj.contains("usage"))
+          (void)parse_resource_list(xj["usage"], sc.registry, "$." + join_path(p, "usage"), &diag);
         if (xj.contains("model") && !xj.contains("pointer"))
           r.problem(join_path(p, "pointer"), "is required with model (a JSON pointer into the model's state)");
         sc.expectations.push_back(std::move(x));
@@ -484,6 +501,82 @@ inline scenario load_scenario(const json& doc) {
   std::stable_sort(sc.events.begin(), sc.events.end(),
                    [](const event_spec& a, const event_spec& b) { return a.at_ms < b.at_ms; });
   return sc;
+}
+
+/// True when `file` names a YAML scenario (.yaml or .yml).
+[[nodiscard]] inline bool is_yaml_file(const std::string& file) {
+  auto ends = [&](const char* suf) {
+    const std::string x(suf);
+    return file.size() >= x.size() && file.compare(file.size() - x.size(), x.size(), x) == 0;
+  };
+  return ends(".yaml") || ends(".yml");
+}
+
+#ifdef QUOTA_SIM_HAVE_YAML
+namespace detail {
+/// A YAML node as the JSON tree the scenario loader reads. Plain scalars:
+/// integers become numbers, true/false booleans, ~/null null, everything
+/// else a string ("2Gi", "1.5", "5m"); quoted scalars always stay strings.
+[[nodiscard]] inline json yaml_to_json(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Undefined:
+    case YAML::NodeType::Null:
+      return nullptr;
+    case YAML::NodeType::Scalar: {
+      const std::string& v = n.Scalar();
+      if (n.Tag() == "!") return v;
+      if (v == "~" || v == "null" || v == "Null" || v == "NULL") return nullptr;
+      if (v == "true" || v == "True" || v == "TRUE") return true;
+      if (v == "false" || v == "False" || v == "FALSE") return false;
+      const std::size_t start = (!v.empty() && (v[0] == '-' || v[0] == '+')) ? 1 : 0;
+      // as nlohmann parses JSON: non-negative integers unsigned, negative signed
+      if (v.size() > start && v.size() - start <= 18 && v.find_first_not_of("0123456789", start) == std::string::npos) {
+        if (v[0] == '-') return static_cast<std::int64_t>(std::stoll(v));
+        return static_cast<std::uint64_t>(std::stoull(v.substr(start)));
+      }
+      return v;
+    }
+    case YAML::NodeType::Sequence: {
+      json arr = json::array();
+      for (const auto& c : n) arr.push_back(yaml_to_json(c));
+      return arr;
+    }
+    case YAML::NodeType::Map: {
+      json obj = json::object();
+      for (const auto& kv : n) {
+        if (!kv.first.IsScalar())
+          throw parse_error(error_id::parse_malformed_document, "a YAML map key must be a scalar");
+        obj[kv.first.Scalar()] = yaml_to_json(kv.second);
+      }
+      return obj;
+    }
+  }
+  return nullptr;
+}
+}  // namespace detail
+#endif
+
+/// The JSON tree of a scenario file: JSON, or YAML (.yaml/.yml, when built
+/// with yaml-cpp) converted to the same tree, so load_scenario reports the
+/// same JSON paths for both. parse_error (105) when unreadable or malformed.
+[[nodiscard]] inline json load_scenario_file(const std::string& file) {
+  if (!is_yaml_file(file)) return load_json_file(file);
+#ifdef QUOTA_SIM_HAVE_YAML
+  YAML::Node doc;
+  try {
+    doc = YAML::LoadFile(file);
+  } catch (const YAML::BadFile&) {
+    throw parse_error(error_id::parse_malformed_document, "cannot open '" + file + "'");
+  } catch (const YAML::Exception& e) {
+    throw parse_error(error_id::parse_malformed_document, file + ": invalid YAML at line " +
+                                                              std::to_string(e.mark.line + 1) + ", column " +
+                                                              std::to_string(e.mark.column + 1) + ": " + e.msg);
+  }
+  return detail::yaml_to_json(doc);
+#else
+  throw parse_error(error_id::parse_malformed_document,
+                    file + ": YAML scenarios need quota-sim built with yaml-cpp (found at configure time)");
+#endif
 }
 
 }  // namespace quota::sim

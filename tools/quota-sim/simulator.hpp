@@ -17,8 +17,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <memory>
@@ -40,9 +40,13 @@ struct model_instance {
   /// The model's state as JSON (for expectations with `model` and `pointer`),
   /// read from the engine's copy of the policy.
   std::function<json(const any_policy&)> introspect;
-  /// Called once before the replay with every job, so models that must know
-  /// of objects ahead of admission (pods, claims) can register them.
+  /// Called at each job's arrival (its submit time, before that instant's
+  /// scheduling pass), so models that follow demand (pending requests) see
+  /// the job from then on.
   std::function<void(any_policy&, const job&)> on_submit;
+  /// Called once before the replay with every job, so models that must know
+  /// of objects ahead of admission (a static demand) can register them.
+  std::function<void(any_policy&, const job&)> on_load;
 };
 
 using model_factory = std::function<model_instance(const policy_spec&, scenario&)>;
@@ -67,7 +71,7 @@ inline std::map<std::string, model_kind>& model_kinds() {
 /// A model instance whose introspection is the model's to_json.
 template <class M>
 model_instance instance_of(M model) {
-  model_instance mi{any_policy(std::move(model)), {}, {}};
+  model_instance mi{any_policy(std::move(model)), {}, {}, {}};
   mi.introspect = [](const any_policy& p) {
     json j;
     if (const M* m = p.target<M>()) to_json(j, *m);  // found by ADL in the model's *_json.hpp
@@ -80,7 +84,7 @@ model_instance instance_of(M model) {
 /// nvidia.com/gpu devices, else alibaba.com/gpu-milli (thousandths, as the
 /// openb import counts them). Returns the id and how many units make one GPU.
 [[nodiscard]] inline std::pair<resource_id, amount> gpu_dimension(const resource_vector& capacity,
-                                                                   const resource_registry& reg) {
+                                                                  const resource_registry& reg) {
   if (capacity.get(resources::nvidia_gpu) > 0) return {resources::nvidia_gpu, 1};
   if (auto id = reg.find("alibaba.com/gpu-milli"); id && capacity.get(*id) > 0) return {*id, 1000};
   return {resources::nvidia_gpu, 1};
@@ -90,12 +94,18 @@ enum class job_state : std::uint8_t { waiting, pending, running, finished, preem
 
 inline const char* state_name(job_state s) {
   switch (s) {
-    case job_state::waiting: return "waiting";
-    case job_state::pending: return "pending";
-    case job_state::running: return "running";
-    case job_state::finished: return "finished";
-    case job_state::preempted_pending: return "pending";
-    case job_state::deleted: return "deleted";
+    case job_state::waiting:
+      return "waiting";
+    case job_state::pending:
+      return "pending";
+    case job_state::running:
+      return "running";
+    case job_state::finished:
+      return "finished";
+    case job_state::preempted_pending:
+      return "pending";
+    case job_state::deleted:
+      return "deleted";
   }
   return "?";
 }
@@ -113,12 +123,22 @@ struct run_result {
   std::size_t events = 0;
 };
 
+/// Options of simulator::run beyond the time limit.
+struct run_options {
+  /// After every instant: the pods placed on each node fit its allocatable and
+  /// no GPU device is shared beyond 1000 thousandths; at the end: every
+  /// submitted job ran or has a pending reason. Violations become failures
+  /// (path "invariant") with the instant they were found.
+  bool check_invariants = false;
+};
+
 class simulator {
  public:
   simulator(scenario sc, std::vector<model_instance> models) : sc_(std::move(sc)), models_(std::move(models)) {
     for (auto& m : models_) engine_.add(std::move(m.policy));
     for (const auto& n : sc_.nodes)
-      nodes_.push_back(node_state{n, n.allocatable, true, std::vector<std::int32_t>(static_cast<std::size_t>(n.gpu.count), 1000)});
+      nodes_.push_back(
+          node_state{n, n.allocatable, true, std::vector<std::int32_t>(static_cast<std::size_t>(n.gpu.count), 1000)});
     jobs_.reserve(sc_.jobs.size());
     for (std::size_t i = 0; i < sc_.jobs.size(); ++i) {
       const auto& js = sc_.jobs[i];
@@ -153,10 +173,17 @@ class simulator {
   /// Replays the scenario up to `until_ms` (or its end). `progress` is called
   /// now and then with (done events, total events).
   run_result run(std::int64_t until_ms = -1, const std::function<void(std::size_t, std::size_t)>& progress = {}) {
+    return run(until_ms, progress, run_options{});
+  }
+  run_result run(std::int64_t until_ms, const std::function<void(std::size_t, std::size_t)>& progress,
+                 const run_options& opt) {
     if (until_ms < 0) until_ms = sc_.until_ms;
     for (std::size_t i = 0; i < models_.size(); ++i)
-      if (models_[i].on_submit)
-        for (const auto& jr : jobs_) models_[i].on_submit(engine_.model(i), jr.j);
+      if (models_[i].on_load)
+        for (const auto& jr : jobs_) models_[i].on_load(engine_.model(i), jr.j);
+    std::vector<std::size_t> arriving;  // models with an arrival hook
+    for (std::size_t i = 0; i < models_.size(); ++i)
+      if (models_[i].on_submit) arriving.push_back(i);
     std::size_t next_job = 0, next_event = 0, next_expect = 0;
     std::vector<std::size_t> expect_order(sc_.expectations.size());
     for (std::size_t i = 0; i < expect_order.size(); ++i) expect_order[i] = i;
@@ -182,6 +209,7 @@ class simulator {
       while (!finishes_.empty() && finishes_.begin()->first == t) {
         const auto idx = finishes_.begin()->second;
         finishes_.erase(finishes_.begin());
+        jobs_[idx].has_finish = false;
         stop(idx, job_state::finished);
         ++res.events;
         changed = true;
@@ -195,6 +223,7 @@ class simulator {
       // 3. submissions
       while (next_job < jobs_.size() && jobs_[next_job].spec->submit_ms == t) {
         jobs_[next_job].state = job_state::pending;
+        for (auto i : arriving) models_[i].on_submit(engine_.model(i), jobs_[next_job].j);
         pend(next_job);
         arrivals_.push_back(next_job);
         ++next_job;
@@ -204,6 +233,7 @@ class simulator {
       // 4. scheduling pass
       if (changed) schedule(freed_);
       record_samples();
+      if (opt.check_invariants) check_capacity(res.failures);
       // 5. expectations due now
       while (next_expect < expect_order.size() && sc_.expectations[expect_order[next_expect]].at_ms == t)
         check(sc_.expectations[expect_order[next_expect++]], res.failures);
@@ -211,12 +241,19 @@ class simulator {
     }
     end_ms_ = until_ms >= 0 ? std::min(until_ms, now_) : now_;
     while (next_expect < expect_order.size()) check(sc_.expectations[expect_order[next_expect++]], res.failures);
+    if (opt.check_invariants) check_outcomes(res.failures);
     res.report = report(res.failures);
     if (progress) progress(total, total);
     return res;
   }
 
   [[nodiscard]] const engine& quota_engine() const noexcept { return engine_; }
+  /// Running jobs with a declared end: (end time, job id), earliest first (for quota-sim explain).
+  [[nodiscard]] std::vector<std::pair<std::int64_t, std::string>> scheduled_finishes() const {
+    std::vector<std::pair<std::int64_t, std::string>> out;
+    for (const auto& [t, idx] : finishes_) out.emplace_back(t, jobs_[idx].j.id);
+    return out;
+  }
   /// (time, chart resource in use) and (time, capacity) over the replay.
   [[nodiscard]] std::vector<std::pair<std::int64_t, std::int64_t>> usage_over_time() const {
     std::vector<std::pair<std::int64_t, std::int64_t>> out;
@@ -240,14 +277,16 @@ class simulator {
     std::string tenant;
     job_state state = job_state::waiting;
     std::int64_t first_start = -1, last_start = -1, end = -1;
-    std::int64_t run_ms = 0;  // accumulated running time (for preempted jobs)
+    std::int64_t run_ms = 0;                                      // accumulated running time (for preempted jobs)
     std::vector<std::pair<std::size_t, std::int32_t>> placement;  // node, pods
     std::string last_reason;
     int preempted = 0;
     std::size_t shape = 0;
     std::uint64_t tried_pass = 0;
     std::uint64_t pended_pass = 0;
-    std::vector<std::size_t> devices, device_nodes;  // GPU devices held (device index, node)
+    std::vector<std::size_t> devices, device_nodes;               // GPU devices held (device index, node)
+    std::multimap<std::int64_t, std::size_t>::iterator finish{};  // its entry in finishes_
+    bool has_finish = false;
   };
   struct sample {
     std::int64_t t;
@@ -291,9 +330,7 @@ class simulator {
       return a.idx < b.idx;
     }
   };
-  pkey pending_key(std::size_t idx) const {
-    return pkey{-jobs_[idx].spec->priority, jobs_[idx].spec->submit_ms, idx};
-  }
+  pkey pending_key(std::size_t idx) const { return pkey{-jobs_[idx].spec->priority, jobs_[idx].spec->submit_ms, idx}; }
 
   bool selector_ok(const node_state& n, const job_spec& js) const {
     for (const auto& [k, v] : js.node_selector) {
@@ -466,7 +503,8 @@ class simulator {
     running_by_priority_.insert({jr.spec->priority, idx});
     if (jr.spec->duration_ms >= 0) {
       const std::int64_t left = std::max<std::int64_t>(0, jr.spec->duration_ms - jr.run_ms);
-      finishes_.emplace(now_ + left, idx);
+      jr.finish = finishes_.emplace(now_ + left, idx);
+      jr.has_finish = true;
     }
   }
 
@@ -480,11 +518,10 @@ class simulator {
   // The bookkeeping of stop() for a job already released from the engine and its nodes.
   void retire(std::size_t idx, job_state to) {
     auto& jr = jobs_[idx];
-    for (auto it = finishes_.begin(); it != finishes_.end(); ++it)
-      if (it->second == idx) {
-        finishes_.erase(it);
-        break;
-      }
+    if (jr.has_finish) {
+      finishes_.erase(jr.finish);
+      jr.has_finish = false;
+    }
     usage_[jr.tenant].sub_in_place(jr.j.request);
     running_.erase(idx);
     running_by_priority_.erase({jr.spec->priority, idx});
@@ -517,7 +554,8 @@ class simulator {
         n.gpu.count = ev.body["node"]["gpu"].value("count", 0);
         n.gpu.model = ev.body["node"]["gpu"].value("model", "");
       }
-      nodes_.push_back(node_state{n, n.allocatable, true, std::vector<std::int32_t>(static_cast<std::size_t>(n.gpu.count), 1000)});
+      nodes_.push_back(
+          node_state{n, n.allocatable, true, std::vector<std::int32_t>(static_cast<std::size_t>(n.gpu.count), 1000)});
       node_jobs_.emplace_back();
       tree_build();
       freed_ = true;
@@ -568,8 +606,7 @@ class simulator {
     const decision d = engine_.check(jr.j);
     if (d.denied()) {
       jr.last_reason = reason_text(d);
-      for (const auto& r : d.reasons())
-        ++tenants_[jr.tenant].denials[std::string(r.model) + "." + std::string(r.rule)];
+      for (const auto& r : d.reasons()) ++tenants_[jr.tenant].denials[std::string(r.model) + "." + std::string(r.rule)];
       return false;
     }
     if (!place(idx)) {
@@ -770,6 +807,62 @@ class simulator {
     }
   }
 
+  // --- invariants (run_options::check_invariants) ----------------------------
+  // Recomputed from the running jobs' placements, not from the nodes' free
+  // vectors, so a bookkeeping slip in take/give shows too.
+  void check_capacity(std::vector<failed_expectation>& out) const {
+    std::vector<resource_vector> used(nodes_.size());
+    std::vector<std::vector<std::int64_t>> dev(nodes_.size());
+    for (std::size_t n = 0; n < nodes_.size(); ++n) dev[n].assign(nodes_[n].device_free.size(), 0);
+    for (const auto& jr : jobs_) {
+      if (jr.state != job_state::running) {
+        if (!jr.placement.empty() || !jr.devices.empty())
+          out.push_back(
+              {"invariant", now_, "job " + jr.j.id + " (" + state_name(jr.state) + ") holds no pods or devices",
+               std::to_string(jr.placement.size()) + " placements, " + std::to_string(jr.devices.size()) + " devices"});
+        continue;
+      }
+      std::int32_t pods = 0;
+      for (const auto& [n, k] : jr.placement) {
+        pods += k;
+        if (!nodes_[n].alive)
+          out.push_back({"invariant", now_, "job " + jr.j.id + " runs only on alive nodes",
+                         "pods on removed node " + nodes_[n].spec.name});
+        for (std::int32_t p = 0; p < k; ++p) used[n].add_in_place(jr.spec->per_pod);
+      }
+      if (pods != jr.spec->pods)
+        out.push_back({"invariant", now_, "job " + jr.j.id + " runs " + std::to_string(jr.spec->pods) + " pods",
+                       std::to_string(pods) + " placed"});
+      for (std::size_t i = 0; i < jr.devices.size(); ++i) {
+        const auto n = jr.device_nodes[i], d = jr.devices[i];
+        if (n < dev.size() && d < dev[n].size()) dev[n][d] += jr.spec->gpu.milli;
+      }
+    }
+    for (std::size_t n = 0; n < nodes_.size(); ++n) {
+      if (!fits(used[n], nodes_[n].spec.allocatable))
+        out.push_back({"invariant", now_,
+                       "node " + nodes_[n].spec.name + ": allocated <= allocatable " +
+                           resource_list_to_json(nodes_[n].spec.allocatable, sc_.registry).dump(),
+                       "allocated " + resource_list_to_json(used[n], sc_.registry).dump()});
+      for (std::size_t d = 0; d < dev[n].size(); ++d)
+        if (dev[n][d] > 1000 || dev[n][d] + nodes_[n].device_free[d] != 1000)
+          out.push_back({"invariant", now_,
+                         "node " + nodes_[n].spec.name + " GPU " + std::to_string(d) +
+                             ": held <= 1000 thousandths and held + free == 1000",
+                         "held " + std::to_string(dev[n][d]) + ", free " + std::to_string(nodes_[n].device_free[d])});
+    }
+  }
+  // Every submitted, not deleted job ran or says why it waits.
+  void check_outcomes(std::vector<failed_expectation>& out) const {
+    for (std::size_t i = 0; i < jobs_.size(); ++i) {
+      const auto& jr = jobs_[i];
+      if (jr.state == job_state::waiting || jr.state == job_state::deleted || jr.first_start >= 0) continue;
+      if (reason_of(i).empty())
+        out.push_back({"invariant", end_ms_, "job " + jr.j.id + " ran or has a pending reason",
+                       std::string(state_name(jr.state)) + " without a reason"});
+    }
+  }
+
   // --- expectations ---------------------------------------------------------
   void check(const expectation& x, std::vector<failed_expectation>& out) {
     const auto& b = x.body;
@@ -826,8 +919,7 @@ class simulator {
       const std::string name = b["model"].get<std::string>();
       std::optional<std::size_t> which;
       for (std::size_t i = 0; i < models_.size(); ++i)
-        if ((engine_.model(i).policy_name() == name ||
-             (i < sc_.policies.size() && sc_.policies[i].model == name)) &&
+        if ((engine_.model(i).policy_name() == name || (i < sc_.policies.size() && sc_.policies[i].model == name)) &&
             models_[i].introspect)
           which = i;
       if (!which) {
@@ -868,7 +960,9 @@ class simulator {
     for (std::size_t ji = 0; ji < jobs_.size(); ++ji) {
       const auto& jr = jobs_[ji];
       const std::string& why = reason_of(ji);
-      json jj{{"id", jr.j.id}, {"tenant", jr.tenant}, {"submitted_ms", jr.spec->submit_ms},
+      json jj{{"id", jr.j.id},
+              {"tenant", jr.tenant},
+              {"submitted_ms", jr.spec->submit_ms},
               {"state", state_name(jr.state)}};
       if (jr.first_start >= 0) {
         ++admitted;
@@ -901,13 +995,15 @@ class simulator {
     totals["never_admitted"] = never;
     totals["never_admitted_by_reason"] = never_reasons;
     totals["preemptions"] = preemptions_;
-    totals["utilisation"] = cap_area > 0 ? std::round(static_cast<double>(used_area) / static_cast<double>(cap_area) * 1e6) / 1e6 : 0.0;
+    totals["utilisation"] =
+        cap_area > 0 ? std::round(static_cast<double>(used_area) / static_cast<double>(cap_area) * 1e6) / 1e6 : 0.0;
     // fragmentation: of the free GPU capacity, the share stranded on partly used devices
     totals["gpu_fragmentation"] =
         cap_area - used_area > 0
             ? std::round(static_cast<double>(frag_area) / static_cast<double>(cap_area - used_area) * 1e6) / 1e6
             : 0.0;
-    totals["wait_ms"] = {{"p50", percentile(waits, 50)}, {"p90", percentile(waits, 90)}, {"p99", percentile(waits, 99)}};
+    totals["wait_ms"] = {
+        {"p50", percentile(waits, 50)}, {"p90", percentile(waits, 90)}, {"p99", percentile(waits, 99)}};
     // fairness: Jain's index over tenants' time-averaged usage of the chart resource
     std::vector<double> avg;
     json tenants = json::object();
@@ -935,13 +1031,15 @@ class simulator {
       s += a;
       s2 += a * a;
     }
-    totals["fairness_jain"] = (avg.empty() || s2 == 0) ? 1.0 : std::round(s * s / (static_cast<double>(avg.size()) * s2) * 1e6) / 1e6;
+    totals["fairness_jain"] =
+        (avg.empty() || s2 == 0) ? 1.0 : std::round(s * s / (static_cast<double>(avg.size()) * s2) * 1e6) / 1e6;
     r["totals"] = totals;
     r["tenants"] = tenants;
     r["jobs"] = jobs;
     json models = json::object();
     for (std::size_t i = 0; i < models_.size(); ++i)
-      if (models_[i].introspect) models[std::string(engine_.model(i).policy_name())] = models_[i].introspect(engine_.model(i));
+      if (models_[i].introspect)
+        models[std::string(engine_.model(i).policy_name())] = models_[i].introspect(engine_.model(i));
     r["models"] = models;
     json fx = json::array();
     for (const auto& f : failures)
@@ -971,9 +1069,11 @@ class simulator {
       std::snprintf(buf, sizeof buf, "%.1f", d);
       return std::string(buf);
     };
-    static const char* palette[] = {"#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#393b79"};
+    static const char* palette[] = {"#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf",
+                                    "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#393b79"};
     std::string s;
-    s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"960\" height=\"520\" viewBox=\"0 0 960 520\" font-family=\"sans-serif\" font-size=\"12\">\n";
+    s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"960\" height=\"520\" viewBox=\"0 0 960 520\" "
+         "font-family=\"sans-serif\" font-size=\"12\">\n";
     s += "<rect width=\"960\" height=\"520\" fill=\"white\"/>\n";
     s += "<text x=\"" + num(L) + "\" y=\"22\" font-size=\"15\" font-weight=\"bold\">" + xml(sc_.name) + ": " +
          xml(std::string(sc_.registry.name(chart_))) + " in use per tenant</text>\n";
@@ -981,15 +1081,20 @@ class simulator {
     for (int g = 0; g <= 4; ++g) {
       const amount v = ymax * g / 4;
       const double y = Y(v);
-      s += "<line x1=\"" + num(L) + "\" y1=\"" + num(y) + "\" x2=\"" + num(L + pw) + "\" y2=\"" + num(y) + "\" stroke=\"#ddd\"/>\n";
-      s += "<text x=\"" + num(L - 8) + "\" y=\"" + num(y + 4) + "\" text-anchor=\"end\">" + num(static_cast<double>(v) / unit) + "</text>\n";
+      s += "<line x1=\"" + num(L) + "\" y1=\"" + num(y) + "\" x2=\"" + num(L + pw) + "\" y2=\"" + num(y) +
+           "\" stroke=\"#ddd\"/>\n";
+      s += "<text x=\"" + num(L - 8) + "\" y=\"" + num(y + 4) + "\" text-anchor=\"end\">" +
+           num(static_cast<double>(v) / unit) + "</text>\n";
     }
     for (int g = 0; g <= 5; ++g) {
       const std::int64_t t = t_end * g / 5;
-      s += "<text x=\"" + num(X(t)) + "\" y=\"" + num(T + ph + 18) + "\" text-anchor=\"middle\">" + time_label(t) + "</text>\n";
+      s += "<text x=\"" + num(X(t)) + "\" y=\"" + num(T + ph + 18) + "\" text-anchor=\"middle\">" + time_label(t) +
+           "</text>\n";
     }
-    s += "<line x1=\"" + num(L) + "\" y1=\"" + num(T + ph) + "\" x2=\"" + num(L + pw) + "\" y2=\"" + num(T + ph) + "\" stroke=\"black\"/>\n";
-    s += "<line x1=\"" + num(L) + "\" y1=\"" + num(T) + "\" x2=\"" + num(L) + "\" y2=\"" + num(T + ph) + "\" stroke=\"black\"/>\n";
+    s += "<line x1=\"" + num(L) + "\" y1=\"" + num(T + ph) + "\" x2=\"" + num(L + pw) + "\" y2=\"" + num(T + ph) +
+         "\" stroke=\"black\"/>\n";
+    s += "<line x1=\"" + num(L) + "\" y1=\"" + num(T) + "\" x2=\"" + num(L) + "\" y2=\"" + num(T + ph) +
+         "\" stroke=\"black\"/>\n";
     s += "<text x=\"" + num(L + pw / 2) + "\" y=\"" + num(H - 12) + "\" text-anchor=\"middle\">time</text>\n";
     // capacity
     s += step_path(util_cap_, X, Y, t_end, "#000", "stroke-dasharray=\"2,3\"");
@@ -1005,7 +1110,8 @@ class simulator {
              "\" stroke=\"" + c + "\" stroke-dasharray=\"6,4\"/>\n";
       }
       ly += 18;
-      s += "<rect x=\"" + num(L + pw + 12) + "\" y=\"" + num(ly - 9) + "\" width=\"12\" height=\"4\" fill=\"" + c + "\"/>\n";
+      s += "<rect x=\"" + num(L + pw + 12) + "\" y=\"" + num(ly - 9) + "\" width=\"12\" height=\"4\" fill=\"" + c +
+           "\"/>\n";
       s += "<text x=\"" + num(L + pw + 30) + "\" y=\"" + num(ly - 4) + "\">" + xml(name) + "</text>\n";
     }
     ly += 18;
@@ -1015,7 +1121,8 @@ class simulator {
     s += "<text x=\"" + num(L + pw + 30) + "\" y=\"" + num(ly) + "\">preemption</text>\n";
     for (const auto& [t, name] : preemption_marks_) {
       const double x = X(t);
-      s += "<path d=\"M" + num(x - 4) + "," + num(T + 8) + " l4,-7 l4,7 z\" fill=\"#d62728\"><title>" + xml(name) + "</title></path>\n";
+      s += "<path d=\"M" + num(x - 4) + "," + num(T + 8) + " l4,-7 l4,7 z\" fill=\"#d62728\"><title>" + xml(name) +
+           "</title></path>\n";
     }
     s += "</svg>\n";
     return s;
@@ -1025,11 +1132,16 @@ class simulator {
   static std::string xml(const std::string& in) {
     std::string o;
     for (char c : in) {
-      if (c == '<') o += "&lt;";
-      else if (c == '>') o += "&gt;";
-      else if (c == '&') o += "&amp;";
-      else if (c == '"') o += "&quot;";
-      else o += c;
+      if (c == '<')
+        o += "&lt;";
+      else if (c == '>')
+        o += "&gt;";
+      else if (c == '&')
+        o += "&amp;";
+      else if (c == '"')
+        o += "&quot;";
+      else
+        o += c;
     }
     return o;
   }

@@ -10,6 +10,7 @@
 
 #include <quota/elastic_quota.hpp>
 #include <quota/elastic_quota_json.hpp>
+#include <quota/gpu_memory.hpp>
 
 #include "../simulator.hpp"
 
@@ -19,19 +20,34 @@ namespace quota::sim {
 /// does not own its set); copies are deep.
 class sim_elastic_quota {
  public:
-  explicit sim_elastic_quota(std::shared_ptr<elastic_quota_set> s) : set_(std::move(s)), p_(*set_) {}
-  sim_elastic_quota(const sim_elastic_quota& o) : set_(std::make_shared<elastic_quota_set>(*o.set_)), p_(*set_) {}
+  explicit sim_elastic_quota(std::shared_ptr<elastic_quota_set> s,
+                             std::shared_ptr<const resource_registry> gpu_reg = nullptr, std::int64_t gb_per_gpu = 0)
+      : set_(std::move(s)), p_(*set_), reg_(std::move(gpu_reg)), gb_(gb_per_gpu) {}
+  sim_elastic_quota(const sim_elastic_quota& o)
+      : set_(std::make_shared<elastic_quota_set>(*o.set_)), p_(*set_), reg_(o.reg_), gb_(o.gb_) {}
   sim_elastic_quota& operator=(const sim_elastic_quota&) = delete;
   [[nodiscard]] std::string_view policy_name() const noexcept { return p_.policy_name(); }
-  [[nodiscard]] decision check(const job& j) const { return p_.check(j); }
-  void commit(const job& j) { p_.commit(j); }
+  [[nodiscard]] decision check(const job& j) const { return reg_ ? p_.check(with_gpu_memory(j)) : p_.check(j); }
+  void commit(const job& j) { reg_ ? p_.commit(with_gpu_memory(j)) : p_.commit(j); }
   void release(std::string_view id) { p_.release(id); }
-  void victims(const job& j, std::vector<victim>& out) const { p_.victims(j, out); }
+  void victims(const job& j, std::vector<victim>& out) const {
+    reg_ ? p_.victims(with_gpu_memory(j), out) : p_.victims(j, out);
+  }
   [[nodiscard]] const elastic_quota_set& set() const noexcept { return *set_; }
 
  private:
+  // option gpuMemoryPerGPU: nos counts a pod's GPUs as GPU memory,
+  // nvidia.com/gpu x GB per GPU + the GB of each MIG profile (quota/gpu_memory.hpp)
+  [[nodiscard]] job with_gpu_memory(const job& j) const {
+    job c = j;
+    const auto gb = gpu_memory_of(j.request, *reg_, gb_);
+    if (gb > 0) c.request.set(resources::gpu_memory, j.request.get(resources::gpu_memory) + gb);
+    return c;
+  }
   std::shared_ptr<elastic_quota_set> set_;
   elastic_quota_policy p_;
+  std::shared_ptr<const resource_registry> reg_;
+  std::int64_t gb_ = 0;
 };
 static_assert(policy<sim_elastic_quota>);
 
@@ -69,6 +85,7 @@ inline void register_elastic_quota_model(std::map<std::string, model_kind>& kind
           if (it.key() != "model" && it.key() != "objects" && it.key() != "options")
             diag.add(ps.path + "." + it.key(), "unknown field (objects, options)");
         elastic_options opt;
+        std::int64_t gb_per_gpu = 0;
         if (ps.body.contains("options")) {
           const auto& o = ps.body["options"];
           const std::string op = ps.path + ".options";
@@ -88,9 +105,11 @@ inline void register_elastic_quota_model(std::map<std::string, model_kind>& kind
                 opt.label_order = elastic_label_order::nos;
               else if (k == "labelOrder" && v == "creation_then_size")
                 opt.label_order = elastic_label_order::creation_then_size;
+              else if (k == "gpuMemoryPerGPU" && v.is_number_integer() && v.get<std::int64_t>() > 0)
+                gb_per_gpu = v.get<std::int64_t>();
               else
                 diag.add(op + "." + k, "unknown option or value (upstream: bool; preemption: nos|capacity_scheduling; "
-                                       "labelOrder: nos|creation_then_size)");
+                                       "labelOrder: nos|creation_then_size; gpuMemoryPerGPU: GB > 0)");
             }
           }
         }
@@ -104,7 +123,9 @@ inline void register_elastic_quota_model(std::map<std::string, model_kind>& kind
         }
         diag.throw_if_any();
         auto set = std::make_shared<elastic_quota_set>(std::move(specs), opt, nullptr);
-        return instance_of(sim_elastic_quota(std::move(set)));
+        if (gb_per_gpu == 0) return instance_of(sim_elastic_quota(std::move(set)));
+        return instance_of(
+            sim_elastic_quota(std::move(set), std::make_shared<const resource_registry>(sc.registry), gb_per_gpu));
       },
       [](const std::vector<std::string>& tenants, const resource_vector& capacity, const resource_registry& reg) {
         const auto [gpu, unit] = gpu_dimension(capacity, reg);

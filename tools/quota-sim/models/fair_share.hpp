@@ -4,7 +4,8 @@
 // Policy entry:
 //   {"model": "kai_fair_share",
 //    "objects": [ KAI Queue objects (scheduling.run.ai/v2), a List or one object ],
-//    "options": {"gpuResource": "nvidia.com/gpu"}}
+//    "options": {"gpuResource": "nvidia.com/gpu", "remainderAfterAllBuckets": false,
+//                "saturationMultiplier": [3, 2], "saturationPlacement": "sibling_ratio"}}
 // A job's `queue` is the leaf queue; its request (pods x per-pod request) is
 // the allocation checked against the queue's limits (and, for
 // non-preemptible jobs, its quota), leaf to root. The cluster capacity is the
@@ -55,16 +56,32 @@ inline model_instance kai_fair_share_make(const policy_spec& ps, scenario& sc) {
       diag.add(ps.path + "." + it.key(), "unknown key (expected objects, options)");
   if (!ps.body.contains("objects")) diag.add(ps.path + ".objects", "missing: the KAI Queue objects");
   fair_share_json_options opt;
+  fair_share_options fopt;
   if (ps.body.contains("options")) {
     const auto& o = ps.body["options"];
     if (!o.is_object())
       diag.add(ps.path + ".options", "expected an object");
     else
       for (auto it = o.begin(); it != o.end(); ++it) {
-        if (it.key() == "gpuResource" && it.value().is_string())
-          opt.gpu_resource = it.value().get<std::string>();
-        else
-          diag.add(ps.path + ".options." + it.key(), "unknown option or wrong type (known: gpuResource, a string)");
+        const auto& v = it.value();
+        if (it.key() == "gpuResource" && v.is_string()) {
+          opt.gpu_resource = v.get<std::string>();
+        } else if (it.key() == "remainderAfterAllBuckets" && v.is_boolean()) {
+          fopt.remainder_after_all_buckets = v.get<bool>();
+        } else if (it.key() == "saturationPlacement" && v.is_string() &&
+                   (v == "sibling_ratio" || v == "can_reclaim_bound")) {
+          fopt.saturation_placement = v == "sibling_ratio" ? fair_share_saturation_placement::sibling_ratio
+                                                           : fair_share_saturation_placement::can_reclaim_bound;
+        } else if (it.key() == "saturationMultiplier" && v.is_array() && v.size() == 2 && v[0].is_number_integer() &&
+                   v[1].is_number_integer() && v[1].get<std::int64_t>() > 0) {
+          fopt.saturation_num = v[0].get<std::int64_t>();
+          fopt.saturation_den = v[1].get<std::int64_t>();
+        } else {
+          diag.add(ps.path + ".options." + it.key(),
+                   "unknown option or wrong type (known: gpuResource (string), remainderAfterAllBuckets (bool), "
+                   "saturationPlacement (\"sibling_ratio\" or \"can_reclaim_bound\"), saturationMultiplier "
+                   "([num, den] integers, den > 0))");
+        }
       }
   }
   diag.throw_if_any();
@@ -78,7 +95,7 @@ inline model_instance kai_fair_share_make(const policy_spec& ps, scenario& sc) {
   }
   std::unique_ptr<fair_share_tree> tree;
   try {
-    tree = std::make_unique<fair_share_tree>(std::move(specs));
+    tree = std::make_unique<fair_share_tree>(std::move(specs), fopt);
   } catch (const validation_error& e) {
     std::vector<diagnostic> p;
     for (const auto& d : e.problems()) p.push_back({ps.path + ".objects." + d.path, d.message});
@@ -90,14 +107,14 @@ inline model_instance kai_fair_share_make(const policy_spec& ps, scenario& sc) {
   tree->compute();
   fair_share_policy pol(std::move(*tree));
   pol.set_deny_beyond_capacity(true);  // the sim's placement does not run KAI's reclaim by itself
-  model_instance mi{any_policy(std::move(pol)), {}, {}};
+  model_instance mi{any_policy(std::move(pol)), {}, {}, {}};
   auto reg = std::make_shared<resource_registry>(sc.registry);
   mi.introspect = [reg](const any_policy& p) {
     json j;
     if (const auto* m = p.target<fair_share_policy>()) j = kai_fair_share_state(m->tree(), *reg);
     return j;
   };
-  mi.on_submit = [](any_policy& p, const job& jb) {
+  mi.on_load = [](any_policy& p, const job& jb) {  // static demand: every job, before the replay
     auto* m = p.target<fair_share_policy>();
     if (m == nullptr) return;
     auto& t = m->tree();
@@ -128,6 +145,8 @@ inline void register_fair_share_model(std::map<std::string, model_kind>& kinds) 
         json root;
         root["metadata"]["name"] = "root";
         root["spec"]["resources"]["gpu"] = unlimited;
+        root["spec"]["resources"]["cpu"] = unlimited;
+        root["spec"]["resources"]["memory"] = unlimited;
         objs.push_back(root);
         for (const auto& t : tenants) {
           json q;
@@ -135,6 +154,13 @@ inline void register_fair_share_model(std::map<std::string, model_kind>& kinds) 
           q["spec"]["parentQueue"] = "root";
           q["spec"]["resources"]["gpu"] =
               json{{"quota", capacity.get(gpu) / unit / n}, {"overQuotaWeight", 1}, {"limit", -1}};
+          // cpu and memory get an even share too: an omitted quota is 0, and
+          // non-preemptible jobs must fit within quota in every resource
+          // (KAI units: cpu millicores, memory MB of 10^6 bytes)
+          q["spec"]["resources"]["cpu"] =
+              json{{"quota", capacity.get(resources::cpu) / n}, {"overQuotaWeight", 1}, {"limit", -1}};
+          q["spec"]["resources"]["memory"] =
+              json{{"quota", capacity.get(resources::memory) / 1'000'000 / n}, {"overQuotaWeight", 1}, {"limit", -1}};
           objs.push_back(q);
         }
         json out;

@@ -1,0 +1,156 @@
+// quota-sim integration of the extra policies (docs/extra-policies.md):
+// registers "budget", "priority_class_quota" and "sharing_pools".
+//
+//   {"model": "budget", ...}                — quota/budget_json.hpp
+//   {"model": "priority_class_quota", ...}  — quota/priority_class_quota_json.hpp
+//   {"model": "sharing_pools", ...}         — quota/sharing_pools_json.hpp
+//
+// Time for budgets. The simulator gives models no clock, so the budget
+// adapter keeps one from what it sees: check and commit move it to the job's
+// submission time (job.created_ms), and release moves it to the job's
+// declared end (commit time + duration) when preemption is off (jobs then
+// end exactly there). A pass the adapter cannot date (a pending job checked
+// before any newer event of that instant reaches the adapter) uses the last
+// time it knew. A host calls budget_policy::advance_to itself.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include <quota/budget.hpp>
+#include <quota/budget_json.hpp>
+#include <quota/priority_class_quota.hpp>
+#include <quota/priority_class_quota_json.hpp>
+#include <quota/sharing_pools.hpp>
+#include <quota/sharing_pools_json.hpp>
+
+#include "../simulator.hpp"
+
+namespace quota::sim {
+
+/// budget_policy with the clock described in the file comment.
+class sim_budget {
+ public:
+  sim_budget(budget_policy p, bool preemption) : p_(std::move(p)), preemption_(preemption) {}
+  [[nodiscard]] std::string_view policy_name() const noexcept { return p_.policy_name(); }
+  [[nodiscard]] decision check(const job& j) const {
+    tick(j.created_ms);
+    return p_.check(j);
+  }
+  void commit(const job& j) {
+    tick(j.created_ms);
+    p_.commit(j);
+    if (j.duration_ms >= 0) ends_[j.id] = p_.now_ms() + j.duration_ms;
+  }
+  void release(std::string_view id) {
+    if (auto it = ends_.find(std::string(id)); it != ends_.end()) {
+      if (!preemption_) tick(it->second);
+      ends_.erase(it);
+    }
+    p_.release(id);
+  }
+  void victims(const job& j, std::vector<victim>& out) const { p_.victims(j, out); }
+  [[nodiscard]] std::optional<std::int64_t> earliest_admission_ms(const job& j) const {
+    return p_.earliest_admission_ms(j);
+  }
+  [[nodiscard]] const budget_policy& policy() const noexcept { return p_; }
+
+ private:
+  void tick(std::int64_t t) const {
+    if (t > p_.now_ms()) p_.advance_to(t);
+  }
+  mutable budget_policy p_;  // the clock moves in check: a simulator-only shortcut
+  bool preemption_ = false;
+  std::map<std::string, std::int64_t> ends_;
+};
+static_assert(policy<sim_budget>);
+
+inline void to_json(json& j, const sim_budget& b) {
+  to_json(j, b.policy());
+}
+
+/// A policy plus the registry it names resources with (shared, read-only).
+template <class P>
+class sim_named {
+ public:
+  sim_named(std::shared_ptr<const resource_registry> reg, P p) : reg_(std::move(reg)), p_(std::move(p)) {}
+  [[nodiscard]] std::string_view policy_name() const noexcept { return p_.policy_name(); }
+  [[nodiscard]] decision check(const job& j) const { return p_.check(j); }
+  void commit(const job& j) { p_.commit(j); }
+  void release(std::string_view id) { p_.release(id); }
+  void victims(const job& j, std::vector<victim>& out) const { p_.victims(j, out); }
+  [[nodiscard]] const P& policy() const noexcept { return p_; }
+
+ private:
+  std::shared_ptr<const resource_registry> reg_;
+  P p_;
+};
+template <class P>
+inline void to_json(json& j, const sim_named<P>& m) {
+  to_json(j, m.policy());
+}
+
+inline void register_extra_models(std::map<std::string, model_kind>& kinds) {
+  kinds["budget"] = model_kind{
+      "budget over time per tenant: {\"resource\", \"tenant\": queue|namespace|user|group, \"window\": "
+      "calendar|rolling, \"windowStart\", \"windowLength\", \"defaultDuration\", \"onExhausted\": "
+      "deny|admit_preemptible, \"budgets\": {\"team-a\": \"500h\", \"*\": ...}}",
+      [](const policy_spec& ps, scenario& sc) {
+        return instance_of(sim_budget(load_budget(ps.body, sc.registry, ps.path), sc.preemption));
+      },
+      [](const std::vector<std::string>& tenants, const resource_vector& capacity, const resource_registry& reg) {
+        // each tenant: its even GPU share for a whole week
+        const auto [gpu, unit] = gpu_dimension(capacity, reg);
+        const auto share = std::max<amount>(
+            1, capacity.get(gpu) / unit / static_cast<amount>(std::max<std::size_t>(1, tenants.size())));
+        json p{{"model", "budget"}, {"resource", std::string(reg.name(gpu))}, {"budgets", json::object()}};
+        for (const auto& t : tenants) p["budgets"][t] = std::to_string(share * 168 * unit) + "h";
+        return p;
+      }};
+  kinds["priority_class_quota"] = model_kind{
+      "min/max per (tenant, PriorityClass): {\"tenant\": queue|namespace|user, \"quotas\": {\"team-a\": {\"high\": "
+      "{\"min\": {...}, \"max\": {...}}}, \"*\": {...}}}",
+      [](const policy_spec& ps, scenario& sc) {
+        auto pq = load_priority_class_quota(ps.body, sc.registry, ps.path);
+        auto reg = std::make_shared<const resource_registry>(sc.registry);
+        pq.rebind_registry(reg.get());
+        return instance_of(sim_named<priority_class_quota>(std::move(reg), std::move(pq)));
+      },
+      [](const std::vector<std::string>& tenants, const resource_vector& capacity, const resource_registry& reg) {
+        // at most half the cluster's GPUs at class "high" per tenant
+        const auto [gpu, unit] = gpu_dimension(capacity, reg);
+        (void)unit;
+        json p{{"model", "priority_class_quota"}, {"quotas", json::object()}};
+        for (const auto& t : tenants)
+          p["quotas"][t] = json{{"high", {{"max", {{std::string(reg.name(gpu)), capacity.get(gpu) / 2}}}}}};
+        return p;
+      }};
+  kinds["sharing_pools"] = model_kind{
+      "elastic quotas grouped in sharing pools: {\"pools\": [{\"name\", \"lendAcross\", \"borrowAcross\", "
+      "\"quotas\": [{\"name\", \"namespaces\", \"min\", \"max\"}]}]}; job.namespace selects the quota",
+      [](const policy_spec& ps, scenario& sc) {
+        auto sp = load_sharing_pools(ps.body, sc.registry, ps.path);
+        auto reg = std::make_shared<const resource_registry>(sc.registry);
+        sp.rebind_registry(reg.get());
+        return instance_of(sim_named<sharing_pools>(std::move(reg), std::move(sp)));
+      },
+      [](const std::vector<std::string>& tenants, const resource_vector& capacity, const resource_registry& reg) {
+        // two pools of half the tenants each; they lend to and borrow from each other
+        const auto [gpu, unit] = gpu_dimension(capacity, reg);
+        (void)unit;
+        const amount share = capacity.get(gpu) / static_cast<amount>(std::max<std::size_t>(1, tenants.size()));
+        json pools = json::array(
+            {json{{"name", "pool-1"}, {"lendAcross", true}, {"borrowAcross", true}, {"quotas", json::array()}},
+             json{{"name", "pool-2"}, {"lendAcross", true}, {"borrowAcross", true}, {"quotas", json::array()}}});
+        for (std::size_t i = 0; i < tenants.size(); ++i)
+          pools[i < (tenants.size() + 1) / 2 ? 0 : 1]["quotas"].push_back(
+              json{{"name", tenants[i]}, {"min", {{std::string(reg.name(gpu)), share}}}});
+        if (pools[1]["quotas"].empty()) pools.erase(1);
+        return json{{"model", "sharing_pools"}, {"pools", pools}};
+      }};
+}
+
+}  // namespace quota::sim
