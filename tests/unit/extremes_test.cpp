@@ -1,0 +1,245 @@
+// Extremes: int64 edges in quantities and vectors, deep hierarchies (depth 64),
+// many queues and users, empty configurations, every resource absent. Each
+// case either works or throws a typed error (quota::error with its id); no
+// crash, no silent wrap.
+#include <quota/detail/checked.hpp>
+#include <quota/fair_share.hpp>
+#include <quota/limits.hpp>
+#include <quota/quantity.hpp>
+#include <quota/queue_tree.hpp>
+#include <quota/resource_vector.hpp>
+#include <quota/running_limits.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "quota_catch.hpp"
+
+using namespace quota;
+
+namespace {
+constexpr std::int64_t i64_max = std::numeric_limits<std::int64_t>::max();
+constexpr std::int64_t i64_min = std::numeric_limits<std::int64_t>::min();
+
+template <class F>
+error_id error_of(F&& f) {
+  try {
+    f();
+  } catch (const quota::error& e) {
+    return e.id();
+  }
+  FAIL("expected a typed error");
+  return error_id::state_conflict;
+}
+}  // namespace
+
+TEST_CASE("extremes: quantities at the int64 edges parse or fail with a typed error") {
+  CHECK(parse_amount("9223372036854775807", 0) == i64_max);
+  CHECK(error_of([] { (void)parse_amount("9223372036854775808", 0); }) == error_id::parse_quantity_out_of_range);
+  CHECK(error_of([] { (void)parse_amount("9223372036854775807", 3); }) == error_id::parse_quantity_out_of_range);
+  CHECK(parse_amount("9223372036854775807m", 3) == i64_max);
+  CHECK(parse_amount("7Ei", 0) == 7 * (std::int64_t{1} << 60));
+  CHECK(error_of([] { (void)parse_amount("8Ei", 0); }) == error_id::parse_quantity_out_of_range);
+  CHECK(error_of([] { (void)parse_amount("1e1000", 0); }) == error_id::parse_quantity_out_of_range);
+  CHECK(error_of([] { (void)parse_amount("1e1001", 0); }) == error_id::parse_quantity_out_of_range);
+  CHECK(error_of([] { (void)parse_amount("1n", 0); }) == error_id::parse_too_precise);
+  CHECK(error_of([] { (void)parse_amount("-1", 0); }) == error_id::parse_negative_quantity);
+  CHECK(error_of([] { (void)quantity::parse(""); }) == error_id::parse_malformed_quantity);
+  // the largest amount formats and parses back at every scale
+  for (const int scale : {0, 3, 9})
+    for (const auto fmt :
+         {quantity_format::decimal_si, quantity_format::binary_si, quantity_format::decimal_exponent}) {
+      const std::string s = format_amount(i64_max, scale, fmt);
+      CHECK(parse_amount(s, scale) == i64_max);
+    }
+}
+
+TEST_CASE("extremes: checked arithmetic throws overflow_error instead of wrapping") {
+  CHECK(error_of([] { (void)detail::checked_add(i64_max, std::int64_t{1}); }) == error_id::overflow);
+  CHECK(error_of([] { (void)detail::checked_sub(i64_min, std::int64_t{1}); }) == error_id::overflow);
+  CHECK(error_of([] { (void)detail::checked_mul(i64_max / 2 + 1, std::int64_t{2}); }) == error_id::overflow);
+  CHECK(error_of([] { (void)detail::checked_sub(std::int64_t{0}, i64_min); }) == error_id::overflow);
+  CHECK(detail::checked_add(i64_max - 1, std::int64_t{1}) == i64_max);
+}
+
+TEST_CASE("extremes: vectors at the int64 edges keep their value when an operation overflows") {
+  resource_vector a;
+  a.set(resources::cpu, i64_max);
+  a.set(resources::memory, 5);
+  resource_vector one;
+  one.set(resources::memory, 1);
+  one.set(resources::cpu, 1);
+  const resource_vector before = a;
+  CHECK(error_of([&] { a += one; }) == error_id::overflow);
+  CHECK(a == before);  // strong guarantee: memory was not changed either
+  CHECK(error_of([&] { (void)(a + one); }) == error_id::overflow);
+  resource_vector low;
+  low.set(resources::cpu, i64_min);
+  CHECK(error_of([&] { low -= one; }) == error_id::overflow);
+  CHECK(low.get(resources::cpu) == i64_min);
+  // an overflowing sum does not fit anything, a limit of i64_max holds i64_max
+  limit_vector lim;
+  lim.set(resources::cpu, i64_max);
+  CHECK(fits(before, lim));
+  CHECK_FALSE(fits_with(before, one, lim));
+  CHECK_FALSE(fits_with(before, one, limit_vector{}));  // overflow, even unlimited
+  // clamped_sub at the edges
+  resource_vector neg;
+  neg.set(resources::cpu, -1);
+  CHECK(error_of([&] { (void)clamped_sub(before, neg); }) == error_id::overflow);
+}
+
+TEST_CASE("extremes: every resource absent") {
+  const resource_vector none;
+  CHECK(fits(none, limit_vector{}));
+  CHECK(fits(none, strict_limit_vector{}));
+  CHECK(fits_with(none, none, strict_limit_vector{}));
+  CHECK_FALSE(first_excess(none, strict_limit_vector{}).has_value());
+  CHECK(dominant_share(none, none).resource == no_resource);
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(limits_config{});
+  CHECK(m.increase("root", "app", none, "sue", std::vector<std::string>{}).allowed());
+  CHECK(m.user_running("sue", "root") == 1);
+  m.decrease("root", "app", none, true, {"sue", {}});
+  CHECK(m.tracker_count() == 0);
+  running_limits rl;
+  job j;
+  j.id = "j";
+  CHECK(rl.check(j).allowed());
+}
+
+TEST_CASE("extremes: empty configurations work") {
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(limits_config{});
+  resource_vector v;
+  v.set(resources::cpu, i64_max);
+  CHECK(m.increase("root", "a", v, "u", std::vector<std::string>{"g"}).allowed());
+  // a second application of the same user would overflow an unlimited tracker: typed error, nothing changes
+  CHECK(error_of([&] { (void)m.increase("root", "b", v, "u", std::vector<std::string>{}); }) == error_id::overflow);
+  CHECK(m.user_running("u", "root") == 1);
+  CHECK(error_of([&] { (void)m.increase("root.none", "c", v, "u", std::vector<std::string>{}); }) ==
+        error_id::unknown_queue);
+  queue_tree t({resources::cpu}, resource_vector{}, {});
+  CHECK(t.size() == 0);
+  t.compute_deserved();
+  fair_share_tree fs({});
+  fs.compute();
+  CHECK(fs.size() == 0);
+}
+
+TEST_CASE("extremes: hierarchies of depth 64") {
+  constexpr int depth = 64;
+  // Volcano queues
+  std::vector<queue_spec> qs;
+  for (int d = 0; d < depth; ++d) {
+    queue_spec q;
+    q.name = "q" + std::to_string(d);
+    q.parent = d ? "q" + std::to_string(d - 1) : "";
+    q.capability.set(resources::cpu, 1000 - d);
+    qs.push_back(q);
+  }
+  resource_vector total;
+  total.set(resources::cpu, 1000);
+  queue_tree tree({resources::cpu}, total, qs);
+  CHECK(tree.size() == depth);
+  CHECK(tree.real_capability(tree.index("q63"), 0) <= 1000 - 63);
+  // KAI fair share
+  std::vector<fair_share_queue_spec> fq;
+  for (int d = 0; d < depth; ++d) {
+    fair_share_queue_spec s;
+    s.name = "k" + std::to_string(d);
+    s.parent = d ? "k" + std::to_string(d - 1) : "";
+    s.resources[resources::cpu] = fair_share_resource{1000, 1, fair_share_unlimited};
+    fq.push_back(s);
+  }
+  fair_share_tree fst(fq);
+  resource_vector cap;
+  cap.set(resources::cpu, 1000);
+  fst.set_capacity(cap);
+  fst.set_request(fst.at("k63"), cap);
+  fst.compute();
+  CHECK(fst.fair_share(fst.at("k63"), resources::cpu) == 1000);
+  // YuniKorn limits: a limit at the root binds the leaf 64 levels down
+  limits_config cfg;
+  limit_entry e;
+  e.name = "root cap";
+  e.users = {"*"};
+  e.max_resources.set(resources::cpu, 10);
+  cfg.root.limits.push_back(e);
+  limits_queue* q = &cfg.root;
+  std::string path = "root";
+  for (int d = 1; d < depth; ++d) {
+    q->queues.push_back(limits_queue{});
+    q = &q->queues.back();
+    q->name = "l" + std::to_string(d);
+    path += "." + q->name;
+  }
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(cfg);
+  resource_vector six;
+  six.set(resources::cpu, 6);
+  CHECK(m.increase(path, "a", six, "u", std::vector<std::string>{}).allowed());
+  CHECK_FALSE(m.increase(path, "b", six, "u", std::vector<std::string>{}).allowed());
+  CHECK(m.user_usage("u", "root").get(resources::cpu) == 6);
+  CHECK(m.user_usage("u", path).get(resources::cpu) == 6);
+  m.decrease(path, "a", six, true, {"u", {}});
+  CHECK(m.tracker_count() == 0);
+}
+
+TEST_CASE("extremes: many queues and users") {
+  // 4096 sibling queues in each hierarchical model
+  constexpr int n = 4096;
+  std::vector<fair_share_queue_spec> fq(n);
+  for (int i = 0; i < n; ++i) {
+    fq[static_cast<std::size_t>(i)].name = "q" + std::to_string(i);
+    fq[static_cast<std::size_t>(i)].resources[resources::cpu] = fair_share_resource{1, 1, fair_share_unlimited};
+  }
+  fair_share_tree fst(fq);
+  resource_vector cap;
+  cap.set(resources::cpu, 2 * n);
+  fst.set_capacity(cap);
+  for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) fst.set_request(i, cap);
+  fst.compute();
+  amount sum = 0;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) sum += fst.fair_share(i, resources::cpu);
+  CHECK(sum == 2 * n);
+
+  limits_config cfg;
+  limit_entry e;
+  e.name = "each";
+  e.users = {"*"};
+  e.max_resources.set(resources::cpu, 1);
+  for (int i = 0; i < n; ++i) {
+    limits_queue q;
+    q.name = "q" + std::to_string(i);
+    q.limits.push_back(e);
+    cfg.root.queues.push_back(q);
+  }
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(cfg);
+  // 10^5 users, one application each, spread over the queues
+  constexpr int users = 100000;
+  resource_vector one;
+  one.set(resources::cpu, 1);
+  std::vector<std::string> none;
+  int admitted = 0;
+  for (int u = 0; u < users; ++u)
+    admitted +=
+        m.increase("root.q" + std::to_string(u % n), "app" + std::to_string(u), one, "user" + std::to_string(u), none)
+            .allowed();
+  CHECK(admitted == users);
+  CHECK(m.application_count() == static_cast<std::size_t>(users));
+  // the same user twice in one queue is denied by its wildcard copy
+  CHECK_FALSE(m.increase("root.q0", "again", one, "user0", none).allowed());
+  for (int u = 0; u < users; ++u)
+    m.decrease("root.q" + std::to_string(u % n), "app" + std::to_string(u), one, true,
+               {"user" + std::to_string(u), {}});
+  CHECK(m.application_count() == 0);
+  CHECK(m.tracker_count() == 0);
+}
