@@ -359,6 +359,19 @@ class quantity {
         v /= 10;
       }
     }
+    // A fractional binary-SI value is written in decimal SI (to_string): its
+    // digits m * 1024^b must fit the parser's 64-bit mantissa, so that the
+    // canonical text parses back (found by tests/fuzz/quantity_fuzz).
+    if (b > 0 && e < 0) {
+      detail::int128 v = static_cast<detail::int128>(m) << (10 * b);
+      int ee = e;
+      while (ee < 0 && v % 10 == 0) {
+        v /= 10;
+        ++ee;
+      }
+      if (ee < 0 && v > static_cast<detail::int128>(std::numeric_limits<std::int64_t>::max()))
+        return st::too_many_digits;
+    }
     mantissa_ = neg ? -static_cast<std::int64_t>(m) : static_cast<std::int64_t>(m);
     exp10_ = e;
     exp1024_ = b;

@@ -35,12 +35,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     (void)sim::load_scenario(sc);
   } catch (const quota::error& e) {
-#ifndef QUOTA_FUZZ_STRICT
-    // Known issue (tests/fuzz/crashes/openb_duplicate_pod_name.bin): a pod table
-    // that names a pod twice is imported as two jobs with the same id, which the
-    // scenario loader rejects. Tolerated unless QUOTA_FUZZ_STRICT is defined.
-    if (std::string_view(e.what()).find("duplicate job id") != std::string_view::npos) return 0;
-#endif
     fuzz::fail(std::string("the importer wrote a scenario the loader rejects: ") + e.what());
   }
   return 0;

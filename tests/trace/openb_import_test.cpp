@@ -107,6 +107,7 @@ TEST_CASE("trace: malformed pod lists are rejected naming file, line and column"
       {"deleted_before_created.csv", ":2: column 10 (deletion_time) is before creation_time"},
       {"partial_times.csv", ":1: missing column 'scheduled_time'"},
       {"unknown_qos.csv", ":2: column 7 (qos) unknown QoS class 'Gold'"},
+      {"duplicate_name.csv", ":3: column 1 (name) repeats pod 'pod-0' of line 2"},
   };
   for (const auto& [file, what] : cases) {
     INFO(file);

@@ -95,6 +95,25 @@ TEST_CASE("quantity: too precise, out of range and negative values are rejected"
   CHECK(quantity::parse("-1").is_negative());
 }
 
+TEST_CASE("quantity: a fractional binary value whose canonical text would not parse back is rejected") {
+  // found by tests/fuzz/quantity_fuzz: 100010.191951Gi is written in decimal SI
+  // as 107385125924056858624u, 21 digits, more than the 64-bit mantissa holds
+  try {
+    (void)quantity::parse("100010.191951Gi");
+    FAIL("accepted");
+  } catch (const quota::parse_error& e) {
+    CHECK(e.id() == quota::error_id::parse_quantity_out_of_range);
+  }
+  // a smaller fractional binary value round-trips through its canonical text
+  for (const char* text : {"1.5Gi", "0.3Ki", "10.191951Gi", "-2.25Mi"}) {
+    INFO(text);
+    const quantity q = quantity::parse(text);
+    const quantity back = quantity::parse(q.to_string());
+    CHECK(back == q);
+    CHECK(back.to_string() == q.to_string());
+  }
+}
+
 TEST_CASE("quantity: from_base formats amounts of base units") {
   CHECK(quota::format_amount(1500, 3) == "1500m");
   CHECK(quota::format_amount(2000, 3) == "2");

@@ -187,8 +187,12 @@ struct openb_options {
   resource_registry reg;
   const auto gm = reg.intern(gpu_milli_resource);
   resource_vector capacity;
+  std::map<std::string, std::size_t> node_lines;  // node name -> line
   for (std::size_t i = 0; i < nodes.rows.size(); ++i) {
     const csv_row r(nodes, i);
+    if (r.text("sn").empty()) r.fail("sn", "is empty");
+    if (auto [it, fresh] = node_lines.emplace(r.text("sn"), r.line()); !fresh)
+      r.fail("sn", "repeats node '" + r.text("sn") + "' of line " + std::to_string(it->second));
     const auto cpu = r.integer("cpu_milli"), mem = r.integer("memory_mib"), gpu = r.integer("gpu");
     if (gpu > 1024) r.fail("gpu", "more than 1024 devices");
     json n{{"name", r.text("sn")},
@@ -205,9 +209,13 @@ struct openb_options {
   sc["cluster"]["nodes"] = std::move(jnodes);
   const auto tenants = tenants_for(o);
   json jobs = json::array();
+  std::map<std::string, std::size_t> seen;  // pod name -> line
   for (std::size_t i = 0; i < pods.rows.size(); ++i) {
     const csv_row r(pods, i);
     const std::string name = r.text("name");
+    if (name.empty()) r.fail("name", "is empty");
+    if (auto [it, fresh] = seen.emplace(name, r.line()); !fresh)
+      r.fail("name", "repeats pod '" + name + "' of line " + std::to_string(it->second));
     const auto cpu = r.integer("cpu_milli"), mem = r.integer("memory_mib");
     const auto ngpu = r.integer("num_gpu"), gmilli = r.integer("gpu_milli");
     const auto created = has_times ? r.integer("creation_time") : static_cast<std::int64_t>(i);
