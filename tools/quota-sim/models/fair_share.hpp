@@ -137,7 +137,10 @@ inline void register_fair_share_model(std::map<std::string, model_kind>& kinds) 
       [](const policy_spec& ps, scenario& sc) { return detail::kai_fair_share_make(ps, sc); },
       [](const std::vector<std::string>& tenants, const resource_vector& capacity, const resource_registry& reg) {
         // one queue per tenant under a root; quota = even share of the GPUs, weight 1, no limit
-        const auto [gpu, unit] = gpu_dimension(capacity, reg);
+        // the `gpu` amounts are read in the units of gpuResource (devices for
+        // nvidia.com/gpu, thousandths for alibaba.com/gpu-milli), so the even
+        // share is written in those units
+        const auto gpu = gpu_dimension(capacity, reg).first;
         const std::string gname(reg.name(gpu));
         const auto n = static_cast<amount>(std::max<std::size_t>(1, tenants.size()));
         json objs = json::array();
@@ -153,7 +156,7 @@ inline void register_fair_share_model(std::map<std::string, model_kind>& kinds) 
           q["metadata"]["name"] = t;
           q["spec"]["parentQueue"] = "root";
           q["spec"]["resources"]["gpu"] =
-              json{{"quota", capacity.get(gpu) / unit / n}, {"overQuotaWeight", 1}, {"limit", -1}};
+              json{{"quota", capacity.get(gpu) / n}, {"overQuotaWeight", 1}, {"limit", -1}};
           // cpu and memory get an even share too: an omitted quota is 0, and
           // non-preemptible jobs must fit within quota in every resource
           // (KAI units: cpu millicores, memory MB of 10^6 bytes)
