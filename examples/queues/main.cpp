@@ -1,7 +1,8 @@
 // Loads Volcano Queue objects (kubectl get queues -o json) and prints each
 // queue's realCapability and deserved for a 30-GPU cluster, then a few
-// admission decisions: first with the proportion plugin, then with the
-// capacity plugin in hierarchical mode.
+// admission decisions and PodGroup enqueue decisions (podgroups.json) with
+// the proportion plugin, then decisions with the capacity plugin in
+// hierarchical mode.
 // Usage: quota-example-queues [queues.json [capacity_queues.json]]
 #include <iostream>
 #include <string>
@@ -77,6 +78,18 @@ int main(int argc, char** argv) {
         std::cout << " (" << d.reasons().front().model << "." << d.reasons().front().rule << ")";
       std::cout << "\n";
       if (d.allowed()) pol.commit(j);
+    }
+    // PodGroups (kubectl get podgroups -o json): may each be enqueued now?
+    // minResources + allocated + inqueue <= realCapability (no minResources: yes)
+    const std::string pg_file = std::string(QUOTA_EXAMPLE_DIR) + "/podgroups.json";
+    for (const auto& pg : quota::parse_volcano_podgroups(quota::load_json_file(pg_file), reg)) {
+      const auto d = tree.job_enqueueable(tree.index(pg.queue), pg.min_resources);
+      std::cout << "podgroup " << pg.ns << "/" << pg.name << " -> " << pg.queue << ": "
+                << (d.allowed() ? "enqueueable" : "not enqueueable");
+      for (const auto& r : d.reasons())
+        std::cout << " (" << r.model << "." << r.rule << ": needs " << r.requested << " on top of " << r.used
+                  << ", realCapability " << r.limit << ")";
+      std::cout << "\n";
     }
     capacity_demo(argc > 2 ? argv[2] : std::string(QUOTA_EXAMPLE_DIR) + "/capacity_queues.json");
   } catch (const std::exception& e) {
