@@ -149,8 +149,7 @@ void check_pod_list(const std::string& list, std::int64_t time_scale, bool deter
       cluster += n["allocatable"].value(quota::sim::gpu_milli_resource, json(0)).get<amount>();
     std::map<std::string, amount> caps;
     for (const auto& p : doc.at("policies"))
-      for (const auto& [t, c] : tenant_caps(p, cluster))
-        caps[t] = caps.count(t) != 0 ? std::min(caps[t], c) : c;
+      for (const auto& [t, c] : tenant_caps(p, cluster)) caps[t] = caps.count(t) != 0 ? std::min(caps[t], c) : c;
     if (set == std::vector<std::string>{"yunikorn_limits", "running_limits"}) {
       CHECK(caps.size() == 4);  // the synthesized limits do cap every tenant
     }

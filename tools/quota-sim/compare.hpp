@@ -15,9 +15,9 @@
 #include <cstdio>
 #include <future>
 #include <iostream>
-#include <thread>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "models.hpp"
@@ -40,8 +40,8 @@ struct compare_run {
   std::set<std::string> tenant_set;
   for (const auto& j : base.jobs)
     tenant_set.insert(base.tenant_by == "namespace" ? j.ns
-                      : base.tenant_by == "user"   ? j.user
-                                                   : (j.queue.empty() ? j.ns : j.queue));
+                      : base.tenant_by == "user"    ? j.user
+                                                    : (j.queue.empty() ? j.ns : j.queue));
   const std::vector<std::string> tenants(tenant_set.begin(), tenant_set.end());
   resource_vector capacity;
   for (const auto& n : base.nodes) capacity.add_in_place(n.allocatable);
@@ -87,7 +87,8 @@ struct compare_run {
     r.totals["peak_usage"] = peak;
     return r;
   };
-  const std::size_t workers = std::max<std::size_t>(1, std::min<std::size_t>(sets.size(), std::thread::hardware_concurrency()));
+  const std::size_t workers =
+      std::max<std::size_t>(1, std::min<std::size_t>(sets.size(), std::thread::hardware_concurrency()));
   std::vector<compare_run> out(sets.size());
   for (std::size_t first = 0; first < sets.size(); first += workers) {
     std::vector<std::future<compare_run>> batch;
@@ -150,13 +151,15 @@ struct compare_run {
     const auto& r = runs[i];
     if (r.usage.empty()) continue;
     std::string d = "M" + num(X(r.usage[0].first)) + "," + num(Y(r.usage[0].second));
-    for (std::size_t k = 1; k < r.usage.size(); ++k) d += " H" + num(X(r.usage[k].first)) + " V" + num(Y(r.usage[k].second));
+    for (std::size_t k = 1; k < r.usage.size(); ++k)
+      d += " H" + num(X(r.usage[k].first)) + " V" + num(Y(r.usage[k].second));
     s += std::string("<path d=\"") + d + "\" fill=\"none\" stroke=\"" + palette[i % 7] + "\" stroke-width=\"1.5\"/>\n";
   }
   // the table
   double y = T + ph + 56;
   s += "<text x=\"" + num(L) + "\" y=\"" + num(y) +
-       "\" font-weight=\"bold\">policy set | utilisation | peak | GPU fragmentation | wait p50 / p90 / p99 (s) | preemptions | never admitted</text>\n";
+       "\" font-weight=\"bold\">policy set | utilisation | peak | GPU fragmentation | wait p50 / p90 / p99 (s) | "
+       "preemptions | never admitted</text>\n";
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto& t = runs[i].totals;
     y += 22;
@@ -171,8 +174,8 @@ struct compare_run {
                   static_cast<long long>(t["wait_ms"]["p99"].get<std::int64_t>() / 1000),
                   static_cast<long long>(t["preemptions"].get<std::int64_t>()),
                   static_cast<long long>(t["never_admitted"].get<std::int64_t>()));
-    s += "<rect x=\"" + num(L - 16) + "\" y=\"" + num(y - 9) + "\" width=\"10\" height=\"10\" fill=\"" + palette[i % 7] +
-         "\"/><text x=\"" + num(L) + "\" y=\"" + num(y) + "\">" + row + "</text>\n";
+    s += "<rect x=\"" + num(L - 16) + "\" y=\"" + num(y - 9) + "\" width=\"10\" height=\"10\" fill=\"" +
+         palette[i % 7] + "\"/><text x=\"" + num(L) + "\" y=\"" + num(y) + "\">" + row + "</text>\n";
   }
   s += "</svg>\n";
   return s;

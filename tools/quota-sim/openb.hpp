@@ -95,14 +95,15 @@ class csv_row {
     for (char c : s) {
       if (c == '-') fail(col, "negative amount '" + s + "'");
       if (c < '0' || c > '9') fail(col, "not a number: '" + s + "'");
-      if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, c - '0', &v)) fail(col, "too large: '" + s + "'");
+      if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, c - '0', &v))
+        fail(col, "too large: '" + s + "'");
     }
     return v;
   }
   [[noreturn]] void fail(const std::string& col, const std::string& what) const {
-    throw parse_error(error_id::parse_malformed_document,
-                      t_.file + ":" + std::to_string(i_ + 2) + ": column " + std::to_string(index(col) + 1) + " (" +
-                          col + ") " + what);
+    throw parse_error(error_id::parse_malformed_document, t_.file + ":" + std::to_string(i_ + 2) + ": column " +
+                                                              std::to_string(index(col) + 1) + " (" + col + ") " +
+                                                              what);
   }
   [[nodiscard]] std::size_t line() const { return i_ + 2; }
 
@@ -169,8 +170,8 @@ struct openb_options {
   if (has_times)
     for (const char* col : {"creation_time", "deletion_time", "scheduled_time"})
       if (!has(col))
-        throw parse_error(error_id::parse_missing_field, o.pods_file + ":1: missing column '" + col +
-                                                             "' (the three time columns come together)");
+        throw parse_error(error_id::parse_missing_field,
+                          o.pods_file + ":1: missing column '" + col + "' (the three time columns come together)");
   if (o.tenant_rule == "qos" && !has_qos)
     throw parse_error(error_id::parse_missing_field,
                       o.pods_file + ":1: missing column 'qos' (needed by --tenant-rule qos)");

@@ -155,8 +155,7 @@ inline void register_fair_share_model(std::map<std::string, model_kind>& kinds) 
           json q;
           q["metadata"]["name"] = t;
           q["spec"]["parentQueue"] = "root";
-          q["spec"]["resources"]["gpu"] =
-              json{{"quota", capacity.get(gpu) / n}, {"overQuotaWeight", 1}, {"limit", -1}};
+          q["spec"]["resources"]["gpu"] = json{{"quota", capacity.get(gpu) / n}, {"overQuotaWeight", 1}, {"limit", -1}};
           // cpu and memory get an even share too: an omitted quota is 0, and
           // non-preemptible jobs must fit within quota in every resource
           // (KAI units: cpu millicores, memory MB of 10^6 bytes)
