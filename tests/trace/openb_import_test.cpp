@@ -87,7 +87,8 @@ TEST_CASE("trace: import tenants by stable hash or by QoS class", "[trace]") {
 TEST_CASE("trace: --hold and pod lists without times keep every pod to the end", "[trace]") {
   auto o = options("pods.csv");
   o.hold = true;
-  for (const auto& j : quota::sim::import_openb(o)["jobs"]) CHECK_FALSE(j.contains("duration"));
+  const json held = quota::sim::import_openb(o);  // named: a range-for over a temporary's member dangles
+  for (const auto& j : held.at("jobs")) CHECK_FALSE(j.contains("duration"));
   const json nt = quota::sim::import_openb(options("no_times.csv"));
   REQUIRE(nt["jobs"].size() == 2);
   CHECK(nt["jobs"][0]["submit"] == 0);
