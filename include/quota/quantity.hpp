@@ -359,18 +359,33 @@ class quantity {
         v /= 10;
       }
     }
-    // A fractional binary-SI value is written in decimal SI (to_string): its
-    // digits m * 1024^b must fit the parser's 64-bit mantissa, so that the
-    // canonical text parses back (found by tests/fuzz/quantity_fuzz).
-    if (b > 0 && e < 0) {
+    // to_string writes a binary-SI value either with a binary suffix (whole
+    // values) or in decimal SI (fractional or huge ones); the digits it would
+    // print must fit the parser's 64-bit mantissa, so that the canonical text
+    // parses back, and must not overflow its 128-bit arithmetic (both found by
+    // tests/fuzz/quantity_fuzz). Such values are beyond every resource's range.
+    if (b > 0) {
       detail::int128 v = static_cast<detail::int128>(m) << (10 * b);
       int ee = e;
       while (ee < 0 && v % 10 == 0) {
         v /= 10;
         ++ee;
       }
-      if (ee < 0 && v > static_cast<detail::int128>(std::numeric_limits<std::int64_t>::max()))
-        return st::too_many_digits;
+      const auto i64max = static_cast<detail::int128>(std::numeric_limits<std::int64_t>::max());
+      if (ee >= 0 && ee <= 18) {
+        for (; ee > 0; --ee) {
+          if (v > (static_cast<detail::int128>(1) << 122)) return st::too_many_digits;
+          v *= 10;
+        }
+        for (int k = 0; k < 6 && v % 1024 == 0; ++k) v /= 1024;
+        if (v > i64max) return st::too_many_digits;
+      } else {
+        while (v % 10 == 0) {
+          v /= 10;
+          ++ee;
+        }
+        if (v > i64max) return st::too_many_digits;
+      }
     }
     mantissa_ = neg ? -static_cast<std::int64_t>(m) : static_cast<std::int64_t>(m);
     exp10_ = e;
