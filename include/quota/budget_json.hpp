@@ -8,50 +8,30 @@
 // A budget is "<integer><unit>" (ms, s, m, h, d, w): that many base units of
 // the resource for that long ("500h" is 500 GPU-hours for nvidia.com/gpu),
 // or an integer of resource-milliseconds. Durations are integers (ms) or
-// "<integer><unit>". Every problem of the document is listed in one
+// text as in quota/duration.hpp ("90s", "1h30m", "7d"). Every problem of the document is listed in one
 // config_error (601) naming the offending field; nothing is built then.
 #pragma once
 
 #include <string>
 
 #include <quota/budget.hpp>
+#include <quota/duration.hpp>
 #include <quota/json.hpp>
 
 namespace quota {
 
 namespace detail {
-/// "90s", "5m", "2h", "7d", "1w", "250ms" or an integer (ms); false when malformed.
+/// A duration (quota/duration.hpp: "90s", "1h30m", "7d", ...) or an integer of ms; false when malformed.
 inline bool budget_duration(const json& v, std::int64_t& out) {
   if (v.is_number_integer()) {
     out = v.get<std::int64_t>();
     return true;
   }
   if (!v.is_string()) return false;
-  const std::string& s = v.get_ref<const std::string&>();
-  std::size_t i = 0;
-  std::int64_t n = 0;
-  while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
-    if (__builtin_mul_overflow(n, 10, &n) || __builtin_add_overflow(n, s[i] - '0', &n)) return false;
-    ++i;
-  }
-  if (i == 0) return false;
-  const std::string unit = s.substr(i);
-  std::int64_t m = 0;
-  if (unit == "ms")
-    m = 1;
-  else if (unit == "s")
-    m = 1000;
-  else if (unit == "m")
-    m = 60'000;
-  else if (unit == "h")
-    m = 3'600'000;
-  else if (unit == "d")
-    m = 86'400'000;
-  else if (unit == "w")
-    m = 604'800'000;
-  else
-    return false;
-  return !__builtin_mul_overflow(n, m, &out);
+  const auto ms = parse_duration_ms(v.get_ref<const std::string&>());
+  if (!ms) return false;
+  out = *ms;
+  return true;
 }
 }  // namespace detail
 

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include <quota/decision.hpp>
+#include <quota/duration.hpp>
 #include <quota/policy.hpp>
 
 namespace quota {
@@ -128,20 +129,6 @@ void explain_model(const P& p, const job& j, model_explanation& out) {
   }
 }
 
-/// "4h", "1h30m", "90s", "250ms": a compact duration for people.
-[[nodiscard]] inline std::string duration_text(std::int64_t ms) {
-  if (ms < 0) return "-" + duration_text(ms == INT64_MIN ? INT64_MAX : -ms);
-  if (ms < 1000) return std::to_string(ms) + "ms";
-  std::string s;
-  const std::int64_t d = ms / 86'400'000, h = ms / 3'600'000 % 24, m = ms / 60'000 % 60, sec = ms / 1000 % 60,
-                     rest = ms % 1000;
-  if (d) s += std::to_string(d) + "d";
-  if (h) s += std::to_string(h) + "h";
-  if (m) s += std::to_string(m) + "m";
-  if (sec) s += std::to_string(sec) + "s";
-  if (rest) s += std::to_string(rest) + "ms";
-  return s;
-}
 }  // namespace detail
 
 /// What-if for a single model (the engines have their own explain()).
@@ -188,14 +175,14 @@ template <policy P>
       }
       if (m.earliest_ms)
         s += "    earliest admission: " + std::to_string(*m.earliest_ms) + " ms (" +
-             detail::duration_text(*m.earliest_ms) + ")\n";
+             format_duration(*m.earliest_ms) + ")\n";
       else
         s += "    earliest admission: cannot tell\n";
     }
   }
   if (!x.allowed() && !x.already_admitted) {
     if (const auto t = x.earliest_ms())
-      s += "earliest admission by every model: " + std::to_string(*t) + " ms (" + detail::duration_text(*t) + ")\n";
+      s += "earliest admission by every model: " + std::to_string(*t) + " ms (" + format_duration(*t) + ")\n";
   }
   return s;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <quota/decision.hpp>
+#include <quota/duration.hpp>
 #include <quota/error.hpp>
 #include <quota/fraction.hpp>
 #include <quota/policy.hpp>

@@ -210,7 +210,7 @@ inline int cmd_explain(const std::vector<std::string>& args) {
       std::cout << out.dump(2) << "\n";
       return ok;
     }
-    std::cout << "scenario " << sim.spec().name << " at " << quota::detail::duration_text(*at) << " (" << *at
+    std::cout << "scenario " << sim.spec().name << " at " << quota::format_duration(*at) << " (" << *at
               << " ms)\n"
               << to_string(x);
     if (!est.entries.empty()) {
@@ -221,7 +221,7 @@ inline int cmd_explain(const std::vector<std::string>& args) {
           std::cout << "not before the declared ends of the running jobs\n";
           continue;
         }
-        std::cout << "allows at " << quota::detail::duration_text(*e.at_ms) << " (" << *e.at_ms << " ms), after "
+        std::cout << "allows at " << quota::format_duration(*e.at_ms) << " (" << *e.at_ms << " ms), after "
                   << e.after.size() << " running job(s) end, the last " << e.after.back() << "\n";
       }
     }

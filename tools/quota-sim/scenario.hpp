@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include <quota/duration.hpp>
 #include <quota/error.hpp>
 #include <quota/json.hpp>
 #include <quota/resource_vector.hpp>
@@ -104,54 +105,17 @@ struct scenario {
 
 constexpr std::int64_t end_of_time = INT64_MAX;
 
-/// "90s", "5m", "2h", "1d", "1w", "250ms", a sum of such terms written
-/// largest unit first ("1h30m", "2d4h"), or an integer number of milliseconds.
+/// A duration as in quota/duration.hpp ("90s", "1h30m", "2d4h", "250ms"),
+/// an integer number of milliseconds, or "end" (the end of the run).
 inline std::optional<std::int64_t> parse_duration(const json& v) {
   if (v.is_number_integer()) {
     const auto x = v.get<std::int64_t>();
     return x < 0 ? std::nullopt : std::optional<std::int64_t>(x);
   }
   if (!v.is_string()) return std::nullopt;
-  const std::string s = v.get<std::string>();
+  const auto& s = v.get_ref<const std::string&>();
   if (s == "end") return end_of_time;
-  if (s.empty()) return std::nullopt;
-  std::size_t i = 0;
-  std::int64_t total = 0;
-  std::int64_t last_mul = INT64_MAX;  // units must shrink from term to term
-  while (i < s.size()) {
-    const std::size_t start = i;
-    std::int64_t n = 0;
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
-      if (n > (INT64_MAX - 9) / 10) return std::nullopt;
-      n = n * 10 + (s[i] - '0');
-      ++i;
-    }
-    if (i == start) return std::nullopt;
-    std::size_t u = i;
-    while (u < s.size() && (s[u] < '0' || s[u] > '9')) ++u;
-    const std::string unit = s.substr(i, u - i);
-    i = u;
-    std::int64_t mul = 0;
-    if (unit == "ms" || (unit.empty() && start == 0 && i == s.size()))
-      mul = 1;
-    else if (unit == "s")
-      mul = 1000;
-    else if (unit == "m")
-      mul = 60'000;
-    else if (unit == "h")
-      mul = 3'600'000;
-    else if (unit == "d")
-      mul = 86'400'000;
-    else if (unit == "w")
-      mul = 7 * 86'400'000LL;
-    else
-      return std::nullopt;
-    if (mul >= last_mul) return std::nullopt;
-    last_mul = mul;
-    std::int64_t r = 0;
-    if (__builtin_mul_overflow(n, mul, &r) || __builtin_add_overflow(total, r, &total)) return std::nullopt;
-  }
-  return total;
+  return quota::parse_duration_ms(s);
 }
 
 namespace detail {

@@ -70,6 +70,19 @@ template <class T>
   }
 }
 
+template <class T>
+[[nodiscard]] constexpr bool try_mul(T a, T b, T& r) noexcept {
+  if constexpr (is_builtin_integer_v<T>) {
+    T t{};
+    if (__builtin_mul_overflow(a, b, &t)) return false;
+    r = t;
+    return true;
+  } else {
+    r = static_cast<T>(a * b);
+    return true;
+  }
+}
+
 /// Narrow a wide integer into T, throwing when it does not fit.
 template <class T, class W>
 [[nodiscard]] constexpr T narrow(const W& w) {
