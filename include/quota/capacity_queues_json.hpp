@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <quota/capacity_queues.hpp>
+#include <quota/detail/volcano_queue_json.hpp>
 #include <quota/json.hpp>
 
 namespace quota {
@@ -17,37 +18,18 @@ namespace quota {
 /// document is reported at once in a validation_error naming the item.
 [[nodiscard]] inline std::vector<capacity_queue_spec> parse_capacity_queues(const json& doc, resource_registry& reg) {
   std::vector<capacity_queue_spec> out;
-  diagnostics diag;
-  for_each_object(doc, [&](const json& obj, const std::string& path) {
+  detail::for_each_volcano_queue(doc, reg, [&](detail::volcano_queue_object&& o) {
     capacity_queue_spec q;
-    try {
-      q.name = object_name(obj, path);
-      const json empty = json::object();
-      const json& spec = obj.contains("spec") && obj["spec"].is_object() ? obj["spec"] : empty;
-      const std::string sp = detail::join_path(path, "spec");
-      q.reclaimable = field_or<bool>(spec, "reclaimable", true, sp);
-      q.priority = field_or<std::int32_t>(spec, "priority", 0, sp);
-      q.parent = field_or<std::string>(spec, "parent", std::string{}, sp);
-      if (spec.contains("deserved"))
-        q.deserved = parse_resource_list(spec["deserved"], reg, detail::join_path(sp, "deserved"), &diag);
-      if (spec.contains("capability"))
-        q.capability = parse_resource_list(spec["capability"], reg, detail::join_path(sp, "capability"), &diag);
-      if (spec.contains("guarantee") && spec["guarantee"].is_object() && spec["guarantee"].contains("resource"))
-        q.guarantee =
-            parse_resource_list(spec["guarantee"]["resource"], reg, detail::join_path(sp, "guarantee.resource"), &diag);
-      std::string state = "Open";
-      if (obj.contains("status") && obj["status"].is_object())
-        state = field_or<std::string>(obj["status"], "state", state, detail::join_path(path, "status"));
-      if (state != "Open" && state != "Closed" && state != "Closing" && state != "Unknown")
-        diag.add(detail::join_path(path, "status.state"), "expected Open, Closed or Closing, got '" + state + "'");
-      q.open = state == "Open";
-    } catch (const error& e) {
-      diag.add(path, e.what());
-      return;
-    }
+    q.name = std::move(o.name);
+    q.parent = std::move(o.parent);
+    q.priority = o.priority;
+    q.reclaimable = o.reclaimable;
+    q.open = o.state == "Open";
+    q.deserved = std::move(o.deserved);
+    q.capability = std::move(o.capability);
+    q.guarantee = std::move(o.guarantee);
     out.push_back(std::move(q));
   });
-  if (!diag.empty()) throw validation_error(diag.items());
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include <quota/detail/volcano_queue_json.hpp>
 #include <quota/json.hpp>
 #include <quota/queue_tree.hpp>
 
@@ -24,34 +25,18 @@ struct volcano_podgroup {
 /// document is reported at once in a validation_error naming the item.
 [[nodiscard]] inline std::vector<queue_spec> parse_volcano_queues(const json& doc, resource_registry& reg) {
   std::vector<queue_spec> out;
-  diagnostics diag;
-  for_each_object(doc, [&](const json& obj, const std::string& path) {
+  detail::for_each_volcano_queue(doc, reg, [&](detail::volcano_queue_object&& o) {
     queue_spec q;
-    try {
-      q.name = object_name(obj, path);
-      const json empty = json::object();
-      const json& spec = obj.contains("spec") && obj["spec"].is_object() ? obj["spec"] : empty;
-      const std::string sp = detail::join_path(path, "spec");
-      q.weight = field_or<std::int64_t>(spec, "weight", 1, sp);
-      q.reclaimable = field_or<bool>(spec, "reclaimable", true, sp);
-      q.parent = field_or<std::string>(spec, "parent", std::string{}, sp);
-      if (q.parent == "root") q.parent.clear();
-      if (spec.contains("capability"))
-        q.capability = parse_resource_list(spec["capability"], reg, detail::join_path(sp, "capability"), &diag);
-      if (spec.contains("guarantee") && spec["guarantee"].is_object() && spec["guarantee"].contains("resource"))
-        q.guarantee =
-            parse_resource_list(spec["guarantee"]["resource"], reg, detail::join_path(sp, "guarantee.resource"), &diag);
-      std::string state = "Open";
-      if (obj.contains("status") && obj["status"].is_object())
-        state = field_or<std::string>(obj["status"], "state", state, detail::join_path(path, "status"));
-      q.state = state == "Closed" ? queue_state::closed : state == "Closing" ? queue_state::closing : queue_state::open;
-    } catch (const error& e) {
-      diag.add(path, e.what());
-      return;
-    }
+    q.name = std::move(o.name);
+    q.parent = std::move(o.parent);
+    q.weight = o.weight;
+    q.reclaimable = o.reclaimable;
+    q.capability = std::move(o.capability);
+    q.guarantee = std::move(o.guarantee);
+    // Unknown is the state of a queue Volcano lost track of: it schedules nothing new
+    q.state = o.state == "Open" ? queue_state::open : o.state == "Closing" ? queue_state::closing : queue_state::closed;
     out.push_back(std::move(q));
   });
-  if (!diag.empty()) throw validation_error(diag.items());
   return out;
 }
 

@@ -9,46 +9,17 @@
 #include <random>
 #include <string>
 
+#include "kueue_fixtures.hpp"
 #include "quota_catch.hpp"
 
 using namespace quota;
 using namespace quota::kueue;
+using namespace quota::kueue::test;
 
 namespace {
-constexpr amount cpu(std::int64_t cores) {
-  return cores * 1000;
-}
-constexpr amount gib(std::int64_t n) {
-  return n * 1024 * 1024 * 1024;
-}
 
 resource_quota_spec rq(resource_id r, amount nominal, std::optional<amount> bl = {}, std::optional<amount> ll = {}) {
   return resource_quota_spec{r, nominal, bl, ll};
-}
-// one group covering cpu only, with one flavor per entry
-cluster_queue_spec cq_cpu(std::string name, std::string cohort,
-                          std::vector<std::pair<std::string, resource_quota_spec>> fl) {
-  cluster_queue_spec c;
-  c.name = std::move(name);
-  c.cohort = std::move(cohort);
-  resource_group_spec g;
-  g.covered_resources = {resources::cpu};
-  for (auto& [f, q] : fl) g.flavors.push_back({f, {q}});
-  c.resource_groups.push_back(std::move(g));
-  return c;
-}
-workload wl(std::string name, std::string queue, amount cpu_per_pod, std::int32_t count = 1, std::int32_t prio = 0,
-            std::int64_t created = 0) {
-  workload w;
-  w.name = std::move(name);
-  w.queue = std::move(queue);
-  w.priority = prio;
-  w.created = created;
-  pod_set p;
-  p.count = count;
-  p.per_pod.set(resources::cpu, cpu_per_pod);
-  w.pod_sets.push_back(std::move(p));
-  return w;
 }
 kueue_objects load_file(const std::string& rel, resource_registry& reg) {
   return load_kueue_objects(load_json_file(std::string(QUOTA_SOURCE_DIR) + "/tests/data/kueue/" + rel), reg);

@@ -13,40 +13,16 @@
 #include <random>
 #include <string>
 
+#include "kueue_fixtures.hpp"
 #include "quota_catch.hpp"
 
 using namespace quota;
 using namespace quota::kueue;
+using namespace quota::kueue::test;
 
 namespace {
-constexpr amount cpu(std::int64_t cores) {
-  return cores * 1000;
-}
 resource_quota_spec rq(amount nominal, std::optional<amount> bl = {}, std::optional<amount> ll = {}) {
   return resource_quota_spec{resources::cpu, nominal, bl, ll};
-}
-cluster_queue_spec cq_cpu(std::string name, std::string cohort, resource_quota_spec q) {
-  cluster_queue_spec c;
-  c.name = std::move(name);
-  c.cohort = std::move(cohort);
-  resource_group_spec g;
-  g.covered_resources = {resources::cpu};
-  g.flavors.push_back({"f", {q}});
-  c.resource_groups.push_back(std::move(g));
-  return c;
-}
-workload wl(std::string name, std::string queue, amount cpu_per_pod, std::int32_t count = 1, std::int32_t prio = 0,
-            std::int64_t created = 0) {
-  workload w;
-  w.name = std::move(name);
-  w.queue = std::move(queue);
-  w.priority = prio;
-  w.created = created;
-  pod_set p;
-  p.count = count;
-  p.per_pod.set(resources::cpu, cpu_per_pod);
-  w.pod_sets.push_back(std::move(p));
-  return w;
 }
 std::vector<std::string> names(const std::vector<preemption_target>& t) {
   std::vector<std::string> out;

@@ -358,3 +358,26 @@ TEST_CASE("queue: Volcano Queue and PodGroup JSON reproduce the seed table") {
           json::parse(R"({"items":[{"metadata":{}},{"metadata":{"name":"x"},"spec":{"weight":"heavy"}}]})"), reg),
       validation_error);
 }
+
+TEST_CASE("queue: Queue status.state is one of Volcano's four values; only Open schedules") {
+  resource_registry reg;
+  auto one = [&](const std::string& state) {
+    const std::string doc = R"({"metadata":{"name":"q"},"status":{"state":")" + state + R"("}})";
+    return parse_volcano_queues(json::parse(doc), reg).at(0).state;
+  };
+  CHECK(one("Open") == queue_state::open);
+  CHECK(one("Closing") == queue_state::closing);
+  CHECK(one("Closed") == queue_state::closed);
+  CHECK(one("Unknown") == queue_state::closed);
+  try {
+    (void)one("Paused");
+    FAIL("an unknown state was accepted");
+  } catch (const validation_error& e) {
+    CHECK_THAT(e.what(), Catch::Matchers::Contains("status.state") && Catch::Matchers::Contains("Paused"));
+  }
+  // spec.parent "root" and absent mean the same: a child of the root
+  const auto specs = parse_volcano_queues(
+      json::parse(R"([{"metadata":{"name":"a"},"spec":{"parent":"root"}},{"metadata":{"name":"b"}}])"), reg);
+  CHECK(specs.at(0).parent.empty());
+  CHECK(specs.at(1).parent.empty());
+}

@@ -1,0 +1,70 @@
+// quota/detail/volcano_queue_json.hpp — the fields of a Volcano Queue object
+// (`kubectl get queues -o json`) that our two Volcano models read: the
+// proportion plugin's view (queue_tree_json.hpp: weight, capability,
+// guarantee) and the capacity plugin's (capacity_queues_json.hpp: deserved,
+// capability, guarantee, priority). One reader, so both agree on defaults,
+// paths in errors and which status.state values exist.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <quota/json.hpp>
+
+namespace quota::detail {
+
+struct volcano_queue_object {
+  std::string name;
+  std::string parent;  // "" for spec.parent absent or "root"
+  std::int64_t weight = 1;
+  std::int32_t priority = 0;
+  bool reclaimable = true;
+  std::string state = "Open";  // Open, Closed, Closing or Unknown (Volcano's QueueState values)
+  resource_vector deserved;
+  resource_vector capability;
+  resource_vector guarantee;
+};
+
+/// Calls f(queue) for every Queue of `doc` (a single object, a List or an
+/// array). Every problem of the document is collected and thrown at once as
+/// one validation_error naming the item; f is then never called.
+template <class F>
+void for_each_volcano_queue(const json& doc, resource_registry& reg, F&& f) {
+  std::vector<volcano_queue_object> out;
+  diagnostics diag;
+  for_each_object(doc, [&](const json& obj, const std::string& path) {
+    volcano_queue_object q;
+    try {
+      q.name = object_name(obj, path);
+      const json empty = json::object();
+      const json& spec = obj.contains("spec") && obj["spec"].is_object() ? obj["spec"] : empty;
+      const std::string sp = join_path(path, "spec");
+      q.weight = field_or<std::int64_t>(spec, "weight", 1, sp);
+      q.priority = field_or<std::int32_t>(spec, "priority", 0, sp);
+      q.reclaimable = field_or<bool>(spec, "reclaimable", true, sp);
+      q.parent = field_or<std::string>(spec, "parent", std::string{}, sp);
+      if (q.parent == "root") q.parent.clear();
+      if (spec.contains("deserved"))
+        q.deserved = parse_resource_list(spec["deserved"], reg, join_path(sp, "deserved"), &diag);
+      if (spec.contains("capability"))
+        q.capability = parse_resource_list(spec["capability"], reg, join_path(sp, "capability"), &diag);
+      if (spec.contains("guarantee") && spec["guarantee"].is_object() && spec["guarantee"].contains("resource"))
+        q.guarantee =
+            parse_resource_list(spec["guarantee"]["resource"], reg, join_path(sp, "guarantee.resource"), &diag);
+      if (obj.contains("status") && obj["status"].is_object())
+        q.state = field_or<std::string>(obj["status"], "state", q.state, join_path(path, "status"));
+      if (q.state != "Open" && q.state != "Closed" && q.state != "Closing" && q.state != "Unknown")
+        diag.add(join_path(path, "status.state"), "expected Open, Closed, Closing or Unknown, got '" + q.state + "'");
+    } catch (const error& e) {
+      diag.add(path, e.what());
+      return;
+    }
+    out.push_back(std::move(q));
+  });
+  if (!diag.empty()) throw validation_error(diag.items());
+  for (auto& q : out) f(std::move(q));
+}
+
+}  // namespace quota::detail

@@ -1,0 +1,53 @@
+// Small builders shared by the Kueue model's tests (cluster_queue_test,
+// kueue_rules_test): CPU amounts, one-resource ClusterQueues, workloads.
+#pragma once
+
+#include <quota/cluster_queue.hpp>
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace quota::kueue::test {
+
+constexpr amount cpu(std::int64_t cores) {
+  return cores * 1000;
+}
+constexpr amount gib(std::int64_t n) {
+  return n * 1024 * 1024 * 1024;
+}
+
+/// A ClusterQueue with one resource group covering cpu, one flavor per entry.
+inline cluster_queue_spec cq_cpu(std::string name, std::string cohort,
+                                 std::vector<std::pair<std::string, resource_quota_spec>> flavors) {
+  cluster_queue_spec c;
+  c.name = std::move(name);
+  c.cohort = std::move(cohort);
+  resource_group_spec g;
+  g.covered_resources = {resources::cpu};
+  for (auto& [f, q] : flavors) g.flavors.push_back({f, {q}});
+  c.resource_groups.push_back(std::move(g));
+  return c;
+}
+/// The same with the single flavor "f".
+inline cluster_queue_spec cq_cpu(std::string name, std::string cohort, resource_quota_spec q) {
+  return cq_cpu(std::move(name), std::move(cohort), {{"f", q}});
+}
+
+/// A workload of `count` pods of `cpu_per_pod` each in LocalQueue `queue`.
+inline workload wl(std::string name, std::string queue, amount cpu_per_pod, std::int32_t count = 1,
+                   std::int32_t prio = 0, std::int64_t created = 0) {
+  workload w;
+  w.name = std::move(name);
+  w.queue = std::move(queue);
+  w.priority = prio;
+  w.created = created;
+  pod_set p;
+  p.count = count;
+  p.per_pod.set(resources::cpu, cpu_per_pod);
+  w.pod_sets.push_back(std::move(p));
+  return w;
+}
+
+}  // namespace quota::kueue::test
