@@ -32,10 +32,13 @@
 // Hot path: usage is kept in flat arrays indexed by a small resource slot
 // (assigned the first time a resource is requested), compiled limits are
 // dense arrays indexed by resource id, a running application keeps pointers to
-// its user and group trackers along its queue's ancestor chain, and names are
-// interned in an open-addressing table looked up by string_view. Once an
+// its user and group trackers along its queue's ancestor chain plus a plan (its
+// limits resolved once per config generation into one block by tracker and
+// slot; anything the plan cannot answer plainly goes to the general path), and
+// names are interned in an open-addressing table looked up by string_view. Once an
 // application runs, increase / decrease / headroom allocate nothing (up to 8
-// resource slots and queue depth 8).
+// resource slots and queue depth 8; the plan is rebuilt, and may allocate for
+// a deep tree, only after a reload or a resource's first request).
 //
 // Memory: an application id is forgotten when the application is removed
 // (decrease with remove_app) unless the host holds its handle (app_id pins it
@@ -45,10 +48,12 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cstdint>
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -105,32 +110,105 @@ struct limits_group_usage {
 };
 
 namespace detail {
+/// Capacity for n elements, growing geometrically: reserve(size() + 1) on
+/// every insert would copy the whole vector each time (quadratic).
+template <class V>
+void reserve_at_least(V& v, std::size_t n) {
+  if (v.capacity() < n) v.reserve(std::max(n, 2 * v.capacity()));
+}
 
 inline constexpr std::uint32_t limits_none = 0xFFFFFFFFU;
 inline constexpr std::uint32_t limits_wild_group = 0;  // group id 0 is the "*" pool
+
+/// The manager's mutex: one atomic word, taken with one compare-exchange and
+/// released with one exchange when uncontended (a waiter sleeps on the word,
+/// C++20 atomic wait). Cheaper per call than std::mutex on the hot path,
+/// which takes and releases it several times per scheduling cycle.
+class limits_mutex {
+ public:
+  void lock() noexcept {
+    std::uint32_t c = 0;
+    if (!s_.compare_exchange_strong(c, 1, std::memory_order_acquire, std::memory_order_relaxed)) lock_slow(c);
+  }
+  void unlock() noexcept {
+    if (s_.exchange(0, std::memory_order_release) == 2) s_.notify_one();
+  }
+
+ private:
+  [[gnu::noinline]] void lock_slow(std::uint32_t c) noexcept {
+    // 2: locked, and someone may sleep; whoever takes the lock from here marks it so
+    if (c != 2) c = s_.exchange(2, std::memory_order_acquire);
+    while (c != 0) {
+      s_.wait(2, std::memory_order_relaxed);
+      c = s_.exchange(2, std::memory_order_acquire);
+    }
+  }
+  std::atomic<std::uint32_t> s_{0};  // 0 free, 1 locked, 2 locked with possible waiters
+};
 
 /// A fast hash of a short name (user, group, application, queue path): eight
 /// bytes at a time, no allocation.
 [[nodiscard]] inline std::uint64_t limits_hash(std::string_view s) noexcept {
   std::uint64_t h = 0x9E3779B97F4A7C15ULL ^ (static_cast<std::uint64_t>(s.size()) * 0xFF51AFD7ED558CCDULL);
   const char* p = s.data();
-  std::size_t n = s.size();
-  while (n >= 8) {
+  const std::size_t size = s.size();
+  auto load8 = [](const char* q) {
     std::uint64_t w = 0;
-    std::memcpy(&w, p, 8);
+    std::memcpy(&w, q, 8);
+    return w;
+  };
+  auto load4 = [](const char* q) {
+    std::uint32_t w = 0;
+    std::memcpy(&w, q, 4);
+    return static_cast<std::uint64_t>(w);
+  };
+  auto mix = [&h](std::uint64_t w) {
     h = (h ^ w) * 0xBF58476D1CE4E5B9ULL;
     h ^= h >> 31;
-    p += 8;
-    n -= 8;
+  };
+  // fixed-size loads only (no memcpy of a variable length): whole words, then
+  // a last word that overlaps the previous one, or for short names two
+  // overlapping half words / three bytes
+  if (size >= 8) {
+    std::size_t i = 0;
+    for (; i + 8 <= size; i += 8) mix(load8(p + i));
+    if (i != size) mix(load8(p + size - 8));
+  } else if (size >= 4) {
+    mix(load4(p) | (load4(p + size - 4) << 32));
+  } else if (size != 0) {
+    const auto b = [p](std::size_t i) { return static_cast<std::uint64_t>(static_cast<unsigned char>(p[i])); };
+    mix(b(0) | (b(size / 2) << 8) | (b(size - 1) << 16));
   }
-  if (n != 0) {
-    std::uint64_t w = 0;
-    std::memcpy(&w, p, n);
-    h = (h ^ w) * 0x94D049BB133111EBULL;
-    h ^= h >> 29;
-  }
-  h *= 0xBF58476D1CE4E5B9ULL;
+  h *= 0x94D049BB133111EBULL;
   return h ^ (h >> 32);
+}
+
+/// Equality of two names with fixed-size loads (no call into memcmp for the
+/// short names of users, applications and queue paths).
+[[nodiscard]] inline bool limits_eq(std::string_view a, std::string_view b) noexcept {
+  const std::size_t n = a.size();
+  if (n != b.size()) return false;
+  const char* p = a.data();
+  const char* q = b.data();
+  auto load8 = [](const char* x) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, x, 8);
+    return w;
+  };
+  auto load4 = [](const char* x) {
+    std::uint32_t w = 0;
+    std::memcpy(&w, x, 4);
+    return w;
+  };
+  if (n >= 8) {
+    for (std::size_t i = 0; i + 8 <= n; i += 8)
+      if (load8(p + i) != load8(q + i)) return false;
+    return load8(p + n - 8) == load8(q + n - 8);
+  }
+  if (n >= 4) return load4(p) == load4(q) && load4(p + n - 4) == load4(q + n - 4);
+  for (std::size_t i = 0; i < n; ++i)
+    if (p[i] != q[i]) return false;
+  return true;
 }
 
 /// Interned names: an open-addressing table (linear probing, backward-shift
@@ -157,9 +235,11 @@ class limits_interner {
     } else {
       if (names_.size() >= 0xFFFFFFF0U) throw overflow_error("too many interned names");
       id = count_;
-      free_.reserve(names_.size() + 1);  // forget() never allocates
-      alive_.reserve(names_.size() + 1);
+      detail::reserve_at_least(free_, names_.size() + 1);  // forget() never allocates
+      detail::reserve_at_least(alive_, names_.size() + 1);
+      detail::reserve_at_least(ptrs_, names_.size() + 1);
       names_.emplace_back(n);
+      ptrs_.push_back(&names_.back());  // capacity reserved above
       alive_.push_back(0);
       ++count_;
     }
@@ -193,7 +273,7 @@ class limits_interner {
     free_.push_back(id);  // capacity reserved by intern
     --live_;
   }
-  [[nodiscard]] const std::string& name(std::uint32_t id) const noexcept { return names_[id]; }
+  [[nodiscard]] const std::string& name(std::uint32_t id) const noexcept { return *ptrs_[id]; }
   /// One past the largest id handed out.
   [[nodiscard]] std::size_t size() const noexcept { return count_; }
   /// Names currently interned.
@@ -211,7 +291,7 @@ class limits_interner {
     for (std::size_t i = tag & mask;; i = (i + 1) & mask) {
       const slot& s = table_[i];
       if (s.id == limits_none) return limits_none;
-      if (s.tag == tag && names_[s.id] == n) return s.id;
+      if (s.tag == tag && limits_eq(*ptrs_[s.id], n)) return s.id;
     }
   }
   void place(std::uint32_t tag, std::uint32_t id) noexcept {
@@ -226,8 +306,9 @@ class limits_interner {
     for (const auto& s : old)
       if (s.id != limits_none) place(s.tag, s.id);
   }
-  std::vector<slot> table_;  // power-of-two size, at most half full
-  std::deque<std::string> names_;
+  std::vector<slot> table_;               // power-of-two size, at most half full
+  std::deque<std::string> names_;         // stable addresses
+  std::vector<const std::string*> ptrs_;  // names_[id], without the deque's index arithmetic
   std::vector<std::uint8_t> alive_;
   std::vector<std::uint32_t> free_;
   std::size_t live_ = 0;
@@ -325,7 +406,7 @@ class limits_req {
   [[nodiscard]] std::size_t size() const noexcept { return n_; }
 
  private:
-  std::array<limits_req_entry, 8> inline_{};
+  std::array<limits_req_entry, 8> inline_;  // only [0, n_) is read
   std::vector<limits_req_entry> big_;
   limits_req_entry* p_ = inline_.data();
   std::size_t n_ = 0;
@@ -351,6 +432,15 @@ struct limits_queue_node {
   const limits_compiled_queue* cq = nullptr;
 };
 
+/// One headroom column of a running application's plan: a resource some
+/// limit on its path mentions. `slot` none: never requested (usage 0), so the
+/// headroom is the constant `fixed` (the smallest such limit).
+struct limits_col {
+  resource_id id;
+  std::uint32_t slot;
+  amount fixed;
+};
+
 struct limits_app {
   bool live = false;    // running: it has trackers
   bool pinned = false;  // the host holds its handle (app_id): remembered until release_app
@@ -359,6 +449,19 @@ struct limits_app {
   std::uint32_t queue = limits_none;
   limits_slots use;
   boost::container::small_vector<limits_node*, 8> unodes, gnodes;  // along the chain
+  // The hot path's plan of a running application: its limits resolved once per
+  // config generation into one contiguous block of rows by resource slot. The
+  // rows are the trackers with a limit plus the user's and the group's
+  // top-level tracker (whose usage bounds every level below it, so it is the
+  // only one an unlimited sum can overflow first). Valid while plan_gen is
+  // the manager's generation and plan_slots its slot count; every tracker's
+  // usage array is then at least plan_slots wide.
+  std::uint64_t plan_gen = 0;
+  std::uint32_t plan_slots = 0;
+  std::uint32_t plan_width = 0;  // plan_slots rounded up to 4, 8 or 16 (0: wider, no hot path)
+  boost::container::small_vector<limits_node*, 8> plan_rows;
+  boost::container::small_vector<amount, 32> plan_lim;      // [row * plan_width + slot]; max: no limit
+  boost::container::small_vector<limits_col, 8> plan_cols;  // ascending id
 };
 
 }  // namespace detail
@@ -500,12 +603,12 @@ class limits_manager {
     if (!a || !app_states_[*a].live) throw unknown_entity_error(error_id::unknown_job, "application", app);
     const auto& st = app_states_[*a];
     std::uint32_t qi = st.queue;
-    if (queue_nodes_[qi].path != queue_path) {
+    if (!detail::limits_eq(queue_nodes_[qi].path, queue_path)) {
       const auto q = queues_.find(queue_path);
       qi = q ? *q : queue_locked(queue_path);
     }
     std::uint32_t ui = st.user;
-    if (users_.name(ui) != id.user) {
+    if (!detail::limits_eq(users_.name(ui), id.user)) {
       const auto u = users_.find(id.user);
       ui = u ? *u : limits_none - 1;
     }
@@ -616,6 +719,8 @@ class limits_manager {
  private:
   using node = detail::limits_node;
   static constexpr std::uint32_t no_slot = 0xFFFFU;
+  /// Widest plan the hot paths take (more resource slots: the general path).
+  static constexpr std::uint32_t fast_slots = 16;
 
   // ---- interning (under mu_) ----
   std::uint32_t queue_locked(std::string_view path) {
@@ -660,6 +765,7 @@ class limits_manager {
     st.live = false;
     st.pinned = false;
     st.user = st.group = st.queue = detail::limits_none;
+    st.plan_gen = 0;
     st.use.clear();
     st.unodes.clear();
     st.gnodes.clear();
@@ -673,7 +779,7 @@ class limits_manager {
   std::uint32_t slot_intern(resource_id id) {
     if (id < slot_of_.size() && slot_of_[id] != no_slot) return slot_of_[id];
     if (res_of_slot_.size() >= no_slot - 1) throw overflow_error("too many resources in user/group limits");
-    res_of_slot_.reserve(res_of_slot_.size() + 1);
+    detail::reserve_at_least(res_of_slot_, res_of_slot_.size() + 1);
     if (slot_of_.size() <= id) slot_of_.resize(static_cast<std::size_t>(id) + 1, static_cast<std::uint16_t>(no_slot));
     const auto s = static_cast<std::uint16_t>(res_of_slot_.size());
     slot_of_[id] = s;
@@ -710,7 +816,8 @@ class limits_manager {
         a = *found;
         // fast path: a running application of this user in this queue; its group is fixed
         const auto& st = app_states_[a];
-        if (st.live && queue_nodes_[st.queue].path == queue_path && users_.name(st.user) == user)
+        if (st.live && detail::limits_eq(queue_nodes_[st.queue].path, queue_path) &&
+            detail::limits_eq(users_.name(st.user), user))
           return f(st.queue, a, st.user, std::span<const group_handle>{});
       }
     }
@@ -875,15 +982,151 @@ class limits_manager {
     return s;
   }
 
+  /// Resolves the plan of running application `app` for the current config
+  /// generation and resource slots (allocates only when either changed).
+  void ensure_plan(detail::limits_app& app) {
+    if (app.plan_gen != gen_ || app.plan_slots != res_of_slot_.size()) build_plan(app);
+  }
+  [[gnu::noinline]] void build_plan(detail::limits_app& app) {
+    const auto ns = static_cast<std::uint32_t>(res_of_slot_.size());
+    app.plan_gen = 0;  // a throw below leaves the plan invalid; nothing else changes in meaning
+    const auto& chain = queue_nodes_[app.queue].chain;
+    const std::size_t nu = app.unodes.size(), ng = app.gnodes.size();
+    // usage arrays padded with zero slots to a fixed width, so that the hot loops have constant bounds
+    const std::uint32_t w = ns <= 4 ? 4 : ns <= 8 ? 8 : ns <= fast_slots ? fast_slots : ns;
+    auto widen = [w](detail::limits_slots& v) {
+      if (v.size() < w) v.resize(w, amount{0});
+    };
+    for (auto* n : app.unodes) widen(n->use);
+    for (auto* n : app.gnodes) widen(n->use);
+    widen(app.use);
+    app.plan_rows.clear();
+    app.plan_lim.clear();
+    app.plan_cols.clear();
+    for (std::size_t k = 0; k < nu + ng; ++k) {
+      const bool group = k >= nu;
+      const std::size_t level = group ? k - nu : k;
+      node& n = group ? *app.gnodes[level] : *app.unodes[level];
+      const auto* lim = cached(n, chain[level], group ? app.group : app.user, group);
+      const bool top = level + 1 == chain.size();
+      if (!lim && !top) continue;
+      const std::size_t row = app.plan_rows.size();
+      app.plan_rows.push_back(&n);
+      app.plan_lim.resize((row + 1) * w, std::numeric_limits<amount>::max());
+      if (!lim) continue;
+      for (const auto& e : lim->max) {
+        const std::uint32_t sl = slot_find(e.id);
+        if (sl < ns) app.plan_lim[row * w + sl] = e.value;
+        auto c = std::find_if(app.plan_cols.begin(), app.plan_cols.end(),
+                              [&](const detail::limits_col& x) { return x.id == e.id; });
+        if (c == app.plan_cols.end()) {
+          app.plan_cols.push_back({e.id, sl < ns ? sl : no_slot, e.value});
+        } else if (e.value < c->fixed) {
+          c->fixed = e.value;
+        }
+      }
+    }
+    std::sort(app.plan_cols.begin(), app.plan_cols.end(),
+              [](const detail::limits_col& x, const detail::limits_col& y) { return x.id < y.id; });
+    app.plan_gen = gen_;
+    app.plan_slots = ns;
+    app.plan_width = w <= fast_slots ? w : 0;
+  }
+
+  /// `usage` as a dense array over `W` slots. False when the general path
+  /// must handle it: a negative amount (an error it reports) or a resource
+  /// without a slot in the plan (`ns` slots).
+  template <std::uint32_t W>
+  bool dense(const resource_vector& usage, std::array<amount, W>& d, std::uint32_t ns) const noexcept {
+    d.fill(0);
+    const std::size_t nslot = slot_of_.size();
+    for (const auto& e : usage) {
+      if (e.value == 0) continue;
+      if (e.value < 0 || e.id >= nslot) return false;
+      const std::uint32_t sl = slot_of_[e.id];
+      if (sl >= ns) return false;
+      d[sl] = e.value;
+    }
+    return true;
+  }
+
+  /// Calls f.template operator()<W>() for the plan's width; false for a plan
+  /// too wide for the hot path.
+  template <class F>
+  static bool by_width(std::uint32_t w, F&& f) {
+    switch (w) {
+      case 4:
+        return f.template operator()<4>();
+      case 8:
+        return f.template operator()<8>();
+      case fast_slots:
+        return f.template operator()<fast_slots>();
+      default:
+        return false;
+    }
+  }
+
+  /// The hot path of increase: a running application of user `u` in queue `q`
+  /// whose request fits at every level. Returns false (nothing changed) when
+  /// the general path must decide: a denial (which it explains), a sum that
+  /// overflows, a resource without a slot, a tracker already over a lowered limit.
+  bool increase_fast(detail::limits_app& app, const resource_vector& usage, bool commit) {
+    ensure_plan(app);
+    return by_width(app.plan_width, [&]<std::uint32_t W>() {
+      std::array<amount, W> d;
+      if (!dense<W>(usage, d, app.plan_slots)) return false;
+      // limit - usage >= request at every row (an unlimited row: max - usage, its overflow bound)
+      const amount* lim = app.plan_lim.data();
+      for (auto* n : app.plan_rows) {
+        const amount* use = n->use.data();
+        bool over = false;
+        for (std::uint32_t sl = 0; sl < W; ++sl) over |= d[sl] > lim[sl] - use[sl];
+        if (over) return false;
+        lim += W;
+      }
+      if (!commit) return true;
+      auto add = [&d](amount* p) {
+        for (std::uint32_t sl = 0; sl < W; ++sl) p[sl] += d[sl];
+      };
+      for (auto* n : app.unodes) add(n->use.data());
+      for (auto* n : app.gnodes) add(n->use.data());
+      add(app.use.data());
+      return true;
+    });
+  }
+
+  /// The hot path of decrease: a running application in its own queue that
+  /// keeps running and has the usage it gives back. False: nothing changed,
+  /// the general path decides (and reports any error).
+  bool decrease_fast(detail::limits_app& app, const resource_vector& usage) {
+    ensure_plan(app);
+    return by_width(app.plan_width, [&]<std::uint32_t W>() {
+      std::array<amount, W> d;
+      if (!dense<W>(usage, d, app.plan_slots)) return false;
+      const amount* have = app.use.data();
+      bool under = false;
+      for (std::uint32_t sl = 0; sl < W; ++sl) under |= d[sl] > have[sl];
+      if (under) return false;
+      auto take = [&d](amount* p) {
+        for (std::uint32_t sl = 0; sl < W; ++sl) p[sl] -= d[sl];
+      };
+      for (auto* n : app.unodes) take(n->use.data());
+      for (auto* n : app.gnodes) take(n->use.data());
+      take(app.use.data());
+      return true;
+    });
+  }
+
   decision increase_locked(std::uint32_t q, std::uint32_t a, const resource_vector& usage, std::uint32_t u,
                            std::span<const group_handle> groups, bool commit) {
     check_queue_handle(q);
     check_app_handle(a);
     check_user_handle(u);
     if (!cq_of(q)) throw unknown_entity_error(error_id::unknown_queue, "queue", queue_nodes_[q].path);
+    auto& app = app_states_[a];
+    if (app.live && app.user == u && app.queue == q && increase_fast(app, usage, commit)) return decision{};
     detail::limits_req req;
     prepare(usage, req, commit, a);  // slots are only assigned by a change
-    auto& app = app_states_[a];
     const bool new_app = !app.live;
     if (!new_app && (app.user != u || app.queue != q))
       throw state_error(error_id::state_conflict, "application '" + apps_.name(a) + "' runs in queue " +
@@ -926,6 +1169,7 @@ class limits_manager {
       app.user = u;
       app.group = g;
       app.queue = q;
+      app.plan_gen = 0;
       app.live = true;
     }
     std::size_t width = 0;
@@ -958,6 +1202,9 @@ class limits_manager {
       throw unknown_entity_error(error_id::unknown_job, "application",
                                  apps_.alive(a) ? apps_.name(a) : std::to_string(a));
     auto& app = app_states_[a];
+    if (!remove_app && app.queue == q && (user_check == limits_none || user_check == app.user) &&
+        decrease_fast(app, usage))
+      return;
     detail::limits_req req;
     prepare(usage, req, false, a);
     if (app.queue != q)
@@ -976,7 +1223,7 @@ class limits_manager {
                               " would take its usage below zero (usage " + std::to_string(have) + ")");
     }
     if (remove_app) {
-      for (std::size_t s = 0; s < app.use.size(); ++s)
+      for (std::size_t s = 0; s < std::min(app.use.size(), res_of_slot_.size()); ++s)  // the rest: padding, 0
         if (app.use[s] - usage.get(res_of_slot_[s]) != 0)
           throw state_error(error_id::state_conflict, "application '" + apps_.name(a) +
                                                           "' cannot be removed while it still has usage; decrease "
@@ -1007,6 +1254,7 @@ class limits_manager {
     cleanup(user_states_[app.user]);
     if (app.group != detail::limits_none) cleanup(group_states_[app.group]);
     app.live = false;
+    app.plan_gen = 0;
     app.unodes.clear();
     app.gnodes.clear();
     app.use.clear();
@@ -1018,11 +1266,12 @@ class limits_manager {
                        limit_vector& out) {
     check_queue_handle(q);
     check_user_handle(u);
-    out.clear();
     const bool running =
         a != detail::limits_none && a < app_states_.size() && app_states_[a].live && app_states_[a].user == u;
-    const std::uint32_t g = running ? app_states_[a].group : resolve_group(q, groups);
     const bool live = running && app_states_[a].queue == q;  // its cached trackers are the ones to read
+    if (live && headroom_fast(app_states_[a], out)) return;
+    out.clear();
+    const std::uint32_t g = running ? app_states_[a].group : resolve_group(q, groups);
     // the minimum per resource id, dense for ids below 16
     std::array<amount, 16> best{};
     std::uint64_t mask = 0;
@@ -1055,6 +1304,26 @@ class limits_manager {
       const auto id = static_cast<resource_id>(std::countr_zero(m));
       out.set(id, best[id]);
     }
+  }
+
+  /// headroom of a running application in its own queue, from its plan.
+  bool headroom_fast(detail::limits_app& app, limit_vector& out) {
+    ensure_plan(app);
+    return by_width(app.plan_width, [&]<std::uint32_t W>() {
+      constexpr amount unlimited = std::numeric_limits<amount>::max();
+      std::array<amount, W> best;
+      best.fill(unlimited);
+      const amount* lim = app.plan_lim.data();
+      for (auto* n : app.plan_rows) {
+        const amount* use = n->use.data();
+        for (std::uint32_t sl = 0; sl < W; ++sl)
+          best[sl] = std::min(best[sl], lim[sl] == unlimited ? unlimited : lim[sl] - use[sl]);
+        lim += W;
+      }
+      out.clear();
+      for (const auto& c : app.plan_cols) out.set(c.id, c.slot == no_slot ? c.fixed : best[c.slot]);
+      return true;
+    });
   }
 
   bool can_run_locked(std::uint32_t q, std::uint32_t a, std::uint32_t u, std::span<const group_handle> groups) {
@@ -1132,7 +1401,7 @@ class limits_manager {
   }
 
   const resource_registry* reg_;
-  mutable std::mutex mu_;
+  mutable detail::limits_mutex mu_;
   std::shared_ptr<const detail::limits_compiled> cfg_;
   std::uint64_t gen_ = 1;  // cached entries start at 0: always resolved once
   detail::limits_interner users_, groups_, apps_, queues_;

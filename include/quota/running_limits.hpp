@@ -42,7 +42,14 @@ class running_limits {
   /// Limit for one named entity of a scope; replaces any earlier one.
   void set_limit(scope s, std::string_view name, std::int64_t max_running) {
     check_value(s, name, max_running);
-    scopes_[idx(s)].limits.insert_or_assign(std::string(name), max_running);
+    auto& sc = scopes_[idx(s)];
+    if (auto it = sc.entities.find(name); it != sc.entities.end()) {
+      if (!it->second.limit) ++sc.own_limits;
+      it->second.limit = max_running;
+    } else {
+      sc.entities.emplace(std::string(name), entity{max_running, 0});
+      ++sc.own_limits;
+    }
   }
   /// Limit for every entity of the scope that has no entry of its own ("*").
   void set_default(scope s, std::int64_t max_running) {
@@ -51,35 +58,58 @@ class running_limits {
   }
   void clear_limits() noexcept {
     for (auto& sc : scopes_) {
-      sc.limits.clear();
+      for (auto it = sc.entities.begin(); it != sc.entities.end();) {
+        if (it->second.running == 0) {
+          it = sc.entities.erase(it);
+        } else {
+          it->second.limit.reset();
+          ++it;
+        }
+      }
       sc.fallback.reset();
+      sc.own_limits = 0;
     }
   }
 
   /// The limit that applies to `name` in scope `s`, if any.
   [[nodiscard]] std::optional<std::int64_t> limit_of(scope s, std::string_view name) const {
     const auto& sc = scopes_[idx(s)];
-    if (auto it = sc.limits.find(name); it != sc.limits.end()) return it->second;
+    if (auto it = sc.entities.find(name); it != sc.entities.end() && it->second.limit) return it->second.limit;
     return sc.fallback;
   }
   /// Jobs running now in scope `s` for `name`.
   [[nodiscard]] std::int64_t running(scope s, std::string_view name) const {
     const auto& sc = scopes_[idx(s)];
-    auto it = sc.running.find(name);
-    return it == sc.running.end() ? 0 : it->second;
+    auto it = sc.entities.find(name);
+    return it == sc.entities.end() ? 0 : it->second.running;
   }
 
+  /// At most one lookup per scope (none in a scope without any limit): an
+  /// entity's own limit and its running count live in the same table entry.
   [[nodiscard]] decision check(const job& j) const {
     decision d;
     for (std::size_t s = 0; s < 3; ++s) {
       const std::string& name = key_of(static_cast<scope>(s), j);
       if (name.empty()) continue;
-      const auto lim = limit_of(static_cast<scope>(s), name);
+      const auto& sc = scopes_[s];
+      if (sc.own_limits == 0 && !sc.fallback) continue;  // no limit in this scope: nothing to look up
+      std::int64_t now = 0;
+      std::optional<std::int64_t> lim = sc.fallback;
+      if (auto it = sc.entities.find(name); it != sc.entities.end()) {
+        now = it->second.running;
+        if (it->second.limit) lim = it->second.limit;
+      }
       if (!lim) continue;
-      const std::int64_t now = running(static_cast<scope>(s), name);
       if (now + 1 > *lim)
-        d.add(reason{"running_limits", "max_running_jobs", std::string(scope_names[s]) + ":" + name, no_resource, {},
-                     1, now, *lim, ""});
+        d.add(reason{"running_limits",
+                     "max_running_jobs",
+                     std::string(scope_names[s]) + ":" + name,
+                     no_resource,
+                     {},
+                     1,
+                     now,
+                     *lim,
+                     ""});
     }
     return d;
   }
@@ -91,10 +121,27 @@ class running_limits {
     entry e;
     for (std::size_t s = 0; s < 3; ++s) e.keys[s] = key_of(static_cast<scope>(s), j);
     e.priority = j.priority;
-    e.seq = ++seq_;
-    jobs_.emplace(j.id, e);  // may throw: nothing else changed yet
+    e.seq = seq_ + 1;
+    // the entities first (an insert may throw: undone below), then the job, then the counts
+    std::array<entity*, 3> ents{};
+    std::array<bool, 3> added{};
+    try {
+      for (std::size_t s = 0; s < 3; ++s) {
+        if (e.keys[s].empty()) continue;
+        auto [it, ins] = scopes_[s].entities.try_emplace(e.keys[s]);
+        ents[s] = &it->second;
+        added[s] = ins;
+      }
+      jobs_.emplace(j.id, std::move(e));
+    } catch (...) {
+      for (std::size_t s = 0; s < 3; ++s)
+        if (added[s] && ents[s]->running == 0 && !ents[s]->limit)
+          scopes_[s].entities.erase(key_of(static_cast<scope>(s), j));
+      throw;
+    }
+    ++seq_;
     for (std::size_t s = 0; s < 3; ++s)
-      if (!e.keys[s].empty()) ++scopes_[s].running[e.keys[s]];
+      if (ents[s]) ++ents[s]->running;
   }
 
   /// The job stopped running. Unknown id: unknown_entity_error, nothing changes.
@@ -104,8 +151,8 @@ class running_limits {
     for (std::size_t s = 0; s < 3; ++s) {
       const auto& k = it->second.keys[s];
       if (k.empty()) continue;
-      auto r = scopes_[s].running.find(k);
-      if (--r->second == 0) scopes_[s].running.erase(r);
+      auto r = scopes_[s].entities.find(k);
+      if (--r->second.running == 0 && !r->second.limit) scopes_[s].entities.erase(r);
     }
     jobs_.erase(it);
   }
@@ -126,8 +173,7 @@ class running_limits {
         return a.second->seq > b.second->seq;
       });
       for (const auto& c : cand)
-        out.push_back(victim{*c.first, "running_limits", "max_running_jobs",
-                             std::string(scope_names[s]) + ":" + name});
+        out.push_back(victim{*c.first, "running_limits", "max_running_jobs", std::string(scope_names[s]) + ":" + name});
     }
   }
 
@@ -138,16 +184,20 @@ class running_limits {
   template <class F>
   void for_each_entity(scope s, F&& fn) const {
     const auto& sc = scopes_[idx(s)];
-    for (const auto& [name, n] : sc.running) fn(std::string_view(name), n, limit_of(s, name));
-    for (const auto& [name, l] : sc.limits)
-      if (sc.running.find(name) == sc.running.end()) fn(std::string_view(name), std::int64_t{0}, std::optional(l));
+    for (const auto& [name, en] : sc.entities)
+      fn(std::string_view(name), en.running, en.running != 0 && !en.limit ? sc.fallback : en.limit);
   }
 
  private:
+  /// An entity of a scope: present while it has a limit of its own or running jobs.
+  struct entity {
+    std::optional<std::int64_t> limit;  // its own entry (else the scope's fallback)
+    std::int64_t running = 0;
+  };
   struct scope_state {
-    std::unordered_map<std::string, std::int64_t, detail::string_hash, std::equal_to<>> limits;
+    std::unordered_map<std::string, entity, detail::string_hash, std::equal_to<>> entities;
     std::optional<std::int64_t> fallback;
-    std::unordered_map<std::string, std::int64_t, detail::string_hash, std::equal_to<>> running;
+    std::size_t own_limits = 0;  // entities with a limit of their own
   };
   struct entry {
     std::array<std::string, 3> keys;
@@ -157,9 +207,12 @@ class running_limits {
   static constexpr std::size_t idx(scope s) noexcept { return static_cast<std::size_t>(s); }
   static const std::string& key_of(scope s, const job& j) noexcept {
     switch (s) {
-      case scope::queue: return j.queue;
-      case scope::user: return j.user;
-      case scope::ns: return j.ns;
+      case scope::queue:
+        return j.queue;
+      case scope::user:
+        return j.user;
+      case scope::ns:
+        return j.ns;
     }
     return j.queue;
   }

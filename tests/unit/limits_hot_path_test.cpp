@@ -1,0 +1,174 @@
+// The hot path of limits_manager (a running application's plan, resolved once
+// per config generation and resource slot count) against the general path:
+// headroom of a running application in its queue (plan) must equal the
+// headroom of the same identity computed without the application (general
+// path), and check_increase of the running application (plan) must allow
+// exactly what fits that headroom. Random increases, decreases, removals,
+// reloads (limits lowered below usage, raised again) and resources that get
+// their first slot late.
+#include <quota/limits.hpp>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "quota_catch.hpp"
+
+using namespace quota;
+
+namespace {
+
+struct res_ids {
+  resource_id cpu, mem, pods, gpu, foo;
+};
+
+limit_entry entry(std::vector<std::string> us, std::vector<std::string> gs,
+                  std::vector<std::pair<resource_id, std::int64_t>> max, std::uint64_t apps = 0) {
+  limit_entry e;
+  e.name = "e";
+  e.users = std::move(us);
+  e.groups = std::move(gs);
+  for (const auto& [id, v] : max) e.max_resources.set(id, v);
+  e.max_applications = apps;
+  return e;
+}
+
+// The same structure for every scale; amounts grow with `scale` (1..4).
+limits_config make_config(const res_ids& r, std::int64_t scale) {
+  limits_config cfg;
+  cfg.root.limits.push_back(entry({"*"}, {}, {{r.cpu, 400 * scale}, {r.mem, 4000 * scale}, {r.foo, 40 * scale}}));
+  cfg.root.limits.push_back(entry({}, {"g0"}, {{r.cpu, 500 * scale}}));
+  limits_queue a;
+  a.name = "a";
+  a.limits.push_back(entry({"u1"}, {}, {{r.cpu, 200 * scale}}));
+  a.limits.push_back(entry({"*"}, {}, {{r.mem, 3000 * scale}, {r.gpu, 3 * scale}}));
+  a.limits.push_back(entry({}, {"g0", "g1"}, {{r.cpu, 300 * scale}, {r.pods, 10 * scale}}));
+  a.limits.push_back(entry({}, {"*"}, {{r.pods, 12 * scale}}));
+  limits_queue x;
+  x.name = "x";
+  x.limits.push_back(entry({"*"}, {}, {{r.cpu, 150 * scale}, {r.foo, 20 * scale}}, 3));
+  a.queues.push_back(std::move(x));
+  limits_queue b;
+  b.name = "b";
+  cfg.root.queues.push_back(std::move(a));
+  cfg.root.queues.push_back(std::move(b));
+  return cfg;
+}
+
+}  // namespace
+
+TEST_CASE("limits: hot path headroom and increase check agree with the general path under random operations") {
+  resource_registry reg;
+  const res_ids r{resources::cpu, resources::memory, resources::pods, resources::nvidia_gpu,
+                  reg.intern("example.com/foo")};
+  const std::vector<resource_id> all{r.cpu, r.mem, r.pods, r.gpu, r.foo};
+  limits_manager m(reg);
+  m.reload(make_config(r, 2));
+
+  const std::vector<std::string> queues{"root.a.x", "root.a", "root.b", "root"};
+  const std::vector<limits_identity> ids{
+      {"u0", {"g0"}}, {"u1", {"g1"}}, {"u2", {"g2"}}, {"u1", {}}, {"u3", {"g1", "g0"}}};
+  struct app {
+    std::string name, queue;
+    std::size_t who = 0;
+    resource_vector use;
+    bool running = false;
+  };
+  std::vector<app> apps(8);
+  for (std::size_t i = 0; i < apps.size(); ++i) apps[i].name = "app" + std::to_string(i);
+
+  std::mt19937_64 rng(20261123);
+  auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+  std::size_t compared = 0, allowed = 0, denied = 0, reloads = 0;
+
+  for (int step = 0; step < 3000; ++step) {
+    const std::size_t k = pick(apps.size());
+    auto& a = apps[k];
+    const auto p = pick(100);
+    if (p < 4) {
+      m.reload(make_config(r, static_cast<std::int64_t>(1 + pick(4))));  // may lower limits below usage
+      ++reloads;
+    } else if (p < 60) {
+      if (!a.running) {
+        a.queue = queues[pick(queues.size())];
+        a.who = pick(ids.size());
+      }
+      resource_vector req;
+      // resources with a late first request (foo, gpu) get their slot mid-run
+      const std::size_t dims = 1 + pick(step < 500 ? 2 : all.size());
+      for (std::size_t d = 0; d < dims; ++d)
+        req.set(all[pick(step < 500 ? 3 : all.size())], static_cast<std::int64_t>(pick(60)));
+      const decision d = m.increase(a.queue, a.name, req, ids[a.who]);
+      if (d.allowed()) {
+        a.running = true;
+        for (const auto& e : req) a.use.add(e.id, e.value);
+      }
+    } else if (a.running) {
+      const bool remove = p >= 90;
+      resource_vector back;
+      for (const auto& e : a.use) back.set(e.id, remove ? e.value : e.value / 2);
+      m.decrease(a.queue, a.name, back, remove, ids[a.who]);
+      for (const auto& e : back) a.use.set(e.id, a.use.get(e.id) - e.value);
+      if (remove) {
+        a.running = false;
+        a.use = {};
+      }
+    }
+
+    // every running application: plan vs general path
+    for (const auto& x : apps) {
+      if (!x.running) continue;
+      const limit_vector fast = m.headroom(x.queue, x.name, ids[x.who]);
+      const limit_vector slow = m.headroom(x.queue, ids[x.who]);
+      INFO("step " << step << " app " << x.name << " in " << x.queue);
+      REQUIRE(fast == slow);
+      resource_vector probe;
+      probe.set(all[pick(all.size())], static_cast<std::int64_t>(1 + pick(400)));
+      const bool ok = m.check_increase(x.queue, x.name, probe, ids[x.who]).allowed();
+      REQUIRE(ok == fits(probe, slow));
+      ++compared;
+      (ok ? allowed : denied) += 1;
+    }
+  }
+  // the run exercised both outcomes and reloads
+  CHECK(compared > 1000);
+  CHECK(allowed > 100);
+  CHECK(denied > 100);
+  CHECK(reloads > 50);
+}
+
+TEST_CASE("limits: a running application's cached limits follow reloads and new resources") {
+  resource_registry reg;
+  const res_ids r{resources::cpu, resources::memory, resources::pods, resources::nvidia_gpu,
+                  reg.intern("example.com/foo")};
+  limits_manager m(reg);
+  m.reload(make_config(r, 1));
+  const limits_identity sue{"u0", {"g0"}};
+  resource_vector cpu100;
+  cpu100.set(r.cpu, 100);
+  REQUIRE(m.increase("root.a.x", "a1", cpu100, sue).allowed());
+  // root.a.x allows 150 cpu per user at scale 1
+  CHECK(m.headroom("root.a.x", "a1", sue).find(r.cpu) != nullptr);
+  CHECK(*m.headroom("root.a.x", "a1", sue).find(r.cpu) == 50);
+  CHECK(m.increase("root.a.x", "a1", cpu100, sue).denied());
+  m.reload(make_config(r, 2));  // 300
+  CHECK(*m.headroom("root.a.x", "a1", sue).find(r.cpu) == 200);
+  REQUIRE(m.increase("root.a.x", "a1", cpu100, sue).allowed());
+  m.reload(make_config(r, 1));  // back to 150: usage 200 is kept, headroom negative, more is denied
+  CHECK(*m.headroom("root.a.x", "a1", sue).find(r.cpu) == -50);
+  CHECK(m.increase("root.a.x", "a1", cpu100, sue).denied());
+  // a resource first requested now gets a slot; the plan widens and keeps the limits
+  resource_vector foo;
+  foo.set(r.foo, 15);
+  REQUIRE(m.increase("root.a.x", "a1", foo, sue).allowed());
+  CHECK(*m.headroom("root.a.x", "a1", sue).find(r.foo) == 5);
+  CHECK(m.increase("root.a.x", "a1", foo, sue).denied());
+  // a request that does not touch the over-limit resource is still allowed
+  resource_vector mem;
+  mem.set(r.mem, 10);
+  CHECK(m.increase("root.a.x", "a1", mem, sue).allowed());
+  CHECK(m.user_usage("u0", "root").get(r.mem) == 10);
+  m.decrease("root.a.x", "a1", m.user_usage("u0", "root.a.x"), true, sue);
+  CHECK(m.tracker_count() == 0);
+}
