@@ -1,8 +1,13 @@
 // Extremes: int64 edges in quantities and vectors, deep hierarchies (depth 64),
-// many queues and users, empty configurations, every resource absent. Each
-// case either works or throws a typed error (quota::error with its id); no
-// crash, no silent wrap.
+// many queues and users, 2^16 Volcano queues, 2^14 elastic quotas, 10^5
+// claims, empty configurations, every resource absent. Each case either works
+// or throws a typed error (quota::error with its id); no crash, no silent wrap.
+// Sizes are bounded so that each case runs in about a second in a Debug build
+// (docs/reliability.md gives the measured limits, e.g. 2^20 queues).
+#include <quota/capacity_queues.hpp>
+#include <quota/claims.hpp>
 #include <quota/detail/checked.hpp>
+#include <quota/elastic_quota.hpp>
 #include <quota/fair_share.hpp>
 #include <quota/limits.hpp>
 #include <quota/quantity.hpp>
@@ -20,6 +25,11 @@
 using namespace quota;
 
 namespace {
+resource_vector four_of(resource_id r) {
+  resource_vector v;
+  v.set(r, 4);
+  return v;
+}
 constexpr std::int64_t i64_max = std::numeric_limits<std::int64_t>::max();
 constexpr std::int64_t i64_min = std::numeric_limits<std::int64_t>::min();
 
@@ -242,4 +252,152 @@ TEST_CASE("extremes: many queues and users") {
                {"user" + std::to_string(u), {}});
   CHECK(m.application_count() == 0);
   CHECK(m.tracker_count() == 0);
+}
+
+TEST_CASE("extremes: 2^16 Volcano queues share a cluster exactly") {
+  // 2^20 queues work too but take ~18 s and ~930 MB in a Debug build (build
+  // of the tree; docs/reliability.md), too slow for a unit test: 2^16 here.
+  constexpr std::size_t n = std::size_t{1} << 16;
+  std::vector<queue_spec> qs(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    qs[i].name = "q" + std::to_string(i);
+    qs[i].weight = static_cast<std::int64_t>(1 + i % 3);
+  }
+  std::int64_t weights = 0;
+  for (const auto& q : qs) weights += q.weight;
+  resource_vector total;
+  total.set(resources::cpu, weights);  // about 2 per queue
+  queue_tree t({resources::cpu}, total, std::move(qs));
+  REQUIRE(t.size() == n);
+  resource_vector four, one;
+  four.set(resources::cpu, 4);
+  one.set(resources::cpu, 1);
+  for (std::size_t i = 0; i < n; ++i) t.set_pending("q" + std::to_string(i), four);
+  t.compute_deserved();
+  // weights 1, 2, 3 each asking 4 from a total equal to the sum of weights: the level is 1, deserved = weight
+  std::int64_t sum = 0;
+  bool exact = true;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto w = static_cast<std::int64_t>(1 + i % 3);
+    exact = exact && t.deserved_floor(i, 0) == w && t.deserved_ceil(i, 0) == w;
+    sum += t.deserved_floor(i, 0);
+  }
+  CHECK(exact);
+  CHECK(sum == weights);
+  // the last queue (weight 1 + (n-1) % 3) takes its deserved, not one more
+  const std::size_t last = n - 1;
+  const std::string last_name = "q" + std::to_string(last);
+  for (std::int64_t k = 0; k < t.deserved_floor(last, 0); ++k) {
+    REQUIRE(t.allocatable(last, one).allowed());
+    t.allocate("t" + std::to_string(k), last_name, one);
+  }
+  CHECK(t.allocatable(last, one).has_rule("over_deserved"));
+  CHECK(error_of([&] { (void)t.index("q" + std::to_string(n)); }) == error_id::unknown_queue);
+  CHECK(error_of([&] {
+          t.add_queue(queue_spec{"q0", 1, {}, {}, true, queue_state::open, ""});
+        }) == error_id::validation_failed);
+  CHECK(t.size() == n);
+}
+
+TEST_CASE("extremes: 2^14 elastic quotas with a pod each") {
+  constexpr std::size_t n = std::size_t{1} << 14;
+  std::vector<elastic_quota_spec> specs(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    specs[i].name = "eq" + std::to_string(i);
+    specs[i].namespaces = {"ns" + std::to_string(i)};
+    specs[i].min.set(resources::cpu, 2);
+    specs[i].max.set(resources::cpu, 4);
+  }
+  elastic_quota_set s(std::move(specs));
+  resource_vector one, three;
+  one.set(resources::cpu, 1);
+  three.set(resources::cpu, 3);
+  for (std::size_t i = 0; i < n; ++i)
+    s.add_pod(elastic_pod{"p" + std::to_string(i), "ns" + std::to_string(i), one, 0, 0});
+  CHECK(s.total_used().get(resources::cpu) == static_cast<std::int64_t>(n));
+  CHECK(s.total_min().get(resources::cpu) == static_cast<std::int64_t>(2 * n));
+  CHECK(s.label("p0") == elastic_capacity::in_quota);
+  CHECK(s.check("ns0", three).allowed());  // 1 + 3 <= max 4
+  CHECK(s.check("ns0", four_of(resources::cpu)).has_rule("over_max"));
+  CHECK(error_of([&] { s.remove_pod("p" + std::to_string(n)); }) == error_id::unknown_job);
+  for (std::size_t i = 0; i < n; ++i) s.remove_pod("p" + std::to_string(i));
+  CHECK(s.total_used().get(resources::cpu) == 0);
+}
+
+TEST_CASE("extremes: 10^5 shared claims") {
+  constexpr std::uint32_t n = 100000;
+  claim_model m;
+  const auto qa = m.queue("a"), qb = m.queue("b");
+  for (std::uint32_t i = 0; i < n; ++i) {
+    claim_spec c;
+    c.name = "c" + std::to_string(i);
+    c.allocated = true;
+    c.allocation.push_back({"gpu.nvidia.com", 1, false, false, {}});
+    c.requests = c.allocation;
+    m.add_claim(c);
+  }
+  REQUIRE(m.claim_count() == n);
+  const resource_id gpu = *m.registry().find("gpu.nvidia.com");
+  std::vector<claim_binding_id> bindings;
+  bindings.reserve(n);
+  std::uint32_t bound = 0;
+  for (claim_id c = 0; c < n; ++c) {
+    const std::string id = "p" + std::to_string(c);
+    claim_pod p;
+    p.id = id;
+    p.queue = c % 2 ? qa : qb;
+    const auto r = m.bind(p, std::span<const claim_id>(&c, 1));
+    bound += r.verdict.allowed();
+    bindings.push_back(r.binding);
+  }
+  REQUIRE(bound == n);
+  CHECK(m.charge_of(qa).get(gpu) == n / 2);
+  CHECK(m.charge_of(qb).get(gpu) == n / 2);
+  CHECK(m.charged_total() == m.allocated_total());
+  // the consumer cap (256 reservations) holds on the last claim: a gang of 256 more is denied whole
+  claim_pod gang;
+  gang.id = "gang";
+  gang.queue = qb;
+  gang.count = 256;
+  const claim_id last = n - 1;
+  CHECK(m.check(gang, std::span<const claim_id>(&last, 1)).has_rule("consumer_cap"));
+  const claim_id unknown = n;
+  CHECK(error_of([&] { (void)m.check(gang, std::span<const claim_id>(&unknown, 1)); }) == error_id::unknown_entity);
+  for (const auto b : bindings) m.unbind(b);
+  CHECK(m.live_bindings() == 0);
+  CHECK(m.charge_of(qa).get(gpu) == 0);
+  CHECK(m.charge_of(qb).get(gpu) == 0);
+  CHECK(m.charged_total().empty());
+}
+
+TEST_CASE("extremes: hierarchical capacity queues of depth 64") {
+  constexpr int depth = 64;
+  std::vector<capacity_queue_spec> qs;
+  for (int d = 0; d < depth; ++d) {
+    capacity_queue_spec q;
+    q.name = "c" + std::to_string(d);
+    q.parent = d ? "c" + std::to_string(d - 1) : "root";
+    q.capability.set(resources::nvidia_gpu, 200 - d);  // each level a little smaller
+    qs.push_back(q);
+  }
+  resource_vector total;
+  total.set(resources::nvidia_gpu, 1000);
+  capacity_queues cq({resources::nvidia_gpu}, total, qs, capacity_options{capacity_mode::hierarchical, 0, false});
+  const auto leaf = cq.index("c63");
+  CHECK(cq.depth(leaf) == 64);
+  CHECK(cq.is_leaf(leaf));
+  resource_vector fits, over;
+  fits.set(resources::nvidia_gpu, 200 - 63);
+  over.set(resources::nvidia_gpu, 200 - 63 + 1);
+  CHECK(cq.allocatable(leaf, fits).allowed());
+  CHECK(cq.allocatable(leaf, over).has_rule("over_real_capability"));
+  cq.allocate("t", "c63", fits);
+  // counted in every ancestor
+  CHECK(cq.allocated(cq.index("c0"), 0) == 200 - 63);
+  CHECK(cq.allocated(leaf, 0) == 200 - 63);
+  // a task at an inner queue is a typed error, state unchanged
+  CHECK_THROWS_AS(cq.allocate("inner", "c10", fits), quota::error);
+  CHECK_FALSE(cq.has_task("inner"));
+  cq.deallocate("t");
+  CHECK(cq.allocated(cq.index("c0"), 0) == 0);
 }
