@@ -114,6 +114,32 @@ class elastic_quota_set {
  public:
   static constexpr std::uint32_t npos = std::numeric_limits<std::uint32_t>::max();
 
+  // Each quota's label-ordered list points at pod states in pods_: a copy
+  // points its lists at its own pods (a moved-from map keeps its nodes, so
+  // moves need nothing).
+  elastic_quota_set(const elastic_quota_set& o)
+      : opt_(o.opt_),
+        reg_(o.reg_),
+        quotas_(o.quotas_),
+        ns_(o.ns_),
+        pods_(o.pods_),
+        total_used_(o.total_used_),
+        total_min_(o.total_min_),
+        total_nominated_(o.total_nominated_) {
+    for (auto& q : quotas_)
+      for (auto& p : q.running) p = &pods_.find(p->pod.name)->second;
+  }
+  elastic_quota_set& operator=(const elastic_quota_set& o) {
+    if (this != &o) {
+      elastic_quota_set copy(o);
+      *this = std::move(copy);
+    }
+    return *this;
+  }
+  elastic_quota_set(elastic_quota_set&&) noexcept = default;
+  elastic_quota_set& operator=(elastic_quota_set&&) noexcept = default;
+  ~elastic_quota_set() = default;
+
   explicit elastic_quota_set(std::vector<elastic_quota_spec> specs, elastic_options opt = {},
                              const resource_registry* reg = nullptr)
       : opt_(opt), reg_(reg) {

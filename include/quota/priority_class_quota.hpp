@@ -103,6 +103,7 @@ class priority_class_quota {
   }
 
   [[nodiscard]] decision check(const job& j) const {
+    reject_negative(j);
     const std::string& t = key_of(j);
     if (t.empty() || j.priority_class.empty()) return decision::allow();
     // one lookup for a pair with its own limits (the common case)
@@ -130,6 +131,7 @@ class priority_class_quota {
   void commit(const job& j) {
     if (jobs_.find(j.id) != jobs_.end())
       throw state_error(error_id::state_duplicate, "priority_class_quota: job '" + j.id + "' is already running");
+    reject_negative(j);
     const std::string& t = key_of(j);
     const bool counted = !t.empty() && !j.priority_class.empty() && limits_of(t, j.priority_class);
     if (!counted) {
@@ -200,6 +202,11 @@ class priority_class_quota {
   }
 
  private:
+  /// A negative request would lower usage below what runs: bad input, not a denial.
+  static void reject_negative(const job& j) {
+    if (j.request.any_negative()) throw validation_error("job " + j.id + ".request", "negative amount");
+  }
+
   struct entry {
     std::string tenant, cls;
     resource_vector request;

@@ -490,3 +490,42 @@ TEST_CASE("elastic: JSON errors name every offending object and field") {
   CHECK(detail::elastic_parse_time("2024-13-01T00:00:00Z") == -1);
   CHECK(detail::elastic_parse_time("yesterday") == -1);
 }
+
+TEST_CASE("elastic: a copied set is independent of the original (its own pods, labels and lists)") {
+  auto original = seed_cluster();
+  const auto a = original.quota_index("A");
+  original.add_pod(pod("p1", "a", {{gm, 30}}, 1));
+  original.add_pod(pod("p2", "a", {{gm, 20}}, 2));  // 50 > min 40: p2 over quota
+  REQUIRE(original.label("p2") == elastic_capacity::over_quota);
+
+  elastic_quota_set copy(original);
+  // removing from the copy must not touch the original's pods
+  copy.remove_pod("p1");
+  CHECK_FALSE(copy.running("p1"));
+  CHECK(copy.used(a).get(gm) == 20);
+  CHECK(copy.label("p2") == elastic_capacity::in_quota);
+  REQUIRE(copy.running_pods(a).size() == 1);
+  CHECK(copy.running_pods(a)[0]->name == "p2");
+  CHECK(original.running("p1"));
+  CHECK(original.used(a).get(gm) == 50);
+  CHECK(original.label("p2") == elastic_capacity::over_quota);
+  REQUIRE(original.running_pods(a).size() == 2);
+
+  // assignment, then destroy the source: the target's lists stay valid
+  elastic_quota_set assigned = seed_cluster();
+  {
+    auto source = original;
+    assigned = source;
+  }
+  assigned.add_pod(pod("p3", "a", {{gm, 1}}, 3));
+  assigned.remove_pod("p2");
+  assigned.remove_pod("p1");
+  CHECK(assigned.used(a).get(gm) == 1);
+  CHECK(assigned.label("p3") == elastic_capacity::in_quota);
+  CHECK(original.used(a).get(gm) == 50);
+
+  // a moved set keeps working
+  elastic_quota_set moved(std::move(assigned));
+  moved.remove_pod("p3");
+  CHECK(moved.used(a).get(gm) == 0);
+}

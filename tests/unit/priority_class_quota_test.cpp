@@ -132,3 +132,15 @@ TEST_CASE("priority class: composes with the tenant's overall elastic quota thro
   CHECK(j["team-a/high"]["used"]["nvidia.com/gpu"] == 1);
   CHECK(j["team-a/high"]["max"]["nvidia.com/gpu"] == 8);
 }
+
+TEST_CASE("priority class: a negative request is a validation_error in check and commit, nothing changes") {
+  priority_class_quota pq;
+  pq.set("team-a", "high", {}, gpus_max(8));
+  pq.commit(pc_job("h1", "team-a", "high", 8));
+  // a job of -8 would bring usage to 0 and let 8 more GPUs past the max
+  CHECK_THROWS_AS(pq.check(pc_job("neg", "team-a", "high", -8)), validation_error);
+  CHECK_THROWS_AS(pq.commit(pc_job("neg", "team-a", "high", -8)), validation_error);
+  CHECK(pq.used("team-a", "high").get(resources::nvidia_gpu) == 8);
+  CHECK(pq.check(pc_job("h2", "team-a", "high", 1)).denied());
+  CHECK_THROWS_AS(pq.release("neg"), unknown_entity_error);
+}
