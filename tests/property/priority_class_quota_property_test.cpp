@@ -10,9 +10,8 @@
 // after every step the decisions and every pair's usage and limits are
 // compared and a failed call must leave the state unchanged.
 //
-// Not generated: commits of negative requests. The library accepts them
-// today and lowers the pair's usage (see the helper's report); check() of a
-// negative request is generated (it is ignored, as in every model).
+// Negative requests are generated: check and commit must both throw
+// validation_error and change nothing.
 #include <quota/json.hpp>
 #include <quota/priority_class_quota.hpp>
 
@@ -88,7 +87,7 @@ std::vector<op> random_ops(std::uint64_t seed, std::size_t n) {
       o.priority = static_cast<std::int32_t>(r.range(0, 3));
       o.force = r.chance(8);
       o.check_only = r.chance(10);
-      if (o.check_only && r.chance(30)) o.a[0] = -r.range(1, 3);
+      if (r.chance(o.check_only ? 30 : 4)) o.a[0] = -r.range(1, 3);
     }
     ops.push_back(o);
   }
@@ -267,6 +266,25 @@ run_result run(const std::vector<op>& ops) {
         lib_failed = true;
       }
       ref_failed = !ref.set(o);
+    } else if (o.k == kind::admit && (o.a[0] < 0 || o.a[1] < 0)) {
+      // a negative request is bad input: check and commit both throw validation_error
+      // (commit of a running id may report the duplicate first)
+      const job j = job_of(o);
+      bool check_threw = false, commit_threw = false;
+      try {
+        (void)q.check(j);
+      } catch (const validation_error&) {
+        check_threw = true;
+      }
+      try {
+        q.commit(j);
+      } catch (const validation_error&) {
+        commit_threw = true;
+      } catch (const state_error&) {
+        commit_threw = ref.jobs.count(j.id) != 0;
+      }
+      if (!check_threw || !commit_threw) return diverge("a negative request was accepted");
+      lib_failed = ref_failed = true;
     } else if (o.k == kind::admit) {
       const job j = job_of(o);
       const decision d = q.check(j);
