@@ -139,8 +139,11 @@ class queue_tree {
     if (it == tasks_.end()) throw unknown_entity_error(error_id::unknown_job, "task", task_id);
     const auto q = it->second.queue;
     for (std::size_t d = 0; d < D_; ++d) alloc_[q * D_ + d] -= it->second.req[d];
-    order_[it->second.seq].clear();
+    if (it->second.seq < order_.size() && order_[it->second.seq] == task_id) order_[it->second.seq].clear();
     tasks_.erase(it);
+    ++holes_;
+    // keep order_ proportional to the running tasks: compact once half of it is holes
+    if (holes_ > 32 && holes_ * 2 > order_.size()) compact_order();
   }
   [[nodiscard]] bool has_task(std::string_view id) const { return tasks_.count(std::string(id)) != 0; }
 
@@ -239,6 +242,11 @@ class queue_tree {
   void reclaimable(std::string_view preemptor_queue, const std::vector<std::string>& candidates,
                    std::vector<victim>& out) const {
     const auto self = index(preemptor_queue);
+    if (!any_over_deserved(self)) {  // no task can be a victim; still refuse unknown ids
+      for (const auto& id : candidates)
+        if (tasks_.find(id) == tasks_.end()) throw unknown_entity_error(error_id::unknown_job, "task", id);
+      return;
+    }
     std::vector<std::int64_t> running(alloc_);
     for (const auto& id : candidates) {
       auto it = tasks_.find(id);
@@ -250,6 +258,24 @@ class queue_tree {
         if (running[q * D_ + d] > des_lo_[q * D_ + d]) exceeds = true;
       if (!exceeds) continue;
       for (std::size_t d = 0; d < D_; ++d) running[q * D_ + d] -= it->second.req[d];
+      out.push_back(victim{id, model_name, "reclaim_over_deserved", specs_[q].name});
+    }
+  }
+  /// reclaimable() over running_tasks(), without building the list.
+  void reclaimable_running(std::string_view preemptor_queue, std::vector<victim>& out) const {
+    const auto self = index(preemptor_queue);
+    if (!any_over_deserved(self)) return;
+    std::vector<std::int64_t> running(alloc_);
+    for (const auto& id : order_) {
+      if (id.empty()) continue;
+      const auto& rec = tasks_.find(id)->second;
+      const auto q = rec.queue;
+      if (q == self || !specs_[q].reclaimable) continue;
+      bool exceeds = false;
+      for (std::size_t d = 0; d < D_; ++d)
+        if (running[q * D_ + d] > des_lo_[q * D_ + d]) exceeds = true;
+      if (!exceeds) continue;
+      for (std::size_t d = 0; d < D_; ++d) running[q * D_ + d] -= rec.req[d];
       out.push_back(victim{id, model_name, "reclaim_over_deserved", specs_[q].name});
     }
   }
@@ -284,6 +310,28 @@ class queue_tree {
     std::size_t q;
     bool start;  // true: queue starts growing; false: reaches its bound
   };
+
+  // Some reclaimable queue other than `self` holds more than its deserved
+  // floor in a dimension (otherwise reclaim finds no victim).
+  [[nodiscard]] bool any_over_deserved(std::size_t self) const noexcept {
+    for (std::size_t q = 0; q < specs_.size(); ++q) {
+      if (q == self || !specs_[q].reclaimable) continue;
+      for (std::size_t d = 0; d < D_; ++d)
+        if (alloc_[q * D_ + d] > des_lo_[q * D_ + d]) return true;
+    }
+    return false;
+  }
+  void compact_order() {
+    std::size_t w = 0;
+    for (std::size_t r = 0; r < order_.size(); ++r) {
+      if (order_[r].empty()) continue;
+      if (w != r) order_[w] = std::move(order_[r]);
+      tasks_.find(order_[w])->second.seq = w;
+      ++w;
+    }
+    order_.resize(w);
+    holes_ = 0;
+  }
 
   std::vector<std::int64_t> to_dense(const resource_vector& v, std::string_view owner) const {
     std::vector<std::int64_t> out(D_, 0);
@@ -476,7 +524,8 @@ class queue_tree {
   std::unordered_map<std::string, std::size_t> by_name_;
   std::vector<std::int64_t> cap_, guar_, real_cap_, alloc_, inq_, pending_, des_lo_, des_hi_;
   std::unordered_map<std::string, task_rec> tasks_;
-  std::vector<std::string> order_;
+  std::vector<std::string> order_;  // allocation order; "" = released (a hole)
+  std::size_t holes_ = 0;
   std::vector<event> events_;
 };
 
@@ -489,9 +538,7 @@ class queue_policy {
   [[nodiscard]] decision check(const job& j) const { return tree_->allocatable(tree_->index(j.queue), j.request); }
   void commit(const job& j) { tree_->allocate(j.id, j.queue, j.request); }
   void release(std::string_view id) { tree_->deallocate(id); }
-  void victims(const job& j, std::vector<victim>& out) const {
-    tree_->reclaimable(j.queue, tree_->running_tasks(), out);
-  }
+  void victims(const job& j, std::vector<victim>& out) const { tree_->reclaimable_running(j.queue, out); }
 
  private:
   queue_tree* tree_;

@@ -160,6 +160,7 @@ class simulator {
       for (const auto& e : js.per_pod) jr.j.request.set(e.id, quota::detail::checked_mul<amount>(e.value, js.pods));
       jr.tenant = tenant_of(js);
       jr.shape = shape_of(js);
+      jr.coarse = coarse_shape_of(js);
       index_[js.id] = i;
       jobs_.push_back(std::move(jr));
       tenants_[jobs_.back().tenant];
@@ -281,7 +282,7 @@ class simulator {
     std::vector<std::pair<std::size_t, std::int32_t>> placement;  // node, pods
     std::string last_reason;
     int preempted = 0;
-    std::size_t shape = 0;
+    std::size_t shape = 0, coarse = 0;
     std::uint64_t tried_pass = 0;
     std::uint64_t pended_pass = 0;
     std::vector<std::size_t> devices, device_nodes;               // GPU devices held (device index, node)
@@ -307,10 +308,42 @@ class simulator {
     for (const auto& [a, b] : js.node_selector) k += a + '=' + b + ',';
     k += '\x1f';
     for (const auto& c : js.claims) k += c + ',';
+    k += '\x1f' + std::to_string(js.gpu.count) + 'x' + std::to_string(js.gpu.milli);
+    for (const auto& m : js.gpu.models) k += ',' + m;
+    k += '\x1f';
     if (!js.extra.is_null()) k += js.extra.dump();
     auto [it, inserted] = shapes_.emplace(std::move(k), shapes_.size());
     (void)inserted;
     return it->second;
+  }
+  // The shape without user and groups: jobs that differ only there get the
+  // same answer from every model that does not read them (user_agnostic).
+  std::size_t coarse_shape_of(const job_spec& js) {
+    std::string k = js.ns + '\x1f' + js.queue + '\x1f' + js.priority_class + '\x1f' + std::to_string(js.priority) +
+                    '\x1f' + std::to_string(js.pods) + '\x1f' + std::to_string(js.min_pods) + '\x1f' +
+                    (js.preemptible ? "p" : "n") + '\x1f';
+    for (const auto& e : js.per_pod) k += std::to_string(e.id) + '=' + std::to_string(e.value) + ',';
+    k += '\x1f';
+    for (const auto& [a, b] : js.node_selector) k += a + '=' + b + ',';
+    k += '\x1f';
+    for (const auto& c : js.claims) k += c + ',';
+    k += '\x1f' + std::to_string(js.gpu.count) + 'x' + std::to_string(js.gpu.milli);
+    for (const auto& m : js.gpu.models) k += ',' + m;
+    k += '\x1f';
+    if (!js.extra.is_null()) k += js.extra.dump();
+    auto [it, inserted] = coarse_shapes_.emplace(std::move(k), coarse_shapes_.size());
+    (void)inserted;
+    return it->second;
+  }
+  // Reasons from models whose answer does not depend on job.user or job.groups.
+  static bool user_agnostic(std::string_view model) {
+    return model == "queue" || model == "capacity" || model == "elastic_quota" || model == "fair_share" ||
+           model == "kueue" || model == "sharing_pools";
+  }
+  // A denial no change of usage can lift: a fixed limit the request alone exceeds.
+  static bool permanent(const reason& r) {
+    return r.model == "yunikorn_limits" && (r.rule == "max_resources" || r.rule == "max_applications") &&
+           r.limit >= 0 && r.requested > r.limit;
   }
 
   std::string tenant_of(const job_spec& js) const {
@@ -341,36 +374,57 @@ class simulator {
   }
 
   // --- nodes: free capacity, with a max tree over the chart resource --------
-  // tree_[k] = the most of the chart resource free on any alive node below k;
-  // first-fit finds the first node with enough in O(log n) steps.
+  // tree_[k] = the most of the chart resource free on any alive node below k
+  // (tcpu_, tmem_: the same for cpu and memory); first-fit finds the first
+  // node with enough of all three in O(log n) steps per skipped subtree.
   void tree_build() {
     tree_size_ = 1;
     while (tree_size_ < nodes_.size()) tree_size_ *= 2;
     tree_.assign(2 * tree_size_, -1);
-    for (std::size_t n = 0; n < nodes_.size(); ++n) tree_[tree_size_ + n] = node_value(n);
-    for (std::size_t k = tree_size_ - 1; k >= 1; --k) tree_[k] = std::max(tree_[2 * k], tree_[2 * k + 1]);
+    tcpu_.assign(2 * tree_size_, -1);
+    tmem_.assign(2 * tree_size_, -1);
+    for (std::size_t n = 0; n < nodes_.size(); ++n) set_leaf(n);
+    for (std::size_t k = tree_size_ - 1; k >= 1; --k) pull(k);
   }
-  amount node_value(std::size_t n) const { return nodes_[n].alive ? nodes_[n].free.get(chart_) : -1; }
+  amount node_value(std::size_t n, resource_id r) const { return nodes_[n].alive ? nodes_[n].free.get(r) : -1; }
+  void set_leaf(std::size_t n) {
+    const std::size_t k = tree_size_ + n;
+    tree_[k] = node_value(n, chart_);
+    tcpu_[k] = node_value(n, resources::cpu);
+    tmem_[k] = node_value(n, resources::memory);
+  }
+  void pull(std::size_t k) {
+    tree_[k] = std::max(tree_[2 * k], tree_[2 * k + 1]);
+    tcpu_[k] = std::max(tcpu_[2 * k], tcpu_[2 * k + 1]);
+    tmem_[k] = std::max(tmem_[2 * k], tmem_[2 * k + 1]);
+  }
   void tree_update(std::size_t n) {
-    std::size_t k = tree_size_ + n;
-    tree_[k] = node_value(n);
-    for (k /= 2; k >= 1; k /= 2) tree_[k] = std::max(tree_[2 * k], tree_[2 * k + 1]);
+    set_leaf(n);
+    for (std::size_t k = (tree_size_ + n) / 2; k >= 1; k /= 2) pull(k);
   }
-  // first node index >= from whose chart value >= need, or npos
-  std::size_t tree_first(std::size_t from, amount need) const {
+  struct need3 {
+    amount chart, cpu, mem;
+  };
+  bool covers(std::size_t k, const need3& nd) const {
+    return tree_[k] >= nd.chart && tcpu_[k] >= nd.cpu && tmem_[k] >= nd.mem;
+  }
+  // first node index >= from with enough chart resource, cpu and memory free,
+  // or npos: walk up from the leaf, and down into right siblings that may hold one
+  std::size_t tree_first(std::size_t from, const need3& nd) const {
     if (from >= tree_size_) return npos;
-    // walk up from the leaf, then down
     std::size_t k = tree_size_ + from;
-    if (tree_[k] >= need) return from;
-    while (k > 1) {
-      if ((k & 1) == 0 && tree_[k + 1] >= need) {
-        k = k + 1;
-        while (k < tree_size_) k = tree_[2 * k] >= need ? 2 * k : 2 * k + 1;
-        return k - tree_size_;
-      }
-      k /= 2;
-    }
+    if (covers(k, nd)) return from;
+    for (; k > 1; k /= 2)
+      if ((k & 1) == 0)
+        if (const std::size_t r = descend(k + 1, nd); r != npos) return r;
     return npos;
+  }
+  // the first leaf below k with enough of all three (maxima of different nodes may cover, no node does)
+  std::size_t descend(std::size_t k, const need3& nd) const {
+    if (!covers(k, nd)) return npos;
+    if (k >= tree_size_) return k - tree_size_;
+    const std::size_t r = descend(2 * k, nd);
+    return r != npos ? r : descend(2 * k + 1, nd);
   }
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 
@@ -388,7 +442,7 @@ class simulator {
     node_jobs_[n].insert(job);
     const auto& g = jobs_[job].spec->gpu;
     if (g.count > 0) {
-      const auto devs = pick_devices(n, g);
+      const auto& devs = pick_devices(n, g);
       for (auto d : devs) set_device(n, d, nodes_[n].device_free[d] - g.milli);
       auto& held = jobs_[job].devices;
       held.insert(held.end(), devs.begin(), devs.end());
@@ -417,37 +471,52 @@ class simulator {
 
   // Devices for one pod on node n (best fit: the fullest devices that still
   // have room), or an empty list when they do not fit.
-  std::vector<std::size_t> pick_devices(std::size_t n, const gpu_request& g) const {
-    std::vector<std::size_t> out;
-    if (g.count == 0) return out;
+  // The result lives in a buffer reused by the next call.
+  const std::vector<std::size_t>& pick_devices(std::size_t n, const gpu_request& g) {
+    auto& ok = dev_scratch_;
+    ok.clear();
+    if (!devices_fit(n, g)) return ok;
     const auto& node = nodes_[n];
-    if (!g.models.empty() && std::find(g.models.begin(), g.models.end(), node.spec.gpu.model) == g.models.end())
-      return out;
-    std::vector<std::size_t> ok;
     for (std::size_t d = 0; d < node.device_free.size(); ++d)
       if (node.device_free[d] >= g.milli) ok.push_back(d);
-    if (ok.size() < static_cast<std::size_t>(g.count)) return out;
-    std::stable_sort(ok.begin(), ok.end(),
-                     [&](std::size_t a, std::size_t b) { return node.device_free[a] < node.device_free[b]; });
+    // stable insertion sort by free thousandths (a node has a handful of devices)
+    for (std::size_t i = 1; i < ok.size(); ++i) {
+      const auto v = ok[i];
+      std::size_t k = i;
+      for (; k > 0 && node.device_free[ok[k - 1]] > node.device_free[v]; --k) ok[k] = ok[k - 1];
+      ok[k] = v;
+    }
     ok.resize(static_cast<std::size_t>(g.count));
     return ok;
   }
+  // pick_devices would find devices (without building the list).
+  bool devices_fit(std::size_t n, const gpu_request& g) const {
+    if (g.count == 0) return false;
+    const auto& node = nodes_[n];
+    if (!g.models.empty() && std::find(g.models.begin(), g.models.end(), node.spec.gpu.model) == g.models.end())
+      return false;
+    std::int32_t have = 0;
+    for (const auto f : node.device_free)
+      if (f >= g.milli && ++have >= g.count) return true;
+    return false;
+  }
   bool node_fits(std::size_t n, const job_spec& js) const {
     if (!selector_ok(nodes_[n], js) || !fits(js.per_pod, nodes_[n].free)) return false;
-    return js.gpu.count == 0 || !pick_devices(n, js.gpu).empty();
+    return js.gpu.count == 0 || devices_fit(n, js.gpu);
   }
 
   std::optional<std::size_t> pick_node(const job_spec& js) const {
     const amount need = js.per_pod.get(chart_);
-    if (tree_[1] < need) return std::nullopt;
+    const need3 nd{need, js.per_pod.get(resources::cpu), js.per_pod.get(resources::memory)};
+    if (!covers(1, nd)) return std::nullopt;
     if (sc_.placement == "first-fit") {
-      for (std::size_t n = tree_first(0, need); n != npos && n < nodes_.size(); n = tree_first(n + 1, need))
+      for (std::size_t n = tree_first(0, nd); n != npos && n < nodes_.size(); n = tree_first(n + 1, nd))
         if (node_fits(n, js)) return n;
       return std::nullopt;
     }
     std::optional<std::size_t> best;
     amount best_left = 0;
-    for (std::size_t n = tree_first(0, need); n != npos && n < nodes_.size(); n = tree_first(n + 1, need)) {
+    for (std::size_t n = tree_first(0, nd); n != npos && n < nodes_.size(); n = tree_first(n + 1, nd)) {
       if (!node_fits(n, js)) continue;
       const amount left = nodes_[n].free.get(chart_) - need;
       if (!best || left < best_left) {
@@ -606,10 +675,18 @@ class simulator {
     const decision d = engine_.check(jr.j);
     if (d.denied()) {
       jr.last_reason = reason_text(d);
-      for (const auto& r : d.reasons()) ++tenants_[jr.tenant].denials[std::string(r.model) + "." + std::string(r.rule)];
+      bool agnostic = true, fixed = false;
+      for (const auto& r : d.reasons()) {
+        ++tenants_[jr.tenant].denials[std::string(r.model) + "." + std::string(r.rule)];
+        agnostic = agnostic && user_agnostic(r.model);
+        fixed = fixed || permanent(r);
+      }
+      if (agnostic) coarse_denied_ = true;
+      if (fixed) shape_fixed_[jr.shape] = true;
       return false;
     }
     if (!place(idx)) {
+      coarse_denied_ = true;
       jr.last_reason = "host.no_node_fits";
       ++tenants_[jr.tenant].denials["host.no_node_fits"];
       return false;
@@ -736,14 +813,27 @@ class simulator {
 
   bool attempt(std::size_t idx) {
     auto& jr = jobs_[idx];
+    if (shape_fixed_[jr.shape]) return false;  // denied for good: its shape's reason stands
+    if (coarse_pass_[jr.coarse] == pass_) {
+      // a job differing only in user/groups was denied in this pass by models that do not read them
+      shape_pass_[jr.shape] = pass_;
+      shape_reason_[jr.shape] = coarse_reason_[jr.coarse];
+      return false;
+    }
     jr.tried_pass = pass_;
+    coarse_denied_ = false;
     bool ok = try_admit(idx);
+    const bool coarse = !ok && coarse_denied_;
     if (!ok && sc_.preemption) ok = try_preempt_for(idx);
     if (ok) {
       unpend(idx);
     } else {
       shape_pass_[jr.shape] = pass_;
       shape_reason_[jr.shape] = jr.last_reason;
+      if (coarse) {
+        coarse_pass_[jr.coarse] = pass_;
+        coarse_reason_[jr.coarse] = jr.last_reason;
+      }
     }
     return ok;
   }
@@ -755,7 +845,14 @@ class simulator {
   // arrivals), only the new jobs can be admitted.
   void schedule(bool full) {
     ++pass_;
-    if (shape_pass_.size() < shapes_.size()) shape_pass_.resize(shapes_.size(), 0);
+    if (shape_pass_.size() < shapes_.size()) {
+      shape_pass_.resize(shapes_.size(), 0);
+      shape_fixed_.resize(shapes_.size(), false);
+    }
+    if (coarse_pass_.size() < coarse_shapes_.size()) {
+      coarse_pass_.resize(coarse_shapes_.size(), 0);
+      coarse_reason_.resize(coarse_shapes_.size());
+    }
     if (!full) {
       std::vector<std::size_t> order = arrivals_;
       std::sort(order.begin(), order.end(),
@@ -770,7 +867,8 @@ class simulator {
     // heads of every shape, smallest key first; jobs pended during this pass
     // (preempted victims) wait for the next one, as in a snapshot of the queue
     std::set<pkey> heads;
-    for (const auto& [shape, keys] : by_shape_) heads.insert(*keys.begin());
+    for (const auto& [shape, keys] : by_shape_)
+      if (!shape_fixed_[shape]) heads.insert(*keys.begin());
     while (!heads.empty()) {
       const pkey k = *heads.begin();
       heads.erase(heads.begin());
@@ -1190,7 +1288,7 @@ class simulator {
   std::set<std::size_t> running_;
   std::set<std::pair<std::int32_t, std::size_t>> running_by_priority_;
   std::vector<std::multiset<std::size_t>> node_jobs_;  // one entry per pod
-  std::vector<amount> tree_;
+  std::vector<amount> tree_, tcpu_, tmem_;
   std::size_t tree_size_ = 1;
   std::multimap<std::int64_t, std::size_t> finishes_;
   std::map<std::string, resource_vector> usage_;
@@ -1203,9 +1301,15 @@ class simulator {
   std::int64_t now_ = 0, end_ms_ = 0, preemptions_ = 0;
   bool freed_ = false;
   std::vector<std::size_t> arrivals_;
+  std::vector<std::size_t> dev_scratch_;
   std::map<std::string, std::size_t> shapes_;
   std::vector<std::uint64_t> shape_pass_;
   std::map<std::size_t, std::string> shape_reason_;
+  std::vector<bool> shape_fixed_;  // shapes denied for good (permanent())
+  std::map<std::string, std::size_t> coarse_shapes_;
+  std::vector<std::uint64_t> coarse_pass_;
+  std::vector<std::string> coarse_reason_;
+  bool coarse_denied_ = false;
   std::map<std::size_t, std::set<pkey>> by_shape_;
   std::uint64_t pass_ = 0;
 };

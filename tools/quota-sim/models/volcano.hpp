@@ -72,12 +72,17 @@ class volcano_sim_policy {
   }
   void commit(const job& j) {
     auto& p = pending_[j.queue];
-    queue_tree copy = tree_;
-    copy.allocate(j.id, j.queue, j.request);
     const auto next = clamped_sub(p, j.request);
-    copy.set_pending(j.queue, next);
-    copy.compute_deserved();
-    tree_ = std::move(copy);
+    tree_.allocate(j.id, j.queue, j.request);  // strong on its own
+    try {
+      tree_.set_pending(j.queue, next);
+      tree_.compute_deserved();
+    } catch (...) {  // undo without copying the tree
+      tree_.deallocate(j.id);
+      tree_.set_pending(j.queue, p);
+      tree_.compute_deserved();
+      throw;
+    }
     p = next;
     queue_of_[j.id] = j.queue;
     if (restorable_.count(j.id))
