@@ -14,7 +14,9 @@
 // All-or-nothing: admit() asks every model first and commits only when all
 // allow. If a model's commit throws (overflow, a model-specific state error),
 // the models already committed are released again, the error propagates, and
-// the engine is as before.
+// the engine is as before. A commit_denied_error (a concurrent reload made
+// the job stop fitting between check and commit) is undone the same way but
+// returned as the denied decision it carries.
 //
 // Both engines share one implementation of this protocol
 // (detail::engine_base); they differ only in how they hold their models.
@@ -52,8 +54,9 @@ namespace quota {
 class any_policy {
  public:
   template <class P>
-    requires(policy<std::remove_cvref_t<P>> && !std::is_same_v<std::remove_cvref_t<P>, any_policy>)
-  explicit any_policy(P&& p) : self_(std::make_unique<model<std::remove_cvref_t<P>>>(std::forward<P>(p))) {}
+  requires(policy<std::remove_cvref_t<P>> &&
+           !std::is_same_v<std::remove_cvref_t<P>, any_policy>) explicit any_policy(P&& p)
+      : self_(std::make_unique<model<std::remove_cvref_t<P>>>(std::forward<P>(p))) {}
 
   any_policy(const any_policy& o) : self_(o.self_ ? o.self_->clone() : nullptr) {}
   any_policy& operator=(const any_policy& o) {
@@ -173,17 +176,23 @@ class engine_base {
     if (d.denied()) return d;
     admitted_.insert(j.id);
     std::size_t done = 0;
-    try {
-      self().for_each_model([&](auto& m) {
-        m.commit(j);
-        ++done;
-      });
-    } catch (...) {
+    auto undo = [&] {
       std::size_t k = 0;
       self().for_each_model([&](auto& m) {
         if (k++ < done) m.release(j.id);
       });
       admitted_.erase(j.id);
+    };
+    try {
+      self().for_each_model([&](auto& m) {
+        m.commit(j);
+        ++done;
+      });
+    } catch (const commit_denied_error& e) {
+      undo();  // the job stopped fitting between check and commit: a denial
+      return e.verdict();
+    } catch (...) {
+      undo();
       throw;
     }
     return d;

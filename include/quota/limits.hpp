@@ -1454,7 +1454,7 @@ class limits_policy {
     requests_.emplace(j.id, entry{qualify(j.queue), j.user, j.request});  // first: a failing increase is undone below
     try {
       const decision d = m_->increase(requests_.at(j.id).queue, j.id, j.request, j.user, j.groups);
-      if (d.denied()) throw state_error(error_id::state_not_admitted, "job '" + j.id + "': " + to_string(d));
+      if (d.denied()) throw commit_denied_error("job '" + j.id + "': " + to_string(d), d);
     } catch (...) {
       requests_.erase(j.id);
       throw;

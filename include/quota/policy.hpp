@@ -16,6 +16,11 @@
 // * commit must follow an allowed check on the same state; a model throws
 //   state_error (and changes nothing) for a duplicate job id, and may throw
 //   for unknown entities (unknown_entity_error) or overflow.
+// * a model whose state can change between check and commit from other
+//   threads (the user/group limit trackers reload live) may find at commit
+//   that the job no longer fits: it then throws commit_denied_error, which
+//   carries the denial, and changes nothing. The engine turns it into a
+//   denied decision (after undoing the models already committed), not an error.
 // * release of a committed job never fails; release of an unknown id throws
 //   unknown_entity_error (304) and changes nothing.
 // * victims appends candidates in the model's own preference order, each with
@@ -26,9 +31,11 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <quota/decision.hpp>
+#include <quota/error.hpp>
 #include <quota/resource_vector.hpp>
 
 namespace quota {
@@ -81,6 +88,19 @@ concept policy = requires(P& p, const P& cp, const job& j, std::string_view id, 
   { p.commit(j) } -> std::same_as<void>;
   { p.release(id) } -> std::same_as<void>;
   { cp.victims(j, out) } -> std::same_as<void>;
+};
+
+/// Thrown by commit when the job was allowed by check but no longer fits at
+/// commit (a concurrent reload lowered a limit). A state_error (505) for
+/// callers that use a model directly; the engine returns `verdict` instead.
+class commit_denied_error : public state_error {
+ public:
+  commit_denied_error(std::string_view what, decision verdict)
+      : state_error(error_id::state_not_admitted, what), verdict_(std::move(verdict)) {}
+  [[nodiscard]] const decision& verdict() const noexcept { return verdict_; }
+
+ private:
+  decision verdict_;
 };
 
 }  // namespace quota

@@ -15,14 +15,18 @@ class cap_policy {
   [[nodiscard]] decision check(const job& j) const {
     const auto used = used_of(j.queue);
     const auto req = j.request.get(res_);
-    if (used + req > cap_)
-      return decision::deny(reason{name_, "over_cap", j.queue, res_, "", req, used, cap_, ""});
+    if (used + req > cap_) return decision::deny(reason{name_, "over_cap", j.queue, res_, "", req, used, cap_, ""});
     return decision::allow();
   }
   void commit(const job& j) {
     if (fail_next_commit) {
       fail_next_commit = false;
       throw overflow_error("injected failure");
+    }
+    if (deny_next_commit) {  // as if a concurrent reload had lowered the cap
+      deny_next_commit = false;
+      throw commit_denied_error(
+          "cap lowered", decision::deny(reason{name_, "over_cap", j.queue, res_, "", j.request.get(res_), 0, 0, ""}));
     }
     if (jobs_.count(j.id)) throw state_error(error_id::state_duplicate, j.id);
     jobs_[j.id] = {j.queue, j.request.get(res_)};
@@ -43,6 +47,7 @@ class cap_policy {
     return it == used_.end() ? 0 : it->second;
   }
   bool fail_next_commit = false;
+  bool deny_next_commit = false;
 
  private:
   std::string_view name_;
@@ -90,6 +95,35 @@ TEST_CASE("engine: a failing commit is rolled back in the models already committ
   CHECK_FALSE(e.is_admitted("a"));
   CHECK(e.admit(gpu_job("a", "q", 2, 1000)).allowed());
   CHECK(e.model(0).target<cap_policy>()->used_of("q") == 2);
+}
+
+TEST_CASE("engine: a commit denied by a concurrent change is undone everywhere and returned as a denial") {
+  engine e;
+  e.add(any_policy(cap_policy("gpus", resources::nvidia_gpu, 4)));
+  e.add(any_policy(cap_policy("cpus", resources::cpu, 8000)));
+  e.model(1).target<cap_policy>()->deny_next_commit = true;
+  decision d;
+  REQUIRE_NOTHROW(d = e.admit(gpu_job("a", "q", 2, 1000)));
+  REQUIRE(d.denied());
+  CHECK(d.reasons().at(0).model == "cpus");
+  CHECK(d.reasons().at(0).rule == "over_cap");
+  CHECK(e.model(0).target<cap_policy>()->used_of("q") == 0);  // the first model's commit was undone
+  CHECK_FALSE(e.is_admitted("a"));
+  // the same in the compile-time engine; a model used directly sees a state_error (505)
+  basic_engine<cap_policy, cap_policy> be(cap_policy("gpus", resources::nvidia_gpu, 4),
+                                          cap_policy("cpus", resources::cpu, 8000));
+  be.model<1>().deny_next_commit = true;
+  CHECK(be.admit(gpu_job("b", "q", 1, 1000)).denied());
+  CHECK(be.model<0>().used_of("q") == 0);
+  CHECK(be.admit(gpu_job("b", "q", 1, 1000)).allowed());
+  cap_policy direct("cpus", resources::cpu, 8000);
+  direct.deny_next_commit = true;
+  try {
+    direct.commit(gpu_job("c", "q", 0, 1000));
+    FAIL("no error");
+  } catch (const state_error& err) {
+    CHECK(err.id() == error_id::state_not_admitted);
+  }
 }
 
 TEST_CASE("engine: release always succeeds for admitted jobs; unknown and duplicate ids are typed errors") {
