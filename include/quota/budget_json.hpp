@@ -42,6 +42,7 @@ inline bool budget_duration(const json& v, std::int64_t& out) {
     problems.push_back(detail::join_path(path, key) + ": " + msg);
   };
   if (!j.is_object()) throw config_error(error_id::budget_config, (path.empty() ? "$" : path) + ": expected an object");
+  resource_registry saved = reg;  // restored when the document is rejected (strong guarantee)
   for (auto it = j.begin(); it != j.end(); ++it) {
     static constexpr const char* known[] = {"model",        "resource",        "tenant",      "window", "windowStart",
                                             "windowLength", "defaultDuration", "onExhausted", "budgets"};
@@ -128,6 +129,7 @@ inline bool budget_duration(const json& v, std::int64_t& out) {
     bad("budgets", "missing (tenant: budget)");
   }
   if (!problems.empty()) {
+    reg = std::move(saved);
     std::string msg = "budget: ";
     for (std::size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
     throw config_error(error_id::budget_config, msg);

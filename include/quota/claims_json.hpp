@@ -68,6 +68,11 @@ namespace detail {
   auto it = o.find(key);
   return it == o.end() || it->is_null() ? nullptr : &*it;
 }
+/// A string field, or `def` when absent, null or not a string (never throws json::type_error).
+[[nodiscard]] inline std::string claims_str(const json& o, const char* key, const char* def = "") {
+  const json* v = claims_field(o, key);
+  return v && v->is_string() ? v->get<std::string>() : std::string(def);
+}
 [[nodiscard]] inline std::string claims_map_value(const json& obj, const char* map, std::string_view key) {
   const json* md = claims_field(obj, "metadata");
   const json* m = md ? claims_field(*md, map) : nullptr;
@@ -156,7 +161,9 @@ inline void claims_request_line(const json& r, const std::string& path, claim_sp
   if (const json* md = claims_field(obj, "metadata"))
     if (const json* owners = claims_field(*md, "ownerReferences"); owners && owners->is_array())
       for (const auto& o : *owners)
-        if (o.is_object() && o.value("kind", "") == "Pod" && o.value("controller", false)) s.per_pod = true;
+        if (detail::claims_str(o, "kind") == "Pod" && o.is_object() && o.contains("controller") &&
+            o["controller"].is_boolean() && o["controller"].get<bool>())
+          s.per_pod = true;
 
   const resource_registry scratch;         // capacities are counted in their base unit (scale 0)
   const resource_id id = resources::pods;  // any scale-0 resource
@@ -171,8 +178,8 @@ inline void claims_request_line(const json& r, const std::string& path, claim_sp
     for (std::size_t i = 0; i < requests->size(); ++i) {
       const json& r = (*requests)[i];
       const std::string rp = detail::index_path(p + ".spec.devices.requests", i);
-      const std::string rname = r.is_object() ? r.value("name", "") : "";
-      if (rname.empty()) diag.add(rp + ".name", "missing request name");
+      const std::string rname = detail::claims_str(r, "name");
+      if (rname.empty()) diag.add(rp + ".name", "missing request name (or not a string)");
       const json* exactly = claims_field(r, "exactly");
       const json* first = claims_field(r, "firstAvailable");
       if (exactly && first) {
@@ -183,8 +190,8 @@ inline void claims_request_line(const json& r, const std::string& path, claim_sp
         for (std::size_t k = 0; k < first->size(); ++k) {
           const json& sub = (*first)[k];
           const std::string sp = detail::index_path(rp + ".firstAvailable", k);
-          const std::string sname = sub.is_object() ? sub.value("name", "") : "";
-          if (sname.empty()) diag.add(sp + ".name", "missing subrequest name");
+          const std::string sname = detail::claims_str(sub, "name");
+          if (sname.empty()) diag.add(sp + ".name", "missing subrequest name (or not a string)");
           detail::claims_request_line(sub, sp, s, true, classes, rname + "/" + sname, diag);
         }
       } else {
@@ -243,7 +250,7 @@ inline void claims_request_line(const json& r, const std::string& path, claim_sp
           const json& r = (*rf)[i];
           if (!r.is_object() || !r.contains("name") || !r["name"].is_string())
             diag.add(detail::index_path(p + ".status.reservedFor", i) + ".name", "missing or not a string");
-          else if (r.value("resource", "pods") == "pods")
+          else if (detail::claims_str(r, "resource", "pods") == "pods")
             out.reserved_for.push_back(r["name"].get<std::string>());
         }
       }
@@ -352,14 +359,14 @@ inline std::size_t load_device_classes(claim_model& m, const json& doc,
       for (std::size_t i = 0; i < rcs->size(); ++i) {
         const json& rc = (*rcs)[i];
         const std::string rp = detail::index_path(p + ".spec.resourceClaims", i);
-        const std::string entry = rc.is_object() ? rc.value("name", "") : "";
+        const std::string entry = detail::claims_str(rc, "name");
         std::string claim;
         if (const json* n = claims_field(rc, "resourceClaimName"); n && n->is_string()) {
           claim = n->get<std::string>();
         } else if (const json* t = claims_field(rc, "resourceClaimTemplateName"); t && t->is_string()) {
-          if (statuses && statuses->is_array())
+          if (statuses && statuses->is_array() && !entry.empty())  // the entry's name is required
             for (const auto& st : *statuses)
-              if (st.is_object() && st.value("name", "") == entry && st.contains("resourceClaimName") &&
+              if (st.is_object() && detail::claims_str(st, "name") == entry && st.contains("resourceClaimName") &&
                   st["resourceClaimName"].is_string())
                 claim = st["resourceClaimName"].get<std::string>();
           if (claim.empty()) {

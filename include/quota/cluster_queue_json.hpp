@@ -131,6 +131,16 @@ E kueue_enum(const json& o, const char* key, std::initializer_list<std::pair<con
   return def;
 }
 
+/// An integer within int32 (Kueue's priorities); false for anything else (no silent wrap).
+inline bool kueue_int32(const json& v, std::int32_t& out) {
+  if (!v.is_number_integer()) return false;
+  if (v.is_number_unsigned() ? v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT32_MAX)
+                             : (v.get<std::int64_t>() < INT32_MIN || v.get<std::int64_t>() > INT32_MAX))
+    return false;
+  out = v.get<std::int32_t>();
+  return true;
+}
+
 /// Seconds since the epoch of an RFC 3339 UTC time "YYYY-MM-DDTHH:MM:SSZ".
 inline bool kueue_parse_time(const std::string& s, std::int64_t& out) {
   int y, mo, dd, h, mi, se;
@@ -286,10 +296,11 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
                {"LowerPriority", borrow_within_cohort_policy::lower_priority}},
               borrow_within_cohort_policy::never, pp + ".borrowWithinCohort", d);
           if (b.contains("maxPriorityThreshold")) {
-            if (b["maxPriorityThreshold"].is_number_integer())
-              cq.preemption.max_priority_threshold = b["maxPriorityThreshold"].get<std::int32_t>();
+            std::int32_t t = 0;
+            if (detail::kueue_int32(b["maxPriorityThreshold"], t))
+              cq.preemption.max_priority_threshold = t;
             else
-              d.add(pp + ".borrowWithinCohort.maxPriorityThreshold", "expected an integer");
+              d.add(pp + ".borrowWithinCohort.maxPriorityThreshold", "expected a 32-bit integer");
           }
         }
       }
@@ -346,10 +357,8 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
       w.name = w.ns + "/" + name;
       w.queue = detail::kueue_str(spec, "queueName", obj + ".spec", d);
       if (spec.contains("priority")) {
-        if (spec["priority"].is_number_integer())
-          w.priority = spec["priority"].get<std::int32_t>();
-        else
-          d.add(obj + ".spec.priority", "expected an integer");
+        if (!detail::kueue_int32(spec["priority"], w.priority))
+          d.add(obj + ".spec.priority", "expected a 32-bit integer");
       }
       if (o.contains("metadata") && o["metadata"].contains("creationTimestamp") &&
           o["metadata"]["creationTimestamp"].is_string()) {

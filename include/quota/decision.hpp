@@ -58,9 +58,7 @@ class decision {
   /// Adds a reason; the decision is denied from then on.
   void add(reason r) { reasons_.push_back(std::move(r)); }
   /// Folds another decision's reasons into this one (used by the engine).
-  void merge(const decision& other) {
-    reasons_.insert(reasons_.end(), other.reasons_.begin(), other.reasons_.end());
-  }
+  void merge(const decision& other) { reasons_.insert(reasons_.end(), other.reasons_.begin(), other.reasons_.end()); }
   /// Is there a reason with this rule (and, if given, this model)?
   [[nodiscard]] bool has_rule(std::string_view rule, std::string_view model = {}) const noexcept {
     for (const auto& r : reasons_)

@@ -79,6 +79,7 @@ inline resource_vector elastic_container_requests(const json& c, resource_regist
 [[nodiscard]] inline std::vector<elastic_quota_spec> load_elastic_quotas(const json& doc, resource_registry& reg) {
   diagnostics diag;
   std::vector<elastic_quota_spec> out;
+  resource_registry saved = reg;  // restored when the document is rejected (strong guarantee)
   for_each_object(doc, [&](const json& o, const std::string& path) {
     const std::string kind =
         o.is_object() && o.contains("kind") && o["kind"].is_string() ? o["kind"].get<std::string>() : "";
@@ -113,6 +114,7 @@ inline resource_vector elastic_container_requests(const json& c, resource_regist
     }
     out.push_back(std::move(s));
   });
+  if (!diag.empty()) reg = std::move(saved);
   diag.throw_if_any();
   return out;
 }
@@ -130,6 +132,7 @@ struct elastic_loaded_pod {
                                                                        std::int64_t gb_per_gpu = default_gb_per_gpu) {
   diagnostics diag;
   std::vector<elastic_loaded_pod> out;
+  resource_registry saved = reg;  // restored when the document is rejected (strong guarantee)
   for_each_object(doc, [&](const json& o, const std::string& path) {
     if (o.is_object() && o.contains("kind") && o["kind"] != "Pod") return;
     elastic_loaded_pod lp;
@@ -166,10 +169,13 @@ struct elastic_loaded_pod {
     if (spec.contains("overhead"))
       overhead = parse_resource_list(spec["overhead"], reg, base + ".spec.overhead", &diag);
     if (spec.contains("priority")) {
-      if (spec["priority"].is_number_integer())
-        lp.pod.priority = spec["priority"].get<std::int32_t>();
+      const auto& pr = spec["priority"];
+      if (pr.is_number_integer() &&
+          !(pr.is_number_unsigned() && pr.get<std::uint64_t>() > static_cast<std::uint64_t>(INT32_MAX)) &&
+          pr.get<std::int64_t>() >= INT32_MIN && pr.get<std::int64_t>() <= INT32_MAX)
+        lp.pod.priority = pr.get<std::int32_t>();
       else
-        diag.add(base + ".spec.priority", "not an integer");
+        diag.add(base + ".spec.priority", "not a 32-bit integer");
     }
     try {
       lp.pod.request = pod_request(cs, ics, overhead);
@@ -182,6 +188,7 @@ struct elastic_loaded_pod {
       lp.phase = o["status"]["phase"].get<std::string>();
     out.push_back(std::move(lp));
   });
+  if (!diag.empty()) reg = std::move(saved);
   diag.throw_if_any();
   return out;
 }

@@ -8,11 +8,14 @@
 //   read a file with the position of a syntax error.
 #pragma once
 
+#include <cstdint>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 
@@ -33,8 +36,8 @@ inline void to_json(json& j, const reason& r) {
   j = json{{"model", r.model}, {"rule", r.rule}};
   if (!r.entity.empty()) j["entity"] = r.entity;
   if (r.resource != no_resource) {
-    j["resource"] = r.resource_name.empty() ? std::string(resources::well_known_name(r.resource))
-                                            : std::string(r.resource_name);
+    j["resource"] =
+        r.resource_name.empty() ? std::string(resources::well_known_name(r.resource)) : std::string(r.resource_name);
     j["requested"] = r.requested;
     j["used"] = r.used;
     j["limit"] = r.limit;
@@ -52,17 +55,21 @@ inline void to_json(json& j, const victim& v) {
   if (!v.entity.empty()) j["entity"] = v.entity;
 }
 
-inline void to_json(json& j, const diagnostic& d) { j = json{{"path", d.path}, {"message", d.message}}; }
+inline void to_json(json& j, const diagnostic& d) {
+  j = json{{"path", d.path}, {"message", d.message}};
+}
 
-inline void to_json(json& j, const quantity& q) { j = q.to_string(); }
+inline void to_json(json& j, const quantity& q) {
+  j = q.to_string();
+}
 inline void from_json(const json& j, quantity& q) {
   if (j.is_string())
     q = quantity::parse(j.get_ref<const std::string&>());
   else if (j.is_number_integer())
     q = quantity::from_base(j.get<std::int64_t>(), 0);
   else
-    throw parse_error(error_id::parse_wrong_type, "a quantity must be a string or an integer, got " +
-                                                      std::string(j.type_name()));
+    throw parse_error(error_id::parse_wrong_type,
+                      "a quantity must be a string or an integer, got " + std::string(j.type_name()));
 }
 
 // ---- paths -------------------------------------------------------------------
@@ -89,8 +96,7 @@ namespace detail {
 /// Parses one quantity value (string or integer) of resource `id` to base units.
 /// Problems go to `diag` (returning 0) when given, else throw parse_error.
 inline amount parse_resource_amount(const json& v, resource_id id, const resource_registry& reg,
-                                    const std::string& path, diagnostics* diag = nullptr,
-                                    bool allow_negative = false) {
+                                    const std::string& path, diagnostics* diag = nullptr, bool allow_negative = false) {
   try {
     quantity q;
     if (v.is_string())
@@ -176,8 +182,8 @@ template <class A, absent_means AB>
   json j = json::object();
   for (const auto& e : v) {
     const auto& info = reg.info(e.id);
-    const bool bytes = info.name == "memory" || info.name == "ephemeral-storage" ||
-                       info.name.rfind("hugepages-", 0) == 0;
+    const bool bytes =
+        info.name == "memory" || info.name == "ephemeral-storage" || info.name.rfind("hugepages-", 0) == 0;
     j[info.name] = format_amount(static_cast<std::int64_t>(e.value), info.scale,
                                  bytes ? quantity_format::binary_si : quantity_format::decimal_si);
   }
@@ -230,23 +236,25 @@ inline void for_each_object(const json& doc, const std::function<void(const json
   if (doc.is_object() && doc.contains("items") && doc["items"].is_array() &&
       (!doc.contains("kind") || (doc["kind"].is_string() && doc["kind"].get<std::string>().ends_with("List")))) {
     const auto& items = doc["items"];
-    for (std::size_t i = 0; i < items.size(); ++i) fn(items[i], detail::index_path(detail::join_path(base, "items"), i));
+    for (std::size_t i = 0; i < items.size(); ++i)
+      fn(items[i], detail::index_path(detail::join_path(base, "items"), i));
     return;
   }
   if (doc.is_object()) {
     fn(doc, base);
     return;
   }
-  throw parse_error(error_id::parse_malformed_document,
-                    (base.empty() ? std::string("document") : base) +
-                        ": expected an object, a List or an array, got " + std::string(doc.type_name()));
+  throw parse_error(error_id::parse_malformed_document, (base.empty() ? std::string("document") : base) +
+                                                            ": expected an object, a List or an array, got " +
+                                                            std::string(doc.type_name()));
 }
 
 /// `metadata.name` (and namespace) of a Kubernetes object, with path-named errors.
 [[nodiscard]] inline std::string object_name(const json& obj, const std::string& path) {
   if (!obj.is_object() || !obj.contains("metadata") || !obj["metadata"].is_object() ||
       !obj["metadata"].contains("name") || !obj["metadata"]["name"].is_string())
-    throw parse_error(error_id::parse_missing_field, detail::join_path(path, "metadata.name") + ": missing or not a string");
+    throw parse_error(error_id::parse_missing_field,
+                      detail::join_path(path, "metadata.name") + ": missing or not a string");
   return obj["metadata"]["name"].get<std::string>();
 }
 [[nodiscard]] inline std::string object_namespace(const json& obj, const std::string& fallback = "default") {
@@ -261,6 +269,25 @@ inline void for_each_object(const json& doc, const std::function<void(const json
 template <class T>
 [[nodiscard]] T field_or(const json& obj, const char* key, T def, const std::string& path) {
   if (!obj.is_object() || !obj.contains(key) || obj[key].is_null()) return def;
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+    if (obj[key].is_number()) {
+      // nlohmann converts any number to any integer type: 3000000000 would wrap
+      // into an int32 and 1.5 would truncate. Only exact integers in range pass.
+      const json& v = obj[key];
+      const bool in_range =
+          (v.is_number_unsigned() &&
+           v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<T>::max())) ||
+          (v.is_number_integer() && !v.is_number_unsigned() &&
+           v.get<std::int64_t>() >= static_cast<std::int64_t>(std::numeric_limits<T>::min()) &&
+           (v.get<std::int64_t>() < 0 || static_cast<std::uint64_t>(v.get<std::int64_t>()) <=
+                                             static_cast<std::uint64_t>(std::numeric_limits<T>::max())));
+      if (!in_range)
+        throw parse_error(error_id::parse_wrong_type, detail::join_path(path, key) + ": expected an integer in [" +
+                                                          std::to_string(std::numeric_limits<T>::min()) + ", " +
+                                                          std::to_string(std::numeric_limits<T>::max()) + "], got " +
+                                                          v.dump());
+      return v.get<T>();
+    }
   try {
     return obj[key].get<T>();
   } catch (const json::exception&) {

@@ -22,6 +22,7 @@ namespace quota {
   auto bad = [&](const std::string& p, const std::string& msg) { problems.push_back(p + ": " + msg); };
   if (!j.is_object())
     throw config_error(error_id::priority_class_config, (path.empty() ? "$" : path) + ": expected an object");
+  resource_registry saved = reg;  // restored when the document is rejected (strong guarantee)
   for (auto it = j.begin(); it != j.end(); ++it)
     if (it.key() != "model" && it.key() != "tenant" && it.key() != "quotas")
       bad(detail::join_path(path, it.key()), "unknown field (tenant, quotas)");
@@ -82,6 +83,7 @@ namespace quota {
     }
   }
   if (!problems.empty()) {
+    reg = std::move(saved);
     std::string msg = "priority class quota: ";
     for (std::size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
     throw config_error(error_id::priority_class_config, msg);

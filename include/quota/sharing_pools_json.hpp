@@ -21,6 +21,7 @@ namespace quota {
   std::vector<std::string> problems;
   auto bad = [&](const std::string& p, const std::string& msg) { problems.push_back(p + ": " + msg); };
   if (!j.is_object()) throw config_error(error_id::pools_config, (path.empty() ? "$" : path) + ": expected an object");
+  resource_registry saved = reg;  // restored when the document is rejected (strong guarantee)
   for (auto it = j.begin(); it != j.end(); ++it)
     if (it.key() != "model" && it.key() != "pools") bad(detail::join_path(path, it.key()), "unknown field (pools)");
   std::vector<sharing_pool_spec> pools;
@@ -90,6 +91,7 @@ namespace quota {
     }
   }
   if (!problems.empty()) {
+    reg = std::move(saved);
     std::string msg = "sharing pools: ";
     for (std::size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
     throw config_error(error_id::pools_config, msg);
