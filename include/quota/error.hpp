@@ -96,8 +96,7 @@ class parse_error : public error {
 class validation_error : public error {
  public:
   explicit validation_error(std::vector<diagnostic> problems)
-      : error("validation_error", error_id::validation_failed, render(problems)),
-        problems_(std::move(problems)) {}
+      : error("validation_error", error_id::validation_failed, render(problems)), problems_(std::move(problems)) {}
   validation_error(std::string path, std::string message)
       : validation_error(std::vector<diagnostic>{{std::move(path), std::move(message)}}) {}
 
@@ -161,9 +160,7 @@ class config_error : public error {
 /// Collects diagnostics while a document is checked, then throws them all at once.
 class diagnostics {
  public:
-  void add(std::string path, std::string message) {
-    items_.push_back({std::move(path), std::move(message)});
-  }
+  void add(std::string path, std::string message) { items_.push_back({std::move(path), std::move(message)}); }
   [[nodiscard]] bool empty() const noexcept { return items_.empty(); }
   [[nodiscard]] std::size_t size() const noexcept { return items_.size(); }
   [[nodiscard]] const std::vector<diagnostic>& items() const noexcept { return items_; }

@@ -174,8 +174,8 @@ template <policy P>
         s += "\n";
       }
       if (m.earliest_ms)
-        s += "    earliest admission: " + std::to_string(*m.earliest_ms) + " ms (" +
-             format_duration(*m.earliest_ms) + ")\n";
+        s += "    earliest admission: " + std::to_string(*m.earliest_ms) + " ms (" + format_duration(*m.earliest_ms) +
+             ")\n";
       else
         s += "    earliest admission: cannot tell\n";
     }

@@ -183,17 +183,37 @@ class quantity {
     out.append(static_cast<std::size_t>(e - e3), '0');
     if (si) {
       switch (e3) {
-        case -9: out += 'n'; break;
-        case -6: out += 'u'; break;
-        case -3: out += 'm'; break;
-        case 0: break;
-        case 3: out += 'k'; break;
-        case 6: out += 'M'; break;
-        case 9: out += 'G'; break;
-        case 12: out += 'T'; break;
-        case 15: out += 'P'; break;
-        case 18: out += 'E'; break;
-        default: break;  // unreachable: parse rejects finer than nano
+        case -9:
+          out += 'n';
+          break;
+        case -6:
+          out += 'u';
+          break;
+        case -3:
+          out += 'm';
+          break;
+        case 0:
+          break;
+        case 3:
+          out += 'k';
+          break;
+        case 6:
+          out += 'M';
+          break;
+        case 9:
+          out += 'G';
+          break;
+        case 12:
+          out += 'T';
+          break;
+        case 15:
+          out += 'P';
+          break;
+        case 18:
+          out += 'E';
+          break;
+        default:
+          break;  // unreachable: parse rejects finer than nano
       }
     } else if (e3 != 0) {
       out += 'e';
@@ -221,13 +241,13 @@ class quantity {
                           "quantity " + q + " has more significant digits than a 64-bit mantissa holds");
       case detail::quantity_status::too_precise:
         throw parse_error(error_id::parse_too_precise,
-                          "quantity " + q + " is more precise than its base unit (10^-" + std::to_string(scale) +
-                              ")");
+                          "quantity " + q + " is more precise than its base unit (10^-" + std::to_string(scale) + ")");
       case detail::quantity_status::out_of_range:
         throw parse_error(error_id::parse_quantity_out_of_range, "quantity " + q + " is out of the 64-bit range");
       case detail::quantity_status::negative:
         throw parse_error(error_id::parse_negative_quantity, "quantity " + q + " is negative");
-      case detail::quantity_status::ok: break;
+      case detail::quantity_status::ok:
+        break;
     }
     throw parse_error(error_id::parse_malformed_quantity, "malformed quantity " + q);
   }
@@ -303,26 +323,58 @@ class quantity {
     } else if (suf.size() == 2 && suf[1] == 'i') {
       fmt = quantity_format::binary_si;
       switch (suf[0]) {
-        case 'K': b = 1; break;
-        case 'M': b = 2; break;
-        case 'G': b = 3; break;
-        case 'T': b = 4; break;
-        case 'P': b = 5; break;
-        case 'E': b = 6; break;
-        default: return st::malformed;
+        case 'K':
+          b = 1;
+          break;
+        case 'M':
+          b = 2;
+          break;
+        case 'G':
+          b = 3;
+          break;
+        case 'T':
+          b = 4;
+          break;
+        case 'P':
+          b = 5;
+          break;
+        case 'E':
+          b = 6;
+          break;
+        default:
+          return st::malformed;
       }
     } else if (suf.size() == 1 && suf[0] != 'e') {
       switch (suf[0]) {
-        case 'n': e -= 9; break;
-        case 'u': e -= 6; break;
-        case 'm': e -= 3; break;
-        case 'k': e += 3; break;
-        case 'M': e += 6; break;
-        case 'G': e += 9; break;
-        case 'T': e += 12; break;
-        case 'P': e += 15; break;
-        case 'E': e += 18; break;
-        default: return st::malformed;
+        case 'n':
+          e -= 9;
+          break;
+        case 'u':
+          e -= 6;
+          break;
+        case 'm':
+          e -= 3;
+          break;
+        case 'k':
+          e += 3;
+          break;
+        case 'M':
+          e += 6;
+          break;
+        case 'G':
+          e += 9;
+          break;
+        case 'T':
+          e += 12;
+          break;
+        case 'P':
+          e += 15;
+          break;
+        case 'E':
+          e += 18;
+          break;
+        default:
+          return st::malformed;
       }
     } else if (suf[0] == 'e' || suf[0] == 'E') {
       fmt = quantity_format::decimal_exponent;

@@ -42,13 +42,20 @@ inline constexpr resource_id count_well_known = 6;
 /// Name of a well-known resource id, or an empty view.
 [[nodiscard]] constexpr std::string_view well_known_name(resource_id id) noexcept {
   switch (id) {
-    case cpu: return "cpu";
-    case memory: return "memory";
-    case pods: return "pods";
-    case nvidia_gpu: return "nvidia.com/gpu";
-    case ephemeral_storage: return "ephemeral-storage";
-    case gpu_memory: return "nos.nebuly.com/gpu-memory";
-    default: return {};
+    case cpu:
+      return "cpu";
+    case memory:
+      return "memory";
+    case pods:
+      return "pods";
+    case nvidia_gpu:
+      return "nvidia.com/gpu";
+    case ephemeral_storage:
+      return "ephemeral-storage";
+    case gpu_memory:
+      return "nos.nebuly.com/gpu-memory";
+    default:
+      return {};
   }
 }
 }  // namespace resources
@@ -90,7 +97,9 @@ struct string_hash {
 /// Default scale for a resource name: cpu is in millicores, everything else
 /// in whole units of its quantity (bytes, devices, pods). Register a resource
 /// with another scale to count it in finer units (e.g. fractional GPUs).
-[[nodiscard]] constexpr int default_scale(std::string_view name) noexcept { return name == "cpu" ? 3 : 0; }
+[[nodiscard]] constexpr int default_scale(std::string_view name) noexcept {
+  return name == "cpu" ? 3 : 0;
+}
 
 /// Interns resource names to dense ids. A value type: copy it to snapshot.
 class resource_registry {
@@ -148,8 +157,7 @@ class resource_registry {
     throw unknown_entity_error(error_id::unknown_resource, "resource", name);
   }
   [[nodiscard]] const resource_info& info(resource_id id) const {
-    if (id >= infos_.size())
-      throw unknown_entity_error(error_id::unknown_resource, "resource id", std::to_string(id));
+    if (id >= infos_.size()) throw unknown_entity_error(error_id::unknown_resource, "resource id", std::to_string(id));
     return infos_[id];
   }
   /// The name of id; the view stays valid as long as the registry lives.
@@ -161,10 +169,8 @@ class resource_registry {
   resource_id add_checked(std::string_view name, int scale) {
     if (!detail::valid_resource_name(name))
       throw parse_error(error_id::parse_invalid_name, "invalid resource name '" + std::string(name) + "'");
-    if (infos_.size() >= no_resource)
-      throw overflow_error("too many resources registered");
-    if (scale < 0 || scale > 9)
-      throw validation_error(std::string(name), "resource scale must be within 0..9");
+    if (infos_.size() >= no_resource) throw overflow_error("too many resources registered");
+    if (scale < 0 || scale > 9) throw validation_error(std::string(name), "resource scale must be within 0..9");
     return add(name, scale);
   }
   resource_id add(std::string_view name, int scale) {

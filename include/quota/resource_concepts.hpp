@@ -18,9 +18,9 @@ template <class T>
 concept amount_type = std::regular<T> && std::totally_ordered<T> && requires(T a, T b) {
   { a + b } -> std::convertible_to<T>;
   { a - b } -> std::convertible_to<T>;
-  { a * b } -> std::convertible_to<T>;
+  { a* b } -> std::convertible_to<T>;
   T(0);
-} && (!std::is_floating_point_v<T>) && (!std::is_unsigned_v<T>);
+} &&(!std::is_floating_point_v<T>)&&(!std::is_unsigned_v<T>);
 
 /// What an absent dimension means in a vector. Usage and requests: zero.
 /// Limits: unlimited, unless a model's rule says a missing limit is zero.

@@ -65,21 +65,21 @@ class vector_storage<Amount, dynamic_resources> {
     return (it != items_.end() && it->id == id) ? &it->value : nullptr;
   }
   [[nodiscard]] Amount* find(resource_id id) noexcept {
-    auto it = std::lower_bound(items_.begin(), items_.end(), id,
-                               [](const entry& e, resource_id i) { return e.id < i; });
+    auto it =
+        std::lower_bound(items_.begin(), items_.end(), id, [](const entry& e, resource_id i) { return e.id < i; });
     return (it != items_.end() && it->id == id) ? &it->value : nullptr;
   }
   void set(resource_id id, Amount v) {
-    auto it = std::lower_bound(items_.begin(), items_.end(), id,
-                               [](const entry& e, resource_id i) { return e.id < i; });
+    auto it =
+        std::lower_bound(items_.begin(), items_.end(), id, [](const entry& e, resource_id i) { return e.id < i; });
     if (it != items_.end() && it->id == id)
       it->value = std::move(v);
     else
       items_.insert(it, entry{id, std::move(v)});
   }
   void erase(resource_id id) noexcept {
-    auto it = std::lower_bound(items_.begin(), items_.end(), id,
-                               [](const entry& e, resource_id i) { return e.id < i; });
+    auto it =
+        std::lower_bound(items_.begin(), items_.end(), id, [](const entry& e, resource_id i) { return e.id < i; });
     if (it != items_.end() && it->id == id) items_.erase(it);
   }
   void clear() noexcept { items_.clear(); }
@@ -93,8 +93,7 @@ class vector_storage<Amount, dynamic_resources> {
   [[nodiscard]] const_iterator lower(resource_id id) const noexcept {
     // small vectors: a linear scan beats binary search up to about 16 entries
     if (items_.size() > 16)
-      return std::lower_bound(items_.begin(), items_.end(), id,
-                              [](const entry& e, resource_id i) { return e.id < i; });
+      return std::lower_bound(items_.begin(), items_.end(), id, [](const entry& e, resource_id i) { return e.id < i; });
     auto it = items_.begin();
     while (it != items_.end() && it->id < id) ++it;
     return it;
@@ -205,9 +204,7 @@ class basic_resource_vector {
 
   /// The amount of `id`; an absent dimension is 0. Only for vectors whose
   /// absent dimensions mean zero (usage, requests, strict limits).
-  [[nodiscard]] Amount get(resource_id id) const
-    requires(Absent == absent_means::zero)
-  {
+  [[nodiscard]] Amount get(resource_id id) const requires(Absent == absent_means::zero) {
     const Amount* p = s_.find(id);
     return p ? *p : Amount(0);
   }
@@ -255,9 +252,7 @@ class basic_resource_vector {
   }
   /// Drops explicitly present zero dimensions (no change of meaning for
   /// zero-absent vectors).
-  void drop_zeros()
-    requires(Absent == absent_means::zero)
-  {
+  void drop_zeros() requires(Absent == absent_means::zero) {
     boost::container::small_vector<resource_id, 8> zeros;
     for (const auto& e : *this)
       if (e.value == Amount(0)) zeros.push_back(e.id);

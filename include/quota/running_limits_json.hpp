@@ -19,10 +19,9 @@ namespace quota {
   diagnostics diag;
   running_limits rl;
   if (!j.is_object()) throw validation_error(path.empty() ? "$" : path, "expected an object");
-  static constexpr std::pair<const char*, running_limits::scope> keys[] = {
-      {"queues", running_limits::scope::queue},
-      {"users", running_limits::scope::user},
-      {"namespaces", running_limits::scope::ns}};
+  static constexpr std::pair<const char*, running_limits::scope> keys[] = {{"queues", running_limits::scope::queue},
+                                                                           {"users", running_limits::scope::user},
+                                                                           {"namespaces", running_limits::scope::ns}};
   for (auto it = j.begin(); it != j.end(); ++it) {
     bool known = it.key() == "model";
     for (const auto& k : keys) known = known || it.key() == k.first;

@@ -19,11 +19,16 @@ TEST_CASE("error: messages carry the kind and the stable numeric id") {
 TEST_CASE("error: every kind derives from quota::error and std::runtime_error") {
   auto thrower = [](int k) {
     switch (k) {
-      case 0: throw parse_error(error_id::parse_wrong_type, "x");
-      case 1: throw validation_error("p", "m");
-      case 2: throw unknown_entity_error(error_id::unknown_job, "job", "j");
-      case 3: throw overflow_error("o");
-      default: throw state_error(error_id::state_conflict, "s");
+      case 0:
+        throw parse_error(error_id::parse_wrong_type, "x");
+      case 1:
+        throw validation_error("p", "m");
+      case 2:
+        throw unknown_entity_error(error_id::unknown_job, "job", "j");
+      case 3:
+        throw overflow_error("o");
+      default:
+        throw state_error(error_id::state_conflict, "s");
     }
   };
   for (int k = 0; k < 5; ++k) {

@@ -45,7 +45,8 @@ TEST_CASE("json: errors name the JSON path; with diagnostics all of them are rep
 
 TEST_CASE("json: documents may be one object, a Kubernetes List or an array") {
   const json one = json::parse(R"({"metadata": {"name": "a", "namespace": "ns1"}})");
-  const json list = json::parse(R"({"kind": "ElasticQuotaList", "items": [{"metadata": {"name": "a"}}, {"metadata": {"name": "b"}}]})");
+  const json list = json::parse(
+      R"({"kind": "ElasticQuotaList", "items": [{"metadata": {"name": "a"}}, {"metadata": {"name": "b"}}]})");
   const json arr = json::parse(R"([{"metadata": {"name": "a"}}])");
   std::vector<std::string> seen;
   auto collect = [&](const json& o, const std::string& path) { seen.push_back(object_name(o, path) + "@" + path); };

@@ -20,7 +20,7 @@ TEST_CASE("resource_vector: absent usage is zero, absent limit is unlimited") {
   CHECK(strict.bound(r::memory) == 0);  // not listed = nothing
 
   resource_vector req{{r::cpu, 1000}, {r::memory, 1 << 20}};
-  CHECK(fits(req, max));          // memory unlimited
+  CHECK(fits(req, max));           // memory unlimited
   CHECK_FALSE(fits(req, strict));  // memory not listed = 0
   auto ex = first_excess(req, strict);
   REQUIRE(ex);

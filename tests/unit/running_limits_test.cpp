@@ -79,7 +79,8 @@ TEST_CASE("running limit: bad input is a typed error and changes nothing") {
   CHECK(rl.running_jobs() == 1);
 
   try {
-    (void)load_running_limits(json::parse(R"({"queues": {"a": -2, "b": "x"}, "users": 3, "colour": 1})"), "policies[0]");
+    (void)load_running_limits(json::parse(R"({"queues": {"a": -2, "b": "x"}, "users": 3, "colour": 1})"),
+                              "policies[0]");
     FAIL("accepted");
   } catch (const validation_error& e) {
     REQUIRE(e.problems().size() == 4);

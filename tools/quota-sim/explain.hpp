@@ -210,8 +210,7 @@ inline int cmd_explain(const std::vector<std::string>& args) {
       std::cout << out.dump(2) << "\n";
       return ok;
     }
-    std::cout << "scenario " << sim.spec().name << " at " << quota::format_duration(*at) << " (" << *at
-              << " ms)\n"
+    std::cout << "scenario " << sim.spec().name << " at " << quota::format_duration(*at) << " (" << *at << " ms)\n"
               << to_string(x);
     if (!est.entries.empty()) {
       std::cout << "replay estimate (running jobs end as declared, nothing else is admitted; quota only):\n";

@@ -44,12 +44,14 @@ inline json generate_scenario(const generate_options& o) {
   register_models();
   splitmix64 rng{o.seed};
   json sc;
-  sc["name"] = "generated-" + std::to_string(o.nodes) + "n-" + std::to_string(o.jobs) + "j-seed" + std::to_string(o.seed);
+  sc["name"] =
+      "generated-" + std::to_string(o.nodes) + "n-" + std::to_string(o.jobs) + "j-seed" + std::to_string(o.seed);
   sc["description"] = "synthetic scenario from quota-sim generate";
-  sc["cluster"]["nodes"] = json::array({json{{"name", "gpu-node"},
-                                             {"count", o.nodes},
-                                             {"allocatable", {{"cpu", "96"}, {"memory", "768Gi"}, {"nvidia.com/gpu", 8}}},
-                                             {"labels", {{"gpu", "A100"}}}}});
+  sc["cluster"]["nodes"] =
+      json::array({json{{"name", "gpu-node"},
+                        {"count", o.nodes},
+                        {"allocatable", {{"cpu", "96"}, {"memory", "768Gi"}, {"nvidia.com/gpu", 8}}},
+                        {"labels", {{"gpu", "A100"}}}}});
   std::vector<std::string> tenants;
   for (std::int64_t t = 0; t < o.tenants; ++t) {
     char buf[32];

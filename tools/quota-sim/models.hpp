@@ -30,9 +30,7 @@ inline void register_models() {
   k["running_limits"] = model_kind{
       "running-job limits per queue, user and namespace: {\"queues\": {\"team-a\": 3, \"*\": 10}, \"users\": {...}, "
       "\"namespaces\": {...}}",
-      [](const policy_spec& ps, scenario&) {
-        return instance_of(load_running_limits(ps.body, ps.path));
-      },
+      [](const policy_spec& ps, scenario&) { return instance_of(load_running_limits(ps.body, ps.path)); },
       [](const std::vector<std::string>& tenants, const resource_vector& capacity, const resource_registry& reg) {
         // each tenant may run as many jobs as it has GPUs in an even split
         json p{{"model", "running_limits"}, {"queues", json::object()}};
@@ -55,7 +53,8 @@ inline std::vector<model_instance> build_models(scenario& sc) {
     if (it == model_kinds().end()) {
       std::string known;
       for (const auto& [name, kind] : model_kinds()) known += (known.empty() ? "" : ", ") + name;
-      diag.add(ps.path + ".model", "unknown model '" + ps.model + "' (known: " + (known.empty() ? "none" : known) + ")");
+      diag.add(ps.path + ".model",
+               "unknown model '" + ps.model + "' (known: " + (known.empty() ? "none" : known) + ")");
       continue;
     }
     try {

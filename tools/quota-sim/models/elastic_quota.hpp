@@ -62,7 +62,9 @@ inline void to_json(json& j, const sim_elastic_quota& m) {
   j = json{{"quotas", json::object()}, {"labels", json::object()}};
   for (std::uint32_t q = 0; q < s.size(); ++q) {
     const auto& spec = s.spec(q);
-    json e{{"min", json::object()}, {"max", json::object()}, {"used", json::object()},
+    json e{{"min", json::object()},
+           {"max", json::object()},
+           {"used", json::object()},
            {"guaranteed_over_quota", json::object()}};
     for (const auto& r : spec.min) {
       e["min"][name_of(r.id)] = r.value;
@@ -108,8 +110,9 @@ inline void register_elastic_quota_model(std::map<std::string, model_kind>& kind
               else if (k == "gpuMemoryPerGPU" && v.is_number_integer() && v.get<std::int64_t>() > 0)
                 gb_per_gpu = v.get<std::int64_t>();
               else
-                diag.add(op + "." + k, "unknown option or value (upstream: bool; preemption: nos|capacity_scheduling; "
-                                       "labelOrder: nos|creation_then_size; gpuMemoryPerGPU: GB > 0)");
+                diag.add(op + "." + k,
+                         "unknown option or value (upstream: bool; preemption: nos|capacity_scheduling; "
+                         "labelOrder: nos|creation_then_size; gpuMemoryPerGPU: GB > 0)");
             }
           }
         }
@@ -137,7 +140,8 @@ inline void register_elastic_quota_model(std::map<std::string, model_kind>& kind
                            {"kind", "ElasticQuota"},
                            {"metadata", {{"name", t}, {"namespace", t}}},
                            {"spec", {{"min", {{std::string(reg.name(gpu)), share}}}}}});
-        return json{{"model", "elastic_quota"}, {"objects", {{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}}}};
+        return json{{"model", "elastic_quota"},
+                    {"objects", {{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}}}};
       }};
 }
 
