@@ -47,6 +47,13 @@ struct model_instance {
   /// Called once before the replay with every job, so models that must know
   /// of objects ahead of admission (a static demand) can register them.
   std::function<void(any_policy&, const job&)> on_load;
+  /// For models whose answer changes with time alone (budgets): called at
+  /// the start of every instant, before its finishes, with the simulated time.
+  std::function<void(any_policy&, std::int64_t now_ms)> on_time;
+  /// The next time after `now_ms` at which the model's answer may change by
+  /// itself (a budget window resets), or end_of_time. While jobs are pending,
+  /// the simulator makes that time an instant and runs a scheduling pass.
+  std::function<std::int64_t(const any_policy&, std::int64_t now_ms)> next_wake;
 };
 
 using model_factory = std::function<model_instance(const policy_spec&, scenario&)>;
@@ -71,7 +78,7 @@ inline std::map<std::string, model_kind>& model_kinds() {
 /// A model instance whose introspection is the model's to_json.
 template <class M>
 model_instance instance_of(M model) {
-  model_instance mi{any_policy(std::move(model)), {}, {}, {}};
+  model_instance mi{any_policy(std::move(model)), {}, {}, {}, {}, {}};
   mi.introspect = [](const any_policy& p) {
     json j;
     if (const M* m = p.target<M>()) to_json(j, *m);  // found by ADL in the model's *_json.hpp
@@ -183,8 +190,15 @@ class simulator {
       if (models_[i].on_load)
         for (const auto& jr : jobs_) models_[i].on_load(engine_.model(i), jr.j);
     std::vector<std::size_t> arriving;  // models with an arrival hook
-    for (std::size_t i = 0; i < models_.size(); ++i)
+    std::vector<std::size_t> clocked;   // models with a clock (on_time / next_wake)
+    for (std::size_t i = 0; i < models_.size(); ++i) {
       if (models_[i].on_submit) arriving.push_back(i);
+      if (models_[i].on_time || models_[i].next_wake) clocked.push_back(i);
+    }
+    // Wake-ups: only while jobs are pending, and only again after something
+    // happened since the last wake-up (a wake-up pass that admits nothing
+    // would find the same at the next one: no endless empty windows).
+    bool wake_armed = true;
     std::size_t next_job = 0, next_event = 0, next_expect = 0;
     std::vector<std::size_t> expect_order(sc_.expectations.size());
     for (std::size_t i = 0; i < expect_order.size(); ++i) expect_order[i] = i;
@@ -200,10 +214,23 @@ class simulator {
       if (next_event < sc_.events.size()) t = std::min(t, sc_.events[next_event].at_ms);
       if (!finishes_.empty()) t = std::min(t, finishes_.begin()->first);
       if (next_expect < expect_order.size()) t = std::min(t, sc_.expectations[expect_order[next_expect]].at_ms);
+      std::int64_t wake = end_of_time;
+      if (wake_armed && !pending_.empty())
+        for (auto i : clocked)
+          if (models_[i].next_wake) {
+            const std::int64_t w = models_[i].next_wake(engine_.model(i), now_);
+            if (w > now_) wake = std::min(wake, w);
+          }
+      // a wake-up after everything else is over still counts (pending jobs may start then)
+      t = std::min(t, wake);
       if (t == end_of_time) break;
       if (until_ms >= 0 && t > until_ms) break;
       now_ = t;
-      bool changed = false;
+      for (auto i : clocked)
+        if (models_[i].on_time) models_[i].on_time(engine_.model(i), t);
+      const bool woken = t == wake;
+      const std::int64_t admitted_before = admissions_total_;
+      bool news = false;  // finishes, events or submissions at this instant
       freed_ = false;
       arrivals_.clear();
       // 1. finishes
@@ -213,13 +240,13 @@ class simulator {
         jobs_[idx].has_finish = false;
         stop(idx, job_state::finished);
         ++res.events;
-        changed = true;
+        news = true;
       }
       // 2. events
       while (next_event < sc_.events.size() && sc_.events[next_event].at_ms == t) {
         apply_event(sc_.events[next_event++]);
         ++res.events;
-        changed = true;
+        news = true;
       }
       // 3. submissions
       while (next_job < jobs_.size() && jobs_[next_job].spec->submit_ms == t) {
@@ -229,10 +256,12 @@ class simulator {
         arrivals_.push_back(next_job);
         ++next_job;
         ++res.events;
-        changed = true;
+        news = true;
       }
+      const bool changed = news || woken;
       // 4. scheduling pass
-      if (changed) schedule(freed_);
+      if (changed) schedule(freed_ || woken);  // a wake-up retries every pending job
+      wake_armed = !woken || news || admissions_total_ != admitted_before;
       record_samples();
       if (opt.check_invariants) check_capacity(res.failures);
       // 5. expectations due now
@@ -567,6 +596,7 @@ class simulator {
     if (jr.first_start < 0) jr.first_start = now_;
     jr.last_start = now_;
     ++tenants_[jr.tenant].admissions;
+    ++admissions_total_;
     usage_[jr.tenant].add_in_place(jr.j.request);
     running_.insert(idx);
     running_by_priority_.insert({jr.spec->priority, idx});
@@ -1285,6 +1315,7 @@ class simulator {
   std::vector<job_run> jobs_;
   std::map<std::string, std::size_t> index_;
   std::set<pkey> pending_;
+  std::int64_t admissions_total_ = 0;  // every admission so far (wake-up bookkeeping)
   std::set<std::size_t> running_;
   std::set<std::pair<std::int32_t, std::size_t>> running_by_priority_;
   std::vector<std::multiset<std::size_t>> node_jobs_;  // one entry per pod

@@ -5,13 +5,12 @@
 //   {"model": "priority_class_quota", ...}  — quota/priority_class_quota_json.hpp
 //   {"model": "sharing_pools", ...}         — quota/sharing_pools_json.hpp
 //
-// Time for budgets. The simulator gives models no clock, so the budget
-// adapter keeps one from what it sees: check and commit move it to the job's
-// submission time (job.created_ms), and release moves it to the job's
-// declared end (commit time + duration) when preemption is off (jobs then
-// end exactly there). A pass the adapter cannot date (a pending job checked
-// before any newer event of that instant reaches the adapter) uses the last
-// time it knew. A host calls budget_policy::advance_to itself.
+// Time for budgets. The simulator moves the budget's clock at the start of
+// every instant (model_instance::on_time, before that instant's finishes),
+// and wakes up at each calendar window boundary while jobs are pending
+// (model_instance::next_wake), so a job denied for budget starts when the
+// window resets even if nothing else happens then. A host does the same with
+// budget_policy::advance_to on its own tick.
 #pragma once
 
 #include <map>
@@ -31,40 +30,32 @@
 
 namespace quota::sim {
 
-/// budget_policy with the clock described in the file comment.
+/// budget_policy driven by the simulator's clock (see the file comment).
 class sim_budget {
  public:
-  sim_budget(budget_policy p, bool preemption) : p_(std::move(p)), preemption_(preemption) {}
+  explicit sim_budget(budget_policy p) : p_(std::move(p)) {}
   [[nodiscard]] std::string_view policy_name() const noexcept { return p_.policy_name(); }
-  [[nodiscard]] decision check(const job& j) const {
-    tick(j.created_ms);
-    return p_.check(j);
-  }
-  void commit(const job& j) {
-    tick(j.created_ms);
-    p_.commit(j);
-    if (j.duration_ms >= 0) ends_[j.id] = p_.now_ms() + j.duration_ms;
-  }
-  void release(std::string_view id) {
-    if (auto it = ends_.find(std::string(id)); it != ends_.end()) {
-      if (!preemption_) tick(it->second);
-      ends_.erase(it);
-    }
-    p_.release(id);
-  }
+  [[nodiscard]] decision check(const job& j) const { return p_.check(j); }
+  void commit(const job& j) { p_.commit(j); }
+  void release(std::string_view id) { p_.release(id); }
   void victims(const job& j, std::vector<victim>& out) const { p_.victims(j, out); }
   [[nodiscard]] std::optional<std::int64_t> earliest_admission_ms(const job& j) const {
     return p_.earliest_admission_ms(j);
   }
   [[nodiscard]] const budget_policy& policy() const noexcept { return p_; }
+  /// The simulated time moved on: window resets, rolling forgetting.
+  void advance_to(std::int64_t now_ms) {
+    if (now_ms > p_.now_ms()) p_.advance_to(now_ms);
+  }
+  /// The next calendar window boundary, when every tenant's budget resets.
+  /// Rolling windows free budget continuously: no wake-up (pending jobs are
+  /// retried at the simulator's other instants).
+  [[nodiscard]] std::int64_t next_reset() const noexcept {
+    return p_.config().window == budget_window::calendar ? p_.window_end() : end_of_time;
+  }
 
  private:
-  void tick(std::int64_t t) const {
-    if (t > p_.now_ms()) p_.advance_to(t);
-  }
-  mutable budget_policy p_;  // the clock moves in check: a simulator-only shortcut
-  bool preemption_ = false;
-  std::map<std::string, std::int64_t> ends_;
+  budget_policy p_;
 };
 static_assert(policy<sim_budget>);
 
@@ -99,7 +90,10 @@ inline void register_extra_models(std::map<std::string, model_kind>& kinds) {
       "calendar|rolling, \"windowStart\", \"windowLength\", \"defaultDuration\", \"onExhausted\": "
       "deny|admit_preemptible, \"budgets\": {\"team-a\": \"500h\", \"*\": ...}}",
       [](const policy_spec& ps, scenario& sc) {
-        return instance_of(sim_budget(load_budget(ps.body, sc.registry, ps.path), sc.preemption));
+        auto mi = instance_of(sim_budget(load_budget(ps.body, sc.registry, ps.path)));
+        mi.on_time = [](any_policy& p, std::int64_t now) { p.target<sim_budget>()->advance_to(now); };
+        mi.next_wake = [](const any_policy& p, std::int64_t) { return p.target<sim_budget>()->next_reset(); };
+        return mi;
       },
       [](const std::vector<std::string>& tenants, const resource_vector& capacity, const resource_registry& reg) {
         // each tenant: its even GPU share for a whole week
