@@ -325,6 +325,7 @@ class fair_share_tree {
   // ---- division -------------------------------------------------------------
   /// Divides capacity top-down. After warm-up allocates nothing.
   void compute() {
+    if (R_ == 0) return;  // no resource tracked: every share is 0 (fair_ is empty)
     divide(roots_, capacity_.data());
     // breadth order via explicit stack on ord_
     stack_.assign(roots_.begin(), roots_.end());

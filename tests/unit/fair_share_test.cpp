@@ -935,3 +935,18 @@ TEST_CASE("fair share: no preempt victims for a non-preemptible job over quota")
   p.victims(hi, out);
   CHECK(out.empty());
 }
+
+TEST_CASE("fair share: queues that name no resource divide nothing, and every share is 0") {
+  // found by fair_share_json_fuzz: Queues whose spec.resources key is misspelt
+  fair_share_queue_spec parent, child;
+  parent.name = "research";
+  child.name = "team-a";
+  child.parent = "research";
+  fair_share_tree t({parent, child});
+  CHECK(t.resources().empty());
+  t.set_capacity(gpu(8));
+  t.set_request(t.at("team-a"), gpu(4));
+  t.compute();
+  CHECK(fs(t, "research") == 0);
+  CHECK(fs(t, "team-a") == 0);
+}
