@@ -326,31 +326,19 @@ class simulator {
   // Jobs identical in everything a model or the host reads share a shape: in
   // one scheduling pass, usage only grows, so once one is denied the others
   // would be too.
-  std::size_t shape_of(const job_spec& js) {
-    std::string k = js.ns + '\x1f' + js.queue + '\x1f' + js.user + '\x1f' + js.priority_class + '\x1f' +
-                    std::to_string(js.priority) + '\x1f' + std::to_string(js.pods) + '\x1f' +
-                    std::to_string(js.min_pods) + '\x1f' + (js.preemptible ? "p" : "n") + '\x1f';
-    for (const auto& g : js.groups) k += g + ',';
-    k += '\x1f';
-    for (const auto& e : js.per_pod) k += std::to_string(e.id) + '=' + std::to_string(e.value) + ',';
-    k += '\x1f';
-    for (const auto& [a, b] : js.node_selector) k += a + '=' + b + ',';
-    k += '\x1f';
-    for (const auto& c : js.claims) k += c + ',';
-    k += '\x1f' + std::to_string(js.gpu.count) + 'x' + std::to_string(js.gpu.milli);
-    for (const auto& m : js.gpu.models) k += ',' + m;
-    k += '\x1f';
-    if (!js.extra.is_null()) k += js.extra.dump();
-    auto [it, inserted] = shapes_.emplace(std::move(k), shapes_.size());
-    (void)inserted;
-    return it->second;
-  }
+  std::size_t shape_of(const job_spec& js) { return intern_shape(shapes_, shape_key(js, true)); }
   // The shape without user and groups: jobs that differ only there get the
   // same answer from every model that does not read them (user_agnostic).
-  std::size_t coarse_shape_of(const job_spec& js) {
-    std::string k = js.ns + '\x1f' + js.queue + '\x1f' + js.priority_class + '\x1f' + std::to_string(js.priority) +
-                    '\x1f' + std::to_string(js.pods) + '\x1f' + std::to_string(js.min_pods) + '\x1f' +
-                    (js.preemptible ? "p" : "n") + '\x1f';
+  std::size_t coarse_shape_of(const job_spec& js) { return intern_shape(coarse_shapes_, shape_key(js, false)); }
+  static std::string shape_key(const job_spec& js, bool with_identity) {
+    std::string k = js.ns + '\x1f' + js.queue + '\x1f';
+    if (with_identity) k += js.user + '\x1f';
+    k += js.priority_class + '\x1f' + std::to_string(js.priority) + '\x1f' + std::to_string(js.pods) + '\x1f' +
+         std::to_string(js.min_pods) + '\x1f' + (js.preemptible ? "p" : "n") + '\x1f';
+    if (with_identity) {
+      for (const auto& g : js.groups) k += g + ',';
+      k += '\x1f';
+    }
     for (const auto& e : js.per_pod) k += std::to_string(e.id) + '=' + std::to_string(e.value) + ',';
     k += '\x1f';
     for (const auto& [a, b] : js.node_selector) k += a + '=' + b + ',';
@@ -360,9 +348,11 @@ class simulator {
     for (const auto& m : js.gpu.models) k += ',' + m;
     k += '\x1f';
     if (!js.extra.is_null()) k += js.extra.dump();
-    auto [it, inserted] = coarse_shapes_.emplace(std::move(k), coarse_shapes_.size());
-    (void)inserted;
-    return it->second;
+    return k;
+  }
+  template <class Map>
+  static std::size_t intern_shape(Map& shapes, std::string key) {
+    return shapes.emplace(std::move(key), shapes.size()).first->second;
   }
   // Reasons from models whose answer does not depend on job.user or job.groups.
   static bool user_agnostic(std::string_view model) {
