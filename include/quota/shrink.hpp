@@ -189,9 +189,17 @@ class shrink_tracker {
     const std::int64_t share = measure_ == no_resource ? 1 : j.request.get(measure_);
     auto& ent = entities_[name];  // an entity without jobs or limit is harmless if what follows throws
     const std::int64_t next = detail::checked_add(ent.usage, share);
+    const bool first = ent.usage == 0 && ent.ns.empty() && ent.queue.empty() && ent.user.empty();
+    std::string ns = first ? j.ns : std::string(), queue = first ? j.queue : std::string(),
+                user = first ? j.user : std::string();
     jobs_.emplace(j.id, tracked{name, share, j.priority, seq_ + 1});
     ++seq_;
     ent.usage = next;
+    if (first) {
+      ent.ns = std::move(ns);
+      ent.queue = std::move(queue);
+      ent.user = std::move(user);
+    }
   }
 
   /// Forgets the job; clears its entity's mark when usage now fits.
@@ -214,6 +222,10 @@ class shrink_tracker {
     std::int64_t usage = 0;
     std::optional<std::int64_t> limit;
     std::optional<std::int64_t> since_ms;  // marked over since
+    // where the entity's first job came from: the probe of plan() carries it,
+    // so a model that needs more than the key (Kueue: namespace and queue
+    // name a LocalQueue) resolves the probe
+    std::string ns, queue, user;
   };
   struct tracked {
     std::string entity;
@@ -272,6 +284,9 @@ class shrink_tracker {
       // everything and asks for the excess
       job probe;
       probe.id = "\x1fshrink-probe";
+      probe.ns = e.ns;
+      probe.queue = e.queue;
+      probe.user = e.user;
       (key_ == shrink_key::queue ? probe.queue : key_ == shrink_key::ns ? probe.ns : probe.user) = name;
       probe.priority = std::numeric_limits<std::int32_t>::max();
       probe.preemptible = false;
