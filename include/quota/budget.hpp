@@ -118,6 +118,8 @@ class budget_policy {
                                                       "': budget must be >= 0, got " + std::to_string(resource_ms));
     if (tenant == "*") {
       default_ = resource_ms;
+      for (auto& t : tenants_)  // tenants known only through their work follow the "*" budget
+        if (!t.own) t.budget = resource_ms;
       return;
     }
     if (auto it = index_.find(tenant); it != index_.end()) {

@@ -156,6 +156,17 @@ class kueue_model {
     throw unknown_entity_error(error_id::unknown_queue, "LocalQueue", std::string(ns) + "/" + std::string(queue));
   }
 
+  /// Bad input: a negative pod count or per-pod amount -> validation_error
+  /// naming the workload (check, attempt, admit and schedule call it first).
+  static void validate(const workload& wl) {
+    for (const auto& ps : wl.pod_sets) {
+      if (ps.count < 0 || (ps.min_count && *ps.min_count < 0))
+        throw validation_error("Workload/" + wl.name + ".podSets[" + ps.name + "].count", "must not be negative");
+      if (ps.per_pod.any_negative())
+        throw validation_error("Workload/" + wl.name + ".podSets[" + ps.name + "].requests", "must not be negative");
+    }
+  }
+
   /// Flavor assignment of `wl` against the current usage (no state change).
   void assign(const workload& wl, flavor_assignment& out) const {
     assigner_.assign(resolve_queue(wl.ns, wl.queue), wl, out);
@@ -167,6 +178,7 @@ class kueue_model {
     return check(wl, a);
   }
   [[nodiscard]] decision check(const workload& wl, flavor_assignment& a) const {
+    validate(wl);
     const node_index cq = resolve_queue(wl.ns, wl.queue);
     const auto& spec = forest_.cluster_queue(cq);
     if (auto d = gate(wl, cq)) return *d;
@@ -243,6 +255,7 @@ class kueue_model {
   /// current state). Duplicate -> state_error 502; not a fit -> state_error
   /// 501; overflow -> overflow_error. Strong guarantee.
   void admit(const workload& wl, const flavor_assignment& a) {
+    validate(wl);
     if (admitted_.count(wl.name))
       throw state_error(error_id::state_duplicate, "workload '" + wl.name + "' is already admitted");
     if (a.mode != fit_mode::fit || a.cluster_queue == no_node)
@@ -449,6 +462,7 @@ class kueue_model {
   /// the gates of check() (stopped queue, namespaceSelector); when they deny,
   /// `out` is left empty.
   decision attempt(const workload& wl, admission_attempt& out) const {
+    validate(wl);
     const node_index cq = resolve_queue(wl.ns, wl.queue);
     out.targets.clear();
     out.counts.clear();
@@ -861,7 +875,10 @@ class kueue_model {
   std::vector<std::string> schedule(const std::vector<workload>& pending) {
     std::vector<std::pair<node_index, const workload*>> order;
     order.reserve(pending.size());
-    for (const auto& w : pending) order.emplace_back(resolve_queue(w.ns, w.queue), &w);
+    for (const auto& w : pending) {
+      validate(w);  // all bad input is found before anything is admitted
+      order.emplace_back(resolve_queue(w.ns, w.queue), &w);
+    }
     std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) {
       if (x.second->priority != y.second->priority) return x.second->priority > y.second->priority;
       return x.second->created < y.second->created;

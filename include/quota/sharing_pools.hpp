@@ -184,10 +184,12 @@ class sharing_pools {
     return out;
   }
 
-  /// Charges the job as plan() says. Duplicate id: state_error.
+  /// Charges the job as plan() says. Duplicate id: state_error; a negative
+  /// amount: validation_error (nothing changes).
   void commit(const job& j) {
     if (jobs_.find(j.id) != jobs_.end())
       throw state_error(error_id::state_duplicate, "sharing_pools: job '" + j.id + "' is already running");
+    if (j.request.any_negative()) throw validation_error("job " + j.id + ".request", "negative amount");
     const std::uint32_t qi = quota_of(j.ns);
     entry e;
     e.quota = qi;

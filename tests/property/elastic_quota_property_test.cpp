@@ -165,10 +165,7 @@ std::vector<op> random_ops(std::uint64_t seed, std::size_t n, std::size_t n_quot
 
 // ---- the reference ----------------------------------------------------------------------------------
 
-enum class outcome { allowed, denied, error };
-const char* name_of(outcome o) {
-  return o == outcome::allowed ? "allowed" : o == outcome::denied ? "denied" : "error";
-}
+using prop::outcome;
 
 struct ref_pod {
   std::string name, ns;
@@ -186,7 +183,7 @@ struct ref_reason {
 
 class reference {
  public:
-  explicit reference(const setup& s) : s_(s) { nominated.resize(s.specs.size()); }
+  explicit reference(const setup& s, bool f = false) : fault(f), s_(s) { nominated.resize(s.specs.size()); }
 
   std::map<std::string, ref_pod> pods;
   std::vector<std::map<resource_id, std::int64_t>> nominated;  // present dimensions
@@ -377,50 +374,67 @@ std::string compare(const elastic_quota_set& s, const reference& ref) {
 
 // ---- the driver -----------------------------------------------------------------------------------------
 
-struct run_result {
-  std::string divergence;
-  std::size_t step = 0;
-  std::size_t allowed = 0, denied = 0, errors = 0, victim_sets = 0;
-  json final_state;
-};
+json scenario_of(std::uint64_t seed, const setup& su, const std::vector<op>& ops, bool fault);
 
-run_result run(const setup& su, const std::vector<op>& ops, bool fault = false) {
-  run_result res;
-  elastic_quota_set lib(su.specs, su.opt);
-  reference ref(su);
-  ref.fault = fault;
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    const op& o = ops[i];
-    auto diverge = [&](const std::string& msg) {
-      res.divergence = "step " + std::to_string(i) + " (" + describe(o) + "): " + msg;
-      res.step = i;
-      return res;
-    };
-    const json before = state_of(lib);
+/// The elastic quota model in prop::drive: the library, the reference, and one operation applied to both.
+struct harness {
+  using op = ::op;
+  setup su;
+  std::uint64_t seed = 0;
+  bool fault = false;
+  struct state {
+    elastic_quota_set lib;
+    reference ref;
+  };
+  state start() const { return state{elastic_quota_set(su.specs, su.opt), reference(su, fault)}; }
+  std::string describe(const op& o) const { return ::describe(o); }
+  json to_json(const op& o) const { return op_to_json(o); }
+  json scenario(const std::vector<op>& ops) const { return scenario_of(seed, su, ops, fault); }
+  std::string snapshot(const state& s) const { return state_of(s.lib).dump(); }
+  std::string compare(const state& s) const { return ::compare(s.lib, s.ref); }
+  std::string invariants(const state&) const { return ""; }  // (checked in apply, right after each commit)
+
+  prop::step apply(state& s, const op& o, prop::tally& t) const {
+    prop::step st;
+    auto& lib = s.lib;
+    auto& ref = s.ref;
     outcome got = outcome::allowed, want = outcome::allowed;
     const std::string name = pod_name(o.pod);
     if (o.k == kind::admit) {
+      const json before = state_of(lib);  // check and victims change nothing
       const decision d = lib.check(namespaces[o.ns], vec(o));
       const auto want_reasons = ref.check(namespaces[o.ns], req_map(o));
-      if (reasons_of(d) != want_reasons)
-        return diverge("library " + std::string(d.allowed() ? "allows" : "denies (" + to_string(d) + ")") +
-                       ", reference " + (want_reasons.empty() ? "allows" : "denies"));
-      if (lib_state_changed(lib, before)) return diverge("check changed the state");
+      if (reasons_of(d) != want_reasons) {
+        st.divergence = "library " + std::string(d.allowed() ? "allows" : "denies (" + to_string(d) + ")") +
+                        ", reference " + (want_reasons.empty() ? "allows" : "denies");
+        return st;
+      }
+      if (lib_state_changed(lib, before)) {
+        st.divergence = "check changed the state";
+        return st;
+      }
       if (!d.allowed()) {
         // victims offered must make the pod fit once they are gone
         std::vector<victim> vs;
         lib.victims(elastic_pod{name, namespaces[o.ns], vec(o), o.priority, o.created}, vs);
-        if (lib_state_changed(lib, before)) return diverge("victims changed the state");
+        if (lib_state_changed(lib, before)) {
+          st.divergence = "victims changed the state";
+          return st;
+        }
         if (!vs.empty()) {
-          ++res.victim_sets;
+          ++t.extra["victim sets"];
           // (rebuilt, not copied: a copied elastic_quota_set shares its pod pointers with the original)
           const auto qa = lib.quota_of(namespaces[o.ns]);
           std::set<std::string> gone;
           for (const auto& v : vs) {
-            if (lib.label(v.job_id) != elastic_capacity::over_quota)
-              return diverge("victim " + v.job_id + " is in quota");
-            if (lib.quota_of(lib.pod(v.job_id).ns) == qa)
-              return diverge("victim " + v.job_id + " is in the same quota");
+            if (lib.label(v.job_id) != elastic_capacity::over_quota) {
+              st.divergence = "victim " + v.job_id + " is in quota";
+              return st;
+            }
+            if (lib.quota_of(lib.pod(v.job_id).ns) == qa) {
+              st.divergence = "victim " + v.job_id + " is in the same quota";
+              return st;
+            }
             gone.insert(v.job_id);
           }
           elastic_quota_set after(su.specs, su.opt);
@@ -431,8 +445,10 @@ run_result run(const setup& su, const std::vector<op>& ops, bool fault = false) 
             after.add_pod(elastic_pod{n, p.ns, rv, p.priority, p.created});
           }
           for (std::uint32_t q = 0; q < lib.size(); ++q) after.set_nominated(q, lib.nominated(q));
-          if (!after.check(namespaces[o.ns], vec(o)).allowed())
-            return diverge("the pod does not fit after its victims");
+          if (!after.check(namespaces[o.ns], vec(o)).allowed()) {
+            st.divergence = "the pod does not fit after its victims";
+            return st;
+          }
         }
       }
       got = want = d.allowed() ? outcome::allowed : outcome::denied;
@@ -452,16 +468,23 @@ run_result run(const setup& su, const std::vector<op>& ops, bool fault = false) 
           ref.pods[name] = ref_pod{name, namespaces[o.ns], req_map(o), o.priority, o.created};
           want = outcome::allowed;
         }
-        if (got == outcome::error && !changes.empty()) return diverge("a failed commit reported label changes");
+        if (got == outcome::error && !changes.empty()) {
+          st.divergence = "a failed commit reported label changes";
+          return st;
+        }
         if (d.allowed() && got == outcome::allowed) {  // committed work within what it was checked against
           const auto q = lib.quota_of(namespaces[o.ns]);
           for (std::size_t k = 0; k < 3 && q != elastic_quota_set::npos; ++k) {
             if (!o.present[k] || o.amounts[k] <= 0) continue;
             if (const auto lim = ref.max_of(q, rids[k]);
-                lim && lib.used(q).get(rids[k]) + lib.nominated(q).get(rids[k]) > *lim)
-              return diverge("committed usage above max");
-            if (const auto lim = ref.total_min(rids[k]); lim && !ref.fault && lib.total_used().get(rids[k]) > *lim)
-              return diverge("committed usage above the sum of mins");
+                lim && lib.used(q).get(rids[k]) + lib.nominated(q).get(rids[k]) > *lim) {
+              st.divergence = "committed usage above max";
+              return st;
+            }
+            if (const auto lim = ref.total_min(rids[k]); lim && !ref.fault && lib.total_used().get(rids[k]) > *lim) {
+              st.divergence = "committed usage above the sum of mins";
+              return st;
+            }
           }
         }
       }
@@ -485,13 +508,17 @@ run_result run(const setup& su, const std::vector<op>& ops, bool fault = false) 
       else
         ref.nominated[o.quota] = req_map(o);
     }
-    (got == outcome::allowed ? res.allowed : got == outcome::denied ? res.denied : res.errors)++;
-    if (got != want) return diverge(std::string("library ") + name_of(got) + ", reference " + name_of(want));
-    if (got != outcome::allowed && state_of(lib) != before) return diverge("a failed or denied call changed the state");
-    if (auto msg = compare(lib, ref); !msg.empty()) return diverge(msg);
+    st.lib = got;
+    st.ref = want;
+    return st;
   }
-  res.final_state = state_of(lib);
-  return res;
+};
+
+prop::run_result run(const setup& su, const std::vector<op>& ops, bool fault = false) {
+  harness h;
+  h.su = su;
+  h.fault = fault;
+  return prop::drive(h, ops);
 }
 
 // ---- artifacts ------------------------------------------------------------------------------------------
@@ -605,37 +632,29 @@ TEST_CASE("property: elastic quotas match the reference model over random operat
   constexpr std::uint64_t seeds = 16;
   constexpr std::size_t length = 300;
   const auto t0 = std::chrono::steady_clock::now();
-  std::size_t total = 0, allowed = 0, denied = 0, errors = 0, victim_sets = 0;
-  for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
-    const setup su = make_setup(seed);
-    const auto ops = random_ops(seed, length, su.specs.size());
-    const run_result res = run(su, ops);
-    total += ops.size();
-    allowed += res.allowed;
-    denied += res.denied;
-    errors += res.errors;
-    victim_sets += res.victim_sets;
-    if (!res.divergence.empty()) {
-      std::vector<op> prefix(ops.begin(), ops.begin() + static_cast<std::ptrdiff_t>(res.step) + 1);
-      const auto small =
-          prop::shrink<op>(prefix, [&](const std::vector<op>& c) { return !run(su, c).divergence.empty(); });
-      const auto a = write_artifacts("divergence", seed, su, small, run(su, small).divergence);
-      std::ostringstream s;
-      s << "seed " << seed << ": " << res.divergence << "\nshrunk to " << small.size() << " operations:\n";
-      for (const auto& o : small) s << "  " << describe(o) << "\n";
-      s << "  -> " << run(su, small).divergence << "\nartifacts: " << a.ops_path << "\n           " << a.scenario_path;
-      FAIL(s.str());
-    }
-  }
+  // a divergence is shrunk and written as elastic_quota_seed<N>.ops.json and .scenario.json
+  const auto t = prop::check_model(
+      "elastic_quota", 1, seeds, length,
+      [](std::uint64_t seed) {
+        harness h;
+        h.su = make_setup(seed);
+        h.seed = seed;
+        return h;
+      },
+      [](const harness& h, std::uint64_t seed, std::size_t n) { return random_ops(seed, n, h.su.specs.size()); },
+      0);  // (replays: the test case below)
+  if (!t.failure.empty()) FAIL(t.failure);
+  const std::size_t victim_sets = t.counts.extra.count("victim sets") ? t.counts.extra.at("victim sets") : 0;
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf(
       "elastic quota property: %zu operations (%zu allowed, %zu denied, %zu errors, %zu victim sets checked), 0 "
       "divergences, %.2f s\n",
-      total, allowed, denied, errors, victim_sets, secs);
+      t.ops, t.counts.allowed, t.counts.denied, t.counts.errors, victim_sets, secs);
+  const std::size_t total = t.ops;
   CHECK(total == seeds * length);
-  CHECK(allowed > total / 5);
-  CHECK(denied > total / 50);
-  CHECK(errors > total / 50);
+  CHECK(t.counts.allowed > total / 5);
+  CHECK(t.counts.denied > total / 50);
+  CHECK(t.counts.errors > total / 50);
   CHECK(victim_sets > 0);
 }
 
@@ -643,9 +662,9 @@ TEST_CASE("property: elastic quotas replay deterministically") {
   for (std::uint64_t seed = 200; seed < 204; ++seed) {
     const setup su = make_setup(seed);
     const auto ops = random_ops(seed, 300, su.specs.size());
-    const run_result a = run(su, ops), b = run(su, ops);
+    const prop::run_result a = run(su, ops), b = run(su, ops);
     REQUIRE(a.divergence.empty());
-    CHECK(a.final_state.dump() == b.final_state.dump());
+    CHECK(a.final_state == b.final_state);
   }
 }
 
@@ -660,7 +679,7 @@ TEST_CASE("property: a planted fault in the elastic quota reference is found and
   for (std::uint64_t seed = 1; seed <= 60 && !found_seed; ++seed) {
     su = make_setup(seed);
     const auto ops = random_ops(seed, 300, su.specs.size());
-    const run_result res = run(su, ops, true);
+    const prop::run_result res = run(su, ops, true);
     if (res.divergence.empty()) continue;
     found_seed = seed;
     std::vector<op> prefix(ops.begin(), ops.begin() + static_cast<std::ptrdiff_t>(res.step) + 1);
@@ -668,7 +687,7 @@ TEST_CASE("property: a planted fault in the elastic quota reference is found and
     small = prop::shrink<op>(prefix, [&](const std::vector<op>& c) { return !run(su, c, true).divergence.empty(); });
   }
   REQUIRE(found_seed != 0);
-  const run_result shrunk = run(su, small, true);
+  const prop::run_result shrunk = run(su, small, true);
   REQUIRE_FALSE(shrunk.divergence.empty());
   INFO("seed " << found_seed << ": " << shrunk.divergence);
   // 1-minimal: removing any single operation makes the divergence disappear

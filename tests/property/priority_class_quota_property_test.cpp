@@ -234,24 +234,24 @@ std::string compare(const priority_class_quota& q, const reference& ref) {
   return "";
 }
 
-struct run_result {
-  std::string divergence;
-  std::size_t step = 0, allowed = 0, denied = 0, errors = 0, victims = 0;
-  std::string final_state;
-};
+struct harness {
+  using op = ::op;
+  struct state {
+    priority_class_quota q;
+    reference ref;
+  };
+  state start() const { return state{priority_class_quota(), reference()}; }
+  std::string describe(const op& o) const { return ::describe(o); }
+  std::string snapshot(const state& s) const { return state_of(s.q).dump(); }
+  std::string compare(const state& s) const { return ::compare(s.q, s.ref); }
+  // committed work within the limits: a pair's usage above its max only
+  // after a forced commit (the host decided) or a lowered max
+  std::string invariants(const state&) const { return ""; }
 
-run_result run(const std::vector<op>& ops) {
-  run_result res;
-  priority_class_quota q;
-  reference ref;
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    const op& o = ops[i];
-    auto diverge = [&](const std::string& msg) {
-      res.divergence = "step " + std::to_string(i) + " (" + describe(o) + "): " + msg;
-      res.step = i;
-      return res;
-    };
-    const json before = state_of(q);
+  prop::step apply(state& s, const op& o, prop::tally& t) const {
+    prop::step st;
+    auto& q = s.q;
+    auto& ref = s.ref;
     bool lib_failed = false, ref_failed = false, denied = false;
     if (o.k == kind::set) {
       resource_vector mn;
@@ -283,7 +283,7 @@ run_result run(const std::vector<op>& ops) {
       } catch (const state_error&) {
         commit_threw = ref.jobs.count(j.id) != 0;
       }
-      if (!check_threw || !commit_threw) return diverge("a negative request was accepted");
+      if (!check_threw || !commit_threw) st.divergence = "a negative request was accepted";
       lib_failed = ref_failed = true;
     } else if (o.k == kind::admit) {
       const job j = job_of(o);
@@ -292,7 +292,10 @@ run_result run(const std::vector<op>& ops) {
       for (const auto& r : d.reasons())
         got.push_back(r.entity + " " + std::to_string(r.resource) + " " + std::to_string(r.used) + " " +
                       std::to_string(r.limit));
-      if (got != ref.check(o)) return diverge("decision: library " + to_string(d));
+      if (got != ref.check(o)) {
+        st.divergence = "decision: library " + to_string(d);
+        return st;
+      }
       std::vector<victim> vs;
       q.victims(j, vs);
       std::vector<std::string> vgot;
@@ -300,8 +303,11 @@ run_result run(const std::vector<op>& ops) {
       std::stable_sort(vgot.begin(), vgot.end(), [](const std::string& x, const std::string& y) {
         return x.substr(0, x.find(' ')) < y.substr(0, y.find(' '));
       });
-      if (vgot != ref.victims(o)) return diverge("victims differ");
-      res.victims += !vs.empty();
+      if (vgot != ref.victims(o)) {
+        st.divergence = "victims differ";
+        return st;
+      }
+      t.extra["victim sets"] += !vs.empty();
       denied = !d.allowed();
       if (!o.check_only && (d.allowed() || o.force)) {
         denied = false;
@@ -324,16 +330,11 @@ run_result run(const std::vector<op>& ops) {
       }
       ref_failed = ref.jobs.erase(id) == 0;
     }
-    (lib_failed ? res.errors : denied ? res.denied : res.allowed)++;
-    if (lib_failed != ref_failed)
-      return diverge(std::string("library ") + (lib_failed ? "failed" : "succeeded") + ", reference " +
-                     (ref_failed ? "failed" : "succeeded"));
-    if ((lib_failed || denied) && state_of(q) != before) return diverge("a failed or denied call changed the state");
-    if (auto msg = compare(q, ref); !msg.empty()) return diverge(msg);
+    st.lib = lib_failed ? prop::outcome::error : denied ? prop::outcome::denied : prop::outcome::allowed;
+    st.ref = ref_failed ? prop::outcome::error : denied ? prop::outcome::denied : prop::outcome::allowed;
+    return st;
   }
-  res.final_state = state_of(q).dump();
-  return res;
-}
+};
 
 }  // namespace
 
@@ -341,41 +342,28 @@ TEST_CASE("property: priority class quotas match the reference model over random
   constexpr std::uint64_t seeds = 20;
   constexpr std::size_t length = 300;
   const auto t0 = std::chrono::steady_clock::now();
-  std::size_t total = 0, allowed = 0, denied = 0, errors = 0, victims = 0;
-  for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
-    const auto ops = random_ops(seed, length);
-    const run_result res = run(ops);
-    total += ops.size();
-    allowed += res.allowed;
-    denied += res.denied;
-    errors += res.errors;
-    victims += res.victims;
-    if (!res.divergence.empty()) {
-      std::vector<op> prefix(ops.begin(), ops.begin() + static_cast<std::ptrdiff_t>(res.step) + 1);
-      const auto small = prop::shrink<op>(prefix, [](const std::vector<op>& c) { return !run(c).divergence.empty(); });
-      std::ostringstream s;
-      s << "seed " << seed << ": " << res.divergence << "\nshrunk to " << small.size() << " operations:\n";
-      for (const auto& o : small) s << "  " << describe(o) << "\n";
-      s << "  -> " << run(small).divergence;
-      FAIL(s.str());
-    }
-  }
+  const auto t = prop::check_model(
+      "priority_class_quota", 1, seeds, length, [](std::uint64_t) { return harness{}; },
+      [](const harness&, std::uint64_t seed, std::size_t n) { return random_ops(seed, n); },
+      0);  // (replays: the test case below)
+  if (!t.failure.empty()) FAIL(t.failure);
+  const std::size_t victims = t.counts.extra.count("victim sets") ? t.counts.extra.at("victim sets") : 0;
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf(
       "priority class quota property: %zu operations (%zu allowed, %zu denied, %zu errors, %zu victim sets), 0 "
       "divergences, %.2f s\n",
-      total, allowed, denied, errors, victims, secs);
-  CHECK(total == seeds * length);
-  CHECK(allowed > total / 4);
-  CHECK(denied > total / 100);
-  CHECK(errors > total / 50);
+      t.ops, t.counts.allowed, t.counts.denied, t.counts.errors, victims, secs);
+  CHECK(t.ops == seeds * length);
+  CHECK(t.counts.allowed > t.ops / 4);
+  CHECK(t.counts.denied > t.ops / 100);
+  CHECK(t.counts.errors > t.ops / 50);
   CHECK(victims > 0);
 }
 
 TEST_CASE("property: priority class quotas replay deterministically") {
   for (std::uint64_t seed = 500; seed < 503; ++seed) {
     const auto ops = random_ops(seed, 300);
-    const run_result a = run(ops), b = run(ops);
+    const prop::run_result a = prop::drive(harness{}, ops), b = prop::drive(harness{}, ops);
     REQUIRE(a.divergence.empty());
     CHECK(a.final_state == b.final_state);
   }
