@@ -101,7 +101,9 @@ struct world {
 // One cycle each; not inlined so that callgrind can count exactly these:
 //   valgrind --tool=callgrind --toggle-collect='*limits_cycle_by_handles*' limits_bench
 //            --benchmark_filter='handles/users:1000' --benchmark_min_time=0.01
-// (instructions per cycle = the collected count / the calls callgrind_annotate shows).
+//   callgrind_annotate --tree=caller callgrind.out.<pid> | grep '< .*BM_limits_cycle_handles'
+// (instructions per cycle = the collected total / the calls that line shows;
+// '*limits_cycle_by_strings*' with --benchmark_filter='strings' for the string path).
 [[gnu::noinline]] bool limits_cycle_by_handles(world& w, std::size_t k) {
   const std::span<const group_handle> gs(&w.g[k], 1);
   const limit_vector h = w.m.headroom(w.q[k], w.a[k], w.u[k], gs);

@@ -118,6 +118,9 @@ void reserve_at_least(V& v, std::size_t n) {
 }
 
 inline constexpr std::uint32_t limits_none = 0xFFFFFFFFU;
+/// Two unsigned 64-bit lanes (GCC and clang vector extension; one SSE2 or
+/// NEON register): the hot path checks two resource slots per operation.
+using limits_u64x2 = std::uint64_t __attribute__((vector_size(16)));
 inline constexpr std::uint32_t limits_wild_group = 0;  // group id 0 is the "*" pool
 
 /// The manager's mutex: one atomic word, taken with one compare-exchange and
@@ -131,10 +134,12 @@ class limits_mutex {
     if (!s_.compare_exchange_strong(c, 1, std::memory_order_acquire, std::memory_order_relaxed)) lock_slow(c);
   }
   void unlock() noexcept {
-    if (s_.exchange(0, std::memory_order_release) == 2) s_.notify_one();
+    if (s_.exchange(0, std::memory_order_release) == 2) [[unlikely]]
+      wake();
   }
 
  private:
+  [[gnu::noinline]] void wake() noexcept { s_.notify_one(); }
   [[gnu::noinline]] void lock_slow(std::uint32_t c) noexcept {
     // 2: locked, and someone may sleep; whoever takes the lock from here marks it so
     if (c != 2) c = s_.exchange(2, std::memory_order_acquire);
@@ -185,7 +190,7 @@ class limits_mutex {
 
 /// Equality of two names with fixed-size loads (no call into memcmp for the
 /// short names of users, applications and queue paths).
-[[nodiscard]] inline bool limits_eq(std::string_view a, std::string_view b) noexcept {
+[[nodiscard, gnu::always_inline]] inline bool limits_eq(std::string_view a, std::string_view b) noexcept {
   const std::size_t n = a.size();
   if (n != b.size()) return false;
   const char* p = a.data();
@@ -432,36 +437,62 @@ struct limits_queue_node {
   const limits_compiled_queue* cq = nullptr;
 };
 
+/// One term of a headroom column: a limit and the usage it bounds (a
+/// pointer into a tracker's usage array, see limits_app).
+struct limits_term {
+  const amount* use;
+  amount lim;
+};
 /// One headroom column of a running application's plan: a resource some
-/// limit on its path mentions. `slot` none: never requested (usage 0), so the
-/// headroom is the constant `fixed` (the smallest such limit).
+/// limit on its path mentions. Its headroom is min(fixed, min over its terms
+/// [first, last) of lim - *use). `fixed`: the smallest limit of a resource
+/// never requested (usage 0 everywhere, no terms), else the largest amount.
 struct limits_col {
   resource_id id;
-  std::uint32_t slot;
+  std::uint16_t first;
+  std::uint16_t last;
   amount fixed;
 };
 
 struct limits_app {
+  // (the members the hot path reads come first and lie together)
   bool live = false;    // running: it has trackers
   bool pinned = false;  // the host holds its handle (app_id): remembered until release_app
   std::uint32_t user = limits_none;
   std::uint32_t group = limits_none;
   std::uint32_t queue = limits_none;
-  limits_slots use;
-  boost::container::small_vector<limits_node*, 8> unodes, gnodes;  // along the chain
   // The hot path's plan of a running application: its limits resolved once per
-  // config generation into one contiguous block of rows by resource slot. The
-  // rows are the trackers with a limit plus the user's and the group's
-  // top-level tracker (whose usage bounds every level below it, so it is the
-  // only one an unlimited sum can overflow first). Valid while plan_gen is
-  // the manager's generation and plan_slots its slot count; every tracker's
-  // usage array is then at least plan_slots wide.
+  // config generation. Valid while plan_gen is the manager's generation and
+  // plan_slots its slot count; every usage array it points into (the
+  // application's and its trackers') is then at least plan_width wide.
+  //
+  // The plan keeps raw pointers into the trackers' usage arrays (never into
+  // the application's own `use`: the application moves when app_states_
+  // grows). They stay valid while the plan does: a running application's
+  // trackers are never removed (their running count is at least 1), an
+  // entity's tracker map keeps node addresses when the entity vector grows,
+  // and a usage array is only resized to at most the slot count (a new slot
+  // invalidates every plan; up to 8 slots the array is inline in its node).
+  //
+  // * check rows (increase): the trackers with a limit plus the user's and
+  //   the group's top-level tracker (whose usage bounds every level below it,
+  //   so it is the only one an unlimited sum can overflow first):
+  //   plan_use[row] and plan_lim[row * plan_width + slot] (max: no limit).
+  // * plan_all: the trackers' usage arrays an increase or decrease changes
+  //   (the user's, then the group's; with the application's own `use`).
+  // * headroom columns and terms (limited resources only).
   std::uint64_t plan_gen = 0;
   std::uint32_t plan_slots = 0;
   std::uint32_t plan_width = 0;  // plan_slots rounded up to 4, 8 or 16 (0: wider, no hot path)
-  boost::container::small_vector<limits_node*, 8> plan_rows;
-  boost::container::small_vector<amount, 32> plan_lim;      // [row * plan_width + slot]; max: no limit
-  boost::container::small_vector<limits_col, 8> plan_cols;  // ascending id
+  bool plan_queue = false;       // the queue is in the current config (else increase takes the general path)
+  // (inline capacities: a path of depth 3 with 4 limited resources)
+  boost::container::small_vector<amount*, 6> plan_use;
+  boost::container::small_vector<amount, 24> plan_lim;
+  boost::container::small_vector<amount*, 8> plan_all;
+  boost::container::small_vector<limits_term, 12> plan_terms;      // by column
+  boost::container::small_vector<limits_col, 6> plan_cols;         // ascending id
+  limits_slots use;                                                // the application's own usage
+  boost::container::small_vector<limits_node*, 8> unodes, gnodes;  // along the chain
 };
 
 }  // namespace detail
@@ -599,9 +630,9 @@ class limits_manager {
   void decrease(std::string_view queue_path, std::string_view app, const resource_vector& usage, bool remove_app,
                 const limits_identity& id) {
     std::lock_guard lk(mu_);
-    const auto a = apps_.find(app);
-    if (!a || !app_states_[*a].live) throw unknown_entity_error(error_id::unknown_job, "application", app);
-    const auto& st = app_states_[*a];
+    const std::uint32_t a = app_find(app);
+    if (a == limits_none || !app_states_[a].live) throw unknown_entity_error(error_id::unknown_job, "application", app);
+    const auto& st = app_states_[a];
     std::uint32_t qi = st.queue;
     if (!detail::limits_eq(queue_nodes_[qi].path, queue_path)) {
       const auto q = queues_.find(queue_path);
@@ -612,7 +643,7 @@ class limits_manager {
       const auto u = users_.find(id.user);
       ui = u ? *u : limits_none - 1;
     }
-    decrease_locked(qi, *a, usage, remove_app, ui);
+    decrease_locked(qi, a, usage, remove_app, ui);
   }
   [[nodiscard]] limit_vector headroom(std::string_view queue_path, std::string_view app, const limits_identity& id) {
     limit_vector out;
@@ -812,8 +843,8 @@ class limits_manager {
     std::lock_guard lk(mu_);
     std::uint32_t a = detail::limits_none;
     if (!app.empty()) {
-      if (const auto found = apps_.find(app)) {
-        a = *found;
+      if (const auto found = app_find(app); found != limits_none) {
+        a = found;
         // fast path: a running application of this user in this queue; its group is fixed
         const auto& st = app_states_[a];
         if (st.live && detail::limits_eq(queue_nodes_[st.queue].path, queue_path) &&
@@ -836,6 +867,21 @@ class limits_manager {
     for (const auto& g : groups)
       if (!g.empty() && g != limits_wildcard && gs.size() < 64) gs.push_back(group_handle{groups_.intern(g)});
     return f(q, a, u, std::span<const group_handle>(gs.data(), gs.size()));
+  }
+
+  /// The id of application `app` (limits_none: unknown). The last one found
+  /// is remembered: a scheduler asks about one application several times in a
+  /// row (headroom, increase), and a compare of names is cheaper than a hash
+  /// lookup. Interned names are unique, so an equal name is the same
+  /// application (a forgotten id's name is empty, and `app` is not).
+  std::uint32_t app_find(std::string_view app) noexcept {
+    if (app.empty()) return limits_none;
+    const std::uint32_t last = last_app_;
+    if (last < apps_.size() && detail::limits_eq(apps_.name(last), app)) return last;
+    const auto found = apps_.find(app);
+    if (!found) return limits_none;
+    last_app_ = *found;
+    return *found;
   }
 
   // ---- config resolution (under mu_) ----
@@ -984,8 +1030,10 @@ class limits_manager {
 
   /// Resolves the plan of running application `app` for the current config
   /// generation and resource slots (allocates only when either changed).
-  void ensure_plan(detail::limits_app& app) {
-    if (app.plan_gen != gen_ || app.plan_slots != res_of_slot_.size()) build_plan(app);
+  bool ensure_plan(detail::limits_app& app) {
+    if (app.plan_gen != gen_ || app.plan_slots != res_of_slot_.size()) [[unlikely]]
+      build_plan(app);
+    return app.plan_width != 0;
   }
   [[gnu::noinline]] void build_plan(detail::limits_app& app) {
     const auto ns = static_cast<std::uint32_t>(res_of_slot_.size());
@@ -1000,9 +1048,19 @@ class limits_manager {
     for (auto* n : app.unodes) widen(n->use);
     for (auto* n : app.gnodes) widen(n->use);
     widen(app.use);
-    app.plan_rows.clear();
+    app.plan_use.clear();
     app.plan_lim.clear();
+    app.plan_all.clear();
+    app.plan_terms.clear();
     app.plan_cols.clear();
+    for (auto* n : app.unodes) app.plan_all.push_back(n->use.data());
+    for (auto* n : app.gnodes) app.plan_all.push_back(n->use.data());
+    struct term {
+      resource_id id;
+      const amount* use;  // null: no slot, usage 0
+      amount lim;
+    };
+    boost::container::small_vector<term, 16> terms;
     for (std::size_t k = 0; k < nu + ng; ++k) {
       const bool group = k >= nu;
       const std::size_t level = group ? k - nu : k;
@@ -1010,48 +1068,58 @@ class limits_manager {
       const auto* lim = cached(n, chain[level], group ? app.group : app.user, group);
       const bool top = level + 1 == chain.size();
       if (!lim && !top) continue;
-      const std::size_t row = app.plan_rows.size();
-      app.plan_rows.push_back(&n);
+      const std::size_t row = app.plan_use.size();
+      app.plan_use.push_back(n.use.data());
       app.plan_lim.resize((row + 1) * w, std::numeric_limits<amount>::max());
       if (!lim) continue;
       for (const auto& e : lim->max) {
         const std::uint32_t sl = slot_find(e.id);
         if (sl < ns) app.plan_lim[row * w + sl] = e.value;
-        auto c = std::find_if(app.plan_cols.begin(), app.plan_cols.end(),
-                              [&](const detail::limits_col& x) { return x.id == e.id; });
-        if (c == app.plan_cols.end()) {
-          app.plan_cols.push_back({e.id, sl < ns ? sl : no_slot, e.value});
-        } else if (e.value < c->fixed) {
-          c->fixed = e.value;
-        }
+        terms.push_back({e.id, sl < ns ? n.use.data() + sl : nullptr, e.value});
       }
     }
-    std::sort(app.plan_cols.begin(), app.plan_cols.end(),
-              [](const detail::limits_col& x, const detail::limits_col& y) { return x.id < y.id; });
+    std::stable_sort(terms.begin(), terms.end(), [](const term& x, const term& y) { return x.id < y.id; });
+    for (const auto& t : terms) {
+      if (app.plan_cols.empty() || app.plan_cols.back().id != t.id) {
+        const auto at = static_cast<std::uint16_t>(app.plan_terms.size());
+        app.plan_cols.push_back({t.id, at, at, std::numeric_limits<amount>::max()});
+      }
+      auto& c = app.plan_cols.back();
+      if (t.use) {
+        app.plan_terms.push_back({t.use, t.lim});
+        c.last = static_cast<std::uint16_t>(app.plan_terms.size());
+      } else {
+        c.fixed = std::min(c.fixed, t.lim);
+      }
+    }
+    app.plan_queue = cq_of(app.queue) != nullptr;
     app.plan_gen = gen_;
     app.plan_slots = ns;
-    app.plan_width = w <= fast_slots ? w : 0;
+    // wider than the hot loops, or more terms than a column's 16-bit bounds: the general path
+    app.plan_width = w <= fast_slots && app.plan_terms.size() < 0xFFFFU ? w : 0;
   }
 
   /// `usage` as a dense array over `W` slots. False when the general path
-  /// must handle it: a negative amount (an error it reports) or a resource
-  /// without a slot in the plan (`ns` slots).
+  /// must handle it: a negative amount (an error it reports) or a positive
+  /// amount of a resource without a slot in the plan (`ns` slots).
   template <std::uint32_t W>
   bool dense(const resource_vector& usage, std::array<amount, W>& d, std::uint32_t ns) const noexcept {
     d.fill(0);
     const std::size_t nslot = slot_of_.size();
+    const std::uint16_t* slot_of = slot_of_.data();
+    amount sign = 0;
     for (const auto& e : usage) {
-      if (e.value == 0) continue;
-      if (e.value < 0 || e.id >= nslot) return false;
-      const std::uint32_t sl = slot_of_[e.id];
-      if (sl >= ns) return false;
-      d[sl] = e.value;
+      const std::uint32_t sl = e.id < nslot ? slot_of[e.id] : no_slot;
+      if (sl < ns)
+        d[sl] = e.value;
+      else if (e.value != 0)
+        return false;
+      sign |= e.value;
     }
-    return true;
+    return sign >= 0;
   }
 
-  /// Calls f.template operator()<W>() for the plan's width; false for a plan
-  /// too wide for the hot path.
+  /// Calls f.template operator()<W>() for the plan's width (4, 8 or 16).
   template <class F>
   static bool by_width(std::uint32_t w, F&& f) {
     switch (w) {
@@ -1059,38 +1127,53 @@ class limits_manager {
         return f.template operator()<4>();
       case 8:
         return f.template operator()<8>();
-      case fast_slots:
-        return f.template operator()<fast_slots>();
       default:
-        return false;
+        return f.template operator()<fast_slots>();
     }
   }
 
-  /// The hot path of increase: a running application of user `u` in queue `q`
-  /// whose request fits at every level. Returns false (nothing changed) when
-  /// the general path must decide: a denial (which it explains), a sum that
-  /// overflows, a resource without a slot, a tracker already over a lowered limit.
+  /// The hot path of increase: a running application (of user `u` in queue
+  /// `q`, checked by the caller) whose request fits at every level. Returns
+  /// false (nothing changed) when the general path must decide: a denial
+  /// (which it explains), a sum that could overflow, a resource without a
+  /// slot, a tracker already over a lowered limit, a queue no longer in the
+  /// config.
   bool increase_fast(detail::limits_app& app, const resource_vector& usage, bool commit) {
-    ensure_plan(app);
+    if (!ensure_plan(app) || !app.plan_queue) return false;
     return by_width(app.plan_width, [&]<std::uint32_t W>() {
       std::array<amount, W> d;
       if (!dense<W>(usage, d, app.plan_slots)) return false;
-      // limit - usage >= request at every row (an unlimited row: max - usage, its overflow bound)
+      // every row and slot: x = limit - usage >= 0 and x - request >= 0 (an
+      // unlimited row: max - usage, so usage + request cannot overflow). In
+      // unsigned arithmetic (wraps, no UB); the sign bit of the OR of all of
+      // them says whether any failed. x cannot overflow (limit > 0, usage >= 0)
+      // and x - request cannot either once x >= 0 (request >= 0).
+      // Two slots at a time (detail::limits_u64x2: one SSE2 / NEON register).
+      using v2 = detail::limits_u64x2;
+      constexpr std::uint32_t P = W / 2;
+      std::array<v2, P> req;
+      std::memcpy(req.data(), d.data(), sizeof d);
+      std::array<v2, P> bad{};
       const amount* lim = app.plan_lim.data();
-      for (auto* n : app.plan_rows) {
-        const amount* use = n->use.data();
-        bool over = false;
-        for (std::uint32_t sl = 0; sl < W; ++sl) over |= d[sl] > lim[sl] - use[sl];
-        if (over) return false;
+      for (const amount* use : app.plan_use) {
+        for (std::uint32_t k = 0; k < P; ++k) {
+          v2 l, u;
+          std::memcpy(&l, lim + 2 * k, sizeof l);
+          std::memcpy(&u, use + 2 * k, sizeof u);
+          const v2 x = l - u;
+          bad[k] |= x | (x - req[k]);
+        }
         lim += W;
       }
+      for (std::uint32_t k = 1; k < P; ++k) bad[0] |= bad[k];
+      if ((bad[0][0] | bad[0][1]) >> 63) return false;
       if (!commit) return true;
+      // every array is bounded by its entity's top tracker, checked above
       auto add = [&d](amount* p) {
         for (std::uint32_t sl = 0; sl < W; ++sl) p[sl] += d[sl];
       };
-      for (auto* n : app.unodes) add(n->use.data());
-      for (auto* n : app.gnodes) add(n->use.data());
       add(app.use.data());
+      for (amount* p : app.plan_all) add(p);
       return true;
     });
   }
@@ -1099,32 +1182,63 @@ class limits_manager {
   /// keeps running and has the usage it gives back. False: nothing changed,
   /// the general path decides (and reports any error).
   bool decrease_fast(detail::limits_app& app, const resource_vector& usage) {
-    ensure_plan(app);
+    if (!ensure_plan(app)) return false;
     return by_width(app.plan_width, [&]<std::uint32_t W>() {
       std::array<amount, W> d;
       if (!dense<W>(usage, d, app.plan_slots)) return false;
-      const amount* have = app.use.data();
-      bool under = false;
-      for (std::uint32_t sl = 0; sl < W; ++sl) under |= d[sl] > have[sl];
-      if (under) return false;
+      // have - request >= 0 everywhere (have, request >= 0: no overflow)
+      amount* have = app.use.data();
+      amount under = 0;
+      for (std::uint32_t sl = 0; sl < W; ++sl) under |= have[sl] - d[sl];
+      if (under < 0) return false;
+      // every tracker's usage includes the application's
       auto take = [&d](amount* p) {
         for (std::uint32_t sl = 0; sl < W; ++sl) p[sl] -= d[sl];
       };
-      for (auto* n : app.unodes) take(n->use.data());
-      for (auto* n : app.gnodes) take(n->use.data());
-      take(app.use.data());
+      take(have);
+      for (amount* p : app.plan_all) take(p);
       return true;
     });
   }
 
+  // The entry points under mu_: a running application of this user in this
+  // queue has valid handles (it holds them), so its plan answers first unless
+  // the general path (out of line, with the checks of every handle) must decide.
+
   decision increase_locked(std::uint32_t q, std::uint32_t a, const resource_vector& usage, std::uint32_t u,
                            std::span<const group_handle> groups, bool commit) {
+    if (a < app_states_.size()) {
+      auto& app = app_states_[a];
+      if (app.live && app.user == u && app.queue == q && increase_fast(app, usage, commit)) return decision{};
+    }
+    return increase_general(q, a, usage, u, groups, commit);
+  }
+  void decrease_locked(std::uint32_t q, std::uint32_t a, const resource_vector& usage, bool remove_app,
+                       std::uint32_t user_check) {
+    if (!remove_app && a < app_states_.size()) {
+      auto& app = app_states_[a];
+      if (app.live && app.queue == q && (user_check == limits_none || user_check == app.user) &&
+          decrease_fast(app, usage))
+        return;
+    }
+    decrease_general(q, a, usage, remove_app, user_check);
+  }
+  void headroom_locked(std::uint32_t q, std::uint32_t a, std::uint32_t u, std::span<const group_handle> groups,
+                       limit_vector& out) {
+    if (a < app_states_.size()) {
+      auto& app = app_states_[a];
+      if (app.live && app.user == u && app.queue == q && headroom_fast(app, out)) return;
+    }
+    headroom_general(q, a, u, groups, out);
+  }
+
+  [[gnu::noinline]] decision increase_general(std::uint32_t q, std::uint32_t a, const resource_vector& usage,
+                                              std::uint32_t u, std::span<const group_handle> groups, bool commit) {
     check_queue_handle(q);
     check_app_handle(a);
     check_user_handle(u);
     if (!cq_of(q)) throw unknown_entity_error(error_id::unknown_queue, "queue", queue_nodes_[q].path);
     auto& app = app_states_[a];
-    if (app.live && app.user == u && app.queue == q && increase_fast(app, usage, commit)) return decision{};
     detail::limits_req req;
     prepare(usage, req, commit, a);  // slots are only assigned by a change
     const bool new_app = !app.live;
@@ -1195,16 +1309,13 @@ class limits_manager {
     return d;
   }
 
-  void decrease_locked(std::uint32_t q, std::uint32_t a, const resource_vector& usage, bool remove_app,
-                       std::uint32_t user_check) {
+  [[gnu::noinline]] void decrease_general(std::uint32_t q, std::uint32_t a, const resource_vector& usage,
+                                          bool remove_app, std::uint32_t user_check) {
     check_queue_handle(q);
     if (a >= app_states_.size() || !app_states_[a].live)
       throw unknown_entity_error(error_id::unknown_job, "application",
                                  apps_.alive(a) ? apps_.name(a) : std::to_string(a));
     auto& app = app_states_[a];
-    if (!remove_app && app.queue == q && (user_check == limits_none || user_check == app.user) &&
-        decrease_fast(app, usage))
-      return;
     detail::limits_req req;
     prepare(usage, req, false, a);
     if (app.queue != q)
@@ -1262,14 +1373,13 @@ class limits_manager {
     if (!app.pinned) forget_app(a);
   }
 
-  void headroom_locked(std::uint32_t q, std::uint32_t a, std::uint32_t u, std::span<const group_handle> groups,
-                       limit_vector& out) {
+  [[gnu::noinline]] void headroom_general(std::uint32_t q, std::uint32_t a, std::uint32_t u,
+                                          std::span<const group_handle> groups, limit_vector& out) {
     check_queue_handle(q);
     check_user_handle(u);
     const bool running =
         a != detail::limits_none && a < app_states_.size() && app_states_[a].live && app_states_[a].user == u;
     const bool live = running && app_states_[a].queue == q;  // its cached trackers are the ones to read
-    if (live && headroom_fast(app_states_[a], out)) return;
     out.clear();
     const std::uint32_t g = running ? app_states_[a].group : resolve_group(q, groups);
     // the minimum per resource id, dense for ids below 16
@@ -1306,24 +1416,20 @@ class limits_manager {
     }
   }
 
-  /// headroom of a running application in its own queue, from its plan.
+  /// headroom of a running application in its own queue, from its plan:
+  /// per column (ascending id) the smallest limit - usage. No overflow: every
+  /// term's limit is > 0 and its usage >= 0.
   bool headroom_fast(detail::limits_app& app, limit_vector& out) {
-    ensure_plan(app);
-    return by_width(app.plan_width, [&]<std::uint32_t W>() {
-      constexpr amount unlimited = std::numeric_limits<amount>::max();
-      std::array<amount, W> best;
-      best.fill(unlimited);
-      const amount* lim = app.plan_lim.data();
-      for (auto* n : app.plan_rows) {
-        const amount* use = n->use.data();
-        for (std::uint32_t sl = 0; sl < W; ++sl)
-          best[sl] = std::min(best[sl], lim[sl] == unlimited ? unlimited : lim[sl] - use[sl]);
-        lim += W;
-      }
-      out.clear();
-      for (const auto& c : app.plan_cols) out.set(c.id, c.slot == no_slot ? c.fixed : best[c.slot]);
-      return true;
-    });
+    if (!ensure_plan(app)) return false;
+    out.clear();
+    const detail::limits_term* terms = app.plan_terms.data();
+    for (const auto& c : app.plan_cols) {
+      amount best = c.fixed;
+      for (const detail::limits_term *t = terms + c.first, *end = terms + c.last; t != end; ++t)
+        best = std::min(best, t->lim - *t->use);
+      out.push_back(c.id, best);
+    }
+    return true;
   }
 
   bool can_run_locked(std::uint32_t q, std::uint32_t a, std::uint32_t u, std::span<const group_handle> groups) {
@@ -1413,6 +1519,7 @@ class limits_manager {
   std::vector<detail::limits_queue_node> queue_nodes_;
   std::vector<detail::limits_entity> user_states_, group_states_;
   std::vector<detail::limits_app> app_states_;
+  std::uint32_t last_app_ = limits_none;  // app_find's last answer (a hint; checked by name)
   static_assert(std::is_nothrow_move_constructible_v<detail::limits_entity>);
   static constexpr std::uint32_t limits_none = detail::limits_none;
 };

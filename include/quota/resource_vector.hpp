@@ -77,6 +77,14 @@ class vector_storage<Amount, dynamic_resources> {
     else
       items_.insert(it, entry{id, std::move(v)});
   }
+  /// set(id, v) in O(1) when `id` is above every present id (filling a
+  /// vector in ascending id order); any other id goes through set.
+  void push_back(resource_id id, Amount v) {
+    if (items_.empty() || items_.back().id < id)
+      items_.push_back(entry{id, std::move(v)});
+    else
+      set(id, std::move(v));
+  }
   void erase(resource_id id) noexcept {
     auto it =
         std::lower_bound(items_.begin(), items_.end(), id, [](const entry& e, resource_id i) { return e.id < i; });
@@ -146,6 +154,7 @@ class vector_storage<Amount, fixed_resources<Names...>> {
     values_[id] = std::move(v);
     mask_ |= (std::uint64_t{1} << id);
   }
+  void push_back(resource_id id, Amount v) { set(id, std::move(v)); }
   void erase(resource_id id) noexcept {
     if (id < N) {
       mask_ &= ~(std::uint64_t{1} << id);
@@ -220,6 +229,9 @@ class basic_resource_vector {
   }
 
   void set(resource_id id, Amount v) { s_.set(id, std::move(v)); }
+  /// The same as set(id, v); constant time when `id` is above every present
+  /// id, so filling a vector in ascending id order does no search or shift.
+  void push_back(resource_id id, Amount v) { s_.push_back(id, std::move(v)); }
   void erase(resource_id id) noexcept { s_.erase(id); }
   void clear() noexcept { s_.clear(); }
   void reserve(std::size_t n) { s_.reserve(n); }

@@ -201,3 +201,33 @@ TEST_CASE("resource_vector: random operations agree with a plain reference model
     for (resource_id id = 0; id < 8; ++id) CHECK(s.get(id) == ref_a[id] + ref_b[id]);
   }
 }
+
+TEST_CASE("resource_vector: push_back equals set, in ascending order and out of it") {
+  std::mt19937 rng(7);
+  for (int round = 0; round < 200; ++round) {
+    resource_vector by_set, by_push;
+    fixed_resource_vector<"cpu", "memory", "nvidia.com/gpu"> fixed_set, fixed_push;
+    const int n = static_cast<int>(rng() % 8);
+    for (int i = 0; i < n; ++i) {
+      // mostly ascending ids (the fast path), sometimes lower or repeated ones (the fallback)
+      const auto id = static_cast<resource_id>(rng() % 6);
+      const auto v = static_cast<amount>(rng() % 1000) - 100;
+      by_set.set(id, v);
+      by_push.push_back(id, v);
+      if (id < 3) {
+        fixed_set.set(id, v);
+        fixed_push.push_back(id, v);
+      }
+    }
+    CHECK(by_push == by_set);
+    CHECK(fixed_push == fixed_set);
+    // iteration stays in id order after mixed push_back calls
+    resource_id last = 0;
+    bool first = true;
+    for (const auto& [id, v] : by_push) {
+      if (!first) CHECK(id > last);
+      last = id;
+      first = false;
+    }
+  }
+}
