@@ -5,7 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "compare.hpp"
 #include "openb.hpp"
+#include "simulator.hpp"
 
 namespace {
 
@@ -25,6 +27,24 @@ const json& job(const json& doc, const std::string& id) {
     if (j.at("id") == id) return j;
   FAIL("no job " << id);
   throw;
+}
+
+/// The report of import-then-run: the scenario written as `import openb`
+/// writes it, parsed back and replayed.
+std::string report_via_json(const quota::sim::openb_options& o) {
+  const json doc = json::parse(quota::sim::import_openb(o).dump(1));
+  auto sc = quota::sim::load_scenario(doc);
+  auto models = quota::sim::build_models(sc);
+  quota::sim::simulator sim(std::move(sc), std::move(models));
+  return sim.run().report.dump(2) + sim.svg();
+}
+
+/// The report of `replay openb`: the scenario built in the same process.
+std::string report_direct(const quota::sim::openb_options& o) {
+  auto sc = quota::sim::openb_scenario(quota::sim::read_openb(o));
+  auto models = quota::sim::build_models(sc);
+  quota::sim::simulator sim(std::move(sc), std::move(models));
+  return sim.run().report.dump(2) + sim.svg();
 }
 
 }  // namespace
@@ -124,4 +144,39 @@ TEST_CASE("trace: malformed pod lists are rejected naming file, line and column"
   auto bad = options("pods.csv");
   bad.tenants = 0;
   CHECK_THROWS_AS(quota::sim::import_openb(bad), quota::validation_error);
+}
+
+TEST_CASE("trace: replay openb in one process gives the report of import then run", "[trace]") {
+  const std::vector<std::vector<std::string>> sets = {
+      {}, {"elastic_quota"}, {"volcano"}, {"kai_fair_share"}, {"kueue"}, {"yunikorn_limits", "running_limits"}};
+  for (const auto& set : sets)
+    for (const char* rule : {"hash", "qos"})
+      for (const char* pods : {"pods.csv", "no_times.csv"}) {
+        if (std::string(rule) == "qos" && std::string(pods) == "no_times.csv") continue;  // no qos column
+        auto o = options(pods);
+        o.policies = set;
+        o.tenant_rule = rule;
+        o.time_scale = 10;
+        o.tenants = 2;
+        INFO(pods << ", tenants by " << rule << ", " << set.size() << " models");
+        const std::string direct = report_direct(o);
+        CHECK(direct.find("\"jobs\"") != std::string::npos);
+        CHECK(direct == report_via_json(o));
+        o.hold = true;
+        CHECK(report_direct(o) == report_via_json(o));
+      }
+}
+
+TEST_CASE("trace: compare openb in one process gives the report of import then compare", "[trace]") {
+  auto o = options("pods.csv");
+  o.tenant_rule = "qos";
+  const std::vector<std::string> sets = {"none",           "elastic_quota", "volcano",
+                                         "kai_fair_share", "kueue",         "yunikorn_limits+running_limits"};
+  const auto tr = quota::sim::read_openb(o);
+  const auto direct = quota::sim::compare_policies(quota::sim::openb_scenario(tr, json::array()), sets);
+  const auto via_json = quota::sim::compare_policies(json::parse(quota::sim::import_openb(o).dump(1)), sets);
+  REQUIRE(direct.size() == sets.size());
+  CHECK(quota::sim::compare_report(tr.name, direct).dump(2) == quota::sim::compare_report(tr.name, via_json).dump(2));
+  CHECK(quota::sim::compare_svg(tr.name, "alibaba.com/gpu-milli", direct) ==
+        quota::sim::compare_svg(tr.name, "alibaba.com/gpu-milli", via_json));
 }

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "compare.hpp"
 #include "models.hpp"
 #include "openb.hpp"
 #include "simulator.hpp"
@@ -188,4 +189,37 @@ TEST_CASE("trace: openb gpuspec33 pod list under every policy set", "[trace]") {
 
 TEST_CASE("trace: openb multigpu50 pod list (no times: pods hold) under every policy set", "[trace]") {
   check_pod_list("multigpu50", 1, false);
+}
+
+TEST_CASE("trace: openb default list imported and replayed in one process gives the import-then-run report",
+          "[trace]") {
+  quota::sim::openb_options o;
+  o.nodes_file = trace_dir + "/openb_node_list_all_node.csv";
+  o.pods_file = trace_dir + "/openb_pod_list_default.csv";
+  o.time_scale = 10000;
+  for (const auto& set :
+       {std::vector<std::string>{"elastic_quota"}, std::vector<std::string>{"yunikorn_limits", "running_limits"}}) {
+    o.policies = set;
+    INFO("policy set " << set_name(set));
+    const json doc = json::parse(quota::sim::import_openb(o).dump(1));
+    const std::string via_json = run(doc).report.dump(2);
+    auto sc = quota::sim::openb_scenario(quota::sim::read_openb(o));
+    auto models = quota::sim::build_models(sc);
+    quota::sim::simulator sim(std::move(sc), std::move(models));
+    quota::sim::run_options opt;
+    opt.check_invariants = true;
+    const auto res = sim.run(-1, {}, opt);
+    CHECK(res.failures.empty());
+    CHECK(res.report.dump(2) == via_json);
+  }
+  // compare: the six sets, tenants by QoS, pods held (the findings' run)
+  o.policies.clear();
+  o.tenant_rule = "qos";
+  o.hold = true;
+  const std::vector<std::string> sets = {"none",           "elastic_quota", "volcano",
+                                         "kai_fair_share", "kueue",         "yunikorn_limits+running_limits"};
+  const auto tr = quota::sim::read_openb(o);
+  const auto direct = quota::sim::compare_policies(quota::sim::openb_scenario(tr, json::array()), sets);
+  const auto via_json = quota::sim::compare_policies(json::parse(quota::sim::import_openb(o).dump(1)), sets);
+  CHECK(quota::sim::compare_report(tr.name, direct).dump(2) == quota::sim::compare_report(tr.name, via_json).dump(2));
 }

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <future>
 #include <iostream>
@@ -34,9 +35,10 @@ struct compare_run {
   std::int64_t capacity = 0;
 };
 
-[[nodiscard]] inline std::vector<compare_run> compare_policies(const json& doc, const std::vector<std::string>& sets) {
+/// Replays `base` (its policies and expectations ignored) once per set.
+[[nodiscard]] inline std::vector<compare_run> compare_policies(const scenario& base,
+                                                               const std::vector<std::string>& sets) {
   register_models();
-  const scenario base = load_scenario(doc);
   std::set<std::string> tenant_set;
   for (const auto& j : base.jobs)
     tenant_set.insert(base.tenant_by == "namespace" ? j.ns
@@ -50,9 +52,10 @@ struct compare_run {
   // simulator; the model registry is only read). Results keep the order of
   // `sets`, so the report does not depend on the thread count.
   auto replay = [&](const std::string& set) {
-    json d = doc;
-    d["policies"] = json::array();
-    d["expect"] = json::array();
+    scenario sc = base;
+    sc.policies.clear();
+    sc.shrink.clear();
+    sc.expectations.clear();
     if (set != "none") {
       std::string name;
       for (char c : set + "+") {
@@ -63,11 +66,17 @@ struct compare_run {
         auto it = model_kinds().find(name);
         if (it == model_kinds().end() || !it->second.synthesize)
           throw validation_error("--policies", "unknown model or one that cannot derive quotas: '" + name + "'");
-        d["policies"].push_back(it->second.synthesize(tenants, capacity, base.registry));
+        json body = it->second.synthesize(tenants, capacity, base.registry);
+        const std::string path = "$." + index_path("policies", sc.policies.size());
+        policy_spec ps;
+        ps.model = body.at("model").get<std::string>();
+        ps.body = std::move(body);
+        ps.path = path;
+        sc.policies.push_back(std::move(ps));
+        sc.shrink.emplace_back();  // synthesized entries keep running work (the default)
         name.clear();
       }
     }
-    scenario sc = load_scenario(d);
     auto models = build_models(sc);
     simulator sim(std::move(sc), std::move(models));
     const auto res = sim.run();
@@ -97,6 +106,14 @@ struct compare_run {
     for (std::size_t i = 0; i < batch.size(); ++i) out[first + i] = batch[i].get();
   }
   return out;
+}
+
+/// Replays the scenario document's workload once per set: its own policies
+/// and expectations are dropped (each set brings its own policies).
+[[nodiscard]] inline std::vector<compare_run> compare_policies(json doc, const std::vector<std::string>& sets) {
+  doc["policies"] = json::array();
+  doc["expect"] = json::array();
+  return compare_policies(load_scenario(doc), sets);
 }
 
 [[nodiscard]] inline json compare_report(const std::string& scenario_name, const std::vector<compare_run>& runs) {
@@ -150,10 +167,21 @@ struct compare_run {
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto& r = runs[i];
     if (r.usage.empty()) continue;
-    std::string d = "M" + num(X(r.usage[0].first)) + "," + num(Y(r.usage[0].second));
-    for (std::size_t k = 1; k < r.usage.size(); ++k)
-      d += " H" + num(X(r.usage[k].first)) + " V" + num(Y(r.usage[k].second));
-    s += std::string("<path d=\"") + d + "\" fill=\"none\" stroke=\"" + palette[i % 7] + "\" stroke-width=\"1.5\"/>\n";
+    // numbers as "%.1f" (to_chars with a precision is printf's, without the locale)
+    s += "<path d=\"";
+    auto point = [&s](const char* prefix, double v) {
+      char b[32];
+      s += prefix;
+      s.append(b, std::to_chars(b, b + sizeof b, v, std::chars_format::fixed, 1).ptr);
+    };
+    s.reserve(s.size() + r.usage.size() * 20 + 128);
+    point("M", X(r.usage[0].first));
+    point(",", Y(r.usage[0].second));
+    for (std::size_t k = 1; k < r.usage.size(); ++k) {
+      point(" H", X(r.usage[k].first));
+      point(" V", Y(r.usage[k].second));
+    }
+    s += std::string("\" fill=\"none\" stroke=\"") + palette[i % 7] + "\" stroke-width=\"1.5\"/>\n";
   }
   // the table
   double y = T + ph + 56;

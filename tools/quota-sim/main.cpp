@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,7 +32,9 @@ const char* main_help =
     "                     [--arrival poisson|burst] [--policy a,b] [-o FILE]\n"
     "  quota-sim import openb --nodes NODES.csv --pods PODS.csv [--tenants N] [--tenant-rule hash|qos]\n"
     "                         [--policy a,b] [--seed S] [-o FILE]\n"
+    "  quota-sim replay openb --nodes NODES.csv --pods PODS.csv [import options] [--report FILE] [--svg FILE]\n"
     "  quota-sim compare SCENARIO --policies none,a,b+c [--report FILE] [--svg FILE]\n"
+    "  quota-sim compare openb --nodes NODES.csv --pods PODS.csv [import options] --policies none,a,b+c\n"
     "  quota-sim explain SCENARIO --at T --job FILE [--json]\n"
     "  quota-sim models\n"
     "  quota-sim COMMAND --help\n"
@@ -106,6 +110,58 @@ int report_invalid(const std::string& file, const quota::error& e) {
   return exit_invalid;
 }
 
+/// Replays a loaded scenario, writes its report and chart, prints the summary
+/// (quota-sim run and quota-sim replay openb). Throws quota::error.
+int replay_and_write(quota::sim::scenario sc, std::vector<quota::sim::model_instance> models,
+                     const std::string& report_path, const std::string& svg_path, std::int64_t until, bool quiet,
+                     const quota::sim::run_options& opt) {
+  quota::sim::simulator sim(std::move(sc), std::move(models));
+  const bool tty = !quiet && isatty(STDERR_FILENO);
+  auto progress = [&](std::size_t done, std::size_t total) {
+    if (!tty || total == 0) return;
+    const int width = 40;
+    const int filled = static_cast<int>(static_cast<double>(done) / static_cast<double>(total) * width);
+    std::fprintf(stderr, "\r[%s%s] %zu/%zu", std::string(static_cast<std::size_t>(filled), '#').c_str(),
+                 std::string(static_cast<std::size_t>(width - filled), ' ').c_str(), done, total);
+    if (done >= total) std::fprintf(stderr, "\n");
+  };
+  const auto res = sim.run(until, progress, opt);
+  if (!write_file(report_path, res.report.dump(2) + "\n")) {
+    std::cerr << "quota-sim: cannot write " << report_path << "\n";
+    return exit_usage;
+  }
+  if (!write_file(svg_path, sim.svg())) {
+    std::cerr << "quota-sim: cannot write " << svg_path << "\n";
+    return exit_usage;
+  }
+  if (!quiet) {
+    const auto& t = res.report["totals"];
+    std::ostream& out = report_path == "-" ? std::cerr : std::cout;
+    out << "scenario " << res.report["scenario"].get<std::string>() << " with "
+        << (res.report["policies"].empty() ? std::string("no quota models") : res.report["policies"].dump()) << "\n"
+        << "  jobs " << t["jobs"] << ", admitted " << t["admitted"] << ", never admitted " << t["never_admitted"]
+        << ", preemptions " << t["preemptions"] << "\n"
+        << "  utilisation of " << res.report["chart_resource"].get<std::string>() << " " << t["utilisation"]
+        << ", wait p50/p90/p99 " << t["wait_ms"]["p50"] << "/" << t["wait_ms"]["p90"] << "/" << t["wait_ms"]["p99"]
+        << " ms, fairness (Jain) " << t["fairness_jain"] << "\n"
+        << "  expectations: "
+        << (res.report["expectations"].get<std::size_t>() -
+            static_cast<std::size_t>(std::count_if(res.failures.begin(), res.failures.end(),
+                                                   [](const auto& f) { return f.path != "invariant"; })))
+        << " of " << res.report["expectations"] << " hold\n"
+        << "  report: " << report_path << "\n"
+        << "  chart:  " << svg_path << "\n";
+  }
+  if (!res.failures.empty()) {
+    std::cerr << "quota-sim: " << res.failures.size() << " expectation(s) or invariant(s) failed:\n";
+    for (const auto& f : res.failures)
+      std::cerr << "  " << f.path << " at " << f.at_ms << " ms: expected " << f.expected << ", got " << f.actual
+                << "\n";
+    return exit_expectations;
+  }
+  return exit_ok;
+}
+
 int cmd_run(const std::vector<std::string>& args) {
   std::string file, report_path, svg_path, until_text;
   bool quiet = false;
@@ -163,51 +219,7 @@ int cmd_run(const std::vector<std::string>& args) {
   if (svg_path.empty()) svg_path = base_name(file) + ".svg";
   try {
     loaded l = load(file);
-    quota::sim::simulator sim(std::move(l.sc), std::move(l.models));
-    const bool tty = !quiet && isatty(STDERR_FILENO);
-    auto progress = [&](std::size_t done, std::size_t total) {
-      if (!tty || total == 0) return;
-      const int width = 40;
-      const int filled = static_cast<int>(static_cast<double>(done) / static_cast<double>(total) * width);
-      std::fprintf(stderr, "\r[%s%s] %zu/%zu", std::string(static_cast<std::size_t>(filled), '#').c_str(),
-                   std::string(static_cast<std::size_t>(width - filled), ' ').c_str(), done, total);
-      if (done >= total) std::fprintf(stderr, "\n");
-    };
-    const auto res = sim.run(until, progress, opt);
-    if (!write_file(report_path, res.report.dump(2) + "\n")) {
-      std::cerr << "quota-sim: cannot write " << report_path << "\n";
-      return exit_usage;
-    }
-    if (!write_file(svg_path, sim.svg())) {
-      std::cerr << "quota-sim: cannot write " << svg_path << "\n";
-      return exit_usage;
-    }
-    if (!quiet) {
-      const auto& t = res.report["totals"];
-      std::ostream& out = report_path == "-" ? std::cerr : std::cout;
-      out << "scenario " << res.report["scenario"].get<std::string>() << " with "
-          << (res.report["policies"].empty() ? std::string("no quota models") : res.report["policies"].dump()) << "\n"
-          << "  jobs " << t["jobs"] << ", admitted " << t["admitted"] << ", never admitted " << t["never_admitted"]
-          << ", preemptions " << t["preemptions"] << "\n"
-          << "  utilisation of " << res.report["chart_resource"].get<std::string>() << " " << t["utilisation"]
-          << ", wait p50/p90/p99 " << t["wait_ms"]["p50"] << "/" << t["wait_ms"]["p90"] << "/" << t["wait_ms"]["p99"]
-          << " ms, fairness (Jain) " << t["fairness_jain"] << "\n"
-          << "  expectations: "
-          << (res.report["expectations"].get<std::size_t>() -
-              static_cast<std::size_t>(std::count_if(res.failures.begin(), res.failures.end(),
-                                                     [](const auto& f) { return f.path != "invariant"; })))
-          << " of " << res.report["expectations"] << " hold\n"
-          << "  report: " << report_path << "\n"
-          << "  chart:  " << svg_path << "\n";
-    }
-    if (!res.failures.empty()) {
-      std::cerr << "quota-sim: " << res.failures.size() << " expectation(s) or invariant(s) failed:\n";
-      for (const auto& f : res.failures)
-        std::cerr << "  " << f.path << " at " << f.at_ms << " ms: expected " << f.expected << ", got " << f.actual
-                  << "\n";
-      return exit_expectations;
-    }
-    return exit_ok;
+    return replay_and_write(std::move(l.sc), std::move(l.models), report_path, svg_path, until, quiet, opt);
   } catch (const quota::error& e) {
     return report_invalid(file, e);
   }
@@ -225,6 +237,78 @@ int cmd_validate(const std::vector<std::string>& args) {
   } catch (const quota::error& e) {
     return report_invalid(args[0], e);
   }
+}
+
+/// Reads `openb --nodes .. --pods ..` and the other import options from
+/// args (args[0] is "openb"). `extra(option, next argument or nullptr)`
+/// takes a command's own options: 0 not its option, 1 a flag, 2 an option
+/// with the next argument as value, -1 an option missing its value. Returns
+/// an exit status when the command should stop (help, usage error).
+std::optional<int> parse_openb_args(const std::vector<std::string>& args, quota::sim::openb_options& o, const char* cmd,
+                                    const char* help,
+                                    const std::function<int(const std::string&, const std::string*)>& extra) {
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const auto& a = args[i];
+    if (a == "--help" || a == "-h") {
+      std::cout << help;
+      return exit_ok;
+    }
+    if (a == "--hold") {
+      o.hold = true;
+      continue;
+    }
+    const std::string* next = i + 1 < args.size() ? &args[i + 1] : nullptr;
+    const int took = extra(a, next);
+    if (took == 1) continue;
+    if (took == 2) {
+      ++i;
+      continue;
+    }
+    const bool known = a == "--nodes" || a == "--pods" || a == "--tenants" || a == "--tenant-rule" || a == "--seed" ||
+                       a == "--time-scale" || a == "--policy";
+    if (took == 0 && !known) {
+      std::cerr << "quota-sim " << cmd << ": unknown option " << a << "\n" << help;
+      return exit_usage;
+    }
+    if (!next) {
+      std::cerr << "quota-sim " << cmd << ": " << a << " needs a value\n" << help;
+      return exit_usage;
+    }
+    const std::string v = args[++i];
+    try {
+      if (a == "--nodes")
+        o.nodes_file = v;
+      else if (a == "--pods")
+        o.pods_file = v;
+      else if (a == "--tenants")
+        o.tenants = std::stoll(v);
+      else if (a == "--tenant-rule")
+        o.tenant_rule = v;
+      else if (a == "--seed")
+        o.seed = std::stoull(v);
+      else if (a == "--time-scale")
+        o.time_scale = std::stoll(v);
+      else {  // --policy a,b (or a+b)
+        std::string p;
+        for (char c : v + ",") {
+          if (c == ',' || c == '+') {
+            if (!p.empty()) o.policies.push_back(p);
+            p.clear();
+          } else {
+            p.push_back(c);
+          }
+        }
+      }
+    } catch (const std::exception&) {
+      std::cerr << "quota-sim " << cmd << ": bad value for " << a << ": '" << v << "'\n";
+      return exit_usage;
+    }
+  }
+  if (o.nodes_file.empty() || o.pods_file.empty()) {
+    std::cerr << "quota-sim " << cmd << " openb: --nodes and --pods are required\n";
+    return exit_usage;
+  }
+  return std::nullopt;
 }
 
 int cmd_import(const std::vector<std::string>& args) {
@@ -249,59 +333,13 @@ int cmd_import(const std::vector<std::string>& args) {
   }
   quota::sim::openb_options o;
   std::string out;
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    const auto& a = args[i];
-    if (a == "--help" || a == "-h") {
-      std::cout << help;
-      return exit_ok;
-    }
-    if (a == "--hold") {
-      o.hold = true;
-      continue;
-    }
-    if (i + 1 >= args.size()) {
-      std::cerr << "quota-sim import: " << a << " needs a value\n" << help;
-      return exit_usage;
-    }
-    const std::string v = args[++i];
-    try {
-      if (a == "--nodes")
-        o.nodes_file = v;
-      else if (a == "--pods")
-        o.pods_file = v;
-      else if (a == "--tenants")
-        o.tenants = std::stoll(v);
-      else if (a == "--tenant-rule")
-        o.tenant_rule = v;
-      else if (a == "--seed")
-        o.seed = std::stoull(v);
-      else if (a == "--time-scale")
-        o.time_scale = std::stoll(v);
-      else if (a == "-o")
-        out = v;
-      else if (a == "--policy") {
-        std::string p;
-        for (char c : v + ",") {
-          if (c == ',') {
-            if (!p.empty()) o.policies.push_back(p);
-            p.clear();
-          } else {
-            p.push_back(c);
-          }
-        }
-      } else {
-        std::cerr << "quota-sim import: unknown option " << a << "\n" << help;
-        return exit_usage;
-      }
-    } catch (const std::exception&) {
-      std::cerr << "quota-sim import: bad value for " << a << ": '" << v << "'\n";
-      return exit_usage;
-    }
-  }
-  if (o.nodes_file.empty() || o.pods_file.empty()) {
-    std::cerr << "quota-sim import openb: --nodes and --pods are required\n";
-    return exit_usage;
-  }
+  if (auto rc = parse_openb_args(args, o, "import", help, [&](const std::string& a, const std::string* v) {
+        if (a != "-o") return 0;
+        if (!v) return -1;
+        out = *v;
+        return 2;
+      }))
+    return *rc;
   try {
     const std::string text = quota::sim::import_openb(o).dump(1) + "\n";
     if (out.empty()) {
@@ -317,16 +355,77 @@ int cmd_import(const std::vector<std::string>& args) {
   }
 }
 
+int cmd_replay(const std::vector<std::string>& args) {
+  static const char* help =
+      "quota-sim replay openb --nodes NODES.csv --pods PODS.csv [--tenants N] [--tenant-rule hash|qos]\n"
+      "                       [--policy a,b] [--seed S] [--time-scale F] [--hold]\n"
+      "                       [--report FILE] [--svg FILE] [--quiet] [--check-invariants]\n"
+      "\n"
+      "Imports the openb trace and replays it in one process, without writing or parsing the\n"
+      "scenario JSON: the report is byte-identical to `import openb ... -o S.json` then `run S.json`.\n"
+      "The import options are those of quota-sim import openb, the others those of quota-sim run\n"
+      "(default report/chart: the pod list's base name with .report.json / .svg).\n";
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    std::cout << help;
+    return args.empty() ? exit_usage : exit_ok;
+  }
+  if (args[0] != "openb") {
+    std::cerr << "quota-sim replay: unknown trace format '" << args[0] << "' (openb)\n";
+    return exit_usage;
+  }
+  quota::sim::openb_options o;
+  std::string report_path, svg_path;
+  bool quiet = false;
+  quota::sim::run_options opt;
+  if (auto rc = parse_openb_args(args, o, "replay", help, [&](const std::string& a, const std::string* v) {
+        if (a == "--quiet" || a == "--check-invariants") {
+          (a == "--quiet" ? quiet : opt.check_invariants) = true;
+          return 1;
+        }
+        if (a != "--report" && a != "--svg") return 0;
+        if (!v) return -1;
+        (a == "--report" ? report_path : svg_path) = *v;
+        return 2;
+      }))
+    return *rc;
+  if (report_path.empty()) report_path = base_name(o.pods_file.substr(0, o.pods_file.rfind('.'))) + ".report.json";
+  if (svg_path.empty()) svg_path = base_name(o.pods_file.substr(0, o.pods_file.rfind('.'))) + ".svg";
+  try {
+    quota::sim::register_models();
+    quota::sim::scenario sc = quota::sim::openb_scenario(quota::sim::read_openb(o));
+    auto models = quota::sim::build_models(sc);
+    return replay_and_write(std::move(sc), std::move(models), report_path, svg_path, -1, quiet, opt);
+  } catch (const quota::error& e) {
+    std::cerr << "quota-sim replay: " << e.what() << "\n";
+    return exit_invalid;
+  }
+}
+
 int cmd_compare(const std::vector<std::string>& args) {
   static const char* help =
       "quota-sim compare SCENARIO --policies none,a,b+c [--report FILE] [--svg FILE]\n"
+      "quota-sim compare openb --nodes NODES.csv --pods PODS.csv [import options] --policies none,a,b+c ...\n"
       "\n"
-      "Replays SCENARIO's workload once per policy set (none, or model names joined by '+'),\n"
+      "Replays SCENARIO's workload (or the openb trace, imported in the same process) once per policy set (none, or "
+      "model names joined by '+'),\n"
       "with quotas each model derives from the cluster capacity and the scenario's tenants,\n"
       "and writes one side-by-side report (utilisation, GPU fragmentation, wait percentiles,\n"
       "preemptions, per-tenant usage, never-admitted jobs with reasons) and one SVG.\n";
   std::string file, sets_text = "none", report_path, svg_path;
-  for (std::size_t i = 0; i < args.size(); ++i) {
+  quota::sim::openb_options o;
+  const bool openb = !args.empty() && args[0] == "openb";
+  if (openb) {
+    if (auto rc = parse_openb_args(args, o, "compare", help, [&](const std::string& a, const std::string* v) {
+          if (a != "--policies" && a != "--report" && a != "--svg") return 0;
+          if (!v) return -1;
+          (a == "--policies" ? sets_text : a == "--report" ? report_path : svg_path) = *v;
+          return 2;
+        }))
+      return *rc;
+    file = o.pods_file.substr(0, o.pods_file.rfind('.'));
+    o.policies.clear();  // each set brings its own
+  }
+  for (std::size_t i = 0; i < args.size() && !openb; ++i) {
     const auto& a = args[i];
     if (a == "--help" || a == "-h") {
       std::cout << help;
@@ -362,10 +461,18 @@ int cmd_compare(const std::vector<std::string>& args) {
   if (report_path.empty()) report_path = base_name(file) + ".compare.json";
   if (svg_path.empty()) svg_path = base_name(file) + ".compare.svg";
   try {
-    const quota::json doc = quota::load_json_file(file);
-    const auto runs = quota::sim::compare_policies(doc, sets);
-    const std::string name = doc.value("name", base_name(file));
-    const std::string res = doc.contains("chart") ? doc["chart"].value("resource", "nvidia.com/gpu") : "nvidia.com/gpu";
+    std::vector<quota::sim::compare_run> runs;
+    std::string name, res = quota::sim::gpu_milli_resource;
+    if (openb) {
+      const auto tr = quota::sim::read_openb(o);
+      name = tr.name;
+      runs = quota::sim::compare_policies(quota::sim::openb_scenario(tr, quota::json::array()), sets);
+    } else {
+      quota::json doc = quota::load_json_file(file);
+      name = doc.value("name", base_name(file));
+      res = doc.contains("chart") ? doc["chart"].value("resource", "nvidia.com/gpu") : "nvidia.com/gpu";
+      runs = quota::sim::compare_policies(std::move(doc), sets);
+    }
     if (!write_file(report_path, quota::sim::compare_report(name, runs).dump(2) + "\n") ||
         !write_file(svg_path, quota::sim::compare_svg(name, res, runs))) {
       std::cerr << "quota-sim compare: cannot write the report or chart\n";
@@ -411,6 +518,7 @@ int main(int argc, char** argv) {
   if (cmd == "models") return cmd_models(args);
   if (cmd == "import") return cmd_import(args);
   if (cmd == "compare") return cmd_compare(args);
+  if (cmd == "replay") return cmd_replay(args);
   if (cmd == "explain") return quota::sim::cmd_explain(args);
   std::cerr << "quota-sim: unknown command '" << cmd << "'\n" << main_help;
   return exit_usage;

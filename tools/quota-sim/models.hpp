@@ -13,6 +13,7 @@
 #include "models/kueue.hpp"
 #include "models/limits.hpp"
 #include "models/volcano.hpp"
+#include "reload.hpp"
 #include "simulator.hpp"
 
 namespace quota::sim {
@@ -67,6 +68,7 @@ inline std::vector<model_instance> build_models(scenario& sc) {
       diag.add(ps.path, e.what());
     }
   }
+  validate_reloads(sc, diag);
   diag.throw_if_any();
   return out;
 }

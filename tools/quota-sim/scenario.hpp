@@ -69,9 +69,13 @@ struct job_spec {
 
 struct event_spec {
   std::int64_t at_ms = 0;
-  std::string type;  // node_add, node_remove, delete
+  std::string type;  // node_add, node_remove, delete, reload
   json body;
   std::string path;
+  /// reload: the index of the policy in `policies` and its new entry
+  /// ({"model": ..., the rest of the event but at, type, policy}).
+  std::size_t policy = 0;
+  json policy_body;
 };
 
 struct expectation {
@@ -80,9 +84,17 @@ struct expectation {
   json body;
 };
 
+/// What a policy does with running work when a reload lowers its quota
+/// below usage (docs/scenario-format.md, "shrink"): keep it (upstream), or
+/// evict what the new quota would not admit, `grace_ms` after the reload.
+struct shrink_option {
+  bool evict = false;
+  std::int64_t grace_ms = 0;
+};
+
 struct policy_spec {
   std::string model;
-  json body;
+  json body;  // the entry without "shrink" (scenario::shrink holds it)
   std::string path;
 };
 
@@ -91,6 +103,7 @@ struct scenario {
   std::string description;
   std::vector<node_spec> nodes;
   std::vector<policy_spec> policies;
+  std::vector<shrink_option> shrink;  // per policy, same index
   std::vector<job_spec> jobs;
   std::vector<event_spec> events;
   std::vector<expectation> expectations;
@@ -290,7 +303,30 @@ inline scenario load_scenario(const json& doc) {
         r.get(pj, "model", ps.model, p, true);
         ps.body = pj;
         ps.path = "$." + p;
+        shrink_option so;
+        if (pj.contains("shrink")) {
+          const auto& sj = pj["shrink"];
+          const std::string sp = join_path(p, "shrink");
+          ps.body.erase("shrink");
+          if (!sj.is_object()) {
+            r.problem(sp, "expected {\"behaviour\": \"keep\" | \"evict_after_grace\", \"grace\": duration}");
+          } else {
+            detail::check_keys(r, sj, sp, {"behaviour", "grace"});
+            std::string b = "keep";
+            r.get(sj, "behaviour", b, sp, true);
+            if (b != "keep" && b != "evict_after_grace")
+              r.problem(join_path(sp, "behaviour"), "expected keep or evict_after_grace");
+            so.evict = b == "evict_after_grace";
+            if (sj.contains("grace")) {
+              r.duration(sj, "grace", so.grace_ms, sp, false);
+              if (so.grace_ms == end_of_time) r.problem(join_path(sp, "grace"), "expected a finite duration");
+            } else if (so.evict) {
+              r.problem(join_path(sp, "grace"), "is required with evict_after_grace");
+            }
+          }
+        }
         sc.policies.push_back(std::move(ps));
+        sc.shrink.push_back(so);
       }
   }
 
@@ -393,8 +429,50 @@ inline scenario load_scenario(const json& doc) {
         } else if (ev.type == "delete") {
           std::string n;
           r.get(ej, "job", n, p, true);
+        } else if (ev.type == "reload") {
+          // the policy by index or by model name (one policy of that model)
+          bool found = false;
+          if (!ej.contains("policy")) {
+            r.problem(join_path(p, "policy"), "is required: the index or model name of a policy in policies");
+          } else if (ej["policy"].is_number_integer()) {
+            const auto k = ej["policy"].get<std::int64_t>();
+            if (k < 0 || static_cast<std::size_t>(k) >= sc.policies.size())
+              r.problem(join_path(p, "policy"), "no policy at index " + std::to_string(k) + " (" +
+                                                    std::to_string(sc.policies.size()) + " policies)");
+            else {
+              ev.policy = static_cast<std::size_t>(k);
+              found = true;
+            }
+          } else if (ej["policy"].is_string()) {
+            const auto name = ej["policy"].get<std::string>();
+            std::size_t n = 0;
+            for (std::size_t k = 0; k < sc.policies.size(); ++k)
+              if (sc.policies[k].model == name) {
+                if (n++ == 0) ev.policy = k;
+              }
+            if (n == 0)
+              r.problem(join_path(p, "policy"), "no policy of model '" + name + "' in policies");
+            else if (n > 1)
+              r.problem(join_path(p, "policy"), "several policies of model '" + name + "': name one by its index");
+            found = n == 1;
+          } else {
+            r.problem(join_path(p, "policy"), "expected an index or a model name");
+          }
+          if (ej.contains("shrink"))
+            r.problem(join_path(p, "shrink"), "shrink is an option of the policy in policies, not of a reload");
+          if (found) {
+            ev.policy_body = json::object();
+            ev.policy_body["model"] = sc.policies[ev.policy].model;
+            for (auto it = ej.begin(); it != ej.end(); ++it)
+              if (it.key() != "at" && it.key() != "type" && it.key() != "policy" && it.key() != "model")
+                ev.policy_body[it.key()] = it.value();
+            if (ej.contains("model") && ej["model"] != ev.policy_body["model"])
+              r.problem(join_path(p, "model"),
+                        "a reload keeps the policy's model ('" + sc.policies[ev.policy].model + "')");
+          }
         } else if (!ev.type.empty()) {
-          r.problem(join_path(p, "type"), "unknown event type '" + ev.type + "' (node_add, node_remove, delete)");
+          r.problem(join_path(p, "type"),
+                    "unknown event type '" + ev.type + "' (node_add, node_remove, delete, reload)");
         }
         sc.events.push_back(std::move(ev));
       }

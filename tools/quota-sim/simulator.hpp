@@ -16,6 +16,7 @@
 #pragma once
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -25,6 +26,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <quota/engine.hpp>
@@ -54,6 +56,11 @@ struct model_instance {
   /// itself (a budget window resets), or end_of_time. While jobs are pending,
   /// the simulator makes that time an instant and runs a scheduling pass.
   std::function<std::int64_t(const any_policy&, std::int64_t now_ms)> next_wake;
+  /// Set on a model built from a reload event's body when the model changes
+  /// its configuration in place, keeping its usage (yunikorn_limits): applies
+  /// this model's configuration to `current`. Unset: the simulator rebuilds
+  /// the model and commits the running jobs into it (tools/quota-sim/reload.hpp).
+  std::function<void(any_policy& current)> reload_into;
 };
 
 using model_factory = std::function<model_instance(const policy_spec&, scenario&)>;
@@ -78,7 +85,7 @@ inline std::map<std::string, model_kind>& model_kinds() {
 /// A model instance whose introspection is the model's to_json.
 template <class M>
 model_instance instance_of(M model) {
-  model_instance mi{any_policy(std::move(model)), {}, {}, {}, {}, {}};
+  model_instance mi{any_policy(std::move(model)), {}, {}, {}, {}, {}, {}};
   mi.introspect = [](const any_policy& p) {
     json j;
     if (const M* m = p.target<M>()) to_json(j, *m);  // found by ADL in the model's *_json.hpp
@@ -214,6 +221,7 @@ class simulator {
       if (next_event < sc_.events.size()) t = std::min(t, sc_.events[next_event].at_ms);
       if (!finishes_.empty()) t = std::min(t, finishes_.begin()->first);
       if (next_expect < expect_order.size()) t = std::min(t, sc_.expectations[expect_order[next_expect]].at_ms);
+      for (const auto& [pi, at] : shrink_at_) t = std::min(t, at);  // quota shrink deadlines
       std::int64_t wake = end_of_time;
       if (wake_armed && !pending_.empty())
         for (auto i : clocked)
@@ -242,6 +250,8 @@ class simulator {
         ++res.events;
         news = true;
       }
+      // 1b. quota shrink: evictions whose grace period ends now
+      if (!shrink_at_.empty() && shrink_due()) news = true;
       // 2. events
       while (next_event < sc_.events.size() && sc_.events[next_event].at_ms == t) {
         apply_event(sc_.events[next_event++]);
@@ -623,6 +633,10 @@ class simulator {
       preemption_marks_.push_back({now_, jr.tenant});
       jr.state = job_state::preempted_pending;
       pend(idx);
+      // a preempted job is pending again: it rejoins the demand of the
+      // models that follow demand (Volcano's deserved share)
+      for (std::size_t i = 0; i < models_.size(); ++i)
+        if (models_[i].on_submit) models_[i].on_submit(engine_.model(i), jr.j);
     } else {
       jr.state = to;
       jr.end = now_;
@@ -677,7 +691,119 @@ class simulator {
         jr.state = job_state::deleted;
       }
       if (jr.state == job_state::waiting) jr.state = job_state::deleted;
+    } else if (ev.type == "reload") {
+      reload_policy(ev);
     }
+  }
+
+  // --- reload events and quota shrink (docs/scenario-format.md) -------------
+  // Running jobs in the order they started (then file order).
+  [[nodiscard]] std::vector<std::size_t> running_by_start() const {
+    std::vector<std::size_t> out(running_.begin(), running_.end());
+    std::sort(out.begin(), out.end(), [&](std::size_t a, std::size_t b) {
+      return jobs_[a].last_start != jobs_[b].last_start ? jobs_[a].last_start < jobs_[b].last_start : a < b;
+    });
+    return out;
+  }
+  // A model built from `spec` that has seen the replay's jobs: every job
+  // loaded, the pending and running ones arrived. Running jobs not committed.
+  model_instance fresh_model(const policy_spec& spec) {
+    model_instance m = model_kinds().at(spec.model).make(spec, sc_);
+    if (m.on_load)
+      for (const auto& jr : jobs_) m.on_load(m.policy, jr.j);
+    if (m.on_submit)
+      for (const auto& jr : jobs_)
+        if (jr.state == job_state::pending || jr.state == job_state::preempted_pending ||
+            jr.state == job_state::running)
+          m.on_submit(m.policy, jr.j);
+    return m;
+  }
+  // The running jobs policy `i`'s current configuration would not admit:
+  // the running jobs offered to a fresh model in order (priority descending,
+  // then oldest start first); the ones it denies. So the victims are the
+  // lowest-priority, newest work beyond the quota (Kueue's shrink order).
+  std::vector<std::size_t> shrink_victims(std::size_t i) {
+    model_instance m = fresh_model(policy_now_.at(i));
+    std::vector<std::size_t> order = running_by_start();
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return jobs_[a].spec->priority > jobs_[b].spec->priority; });
+    std::vector<std::size_t> out;
+    for (auto idx : order) {
+      if (m.policy.check(jobs_[idx].j).denied()) {
+        out.push_back(idx);
+        continue;
+      }
+      try {
+        m.policy.commit(jobs_[idx].j);
+      } catch (const commit_denied_error&) {
+        out.push_back(idx);
+      }
+    }
+    std::reverse(out.begin(), out.end());  // eviction order: lowest priority first, newest first
+    return out;
+  }
+  // A reload event: the policy's new configuration, all or nothing. Models
+  // that reload in place keep their usage; the others are rebuilt aside and
+  // the running jobs committed into them (in start order) before the swap.
+  void reload_policy(const event_spec& ev) {
+    const std::size_t i = ev.policy;
+    if (policy_now_.size() < sc_.policies.size()) policy_now_ = sc_.policies;
+    policy_spec spec{sc_.policies[i].model, ev.policy_body, ev.path};
+    model_instance m = fresh_model(spec);
+    if (m.reload_into) {
+      m.reload_into(engine_.model(i));
+    } else {
+      for (auto idx : running_by_start()) {
+        try {
+          m.policy.commit(jobs_[idx].j);
+        } catch (const error& e) {
+          throw state_error(error_id::state_conflict, ev.path + ": reload of " + spec.model + " at " +
+                                                          format_duration(now_) + ": running job '" + jobs_[idx].j.id +
+                                                          "' cannot be kept in the new model: " + e.what());
+        }
+      }
+      engine_.model(i) = std::move(m.policy);
+    }
+    models_[i].introspect = std::move(m.introspect);
+    models_[i].on_submit = std::move(m.on_submit);
+    models_[i].on_load = std::move(m.on_load);
+    policy_now_[i] = std::move(spec);
+    freed_ = true;  // a raised quota may admit pending jobs: a full pass
+    ++reloads_;
+    const shrink_option so = i < sc_.shrink.size() ? sc_.shrink[i] : shrink_option{};
+    if (!so.evict) return;
+    // evict_after_grace: over quota now -> deadline (the first one stands);
+    // fits -> any deadline is cancelled
+    std::int64_t at = 0;
+    if (shrink_victims(i).empty())
+      shrink_at_.erase(i);
+    else if (!shrink_at_.count(i))
+      shrink_at_[i] = quota::detail::try_add(now_, so.grace_ms, at) ? at : end_of_time;
+  }
+  // Evictions whose grace ended now: what the new quota would not admit is
+  // stopped and requeued, as preempted jobs are. True when something happened.
+  bool shrink_due() {
+    bool any = false;
+    for (auto it = shrink_at_.begin(); it != shrink_at_.end();) {
+      if (it->second != now_) {
+        ++it;
+        continue;
+      }
+      const std::size_t i = it->first;
+      it = shrink_at_.erase(it);
+      for (auto idx : shrink_victims(i)) {
+        stop(idx, job_state::preempted_pending);
+        jobs_[idx].last_reason = "shrink: evicted after the grace period; policies[" + std::to_string(i) + "] (" +
+                                 policy_now_[i].model + ") was lowered below its usage";
+        shrink_log_.push_back(json{{"at_ms", now_},
+                                   {"job", jobs_[idx].j.id},
+                                   {"policy", i},
+                                   {"model", policy_now_[i].model},
+                                   {"reason", "shrink"}});
+        any = true;
+      }
+    }
+    return any;
   }
 
   static std::string reason_text(const decision& d) {
@@ -767,23 +893,30 @@ class simulator {
 
   bool try_preempt_for(std::size_t idx) {
     auto& jr = jobs_[idx];
-    std::vector<victim> vs;
+    // buffers kept across calls (a trial runs for every denied head of a full pass)
+    auto& vs = victims_buf_;
+    vs.clear();
     engine_.victims(jr.j, vs);
-    std::vector<std::size_t> cand;
-    std::set<std::size_t> seen;
+    auto& cand = cand_buf_;
+    cand.clear();
+    if (victim_seen_.size() < jobs_.size()) victim_seen_.resize(jobs_.size(), 0);
+    ++victim_round_;
     for (const auto& v : vs) {
-      auto it = index_.find(v.job_id);
-      if (it == index_.end()) continue;
-      const auto vi = it->second;
+      const std::size_t vi = job_index(v.job_id);
+      if (vi == npos) continue;
       if (vi == idx || jobs_[vi].state != job_state::running || !jobs_[vi].spec->preemptible) continue;
-      if (seen.insert(vi).second) cand.push_back(vi);
+      if (victim_seen_[vi] != victim_round_) {
+        victim_seen_[vi] = victim_round_;
+        cand.push_back(vi);
+      }
     }
     if (cand.empty() && jr.last_reason == "host.no_node_fits") cand = placement_victims(idx);
     if (cand.empty()) return false;
     // remove victims one at a time until the job fits
     std::vector<std::pair<std::size_t, std::vector<std::pair<std::size_t, std::int32_t>>>> removed;
+    removed.reserve(cand.size());
     for (auto vi : cand) {
-      removed.push_back({vi, jobs_[vi].placement});
+      removed.emplace_back(vi, jobs_[vi].placement);
       engine_.release(jobs_[vi].j.id);
       unplace(vi);
       if (engine_.check(jr.j).allowed() && place(idx)) {
@@ -807,6 +940,18 @@ class simulator {
       }
     }
     return false;
+  }
+
+  // A job's index by id (victims name jobs by id), or npos: a hash index
+  // built on first use (the ordered index_ compares whole ids per step).
+  std::size_t job_index(const std::string& id) {
+    if (hashed_index_.empty() && !jobs_.empty()) {
+      hashed_index_.reserve(jobs_.size());
+      for (std::size_t i = 0; i < jobs_.size(); ++i)
+        hashed_index_[jobs_[i].j.id] = i;  // the last of equal ids, as index_
+    }
+    const auto it = hashed_index_.find(id);
+    return it == hashed_index_.end() ? npos : it->second;
   }
 
   void pend(std::size_t idx) {
@@ -1074,6 +1219,7 @@ class simulator {
     std::vector<std::int64_t> waits;
     std::int64_t admitted = 0, never = 0, finished = 0;
     json jobs = json::array();
+    jobs.get_ref<json::array_t&>().reserve(jobs_.size());
     std::map<std::string, std::int64_t> never_reasons;
     for (std::size_t ji = 0; ji < jobs_.size(); ++ji) {
       const auto& jr = jobs_[ji];
@@ -1113,6 +1259,8 @@ class simulator {
     totals["never_admitted"] = never;
     totals["never_admitted_by_reason"] = never_reasons;
     totals["preemptions"] = preemptions_;
+    if (reloads_) totals["reloads"] = reloads_;
+    if (!shrink_log_.empty()) totals["shrink_evictions"] = shrink_log_;
     totals["utilisation"] =
         cap_area > 0 ? std::round(static_cast<double>(used_area) / static_cast<double>(cap_area) * 1e6) / 1e6 : 0.0;
     // fragmentation: of the free GPU capacity, the share stranded on partly used devices
@@ -1128,6 +1276,7 @@ class simulator {
     for (auto& [name, t] : tenants_) {
       quota::detail::int128 area = 0;
       json samples = json::array();
+      samples.get_ref<json::array_t&>().reserve(t.samples.size());
       for (std::size_t i = 0; i < t.samples.size(); ++i) {
         const std::int64_t t1 = i + 1 < t.samples.size() ? t.samples[i + 1].t : end_ms_;
         area += static_cast<quota::detail::int128>(t.samples[i].v) * std::max<std::int64_t>(0, t1 - t.samples[i].t);
@@ -1140,7 +1289,7 @@ class simulator {
       tj["preempted"] = t.preempted;
       tj["denials_by_reason"] = t.denials;
       tj["average_usage"] = std::round(a * 1000) / 1000;
-      tj["usage"] = samples;
+      tj["usage"] = std::move(samples);
       if (sc_.chart_lines.count(name)) tj["reference"] = sc_.chart_lines.at(name);
       tenants[name] = std::move(tj);
     }
@@ -1151,18 +1300,18 @@ class simulator {
     }
     totals["fairness_jain"] =
         (avg.empty() || s2 == 0) ? 1.0 : std::round(s * s / (static_cast<double>(avg.size()) * s2) * 1e6) / 1e6;
-    r["totals"] = totals;
-    r["tenants"] = tenants;
-    r["jobs"] = jobs;
+    r["totals"] = std::move(totals);  // moved, not copied: the jobs array is the report's bulk
+    r["tenants"] = std::move(tenants);
+    r["jobs"] = std::move(jobs);
     json models = json::object();
     for (std::size_t i = 0; i < models_.size(); ++i)
       if (models_[i].introspect)
         models[std::string(engine_.model(i).policy_name())] = models_[i].introspect(engine_.model(i));
-    r["models"] = models;
+    r["models"] = std::move(models);
     json fx = json::array();
     for (const auto& f : failures)
       fx.push_back({{"where", f.path}, {"at_ms", f.at_ms}, {"expected", f.expected}, {"actual", f.actual}});
-    r["failed_expectations"] = fx;
+    r["failed_expectations"] = std::move(fx);
     r["expectations"] = sc_.expectations.size();
     return r;
   }
@@ -1277,18 +1426,22 @@ class simulator {
   static std::string step_path(const std::vector<sample>& pts, FX X, FY Y, std::int64_t t_end, const char* color,
                                const char* extra) {
     if (pts.empty()) return {};
-    auto num = [](double d) {
+    // one string, numbers as printf's "%.1f" (to_chars with precision is that, without the locale)
+    std::string d = "<path d=\"";
+    d.reserve(d.size() + pts.size() * 20 + 64);
+    auto num = [&d](const char* prefix, double v) {
       char buf[32];
-      std::snprintf(buf, sizeof buf, "%.1f", d);
-      return std::string(buf);
+      d += prefix;
+      d.append(buf, std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 1).ptr);
     };
-    std::string d = "M" + num(X(pts[0].t)) + "," + num(Y(pts[0].v));
+    num("M", X(pts[0].t));
+    num(",", Y(pts[0].v));
     for (std::size_t i = 1; i < pts.size(); ++i) {
-      d += " H" + num(X(pts[i].t));
-      d += " V" + num(Y(pts[i].v));
+      num(" H", X(pts[i].t));
+      num(" V", Y(pts[i].v));
     }
-    d += " H" + num(X(t_end));
-    return std::string("<path d=\"") + d + "\" fill=\"none\" stroke=\"" + color + "\" " + extra + "/>\n";
+    num(" H", X(t_end));
+    return d + "\" fill=\"none\" stroke=\"" + color + "\" " + extra + "/>\n";
   }
 
   struct tenant_stats {
@@ -1317,6 +1470,10 @@ class simulator {
   std::vector<sample> util_samples_, util_cap_, frag_samples_;
   std::int64_t fragmented_ = 0;
   std::vector<std::pair<std::int64_t, std::string>> preemption_marks_;
+  std::vector<policy_spec> policy_now_;            // each policy's configuration after reloads
+  std::map<std::size_t, std::int64_t> shrink_at_;  // policy -> eviction deadline (evict_after_grace)
+  json shrink_log_ = json::array();                // evictions by quota shrink, for the report
+  std::int64_t reloads_ = 0;
   resource_vector capacity_;
   resource_id chart_ = resources::nvidia_gpu;
   std::int64_t now_ = 0, end_ms_ = 0, preemptions_ = 0;
@@ -1333,6 +1490,12 @@ class simulator {
   bool coarse_denied_ = false;
   std::map<std::size_t, std::set<pkey>> by_shape_;
   std::uint64_t pass_ = 0;
+  // trial preemption scratch (try_preempt_for)
+  std::vector<victim> victims_buf_;
+  std::vector<std::size_t> cand_buf_;
+  std::vector<std::uint64_t> victim_seen_;  // per job: the trial that last listed it
+  std::uint64_t victim_round_ = 0;
+  std::unordered_map<std::string, std::size_t> hashed_index_;
 };
 
 }  // namespace quota::sim

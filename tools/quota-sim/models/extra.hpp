@@ -7,14 +7,17 @@
 //
 // Time for budgets. The simulator moves the budget's clock at the start of
 // every instant (model_instance::on_time, before that instant's finishes),
-// and wakes up at each calendar window boundary while jobs are pending
-// (model_instance::next_wake), so a job denied for budget starts when the
-// window resets even if nothing else happens then. A host does the same with
-// budget_policy::advance_to on its own tick.
+// and wakes up while jobs are pending (model_instance::next_wake): at each
+// calendar window boundary, or, for rolling windows, at the first time
+// enough released spending has left the window for a job the budget denied
+// (the smallest one of each tenant), so such a job starts then even if
+// nothing else happens. A host does the same with budget_policy::advance_to
+// on its own tick.
 #pragma once
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -35,9 +38,21 @@ class sim_budget {
  public:
   explicit sim_budget(budget_policy p) : p_(std::move(p)) {}
   [[nodiscard]] std::string_view policy_name() const noexcept { return p_.policy_name(); }
-  [[nodiscard]] decision check(const job& j) const { return p_.check(j); }
-  void commit(const job& j) { p_.commit(j); }
-  void release(std::string_view id) { p_.release(id); }
+  [[nodiscard]] decision check(const job& j) const {
+    decision d = p_.check(j);
+    if (d.denied() && p_.config().window == budget_window::rolling) note_denied(j, d);
+    return d;
+  }
+  void commit(const job& j) {
+    p_.commit(j);
+    for (auto it = denied_.begin(); it != denied_.end();)
+      it = it->second.id == j.id ? denied_.erase(it) : std::next(it);
+    wake_.reset();
+  }
+  void release(std::string_view id) {
+    p_.release(id);
+    wake_.reset();
+  }
   void victims(const job& j, std::vector<victim>& out) const { p_.victims(j, out); }
   [[nodiscard]] std::optional<std::int64_t> earliest_admission_ms(const job& j) const {
     return p_.earliest_admission_ms(j);
@@ -47,15 +62,75 @@ class sim_budget {
   void advance_to(std::int64_t now_ms) {
     if (now_ms > p_.now_ms()) p_.advance_to(now_ms);
   }
-  /// The next calendar window boundary, when every tenant's budget resets.
-  /// Rolling windows free budget continuously: no wake-up (pending jobs are
-  /// retried at the simulator's other instants).
-  [[nodiscard]] std::int64_t next_reset() const noexcept {
-    return p_.config().window == budget_window::calendar ? p_.window_end() : end_of_time;
+  /// Calendar windows: the next window boundary, when every tenant's budget
+  /// resets. Rolling windows: the earliest time after the clock at which a
+  /// denied job (the smallest of its tenant) fits, as released spending leaves
+  /// the window with nothing else changing; end_of_time when none fits within
+  /// one window length (then only a release can help, and the simulator is
+  /// awake at every release anyway).
+  [[nodiscard]] std::int64_t next_reset() const {
+    if (p_.config().window == budget_window::calendar) return p_.window_end();
+    // with no commit, release or new denial since, the clock moving on does
+    // not change the answer (time only forgets): reuse it until it is reached
+    if (wake_ && *wake_ > p_.now_ms()) return *wake_;
+    std::int64_t best = end_of_time;
+    for (const auto& [entity, j] : denied_) best = std::min(best, first_fit(j));
+    wake_ = best;
+    return best;
   }
 
  private:
+  // Remembers the smallest denied job of each tenant (by its need).
+  void note_denied(const job& j, const decision& d) const {
+    if (d.reasons().empty()) return;
+    const std::string& entity = d.reasons().front().entity;
+    auto it = denied_.find(entity);
+    if (it == denied_.end()) {
+      denied_.emplace(entity, j);
+      wake_.reset();
+    } else if (it->second.id != j.id && p_.classify(j).need < p_.classify(it->second).need) {
+      it->second = j;
+      wake_.reset();
+    }
+  }
+  // The first time t > clock at which `j` fits with the budget advanced to t
+  // (released spending leaving the window only lowers what is committed):
+  // doubling steps from one second, then a binary search to the millisecond.
+  [[nodiscard]] std::int64_t first_fit(const job& j) const {
+    const std::int64_t now = p_.now_ms(), limit = now + 2 * p_.config().window_ms;
+    if (p_.check(j).allowed()) return end_of_time;  // fits now: the pass at hand takes it
+    budget_policy lo = p_;
+    std::int64_t t_lo = now, step = 1000, t_hi = -1;
+    while (t_lo < limit) {
+      const std::int64_t t = std::min(limit, t_lo + step);
+      budget_policy probe = lo;
+      probe.advance_to(t);
+      if (probe.check(j).allowed()) {
+        t_hi = t;
+        break;
+      }
+      lo = std::move(probe);
+      t_lo = t;
+      step *= 2;
+    }
+    if (t_hi < 0) return end_of_time;
+    while (t_hi - t_lo > 1) {  // invariant: denied at t_lo, allowed at t_hi
+      const std::int64_t mid = t_lo + (t_hi - t_lo) / 2;
+      budget_policy probe = lo;
+      probe.advance_to(mid);
+      if (probe.check(j).allowed()) {
+        t_hi = mid;
+      } else {
+        lo = std::move(probe);
+        t_lo = mid;
+      }
+    }
+    return t_hi;
+  }
+
   budget_policy p_;
+  mutable std::map<std::string, job, std::less<>> denied_;  // tenant entity -> smallest denied job
+  mutable std::optional<std::int64_t> wake_;                // rolling: the last next_reset() answer
 };
 static_assert(policy<sim_budget>);
 

@@ -84,7 +84,15 @@ inline model_instance kueue_make(const policy_spec& ps, scenario& sc) {
   }
   diag.throw_if_any();
   sc.registry = std::move(reg);
-  return instance_of(std::move(*pol));
+  model_instance mi = instance_of(std::move(*pol));
+  // a reload event: kueue_model::update_config keeps the admitted workloads
+  // and their usage (Kueue keeps admitted work when a quota is lowered)
+  mi.reload_into = [cfg = objs.config](any_policy& current) {
+    auto* p = current.target<kueue::kueue_policy>();
+    if (!p) throw state_error(error_id::state_conflict, "kueue reload: not a kueue model");
+    p->model().update_config(cfg);
+  };
+  return mi;
 }
 
 /// One ClusterQueue per tenant (LocalQueue of the same name in namespace =

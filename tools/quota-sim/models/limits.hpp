@@ -119,7 +119,16 @@ inline model_instance yunikorn_limits_make(const policy_spec& ps, scenario& sc) 
   }
   std::shared_ptr<limits_manager> mgr(holder, &holder->manager);
   sc.registry = std::move(reg);
-  return instance_of(limits_policy(std::move(mgr)));
+  model_instance mi = instance_of(limits_policy(std::move(mgr)));
+  // a reload event: limits_manager::reload swaps the config in and keeps the
+  // usage (limits lowered below usage deny new work; nothing is released)
+  mi.reload_into = [cfg](any_policy& current) {
+    auto* p = current.target<limits_policy>();
+    if (!p) throw state_error(error_id::state_conflict, "yunikorn_limits reload: not a yunikorn_limits model");
+    // the manager is owned (created non-const) by the holder the policy shares
+    const_cast<limits_manager&>(p->manager()).reload(cfg);
+  };
+  return mi;
 }
 
 /// A root queue with one leaf per tenant (root.<tenant>), each with a user

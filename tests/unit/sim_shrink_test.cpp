@@ -1,0 +1,184 @@
+// quota-sim reload events, quota shrink and rolling-budget wake-ups
+// (docs/scenario-format.md "Reload events and quota shrink"): the simulator's
+// evictions agree with the library's own shrink answers (quota::shrink_tracker
+// for running-job limits, kueue_model::shrink_evictions for Kueue), a raise
+// before the deadline cancels, and a rolling budget wakes the replay up at the
+// first millisecond a denied job fits.
+#include <quota_catch.hpp>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <quota/running_limits.hpp>
+#include <quota/shrink.hpp>
+
+#include "models.hpp"
+#include "simulator.hpp"
+
+namespace {
+
+using quota::json;
+using namespace quota::sim;
+
+constexpr std::int64_t minute = 60'000;
+
+run_result replay(const json& doc, std::int64_t until = -1, std::vector<std::string>* out_ids = nullptr,
+                  const std::function<void(const simulator&)>& inspect = {}) {
+  scenario sc = load_scenario(doc);
+  auto models = build_models(sc);
+  simulator sim(std::move(sc), std::move(models));
+  run_result r = sim.run(until, {}, run_options{true});
+  if (inspect) inspect(sim);
+  if (out_ids)
+    for (const auto& e : r.report["totals"].value("shrink_evictions", json::array()))
+      out_ids->push_back(e["job"].get<std::string>());
+  return r;
+}
+
+// Four 2-GPU jobs in queue research, a minute apart, priorities 10, 0, 10, 0.
+json four_jobs() {
+  json jobs = json::array();
+  for (int i = 0; i < 4; ++i)
+    jobs.push_back(json{{"id", "j" + std::to_string(i)},
+                        {"submit", std::to_string(i) + "m"},
+                        {"duration", "3h"},
+                        {"queue", "research"},
+                        {"namespace", "research"},
+                        {"user", "sue"},
+                        {"priority", i % 2 == 0 ? 10 : 0},
+                        {"request", {{"nvidia.com/gpu", 2}}}});
+  return jobs;
+}
+
+json cluster() {
+  return json{{"nodes", json::array({json{{"name", "n"}, {"count", 2}, {"allocatable", {{"nvidia.com/gpu", 8}}}}})}};
+}
+
+json running_limits_scenario(const std::string& behaviour, json events) {
+  json pol{{"model", "running_limits"}, {"queues", {{"research", 4}}}, {"shrink", {{"behaviour", behaviour}}}};
+  if (behaviour == "evict_after_grace") pol["shrink"]["grace"] = "5m";
+  return json{{"name", "rl shrink"},
+              {"cluster", cluster()},
+              {"policies", json::array({pol})},
+              {"jobs", four_jobs()},
+              {"events", std::move(events)}};
+}
+
+}  // namespace
+
+TEST_CASE("quota-sim shrink: running_limits evictions match shrink_tracker's plan, at reload + grace",
+          "[quota-sim][shrink]") {
+  const json events =
+      json::array({json{{"at", "10m"}, {"type", "reload"}, {"policy", 0}, {"queues", {{"research", 2}}}}});
+  std::vector<std::string> sim_ids;
+  const auto r = replay(running_limits_scenario("evict_after_grace", events), -1, &sim_ids);
+  REQUIRE(r.failures.empty());
+  for (const auto& e : r.report["totals"]["shrink_evictions"]) {
+    CHECK(e["at_ms"] == 15 * minute);
+    CHECK(e["reason"] == "shrink");
+  }
+  CHECK(r.report["totals"]["reloads"] == 1);
+
+  // the library's answer for the same state
+  quota::basic_engine<quota::running_limits, quota::shrink_tracker> e(
+      quota::running_limits{}, quota::shrink_tracker(quota::shrink_key::queue, quota::no_resource,
+                                                     quota::shrink_behaviour::evict_after_grace(5 * minute)));
+  e.model<0>().set_limit(quota::running_limits::scope::queue, "research", 4);
+  for (int i = 0; i < 4; ++i) {
+    quota::job j;
+    j.id = "j" + std::to_string(i);
+    j.queue = j.ns = "research";
+    j.user = "sue";
+    j.priority = i % 2 == 0 ? 10 : 0;
+    j.request.set(quota::resources::nvidia_gpu, 2);
+    REQUIRE(e.admit(j).allowed());
+  }
+  e.model<0>().set_limit(quota::running_limits::scope::queue, "research", 2);
+  REQUIRE(e.model<1>().on_limit_change("research", 2, 10 * minute));
+  std::vector<std::string> lib_ids;
+  for (const auto& ev : e.model<1>().plan(e.model<0>())) {
+    lib_ids.push_back(ev.job_id);
+    CHECK(ev.at_ms == 15 * minute);
+  }
+  CHECK(sim_ids == lib_ids);
+  CHECK(sim_ids == std::vector<std::string>{"j3", "j1"});  // priority 0, newest first
+}
+
+TEST_CASE("quota-sim shrink: keep evicts nothing, and a raise before the deadline cancels the evictions",
+          "[quota-sim][shrink]") {
+  const json lower =
+      json{{"at", "10m"}, {"type", "reload"}, {"policy", "running_limits"}, {"queues", {{"research", 2}}}};
+  std::vector<std::string> ids;
+  auto r = replay(running_limits_scenario("keep", json::array({lower})), -1, &ids);
+  CHECK(ids.empty());
+  CHECK(r.report["totals"]["preemptions"] == 0);
+
+  const json raise = json{{"at", "14m"}, {"type", "reload"}, {"policy", 0}, {"queues", {{"research", 4}}}};
+  ids.clear();
+  r = replay(running_limits_scenario("evict_after_grace", json::array({lower, raise})), -1, &ids);
+  CHECK(ids.empty());
+  CHECK(r.report["totals"]["preemptions"] == 0);
+
+  // a job ending before the deadline brings usage within the limit: only one eviction
+  json sc = running_limits_scenario("evict_after_grace", json::array({lower}));
+  sc["jobs"][0]["duration"] = "12m";
+  ids.clear();
+  r = replay(sc, -1, &ids);
+  CHECK(ids == std::vector<std::string>{"j3"});
+}
+
+TEST_CASE("quota-sim shrink: kueue evictions are kueue_model::shrink_evictions at the deadline",
+          "[quota-sim][shrink]") {
+  const json doc = quota::load_json_file(std::string(QUOTA_SOURCE_DIR) + "/examples/scenarios/quota_shrink.json");
+  std::vector<std::string> lib;
+  (void)replay(doc, 39 * minute + 59'000, nullptr, [&](const simulator& sim) {
+    const auto* p = sim.quota_engine().model(0).target<quota::kueue::kueue_policy>();
+    REQUIRE(p);
+    CHECK(p->model()
+              .shrink_evictions(quota::kueue::shrink_policy::evict_after_grace, 30 * minute, 39 * minute + 59'000,
+                                10 * minute)
+              .empty());
+    lib = p->model().shrink_evictions(quota::kueue::shrink_policy::evict_after_grace, 30 * minute, 40 * minute,
+                                      10 * minute);
+  });
+  std::vector<std::string> sim_ids;
+  const auto r = replay(doc, -1, &sim_ids);
+  CHECK(r.failures.empty());
+  CHECK(std::set<std::string>(sim_ids.begin(), sim_ids.end()) == std::set<std::string>(lib.begin(), lib.end()));
+  CHECK(sim_ids == std::vector<std::string>{"r-low-new", "r-low-old"});
+}
+
+TEST_CASE("quota-sim shrink: reload bodies are checked at load time with the event's path", "[quota-sim][shrink]") {
+  json doc = running_limits_scenario(
+      "keep", json::array({json{{"at", "10m"}, {"type", "reload"}, {"policy", 0}, {"queues", {{"research", -1}}}}}));
+  scenario sc = load_scenario(doc);
+  try {
+    (void)build_models(sc);
+    FAIL("expected a validation_error");
+  } catch (const quota::validation_error& e) {
+    REQUIRE(!e.problems().empty());
+    CHECK(e.problems().front().path.rfind("$.events[0]", 0) == 0);
+  }
+  doc["policies"][0] = json{{"model", "budget"}, {"resource", "nvidia.com/gpu"}, {"budgets", {{"*", "10h"}}}};
+  doc["events"][0] = json{{"at", "10m"}, {"type", "reload"}, {"policy", "budget"}, {"budgets", {{"*", "1h"}}}};
+  sc = load_scenario(doc);
+  try {
+    (void)build_models(sc);
+    FAIL("expected a validation_error");
+  } catch (const quota::validation_error& e) {
+    REQUIRE(!e.problems().empty());
+    CHECK(e.problems().front().path == "$.events[0].policy");
+    CHECK(e.problems().front().message.find("reload not supported for model budget") != std::string::npos);
+  }
+}
+
+TEST_CASE("quota-sim budget: a rolling window wakes the replay at the first millisecond a denied job fits",
+          "[quota-sim][budget]") {
+  const json doc = quota::load_json_file(std::string(QUOTA_SOURCE_DIR) + "/examples/scenarios/budget_rolling.json");
+  const auto r = replay(doc);
+  REQUIRE(r.failures.empty());
+  for (const auto& j : r.report["jobs"])
+    if (j["id"] == "a2") CHECK(j["started_ms"] == 26 * 60 * minute + 30 * minute);
+}

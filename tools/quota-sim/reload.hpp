@@ -1,0 +1,59 @@
+// quota-sim reload events: which models accept a new configuration at a
+// given time, and the load-time check of every reload body.
+//
+//   {"at": "30m", "type": "reload", "policy": 0 | "<model>", ...new entry...}
+//
+// The new entry is the event without at, type and policy; it is checked like
+// a policies[] entry of that model (errors carry the event's JSON path), so
+// nothing runs until every reload in the file is valid. At run time the
+// simulator (simulator.hpp, reload_policy) applies it all or nothing:
+// yunikorn_limits reloads its config in place (limits_manager::reload keeps
+// the usage); the other supported models are rebuilt aside, the running jobs
+// committed into the new model in the order they started, then swapped in.
+// Models whose state is more than their configuration plus the running jobs
+// (budget: spent history; kai_claims: claim ownership; kai_fair_share: the
+// fair-share computation over static demand) are rejected at load time.
+#pragma once
+
+#include <set>
+#include <string>
+
+#include "simulator.hpp"
+
+namespace quota::sim {
+
+/// The models a reload event may name.
+[[nodiscard]] inline const std::set<std::string, std::less<>>& reloadable_models() {
+  static const std::set<std::string, std::less<>> m{"elastic_quota",        "kueue",          "running_limits",
+                                                    "priority_class_quota", "sharing_pools",  "volcano",
+                                                    "volcano_capacity",     "yunikorn_limits"};
+  return m;
+}
+
+/// Checks every reload event's body against its model (after the scenario
+/// loaded). Problems go to `diag` with the event's path.
+inline void validate_reloads(scenario& sc, diagnostics& diag) {
+  for (const auto& ev : sc.events) {
+    if (ev.type != "reload" || ev.policy >= sc.policies.size()) continue;
+    const auto& target = sc.policies[ev.policy];
+    if (!reloadable_models().count(target.model)) {
+      std::string known;
+      for (const auto& m : reloadable_models()) known += (known.empty() ? "" : ", ") + m;
+      diag.add(ev.path + ".policy", "reload not supported for model " + target.model + " (supported: " + known + ")");
+      continue;
+    }
+    auto it = model_kinds().find(target.model);
+    if (it == model_kinds().end()) continue;  // reported with the policy itself
+    const policy_spec ps{target.model, ev.policy_body, ev.path};
+    try {
+      (void)it->second.make(ps, sc);
+    } catch (const validation_error& e) {
+      for (const auto& p : e.problems())
+        diag.add(p.path.rfind(ev.path, 0) == 0 ? p.path : ev.path + ": " + p.path, p.message);
+    } catch (const error& e) {
+      diag.add(ev.path, e.what());
+    }
+  }
+}
+
+}  // namespace quota::sim
