@@ -598,3 +598,28 @@ TEST_CASE("queue: capacity randomized invariants (flat and hierarchical, order i
     }
   }
 }
+
+TEST_CASE("queue: capacity running tasks stay in allocation order through many releases") {
+  // released tasks are compacted out of the allocation order; the survivors
+  // keep their order and later releases still find them
+  auto c = flat_four();
+  std::vector<std::string> want;
+  std::mt19937 rng(11);
+  int next = 0;
+  for (int round = 0; round < 2'000; ++round) {
+    if (want.empty() || rng() % 3 != 0) {
+      const std::string id = "t" + std::to_string(next++);
+      c.allocate(id, "q2", resource_vector{{cpu, 1}});
+      want.push_back(id);
+    } else {
+      const auto k = rng() % want.size();
+      c.deallocate(want[k]);
+      want.erase(want.begin() + static_cast<std::ptrdiff_t>(k));
+    }
+    if (round % 97 == 0) REQUIRE(c.running_tasks() == want);
+  }
+  CHECK(c.running_tasks() == want);
+  for (const auto& id : want) c.deallocate(id);
+  CHECK(c.running_tasks().empty());
+  CHECK(c.allocated(c.index("q2"), c.dim_index(cpu)) == 0);
+}
