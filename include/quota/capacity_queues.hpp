@@ -25,6 +25,7 @@
 #include <vector>
 
 #include <quota/decision.hpp>
+#include <quota/detail/allocation_order.hpp>
 #include <quota/detail/checked.hpp>
 #include <quota/error.hpp>
 #include <quota/fraction.hpp>
@@ -184,10 +185,7 @@ class capacity_queues {
     add_chain(alloc_, it->second.queue, it->second.req, -1);
     order_[it->second.seq].clear();
     tasks_.erase(it);
-    // released tasks leave holes in the allocation order; drop them once they
-    // are half of it, so walking the running tasks stays proportional to them
-    ++holes_;
-    if (holes_ > 32 && holes_ * 2 > order_.size()) compact_order();
+    detail::count_released(order_, holes_, tasks_);
   }
   [[nodiscard]] bool has_task(std::string_view id) const { return tasks_.count(std::string(id)) != 0; }
   [[nodiscard]] std::size_t task_queue(std::string_view id) const {
@@ -768,18 +766,6 @@ class capacity_queues {
   std::unordered_map<std::string, task_rec> tasks_;
   std::vector<std::string> order_;
   std::size_t holes_ = 0;
-
-  void compact_order() {
-    std::size_t w = 0;
-    for (std::size_t r = 0; r < order_.size(); ++r) {
-      if (order_[r].empty()) continue;
-      if (w != r) order_[w] = std::move(order_[r]);
-      tasks_.find(order_[w])->second.seq = w;
-      ++w;
-    }
-    order_.resize(w);
-    holes_ = 0;
-  }
 };
 
 /// quota::policy over capacity queues: job.queue = leaf queue name,

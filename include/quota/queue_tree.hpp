@@ -21,6 +21,7 @@
 #include <vector>
 
 #include <quota/decision.hpp>
+#include <quota/detail/allocation_order.hpp>
 #include <quota/detail/checked.hpp>
 #include <quota/error.hpp>
 #include <quota/policy.hpp>
@@ -141,9 +142,7 @@ class queue_tree {
     for (std::size_t d = 0; d < D_; ++d) alloc_[q * D_ + d] -= it->second.req[d];
     if (it->second.seq < order_.size() && order_[it->second.seq] == task_id) order_[it->second.seq].clear();
     tasks_.erase(it);
-    ++holes_;
-    // keep order_ proportional to the running tasks: compact once half of it is holes
-    if (holes_ > 32 && holes_ * 2 > order_.size()) compact_order();
+    detail::count_released(order_, holes_, tasks_);
   }
   [[nodiscard]] bool has_task(std::string_view id) const { return tasks_.count(std::string(id)) != 0; }
 
@@ -320,17 +319,6 @@ class queue_tree {
         if (alloc_[q * D_ + d] > des_lo_[q * D_ + d]) return true;
     }
     return false;
-  }
-  void compact_order() {
-    std::size_t w = 0;
-    for (std::size_t r = 0; r < order_.size(); ++r) {
-      if (order_[r].empty()) continue;
-      if (w != r) order_[w] = std::move(order_[r]);
-      tasks_.find(order_[w])->second.seq = w;
-      ++w;
-    }
-    order_.resize(w);
-    holes_ = 0;
   }
 
   std::vector<std::int64_t> to_dense(const resource_vector& v, std::string_view owner) const {
