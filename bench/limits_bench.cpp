@@ -62,7 +62,7 @@ limits_config make_config(int parents, int leaves_per_parent) {
 
 struct world {
   resource_registry reg;
-  limits_manager m{reg};
+  limits_manager m;
   std::vector<queue_handle> q;
   std::vector<user_handle> u;
   std::vector<app_handle> a;
@@ -70,7 +70,7 @@ struct world {
   std::vector<std::string> qn, un, an;
   std::vector<std::vector<std::string>> gn;
   resource_vector req;
-  explicit world(int n = users) {
+  explicit world(int n = users, limits_locking locking = limits_locking::internal) : m(reg, locking) {
     m.reload(make_config(10, 10));
     req.set(resources::cpu, 500);
     req.set(resources::memory, 1 << 30);
@@ -132,6 +132,19 @@ void BM_limits_cycle_handles(benchmark::State& state) {
   state.counters["allocs/iter"] = quota_bench::allocs_per_iteration(state, before);
 }
 BENCHMARK(BM_limits_cycle_handles)->ArgName("users")->Arg(users)->Arg(10);
+
+// The same cycle on a manager whose host serialises its calls (limits_locking::host: no lock).
+void BM_limits_cycle_handles_host_locking(benchmark::State& state) {
+  world w(users, limits_locking::host);
+  std::size_t i = 0;
+  const long long before = quota_bench::allocation_count();
+  for (auto _ : state) {
+    const std::size_t k = i++ % static_cast<std::size_t>(users);
+    benchmark::DoNotOptimize(limits_cycle_by_handles(w, k));
+  }
+  state.counters["allocs/iter"] = quota_bench::allocs_per_iteration(state, before);
+}
+BENCHMARK(BM_limits_cycle_handles_host_locking);
 
 void BM_limits_cycle_strings(benchmark::State& state) {
   world w;

@@ -5,7 +5,8 @@
 # Exit status: 1 when any harness found a crash or a property violation (the input is saved
 # under build/fuzz/artifacts/), else 0.
 #   scripts/fuzz.sh [SECONDS]
-#   QUOTA_FUZZ_BUILD=dir   build directory (default build/fuzz)
+#   QUOTA_FUZZ_BUILD=dir   build directory (default build/fuzz); one that is already
+#                          configured with QUOTA_BUILD_FUZZ=ON (CI: build/dev) is used as it is
 #   QUOTA_FUZZ_ONLY=name   run one harness (e.g. quantity_fuzz)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,8 +15,10 @@ seconds="${1:-10}"
 build="${QUOTA_FUZZ_BUILD:-build/fuzz}"
 jobs="$(nproc 2>/dev/null || echo 2)"
 scripts/install-deps.sh clang libclang-rt-14-dev
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ -DQUOTA_BUILD_FUZZ=ON \
-  -DQUOTA_PACKAGE_TESTS=OFF -DQUOTA_BUILD_EXAMPLES=OFF -DQUOTA_BUILD_TOOLS=OFF -DQUOTA_TEST_PCH=OFF >/dev/null
+if ! grep -qs '^QUOTA_BUILD_FUZZ:BOOL=ON' "$build/CMakeCache.txt"; then
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ -DQUOTA_BUILD_FUZZ=ON \
+    -DQUOTA_PACKAGE_TESTS=OFF -DQUOTA_BUILD_EXAMPLES=OFF -DQUOTA_BUILD_TOOLS=OFF -DQUOTA_TEST_PCH=OFF >/dev/null
+fi
 cmake --build "$build" --target quota_fuzz -j "$jobs"
 
 bin="$build/tests/fuzz"

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The whole test suite: install dependencies, configure, build, run ctest.
-#   scripts/test.sh            (the dev preset: GCC, Debug, warnings as errors)
-#   scripts/test.sh PRESET     (asan-ubsan: clang + sanitizers; clang; tsan)
+#   scripts/test.sh            (the dev preset: clang, ASan + UBSan, coverage counters, warnings as errors)
+#   scripts/test.sh PRESET     (gcc: GCC without sanitizers; clang: plain clang; tsan)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset="${1:-dev}"
 extra=()
 case "$preset" in
-  clang | tsan | asan-ubsan) extra=(clang libclang-rt-14-dev) ;;
+  dev) extra=(clang libclang-rt-14-dev llvm-14 lld ninja-build) ;;
+  clang | tsan) extra=(clang libclang-rt-14-dev) ;;
 esac
 scripts/install-deps.sh "${extra[@]}"
 jobs="$(nproc 2>/dev/null || echo 2)"

@@ -25,9 +25,11 @@
 // * reload validates and compiles the new config without the lock, then swaps
 //   it in one step; usage above a lowered limit is kept.
 //
-// Thread safety: every member may be called from any thread; one mutex guards
-// the trackers (held for some tens of nanoseconds per call); reload holds it
-// only for the pointer swap.
+// Thread safety: by default every member may be called from any thread; one
+// lock guards the trackers (held for some tens of nanoseconds per call);
+// reload holds it only for the pointer swap. A host that already serialises
+// its calls (one scheduling thread, or its own lock) may construct the manager
+// with limits_locking::host, and the manager then takes no lock at all.
 //
 // Hot path: usage is kept in flat arrays indexed by a small resource slot
 // (assigned the first time a resource is requested), compiled limits are
@@ -50,6 +52,7 @@
 #include <array>
 #include <atomic>
 #include <bit>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -60,6 +63,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
@@ -124,31 +128,53 @@ using limits_u64x2 = std::uint64_t __attribute__((vector_size(16)));
 inline constexpr std::uint32_t limits_wild_group = 0;  // group id 0 is the "*" pool
 
 /// The manager's mutex: one atomic word, taken with one compare-exchange and
-/// released with one exchange when uncontended (a waiter sleeps on the word,
-/// C++20 atomic wait). Cheaper per call than std::mutex on the hot path,
-/// which takes and releases it several times per scheduling cycle.
+/// released with one plain store (no read-modify-write), which is what the hot
+/// path pays per call. A waiter never sleeps on the word (a plain-store unlock
+/// could not know it has to wake it): it spins briefly, then yields, then
+/// sleeps in short rounds that grow to at most a millisecond. Every critical
+/// section of the manager is short (the hot path is tens of nanoseconds; a
+/// reload compiles its configuration before it takes the lock), so waiters
+/// rarely get past the spin.
 class limits_mutex {
  public:
+  explicit limits_mutex(bool on = true) noexcept : on_(on) {}
   void lock() noexcept {
+    if (!on_) return;
     std::uint32_t c = 0;
-    if (!s_.compare_exchange_strong(c, 1, std::memory_order_acquire, std::memory_order_relaxed)) lock_slow(c);
+    if (!s_.compare_exchange_strong(c, 1, std::memory_order_acquire, std::memory_order_relaxed)) lock_slow();
+  }
+  bool try_lock() noexcept {
+    if (!on_) return true;
+    std::uint32_t c = 0;
+    return s_.compare_exchange_strong(c, 1, std::memory_order_acquire, std::memory_order_relaxed);
   }
   void unlock() noexcept {
-    if (s_.exchange(0, std::memory_order_release) == 2) [[unlikely]]
-      wake();
+    if (on_) s_.store(0, std::memory_order_release);
   }
 
  private:
-  [[gnu::noinline]] void wake() noexcept { s_.notify_one(); }
-  [[gnu::noinline]] void lock_slow(std::uint32_t c) noexcept {
-    // 2: locked, and someone may sleep; whoever takes the lock from here marks it so
-    if (c != 2) c = s_.exchange(2, std::memory_order_acquire);
-    while (c != 0) {
-      s_.wait(2, std::memory_order_relaxed);
-      c = s_.exchange(2, std::memory_order_acquire);
+  [[gnu::noinline]] void lock_slow() noexcept {
+    for (std::uint32_t round = 0;; ++round) {
+      if (s_.load(std::memory_order_relaxed) == 0 && try_lock()) return;
+      if (round < 64) {
+        pause();
+      } else if (round < 96) {
+        std::this_thread::yield();
+      } else {
+        const std::uint32_t shift = std::min<std::uint32_t>(round - 96, 10);  // 1 µs .. ~1 ms
+        std::this_thread::sleep_for(std::chrono::microseconds(1u << shift));
+      }
     }
   }
-  std::atomic<std::uint32_t> s_{0};  // 0 free, 1 locked, 2 locked with possible waiters
+  static void pause() noexcept {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    __builtin_ia32_pause();
+#elif defined(__GNUC__) && defined(__aarch64__)
+    asm volatile("yield");
+#endif
+  }
+  std::atomic<std::uint32_t> s_{0};  // 0 free, 1 locked
+  bool on_;                          // false: the host serialises every call (limits_locking::host)
 };
 
 /// A fast hash of a short name (user, group, application, queue path): eight
@@ -497,11 +523,18 @@ struct limits_app {
 
 }  // namespace detail
 
+/// Who serialises the calls of a limits_manager.
+enum class limits_locking {
+  internal,  ///< the default: any member from any thread, at any time; the manager locks per call
+  host,      ///< the host never calls the manager from two threads at once; no lock is taken
+};
+
 class limits_manager {
  public:
   static constexpr std::string_view model_name = "yunikorn_limits";
 
-  explicit limits_manager(const resource_registry& reg) : reg_(&reg) {
+  explicit limits_manager(const resource_registry& reg, limits_locking locking = limits_locking::internal)
+      : reg_(&reg), mu_(locking == limits_locking::internal) {
     groups_.intern(limits_wildcard);  // id 0: the cumulative wildcard pool
     cfg_ = std::make_shared<const detail::limits_compiled>();
   }

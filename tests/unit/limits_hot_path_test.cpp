@@ -172,3 +172,50 @@ TEST_CASE("limits: a running application's cached limits follow reloads and new 
   m.decrease("root.a.x", "a1", m.user_usage("u0", "root.a.x"), true, sue);
   CHECK(m.tracker_count() == 0);
 }
+
+TEST_CASE("limits: a manager with host locking decides and counts exactly as one with its own lock") {
+  resource_registry reg;
+  const res_ids r{resources::cpu, resources::memory, resources::pods, resources::nvidia_gpu,
+                  reg.intern("example.com/foo")};
+  limits_manager locked(reg);
+  limits_manager host(reg, limits_locking::host);
+  locked.reload(make_config(r, 1));
+  host.reload(make_config(r, 1));
+  const std::vector<std::string> queues{"root.a.x", "root.a", "root.b"};
+  const std::vector<limits_identity> ids{{"u0", {"g0"}}, {"u1", {"g1"}}, {"u2", {}}};
+  std::mt19937_64 rng(7);
+  auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+  std::vector<bool> running(6, false);
+  std::vector<resource_vector> held(6);
+  std::size_t allowed = 0, denied = 0;
+  for (int step = 0; step < 2000; ++step) {
+    const std::size_t k = pick(running.size());
+    const std::string app = "app" + std::to_string(k);
+    const std::string& q = queues[k % queues.size()];
+    const limits_identity& id = ids[k % ids.size()];
+    if (pick(3) != 0) {
+      resource_vector req;
+      req.set(r.cpu, static_cast<std::int64_t>(pick(120)));
+      req.set(r.mem, static_cast<std::int64_t>(pick(900)));
+      const decision a = locked.increase(q, app, req, id);
+      const decision b = host.increase(q, app, req, id);
+      REQUIRE(a.allowed() == b.allowed());
+      if (a.allowed()) {
+        running[k] = true;
+        held[k].add_in_place(req);
+        ++allowed;
+      } else {
+        ++denied;
+      }
+    } else if (running[k]) {
+      locked.decrease(q, app, held[k], true, id);
+      host.decrease(q, app, held[k], true, id);
+      running[k] = false;
+      held[k] = {};
+    }
+    REQUIRE(locked.headroom(q, id) == host.headroom(q, id));
+    REQUIRE(locked.user_usage(id.user, "root") == host.user_usage(id.user, "root"));
+  }
+  CHECK(allowed > 100);
+  CHECK(denied > 100);
+}

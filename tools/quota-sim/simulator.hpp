@@ -1074,8 +1074,12 @@ class simulator {
   // Recomputed from the running jobs' placements, not from the nodes' free
   // vectors, so a bookkeeping slip in take/give shows too.
   void check_capacity(std::vector<failed_expectation>& out) const {
-    std::vector<resource_vector> used(nodes_.size());
-    std::vector<std::vector<std::int64_t>> dev(nodes_.size());
+    // scratch kept between events: this runs at every event of a checked replay
+    auto& used = inv_used_;
+    auto& dev = inv_dev_;
+    used.resize(nodes_.size());
+    dev.resize(nodes_.size());
+    for (auto& u : used) u.clear();
     for (std::size_t n = 0; n < nodes_.size(); ++n) dev[n].assign(nodes_[n].device_free.size(), 0);
     for (const auto& jr : jobs_) {
       if (jr.state != job_state::running) {
@@ -1496,6 +1500,9 @@ class simulator {
   std::vector<std::uint64_t> victim_seen_;  // per job: the trial that last listed it
   std::uint64_t victim_round_ = 0;
   std::unordered_map<std::string, std::size_t> hashed_index_;
+  // scratch of check_capacity (the invariant check at every event)
+  mutable std::vector<resource_vector> inv_used_;
+  mutable std::vector<std::vector<std::int64_t>> inv_dev_;
 };
 
 }  // namespace quota::sim
