@@ -257,13 +257,19 @@ class budget_policy {
     for (const auto& [seq, id] : c) out.push_back(victim{*id, budget_model, "over_budget", entity_of(j)});
   }
 
+  /// When the job would be admitted with nothing changing but time.
   /// Calendar windows: the next window start, when the job's need fits a
   /// whole budget (the running jobs' declared work in the next window may
-  /// still deny it then). Rolling windows: nullopt.
+  /// still deny it then). Rolling windows: the first millisecond after the
+  /// clock at which it fits as spending leaves the window (the running jobs
+  /// go on as declared; time passing only lowers what is committed, so the
+  /// answer is found by doubling steps from one second, then a binary search
+  /// to the millisecond); nullopt when it does not fit within two window
+  /// lengths. Fits now: the clock. Copies the policy per probe (not a hot path).
   [[nodiscard]] std::optional<std::int64_t> earliest_admission_ms(const job& j) const {
     const budget_verdict v = classify(j);
     if (v.fits) return now_;
-    if (cfg_.window != budget_window::calendar) return std::nullopt;
+    if (cfg_.window == budget_window::rolling) return first_fit_rolling(j);
     const std::int64_t rate = j.request.get(cfg_.resource);
     if (detail::int128{rate} * std::min(duration_of(j), cfg_.window_ms) > v.budget) return std::nullopt;
     return window_end();
@@ -328,6 +334,40 @@ class budget_policy {
   [[nodiscard]] std::size_t running_jobs() const noexcept { return runs_.size(); }
 
  private:
+  [[nodiscard]] std::optional<std::int64_t> first_fit_rolling(const job& j) const {
+    const std::int64_t limit = detail::checked_add(now_, detail::checked_mul(std::int64_t{2}, cfg_.window_ms));
+    auto fits_at = [&](const budget_policy& from, std::int64_t t) {
+      budget_policy probe = from;
+      probe.advance_to(t);
+      return std::pair{probe.classify(j).fits, std::move(probe)};
+    };
+    budget_policy lo = *this;  // denied at t_lo
+    std::int64_t t_lo = now_, step = 1000, t_hi = -1;
+    while (t_lo < limit) {
+      const std::int64_t t = std::min(limit, t_lo + step);
+      auto [ok, probe] = fits_at(lo, t);
+      if (ok) {
+        t_hi = t;
+        break;
+      }
+      lo = std::move(probe);
+      t_lo = t;
+      step *= 2;
+    }
+    if (t_hi < 0) return std::nullopt;
+    while (t_hi - t_lo > 1) {  // denied at t_lo, admitted at t_hi
+      const std::int64_t mid = t_lo + (t_hi - t_lo) / 2;
+      auto [ok, probe] = fits_at(lo, mid);
+      if (ok) {
+        t_hi = mid;
+      } else {
+        lo = std::move(probe);
+        t_lo = mid;
+      }
+    }
+    return t_hi;
+  }
+
   struct segment {
     std::int64_t from, to, rate;
   };

@@ -1577,6 +1577,8 @@ class limits_policy {
 
   [[nodiscard]] std::string_view policy_name() const noexcept { return limits_manager::model_name; }
   [[nodiscard]] const limits_manager& manager() const noexcept { return *m_; }
+  /// The manager, for a reload through the policy (its usage stays).
+  [[nodiscard]] limits_manager& manager() noexcept { return *m_; }
 
   /// "root.<q>" unless `q` is "root" or starts with "root.".
   [[nodiscard]] static std::string qualify(std::string_view q) {

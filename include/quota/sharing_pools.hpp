@@ -143,8 +143,9 @@ class sharing_pools {
     return it == ns_.end() ? npos : it->second;
   }
 
-  /// Allocates nothing when allowed.
+  /// Allocates nothing when allowed. A negative amount: validation_error.
   [[nodiscard]] decision check(const job& j) const {
+    if (j.request.any_negative()) throw validation_error("job " + j.id + ".request", "negative amount");
     const std::uint32_t qi = quota_of(j.ns);
     if (qi == npos) return decision::allow();
     const auto& q = quotas_[qi];

@@ -375,6 +375,23 @@ struct harness {
       return st;
     }
     const job j = job_of(o);
+    if (o.a[0] < 0 || o.a[1] < 0 || o.a[2] < 0) {
+      // bad input: check and commit are both typed errors (the state check after the step sees no change)
+      st.ref = prop::outcome::error;
+      st.lib = prop::outcome::error;
+      try {
+        (void)s.lib.check(j);
+        st.lib = prop::outcome::allowed;
+      } catch (const validation_error&) {
+      }
+      try {
+        s.lib.commit(j);
+        st.lib = prop::outcome::allowed;
+      } catch (const validation_error&) {
+      } catch (const state_error&) {  // the id already runs: that error comes first
+      }
+      return st;
+    }
     const decision d = s.lib.check(j);
     std::vector<ref_reason> got;
     for (const auto& r : d.reasons())

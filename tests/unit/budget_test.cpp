@@ -86,7 +86,12 @@ TEST_CASE("budget: a rolling window forgets consumption older than its length") 
   b.release("a");  // segment [0 h, 4 h) x 1
   b.advance_to(6 * H);
   CHECK(b.check(gpu_job("b", "team-a", 1, 7 * H)).denied());  // 4 + 7 > 10
-  b.advance_to(11 * H);                                       // window (1 h, 11 h]: 3 GPU-hours of the segment remain
+  // it fits once 1 GPU-hour has left the window: at exactly 11 h (window (1 h, 11 h])
+  CHECK(b.earliest_admission_ms(gpu_job("b", "team-a", 1, 7 * H)) == std::optional<std::int64_t>(11 * H));
+  CHECK(b.earliest_admission_ms(gpu_job("b2", "team-a", 2, 6 * H)) == std::nullopt);  // 12 > 10, ever
+  CHECK(b.earliest_admission_ms(gpu_job("b3", "team-a", 1, 6 * H)) == std::optional<std::int64_t>(6 * H));  // fits now
+  CHECK(b.now_ms() == 6 * H);  // the search moved only copies
+  b.advance_to(11 * H);        // window (1 h, 11 h]: 3 GPU-hours of the segment remain
   json j;
   to_json(j, b);
   CHECK(j["tenants"]["team-a"]["spent"] == 3 * H);

@@ -99,6 +99,11 @@ TEST_CASE("pools: a denial changes nothing, release gives every charge back, max
   sp.commit(ns_job("x", "other-ns", 100));  // no quota: not governed
   CHECK_THROWS_AS(sp.commit(ns_job("x", "other-ns", 1)), state_error);
   sp.release("x");
+  // a negative amount is bad input, in a check as in a commit, governed or not
+  CHECK_THROWS_AS(sp.check(ns_job("neg", "nlp", -1)), validation_error);
+  CHECK_THROWS_AS(sp.check(ns_job("neg", "other-ns", -1)), validation_error);
+  CHECK_THROWS_AS(sp.commit(ns_job("neg", "nlp", -1)), validation_error);
+  CHECK(sp.quota_used(0).get(resources::nvidia_gpu) == 0);
 }
 
 TEST_CASE("pools: victims reclaim a guarantee, borrowers from other pools first, newest first") {

@@ -154,6 +154,7 @@ class simulator {
       nodes_.push_back(
           node_state{n, n.allocatable, true, std::vector<std::int32_t>(static_cast<std::size_t>(n.gpu.count), 1000)});
     jobs_.reserve(sc_.jobs.size());
+    index_.reserve(sc_.jobs.size());
     for (std::size_t i = 0; i < sc_.jobs.size(); ++i) {
       const auto& js = sc_.jobs[i];
       job_run jr;
@@ -942,16 +943,10 @@ class simulator {
     return false;
   }
 
-  // A job's index by id (victims name jobs by id), or npos: a hash index
-  // built on first use (the ordered index_ compares whole ids per step).
-  std::size_t job_index(const std::string& id) {
-    if (hashed_index_.empty() && !jobs_.empty()) {
-      hashed_index_.reserve(jobs_.size());
-      for (std::size_t i = 0; i < jobs_.size(); ++i)
-        hashed_index_[jobs_[i].j.id] = i;  // the last of equal ids, as index_
-    }
-    const auto it = hashed_index_.find(id);
-    return it == hashed_index_.end() ? npos : it->second;
+  // A job's index by id (victims name jobs by id), or npos.
+  std::size_t job_index(const std::string& id) const {
+    const auto it = index_.find(id);
+    return it == index_.end() ? npos : it->second;
   }
 
   void pend(std::size_t idx) {
@@ -1074,13 +1069,14 @@ class simulator {
   // Recomputed from the running jobs' placements, not from the nodes' free
   // vectors, so a bookkeeping slip in take/give shows too.
   void check_capacity(std::vector<failed_expectation>& out) const {
-    // scratch kept between events: this runs at every event of a checked replay
+    // Recomputed from the running jobs alone, at every event of a checked
+    // replay: dense node x resource sums in scratch kept between events.
+    const std::size_t nr = sc_.registry.size(), nn = nodes_.size();
     auto& used = inv_used_;
     auto& dev = inv_dev_;
-    used.resize(nodes_.size());
-    dev.resize(nodes_.size());
-    for (auto& u : used) u.clear();
-    for (std::size_t n = 0; n < nodes_.size(); ++n) dev[n].assign(nodes_[n].device_free.size(), 0);
+    used.assign(nn * nr, 0);
+    dev.resize(nn);
+    for (std::size_t n = 0; n < nn; ++n) dev[n].assign(nodes_[n].device_free.size(), 0);
     for (const auto& jr : jobs_) {
       if (jr.state != job_state::running) {
         if (!jr.placement.empty() || !jr.devices.empty())
@@ -1095,7 +1091,9 @@ class simulator {
         if (!nodes_[n].alive)
           out.push_back({"invariant", now_, "job " + jr.j.id + " runs only on alive nodes",
                          "pods on removed node " + nodes_[n].spec.name});
-        for (std::int32_t p = 0; p < k; ++p) used[n].add_in_place(jr.spec->per_pod);
+        amount* row = used.data() + static_cast<std::size_t>(n) * nr;
+        for (const auto& e : jr.spec->per_pod)
+          row[e.id] = quota::detail::checked_add(row[e.id], quota::detail::checked_mul<amount>(e.value, k));
       }
       if (pods != jr.spec->pods)
         out.push_back({"invariant", now_, "job " + jr.j.id + " runs " + std::to_string(jr.spec->pods) + " pods",
@@ -1105,12 +1103,27 @@ class simulator {
         if (n < dev.size() && d < dev[n].size()) dev[n][d] += jr.spec->gpu.milli;
       }
     }
-    for (std::size_t n = 0; n < nodes_.size(); ++n) {
-      if (!fits(used[n], nodes_[n].spec.allocatable))
+    // node specs never change (nodes are only added): their dense allocatable is kept
+    if (inv_alloc_.size() != nn * nr) {
+      inv_alloc_.assign(nn * nr, 0);
+      for (std::size_t n = 0; n < nn; ++n)
+        for (const auto& e : nodes_[n].spec.allocatable) inv_alloc_[n * nr + e.id] = e.value;
+    }
+    for (std::size_t n = 0; n < nn; ++n) {
+      const amount* row = used.data() + n * nr;
+      const amount* cap = inv_alloc_.data() + n * nr;
+      const auto& alloc = nodes_[n].spec.allocatable;
+      bool over = false;
+      for (std::size_t r = 0; r < nr; ++r) over |= row[r] > cap[r];  // absent: 0
+      if (over) {
+        resource_vector u;
+        for (std::size_t r = 0; r < nr; ++r)
+          if (row[r] != 0) u.set(static_cast<resource_id>(r), row[r]);
         out.push_back({"invariant", now_,
                        "node " + nodes_[n].spec.name + ": allocated <= allocatable " +
-                           resource_list_to_json(nodes_[n].spec.allocatable, sc_.registry).dump(),
-                       "allocated " + resource_list_to_json(used[n], sc_.registry).dump()});
+                           resource_list_to_json(alloc, sc_.registry).dump(),
+                       "allocated " + resource_list_to_json(u, sc_.registry).dump()});
+      }
       for (std::size_t d = 0; d < dev[n].size(); ++d)
         if (dev[n][d] > 1000 || dev[n][d] + nodes_[n].device_free[d] != 1000)
           out.push_back({"invariant", now_,
@@ -1460,7 +1473,7 @@ class simulator {
   engine engine_;
   std::vector<node_state> nodes_;
   std::vector<job_run> jobs_;
-  std::map<std::string, std::size_t> index_;
+  std::unordered_map<std::string, std::size_t> index_;  // job id -> index (the last of equal ids)
   std::set<pkey> pending_;
   std::int64_t admissions_total_ = 0;  // every admission so far (wake-up bookkeeping)
   std::set<std::size_t> running_;
@@ -1499,9 +1512,9 @@ class simulator {
   std::vector<std::size_t> cand_buf_;
   std::vector<std::uint64_t> victim_seen_;  // per job: the trial that last listed it
   std::uint64_t victim_round_ = 0;
-  std::unordered_map<std::string, std::size_t> hashed_index_;
   // scratch of check_capacity (the invariant check at every event)
-  mutable std::vector<resource_vector> inv_used_;
+  mutable std::vector<amount> inv_used_;   // node x resource
+  mutable std::vector<amount> inv_alloc_;  // node x resource: allocatable
   mutable std::vector<std::vector<std::int64_t>> inv_dev_;
 };
 

@@ -94,38 +94,11 @@ class sim_budget {
     }
   }
   // The first time t > clock at which `j` fits with the budget advanced to t
-  // (released spending leaving the window only lowers what is committed):
-  // doubling steps from one second, then a binary search to the millisecond.
+  // (budget_policy::earliest_admission_ms of a rolling window).
   [[nodiscard]] std::int64_t first_fit(const job& j) const {
-    const std::int64_t now = p_.now_ms(), limit = now + 2 * p_.config().window_ms;
     if (p_.check(j).allowed()) return end_of_time;  // fits now: the pass at hand takes it
-    budget_policy lo = p_;
-    std::int64_t t_lo = now, step = 1000, t_hi = -1;
-    while (t_lo < limit) {
-      const std::int64_t t = std::min(limit, t_lo + step);
-      budget_policy probe = lo;
-      probe.advance_to(t);
-      if (probe.check(j).allowed()) {
-        t_hi = t;
-        break;
-      }
-      lo = std::move(probe);
-      t_lo = t;
-      step *= 2;
-    }
-    if (t_hi < 0) return end_of_time;
-    while (t_hi - t_lo > 1) {  // invariant: denied at t_lo, allowed at t_hi
-      const std::int64_t mid = t_lo + (t_hi - t_lo) / 2;
-      budget_policy probe = lo;
-      probe.advance_to(mid);
-      if (probe.check(j).allowed()) {
-        t_hi = mid;
-      } else {
-        lo = std::move(probe);
-        t_lo = mid;
-      }
-    }
-    return t_hi;
+    const std::optional<std::int64_t> t = p_.earliest_admission_ms(j);
+    return t ? *t : end_of_time;
   }
 
   budget_policy p_;

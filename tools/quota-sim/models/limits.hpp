@@ -125,8 +125,7 @@ inline model_instance yunikorn_limits_make(const policy_spec& ps, scenario& sc) 
   mi.reload_into = [cfg](any_policy& current) {
     auto* p = current.target<limits_policy>();
     if (!p) throw state_error(error_id::state_conflict, "yunikorn_limits reload: not a yunikorn_limits model");
-    // the manager is owned (created non-const) by the holder the policy shares
-    const_cast<limits_manager&>(p->manager()).reload(cfg);
+    p->manager().reload(cfg);
   };
   return mi;
 }
