@@ -952,13 +952,31 @@ class simulator {
   void pend(std::size_t idx) {
     jobs_[idx].pended_pass = pass_;
     pending_.insert(pending_key(idx));
-    by_shape_[jobs_[idx].shape].insert(pending_key(idx));
+    const std::size_t sh = jobs_[idx].shape;
+    if (by_shape_.size() <= sh) {
+      by_shape_.resize(sh + 1);
+      live_pos_.resize(sh + 1, npos);
+    }
+    auto& keys = by_shape_[sh];
+    if (keys.empty()) {
+      live_pos_[sh] = live_shapes_.size();
+      live_shapes_.push_back(sh);
+    }
+    keys.insert(pending_key(idx));
   }
   void unpend(std::size_t idx) {
     pending_.erase(pending_key(idx));
-    auto it = by_shape_.find(jobs_[idx].shape);
-    it->second.erase(pending_key(idx));
-    if (it->second.empty()) by_shape_.erase(it);
+    const std::size_t sh = jobs_[idx].shape;
+    if (sh >= by_shape_.size()) return;
+    auto& keys = by_shape_[sh];
+    keys.erase(pending_key(idx));
+    if (keys.empty() && live_pos_[sh] != npos) {  // swap-remove from the list of shapes with pending jobs
+      const std::size_t pos = live_pos_[sh], last = live_shapes_.back();
+      live_shapes_[pos] = last;
+      live_pos_[last] = pos;
+      live_shapes_.pop_back();
+      live_pos_[sh] = npos;
+    }
   }
 
   // The last denial reason of a job: its own, or that of an identical job
@@ -1026,19 +1044,26 @@ class simulator {
     }
     // heads of every shape, smallest key first; jobs pended during this pass
     // (preempted victims) wait for the next one, as in a snapshot of the queue
-    std::set<pkey> heads;
-    for (const auto& [shape, keys] : by_shape_)
-      if (!shape_fixed_[shape]) heads.insert(*keys.begin());
+    // (a binary heap in a buffer kept between passes; keys are unique, so the
+    // order is the same as a sorted set's)
+    auto& heads = heads_buf_;
+    heads.clear();
+    const auto later = [](const pkey& a, const pkey& b) { return b < a; };
+    for (const std::size_t shape : live_shapes_)
+      if (!shape_fixed_[shape]) heads.push_back(*by_shape_[shape].begin());
+    std::make_heap(heads.begin(), heads.end(), later);
     while (!heads.empty()) {
-      const pkey k = *heads.begin();
-      heads.erase(heads.begin());
+      std::pop_heap(heads.begin(), heads.end(), later);
+      const pkey k = heads.back();
+      heads.pop_back();
       const std::size_t shape = jobs_[k.idx].shape;
       if (!attempt(k.idx)) continue;  // the rest of this shape is skipped for this pass
-      auto it = by_shape_.find(shape);
-      if (it == by_shape_.end()) continue;
-      for (auto next = it->second.upper_bound(k); next != it->second.end(); ++next)
+      if (shape >= by_shape_.size()) continue;
+      const auto& keys = by_shape_[shape];
+      for (auto next = keys.upper_bound(k); next != keys.end(); ++next)
         if (jobs_[next->idx].pended_pass != pass_) {
-          heads.insert(*next);
+          heads.push_back(*next);
+          std::push_heap(heads.begin(), heads.end(), later);
           break;
         }
     }
@@ -1505,7 +1530,10 @@ class simulator {
   std::vector<std::uint64_t> coarse_pass_;
   std::vector<std::string> coarse_reason_;
   bool coarse_denied_ = false;
-  std::map<std::size_t, std::set<pkey>> by_shape_;
+  std::vector<std::set<pkey>> by_shape_;  // pending jobs by shape id, in key order
+  std::vector<std::size_t> live_shapes_;  // the shapes with pending jobs (any order)
+  std::vector<std::size_t> live_pos_;     // a shape's place in live_shapes_, or npos
+  std::vector<pkey> heads_buf_;           // schedule's heap
   std::uint64_t pass_ = 0;
   // trial preemption scratch (try_preempt_for)
   std::vector<victim> victims_buf_;
