@@ -120,9 +120,8 @@ struct world {
   return fit;
 }
 
-void BM_limits_cycle_handles(benchmark::State& state) {
-  const int n = static_cast<int>(state.range(0));
-  world w(n);
+// One cycle per iteration over the first n users of `w`, allocations counted.
+void run_handles_cycles(benchmark::State& state, world& w, int n) {
   std::size_t i = 0;
   const long long before = quota_bench::allocation_count();
   for (auto _ : state) {
@@ -131,18 +130,18 @@ void BM_limits_cycle_handles(benchmark::State& state) {
   }
   state.counters["allocs/iter"] = quota_bench::allocs_per_iteration(state, before);
 }
+
+void BM_limits_cycle_handles(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  world w(n);
+  run_handles_cycles(state, w, n);
+}
 BENCHMARK(BM_limits_cycle_handles)->ArgName("users")->Arg(users)->Arg(10);
 
 // The same cycle on a manager whose host serialises its calls (limits_locking::host: no lock).
 void BM_limits_cycle_handles_host_locking(benchmark::State& state) {
   world w(users, limits_locking::host);
-  std::size_t i = 0;
-  const long long before = quota_bench::allocation_count();
-  for (auto _ : state) {
-    const std::size_t k = i++ % static_cast<std::size_t>(users);
-    benchmark::DoNotOptimize(limits_cycle_by_handles(w, k));
-  }
-  state.counters["allocs/iter"] = quota_bench::allocs_per_iteration(state, before);
+  run_handles_cycles(state, w, users);
 }
 BENCHMARK(BM_limits_cycle_handles_host_locking);
 

@@ -139,9 +139,7 @@ class limits_mutex {
  public:
   explicit limits_mutex(bool on = true) noexcept : on_(on) {}
   void lock() noexcept {
-    if (!on_) return;
-    std::uint32_t c = 0;
-    if (!s_.compare_exchange_strong(c, 1, std::memory_order_acquire, std::memory_order_relaxed)) lock_slow();
+    if (!try_lock()) lock_slow();
   }
   bool try_lock() noexcept {
     if (!on_) return true;
