@@ -461,27 +461,25 @@ struct limits_queue_node {
   const limits_compiled_queue* cq = nullptr;
 };
 
-/// One term of a headroom column: a limit and the usage it bounds (a
-/// pointer into a tracker's usage array, see limits_app).
-struct limits_term {
-  const amount* use;
-  amount lim;
-};
-/// One headroom column of a running application's plan: a resource some
-/// limit on its path mentions. Its headroom is min(fixed, min over its terms
-/// [first, last) of lim - *use). `fixed`: the smallest limit of a resource
-/// never requested (usage 0 everywhere, no terms), else the largest amount.
+/// One headroom column of a running application's plan: a resource some limit
+/// on its path mentions. Its headroom is min(fixed, min over the check rows r
+/// in `rows` of plan_lim[r][slot] - plan_use[r][slot]). `rows`: the rows whose
+/// limit mentions the resource (0 when it has no slot: never requested, usage
+/// 0 everywhere); `fixed`: the smallest limit of such a resource, else the
+/// largest amount.
 struct limits_col {
   resource_id id;
-  std::uint16_t first;
-  std::uint16_t last;
+  std::uint16_t slot;
+  std::uint64_t rows;
   amount fixed;
 };
 
 struct limits_app {
-  // (the members the hot path reads come first and lie together)
-  bool live = false;    // running: it has trackers
-  bool pinned = false;  // the host holds its handle (app_id): remembered until release_app
+  // (the members the hot path reads come first and lie together, the
+  // partly filled inline arrays last among them)
+  bool live = false;        // running: it has trackers
+  bool pinned = false;      // the host holds its handle (app_id): remembered until release_app
+  bool plan_queue = false;  // the queue is in the current config (else increase takes the general path)
   std::uint32_t user = limits_none;
   std::uint32_t group = limits_none;
   std::uint32_t queue = limits_none;
@@ -498,24 +496,22 @@ struct limits_app {
   // and a usage array is only resized to at most the slot count (a new slot
   // invalidates every plan; up to 8 slots the array is inline in its node).
   //
-  // * check rows (increase): the trackers with a limit plus the user's and
-  //   the group's top-level tracker (whose usage bounds every level below it,
-  //   so it is the only one an unlimited sum can overflow first):
+  // * check rows (increase and headroom): the trackers with a limit plus the
+  //   user's and the group's top-level tracker (whose usage bounds every level
+  //   below it, so it is the only one an unlimited sum can overflow first):
   //   plan_use[row] and plan_lim[row * plan_width + slot] (max: no limit).
   // * plan_all: the trackers' usage arrays an increase or decrease changes
   //   (the user's, then the group's; with the application's own `use`).
-  // * headroom columns and terms (limited resources only).
-  std::uint64_t plan_gen = 0;
+  // * headroom columns (limited resources only), each naming its rows.
   std::uint32_t plan_slots = 0;
   std::uint32_t plan_width = 0;  // plan_slots rounded up to 4, 8 or 16 (0: wider, no hot path)
-  bool plan_queue = false;       // the queue is in the current config (else increase takes the general path)
+  std::uint64_t plan_gen = 0;
   // (inline capacities: a path of depth 3 with 4 limited resources)
   boost::container::small_vector<amount*, 6> plan_use;
+  boost::container::small_vector<amount*, 6> plan_all;
+  boost::container::small_vector<limits_col, 4> plan_cols;  // ascending id
+  limits_slots use;                                         // the application's own usage
   boost::container::small_vector<amount, 24> plan_lim;
-  boost::container::small_vector<amount*, 8> plan_all;
-  boost::container::small_vector<limits_term, 12> plan_terms;      // by column
-  boost::container::small_vector<limits_col, 6> plan_cols;         // ascending id
-  limits_slots use;                                                // the application's own usage
   boost::container::small_vector<limits_node*, 8> unodes, gnodes;  // along the chain
 };
 
@@ -1082,13 +1078,13 @@ class limits_manager {
     app.plan_use.clear();
     app.plan_lim.clear();
     app.plan_all.clear();
-    app.plan_terms.clear();
     app.plan_cols.clear();
     for (auto* n : app.unodes) app.plan_all.push_back(n->use.data());
     for (auto* n : app.gnodes) app.plan_all.push_back(n->use.data());
     struct term {
       resource_id id;
-      const amount* use;  // null: no slot, usage 0
+      std::uint32_t slot;  // >= ns: no slot, usage 0
+      std::size_t row;
       amount lim;
     };
     boost::container::small_vector<term, 16> terms;
@@ -1106,19 +1102,19 @@ class limits_manager {
       for (const auto& e : lim->max) {
         const std::uint32_t sl = slot_find(e.id);
         if (sl < ns) app.plan_lim[row * w + sl] = e.value;
-        terms.push_back({e.id, sl < ns ? n.use.data() + sl : nullptr, e.value});
+        terms.push_back({e.id, sl, row, e.value});
       }
     }
+    // more rows than a column's row mask holds: the general path answers
+    const bool narrow = app.plan_use.size() <= 64;
     std::stable_sort(terms.begin(), terms.end(), [](const term& x, const term& y) { return x.id < y.id; });
     for (const auto& t : terms) {
-      if (app.plan_cols.empty() || app.plan_cols.back().id != t.id) {
-        const auto at = static_cast<std::uint16_t>(app.plan_terms.size());
-        app.plan_cols.push_back({t.id, at, at, std::numeric_limits<amount>::max()});
-      }
+      if (app.plan_cols.empty() || app.plan_cols.back().id != t.id)
+        app.plan_cols.push_back(
+            {t.id, static_cast<std::uint16_t>(t.slot < ns ? t.slot : 0), 0, std::numeric_limits<amount>::max()});
       auto& c = app.plan_cols.back();
-      if (t.use) {
-        app.plan_terms.push_back({t.use, t.lim});
-        c.last = static_cast<std::uint16_t>(app.plan_terms.size());
+      if (t.slot < ns) {
+        if (narrow) c.rows |= std::uint64_t{1} << t.row;
       } else {
         c.fixed = std::min(c.fixed, t.lim);
       }
@@ -1126,8 +1122,8 @@ class limits_manager {
     app.plan_queue = cq_of(app.queue) != nullptr;
     app.plan_gen = gen_;
     app.plan_slots = ns;
-    // wider than the hot loops, or more terms than a column's 16-bit bounds: the general path
-    app.plan_width = w <= fast_slots && app.plan_terms.size() < 0xFFFFU ? w : 0;
+    // wider than the hot loops, or more rows than a column's mask: the general path
+    app.plan_width = w <= fast_slots && narrow ? w : 0;
   }
 
   /// `usage` as a dense array over `W` slots. False when the general path
@@ -1453,11 +1449,15 @@ class limits_manager {
   bool headroom_fast(detail::limits_app& app, limit_vector& out) {
     if (!ensure_plan(app)) return false;
     out.clear();
-    const detail::limits_term* terms = app.plan_terms.data();
+    const std::size_t w = app.plan_width;
+    const amount* lim = app.plan_lim.data();
+    amount* const* use = app.plan_use.data();
     for (const auto& c : app.plan_cols) {
       amount best = c.fixed;
-      for (const detail::limits_term *t = terms + c.first, *end = terms + c.last; t != end; ++t)
-        best = std::min(best, t->lim - *t->use);
+      for (std::uint64_t m = c.rows; m != 0; m &= m - 1) {
+        const auto r = static_cast<std::size_t>(std::countr_zero(m));
+        best = std::min(best, lim[r * w + c.slot] - use[r][c.slot]);
+      }
       out.push_back(c.id, best);
     }
     return true;
