@@ -209,7 +209,7 @@ inline void limits_validate_queue(const limits_queue& q, const std::string& path
     }
   }
   if (group_wild && named_groups == 0)
-    d.add(group_wild_path.empty() ? path : group_wild_path,
+    d.add(group_wild_path,  // set by the entry that named the wildcard group
           "the wildcard group limit is the only group limit of queue " + path +
               " (it would equal the queue limit; name at least one group)");
 

@@ -144,8 +144,13 @@ inline void limits_read_queue(const json& q, const std::string& path, limits_que
     d.add(join_path(path, "name"), "missing or not a string");
   else
     out.name = q["name"].get<std::string>();
-  if (q.contains("resources") && q["resources"].is_object() && q["resources"].contains("max"))
-    out.max = limits_parse_resources(q["resources"]["max"], reg, join_path(path, "resources.max"), opt.vcore_as_cpu, d);
+  if (q.contains("resources") && !q["resources"].is_null()) {
+    const auto& res = q["resources"];
+    if (!res.is_object())
+      limits_type_problem(d, join_path(path, "resources"), "an object", res);
+    else if (res.contains("max"))
+      out.max = limits_parse_resources(res["max"], reg, join_path(path, "resources.max"), opt.vcore_as_cpu, d);
+  }
   out.max_applications = limits_read_count(q, "maxapplications", path, d);
   if (q.contains("limits")) out.limits = limits_read_limits(q["limits"], join_path(path, "limits"), reg, opt, d);
   if (q.contains("queues") && !q["queues"].is_null()) {

@@ -951,3 +951,524 @@ TEST_CASE("claims: owner_evicts has no effect in kai_strict mode") {
   pol.commit(claim_job("pa", "a", {"shared"}));
   CHECK(victim_ids(pol, claim_job("pa2", "a", {"shared"})).empty());
 }
+
+namespace {
+// A claim of one allocation result of `count` devices (big counts without big vectors).
+claim_spec counted_claim(std::string name, std::int64_t count, std::string label = "",
+                         std::string cls = "gpu.nvidia.com") {
+  claim_spec s = gpu_claim(std::move(name), std::move(label), 1, std::move(cls));
+  s.requests[0].count = count;
+  s.allocation[0].count = count;
+  return s;
+}
+constexpr std::int64_t quarter_of_range = std::int64_t{1} << 62;  // two of them make 2^63: overflow
+}  // namespace
+
+TEST_CASE("claims: configuration, queue, class and claim names are validated with errors naming the field") {
+  claim_config no_key;
+  no_key.queue_label_key.clear();
+  try {
+    claim_model bad(no_key);
+    FAIL("expected validation_error");
+  } catch (const validation_error& e) {
+    CHECK(e.problems()[0].path == "queue_label_key");
+  }
+  claim_config no_cap;
+  no_cap.max_consumers = 0;
+  try {
+    claim_model bad(no_cap);
+    FAIL("expected validation_error");
+  } catch (const validation_error& e) {
+    CHECK(e.problems()[0].path == "max_consumers");
+  }
+
+  claim_model m;
+  CHECK_THROWS_AS(m.queue(""), validation_error);
+  CHECK_THROWS_AS(m.set_class_accounted("", false), validation_error);
+  CHECK(m.queue_count() == 0);
+
+  claim_spec nameless;
+  nameless.ns.clear();
+  nameless.requests.push_back(claim_device{"Bad Class!", 1, false, false, {}});
+  nameless.allocated = true;
+  nameless.allocation.push_back(claim_device{"gpu.nvidia.com", 1, false, false, {{"mem ory", 1}, {"memory", 2}}});
+  nameless.allocation.push_back(claim_device{"", 1, false, false, {{"memory", 1}}});
+  try {
+    (void)m.add_claim(nameless);
+    FAIL("expected validation_error");
+  } catch (const validation_error& e) {
+    const auto& p = e.problems();
+    REQUIRE(p.size() == 5);
+    CHECK(p[0].path == "claim /.metadata.namespace");
+    CHECK(p[1].path == "claim /.metadata.name");
+    CHECK(p[2].path == "claim /.spec.devices.requests[0].deviceClassName");
+    CHECK(p[2].message == "invalid device class name 'Bad Class!'");
+    CHECK(p[3].path == "claim /.status.allocation.devices.results[0].consumedCapacity.mem ory");
+    CHECK(p[3].message == "invalid capacity name");
+    // a line without a class is reported once, not again for its capacity's name
+    CHECK(p[4].path == "claim /.status.allocation.devices.results[1].deviceClassName");
+  }
+  CHECK(m.claim_count() == 0);
+  CHECK(m.queue_count() == 0);
+}
+
+TEST_CASE("claims: ids the model never issued are unknown_entity_errors and change nothing") {
+  claim_model m;
+  const auto c = m.add_claim(gpu_claim("c"));
+  const auto a = m.queue("a");
+  const claim_id ids[] = {c};
+  CHECK_THROWS_AS((void)m.queue_name(99), unknown_entity_error);
+  CHECK_THROWS_AS((void)m.charge_of(99), unknown_entity_error);
+  CHECK_THROWS_AS(m.bind(pod("p", 99), ids), unknown_entity_error);
+  CHECK_THROWS_AS(m.restore(pod("p", claim_none), ids), unknown_entity_error);
+  CHECK_THROWS_AS(m.restore(pod("p", 99), ids), unknown_entity_error);
+  CHECK(m.consumers(c) == 0);
+  CHECK(m.live_bindings() == 0);
+  const auto b = m.bind(pod("p", a), ids).binding;
+  CHECK(m.binding_queue(b) == a);
+  m.unbind(b);
+  CHECK_THROWS_AS((void)m.binding_queue(b), unknown_entity_error);  // released
+  CHECK_THROWS_AS((void)m.binding_claims(b + 1), unknown_entity_error);
+  CHECK_THROWS_AS(m.unbind(b), unknown_entity_error);  // double release
+  CHECK(m.consumers(c) == 0);
+  CHECK(gpus(m, a) == 0);
+}
+
+TEST_CASE("claims: a restored labelled claim is charged to its label's queue at once") {
+  claim_model m;
+  const auto c = m.add_claim(gpu_claim("lab", "a", 2));
+  const auto b = m.queue("b");
+  const auto a = m.find_queue("a");
+  REQUIRE(a != claim_none);  // the label made the queue
+  const claim_id ids[] = {c};
+  (void)m.restore(pod("pb", b), ids);  // a pod of another queue holds it
+  CHECK(gpus(m, a) == 2);              // before finish_snapshot
+  CHECK(gpus(m, b) == 0);
+  std::vector<claim_action> acts;
+  m.finish_snapshot(&acts);
+  CHECK(acts.empty());  // the label is never rewritten
+  CHECK(m.owner(c) == a);
+  CHECK(m.owner_source(c) == claim_owner_source::label);
+  CHECK(m.allocated_total() == m.charged_total());
+}
+
+TEST_CASE("claims: finish_snapshot twice changes nothing the first one decided") {
+  claim_model m;
+  const auto orphan = m.add_claim(gpu_claim("o"));
+  const auto solo = m.add_claim(gpu_claim("s"));
+  const auto a = m.queue("a"), b = m.queue("b");
+  const claim_id both[] = {orphan, solo};
+  const claim_id one[] = {orphan};
+  (void)m.restore(pod("pa", a), both);
+  (void)m.restore(pod("pb", b), one);
+  m.finish_snapshot();
+  REQUIRE(m.orphan(orphan));
+  REQUIRE(m.owner(solo) == a);
+  const auto deducted = m.deducted();
+  const auto charge_a = m.charge_of(a);
+  std::vector<claim_action> acts;
+  m.finish_snapshot(&acts);
+  CHECK(acts.empty());
+  CHECK(m.orphan(orphan));
+  CHECK(m.deducted() == deducted);
+  CHECK(m.charge_of(a) == charge_a);
+  CHECK(m.allocated_total() == m.charged_total());
+}
+
+TEST_CASE("claims: orphans attribute - a later pod or a tie with a greater queue name does not take the claim") {
+  claim_config cfg;
+  cfg.orphans = claim_orphans::attribute;
+  claim_model m(cfg);
+  const auto c = m.add_claim(gpu_claim("o"));
+  const auto b = m.queue("b"), cq = m.queue("c"), a = m.queue("a");
+  claim_pod pb = pod("pb", b), pc = pod("pc", cq), pa = pod("pa", a);
+  pb.created_ms = 1000;
+  pc.created_ms = 1000;  // ties with b: "b" < "c"
+  pa.created_ms = 5000;  // the smallest name, but created later
+  const claim_id ids[] = {c};
+  (void)m.restore(pb, ids);
+  (void)m.restore(pc, ids);
+  (void)m.restore(pa, ids);
+  m.finish_snapshot();
+  CHECK(m.owner(c) == b);
+  CHECK(gpus(m, b) == 1);
+  CHECK(m.allocated_total() == m.charged_total());
+}
+
+TEST_CASE("claims: firstAvailable alternatives count only once allocated; kai-strict ignores them") {
+  claim_spec s;
+  s.name = "alt";
+  s.requests.push_back(claim_device{"gpu.nvidia.com", 2, false, true, {}});
+  s.requests.push_back(claim_device{"mig.nvidia.com", 3, false, true, {}});
+  claim_model design;
+  const auto c = design.add_claim(s);
+  CHECK(design.accounted(c));
+  CHECK(design.claim_charge(c).is_zero());  // which alternative is used is not known yet
+
+  claim_config strict;
+  strict.mode = claim_mode::kai_strict;
+  claim_model kai(strict);
+  const auto k = kai.add_claim(s);
+  CHECK_FALSE(kai.accounted(k));  // KAI today reads `exactly` requests only
+  // a class whose name merely starts with 'g' is no GPU class in KAI's rule
+  CHECK_FALSE(kai.class_accounted("gateway.example.com"));
+  CHECK(kai.class_accounted("example.com/GPU-large"));
+}
+
+TEST_CASE("claims: kai-strict - an overflowing second claim rolls the first back; non-GPU claims are never charged") {
+  claim_config strict;
+  strict.mode = claim_mode::kai_strict;
+  claim_model m(strict);
+  const auto big = m.add_claim(counted_claim("big", std::numeric_limits<std::int64_t>::max(), "a"));
+  const auto small = m.add_claim(counted_claim("small", 1, "a", "other-gpu.example.com"));
+  const auto nic = m.add_claim(counted_claim("nic", 4, "a", "nic.example.com"));
+  const auto a = m.queue("a");
+  const claim_id first[] = {big};
+  REQUIRE(m.bind(pod("p1", a), first).verdict.allowed());
+  const auto before = m.charge_of(a);
+  const claim_id both[] = {small, big};
+  CHECK_THROWS_AS(m.bind(pod("p2", a), both), overflow_error);
+  CHECK(m.charge_of(a) == before);  // small's charge was taken back
+  CHECK(m.consumers(small) == 0);
+  CHECK(m.consumers(big) == 1);
+  CHECK(m.live_bindings() == 1);
+
+  const claim_id n[] = {nic};
+  const auto r = m.bind(pod("p3", a), n);
+  REQUIRE(r.verdict.allowed());  // not a GPU class: no label check either
+  CHECK(m.charge_of(a) == before);
+  m.unbind(r.binding);
+  CHECK(m.charge_of(a) == before);
+  CHECK(m.consumers(nic) == 0);
+}
+
+TEST_CASE("claims: locking transfer keeps the claim with its owner, pinned, when the next queue would overflow") {
+  claim_config cfg;
+  cfg.locking = claim_locking::transfer;
+  claim_model m(cfg);
+  const auto held_by_b = m.add_claim(counted_claim("b-own", quarter_of_range, "b"));
+  const auto shared = m.add_claim(counted_claim("shared", quarter_of_range));
+  const auto a = m.queue("a"), b = m.find_queue("b");
+  const claim_id sa[] = {shared};
+  const claim_id sb[] = {held_by_b, shared};
+  const auto ra = m.bind(pod("pa", a), sa).binding;
+  REQUIRE(m.bind(pod("pb", b), sb).verdict.allowed());
+  REQUIRE(gpus(m, b) == quarter_of_range);
+  std::vector<claim_action> acts;
+  m.unbind(ra, &acts);  // a's last pod leaves: b cannot take 2^62 more
+  CHECK(m.owner(shared) == a);
+  CHECK(m.pinned(shared));
+  CHECK(has_action(acts, claim_action_kind::pinned, shared, a));
+  CHECK_FALSE(has_action(acts, claim_action_kind::upsert_label, shared, b));
+  CHECK(gpus(m, a) == quarter_of_range);
+  CHECK(gpus(m, b) == quarter_of_range);  // (the cluster total, 2^63, is past int64 itself)
+}
+
+TEST_CASE("claims: snapshot or queue-deletion charges that would overflow are overflow_errors and change nothing") {
+  SECTION("finish_snapshot") {
+    claim_model m;
+    const auto labelled = m.add_claim(counted_claim("lab", quarter_of_range, "a"));
+    const auto unlabelled = m.add_claim(counted_claim("free", quarter_of_range));
+    const auto a = m.find_queue("a");
+    const claim_id ids[] = {labelled, unlabelled};
+    (void)m.restore(pod("pa", a), ids);
+    REQUIRE(gpus(m, a) == quarter_of_range);
+    CHECK_THROWS_AS(m.finish_snapshot(), overflow_error);
+    CHECK(m.owner(unlabelled) == claim_none);
+    CHECK(gpus(m, a) == quarter_of_range);
+  }
+  SECTION("remove_queue into deducted") {
+    claim_model m;
+    const auto orphan = m.add_claim(counted_claim("o", quarter_of_range));
+    const auto owned = m.add_claim(counted_claim("x", quarter_of_range, "x"));
+    const auto x = m.find_queue("x"), y = m.queue("y");
+    const claim_id both[] = {orphan, owned};
+    const claim_id one[] = {orphan};
+    (void)m.restore(pod("px", x), both);
+    (void)m.restore(pod("py", y), one);
+    m.finish_snapshot();
+    REQUIRE(m.deducted().get(m.registry().at("gpu.nvidia.com")) == quarter_of_range);
+    try {
+      m.remove_queue("x");
+      FAIL("expected overflow_error");
+    } catch (const overflow_error& e) {
+      CHECK(std::string(e.what()).find("deducted") != std::string::npos);
+    }
+    CHECK(m.queue_live(x));
+    CHECK(m.owner(owned) == x);
+    CHECK(gpus(m, x) == quarter_of_range);
+    CHECK(m.deducted().get(m.registry().at("gpu.nvidia.com")) == quarter_of_range);
+  }
+  SECTION("remove_queue transferring to the next consumer queue") {
+    claim_config cfg;
+    cfg.owner_deleted = claim_owner_deleted::transfer;
+    claim_model m(cfg);
+    const auto xs = m.add_claim(counted_claim("xs", quarter_of_range, "x"));
+    const auto ys = m.add_claim(counted_claim("ys", quarter_of_range, "y"));
+    const auto x = m.find_queue("x"), y = m.find_queue("y");
+    const claim_id px_ids[] = {xs};
+    const claim_id py_ids[] = {xs, ys};
+    REQUIRE(m.bind(pod("px", x), px_ids).verdict.allowed());
+    REQUIRE(m.bind(pod("py", y), py_ids).verdict.allowed());
+    std::vector<claim_action> acts;
+    try {
+      m.remove_queue("x", &acts);
+      FAIL("expected overflow_error");
+    } catch (const overflow_error& e) {
+      CHECK(std::string(e.what()).find("queue 'y'") != std::string::npos);
+    }
+    CHECK(acts.empty());
+    CHECK(m.queue_live(x));
+    CHECK(m.owner(xs) == x);
+    CHECK(gpus(m, x) == quarter_of_range);
+    CHECK(gpus(m, y) == quarter_of_range);
+  }
+}
+
+TEST_CASE("claims: a bind that overflows after a release leaves the bindings usable") {
+  claim_model m;
+  const auto one = m.add_claim(gpu_claim("one"));
+  const auto big = m.add_claim(counted_claim("big", std::numeric_limits<std::int64_t>::max()));
+  const auto a = m.queue("a");
+  const claim_id first[] = {one};
+  REQUIRE(m.bind(pod("p2", a), first).verdict.allowed());  // a gpu charged: big cannot follow
+  const auto r = m.bind(pod("p1", a), first);
+  m.unbind(r.binding);  // its slot is free for the next bind
+  const claim_id ids[] = {one, big};
+  CHECK_THROWS_AS(m.bind(pod("p3", a), ids), overflow_error);
+  CHECK(m.live_bindings() == 1);
+  CHECK(m.consumers(one) == 1);
+  CHECK(m.consumers(big) == 0);
+  CHECK(gpus(m, a) == 1);
+  const auto again = m.bind(pod("p4", a), first);
+  REQUIRE(again.verdict.allowed());
+  CHECK(m.live_bindings() == 2);
+  CHECK(m.consumers(one) == 2);
+  m.unbind(again.binding);
+  CHECK(m.consumers(one) == 1);
+  CHECK(gpus(m, a) == 1);
+}
+
+TEST_CASE("claims: policy adapter rejects a job without a queue or with an empty claim name, binding nothing") {
+  claims_policy pol;
+  (void)pol.model().add_claim(gpu_claim("c"));
+  job j = claim_job("j", "", {"c"});
+  try {
+    pol.commit(j);
+    FAIL("expected validation_error");
+  } catch (const validation_error& e) {
+    CHECK(e.problems()[0].path == "job j.queue");
+  }
+  j.queue = "a";
+  j.claims = {"c", ""};
+  try {
+    pol.commit(j);
+    FAIL("expected validation_error");
+  } catch (const validation_error& e) {
+    CHECK(e.problems()[0].path == "job j.claims[1]");
+  }
+  CHECK(pol.model().live_bindings() == 0);
+  CHECK(pol.model().consumers(0) == 0);
+  CHECK(pol.actions().empty());
+}
+
+TEST_CASE("claims: malformed ResourceClaim fields are each named, and the model is unchanged") {
+  claim_model m;
+  (void)m.add_claim(gpu_claim("existing"));
+  const json doc = json::parse(R"([
+    {"kind": 7, "metadata": {"name": "k"}, "spec": {"devices": {"requests": {"name": "r"}}}},
+    {"metadata": {"name": "req"}, "spec": {"devices": {"requests": [
+      {"name": "no-class", "exactly": {"count": 1}},
+      {"name": "class-number", "exactly": {"deviceClassName": 5}},
+      {"name": "count-text", "exactly": {"deviceClassName": "gpu.nvidia.com", "count": "2"}},
+      {"name": "first-object", "firstAvailable": {"name": "x"}},
+      {"name": "first-empty", "firstAvailable": []}
+    ]}}},
+    {"metadata": {"name": "alloc"},
+     "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu.nvidia.com"}}]}},
+     "status": {"allocation": {"devices": {"results": {"request": "r"}}},
+                "reservedFor": ["pod-a", {"name": 3}, {"resource": "pods"}]}},
+    {"metadata": {"name": "result-fields"},
+     "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu.nvidia.com"}}]}},
+     "status": {"allocation": {"devices": {"results": [{"request": 4, "driver": "d", "pool": "p", "device": "x"}]}}}}
+  ])");
+  try {
+    (void)load_resource_claims(m, doc);
+    FAIL("expected validation_error");
+  } catch (const validation_error& e) {
+    std::vector<std::string> paths;
+    for (const auto& pr : e.problems()) paths.push_back(pr.path);
+    CHECK(paths == std::vector<std::string>{
+                       "[0].kind",
+                       "[0].spec.devices.requests",
+                       "[1].spec.devices.requests[0].exactly.deviceClassName",
+                       "[1].spec.devices.requests[1].exactly.deviceClassName",
+                       "[1].spec.devices.requests[2].exactly.count",
+                       "[1].spec.devices.requests[3]",
+                       "[1].spec.devices.requests[4]",
+                       "[2].status.allocation.devices.results",
+                       "[2].status.reservedFor[0].name",
+                       "[2].status.reservedFor[1].name",
+                       "[2].status.reservedFor[2].name",
+                       "[3].status.allocation.devices.results[0].request",
+                   });
+  }
+  CHECK(m.claim_count() == 1);
+  CHECK(m.queue_count() == 0);
+}
+
+TEST_CASE("claims: a single ResourceClaim document already loaded is named by its key") {
+  claim_model m;
+  const json one = json::parse(R"({"kind": "ResourceClaim", "metadata": {"name": "c", "namespace": "ns"},
+    "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu.nvidia.com"}}]}}})");
+  REQUIRE(load_resource_claims(m, one).size() == 1);
+  try {
+    (void)load_resource_claims(m, one);
+    FAIL("expected validation_error");
+  } catch (const validation_error& e) {
+    REQUIRE(e.problems().size() == 1);
+    CHECK(e.problems()[0].path == "ResourceClaim ns/c");
+    CHECK(e.problems()[0].message == "claim 'ns/c' appears twice");
+  }
+  CHECK(m.claim_count() == 1);
+}
+
+TEST_CASE("claims: only a controlling Pod owner makes a per-pod claim; odd labels and nulls are absent values") {
+  claim_model m;
+  const auto objs = load_resource_claims(m, json::parse(R"([
+    {"metadata": {"name": "not-controller", "labels": {"kai.scheduler/queue": 5},
+                  "ownerReferences": [{"kind": "Pod", "name": "p"}, "junk"]},
+     "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu.nvidia.com"}}]}}},
+    {"metadata": {"name": "controller-text", "labels": "team-a",
+                  "ownerReferences": [{"kind": "Pod", "name": "p", "controller": "true"}]},
+     "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu.nvidia.com"}}]}},
+     "status": null},
+    {"metadata": {"name": "controller-false", "ownerReferences": [{"kind": "Pod", "controller": false}]},
+     "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu.nvidia.com"}}]}},
+     "status": {"allocation": {}}},
+    {"metadata": {"name": "owners-object", "ownerReferences": {"kind": "Pod", "controller": true}},
+     "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu.nvidia.com"}}]}}},
+    {"metadata": {"name": "controlled", "labels": {"kai.scheduler/queue": "team-a"},
+                  "ownerReferences": [{"kind": "Pod", "name": "p", "controller": true}]},
+     "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu.nvidia.com"}}]}}}
+  ])"));
+  REQUIRE(objs.size() == 5);
+  for (std::size_t i = 0; i < 4; ++i) {
+    INFO(objs[i].spec.name);
+    CHECK_FALSE(objs[i].spec.per_pod);
+    CHECK(objs[i].spec.queue_label.empty());  // a label value or labels map of the wrong type is no label
+  }
+  CHECK(objs[0].spec.requests.size() == 1);
+  CHECK_FALSE(objs[1].spec.allocated);  // "status": null is no status
+  CHECK(objs[2].spec.allocated);        // an allocation without devices: allocated, no results
+  CHECK(objs[2].spec.allocation.empty());
+  CHECK(objs[4].spec.per_pod);
+  CHECK(objs[4].spec.queue_label == "team-a");
+  CHECK(m.owner(m.claim_at("default/controlled")) == claim_none);  // per-pod: the label does not own it
+}
+
+TEST_CASE("claims: DeviceClass flags - true and false, from annotation or label; bad ones named, nothing set") {
+  claim_config cfg;
+  cfg.accounted_class = [](std::string_view) { return false; };  // shard default: nothing accounted
+  claim_model m(cfg);
+  const auto n = load_device_classes(m, json::parse(R"({"kind": "List", "items": [
+    {"kind": "DeviceClass", "metadata": {"name": "gpu.nvidia.com", "annotations": {"quota.dev/accounted": "true"}}},
+    {"kind": "DeviceClass", "metadata": {"name": "nic.example.com", "labels": {"quota.dev/accounted": "false"}}},
+    {"kind": "DeviceClass", "metadata": {"name": "fpga.example.com"}}
+  ]})"));
+  CHECK(n == 2);
+  CHECK(m.class_accounted("gpu.nvidia.com"));  // the class flag wins over the predicate
+  CHECK_FALSE(m.class_accounted("nic.example.com"));
+  CHECK_FALSE(m.class_accounted("fpga.example.com"));  // unflagged: the predicate decides
+
+  claim_model fresh;
+  try {
+    (void)load_device_classes(fresh, json::parse(R"([
+      {"kind": 1, "metadata": {"name": "odd.example.com", "labels": {"quota.dev/accounted": "false"}}},
+      {"kind": "DeviceClass", "metadata": {}},
+      {"kind": "DeviceClass", "metadata": {"name": "ok.example.com", "labels": {"quota.dev/accounted": "false"}}}
+    ])"));
+    FAIL("expected validation_error");
+  } catch (const validation_error& e) {
+    REQUIRE(e.problems().size() == 2);
+    CHECK(e.problems()[0].path == "[0].kind");
+    CHECK(e.problems()[1].path == "[1]");
+    CHECK(e.problems()[1].message.find("metadata.name") != std::string::npos);
+  }
+  CHECK(fresh.class_accounted("ok.example.com"));  // nothing of the rejected document was applied
+}
+
+TEST_CASE("claims: pod documents - preemptibility, timestamps and claim references are checked and named") {
+  claim_model m;
+  (void)m.add_claim(gpu_claim("shared"));
+  const auto ok = load_claim_pods(m, json::parse(R"([
+    {"metadata": {"name": "p1", "labels": {"kai.scheduler/queue": "a", "kai.scheduler/preemptibility": "preemptible"},
+                  "creationTimestamp": "2025-04-08T21:55:32.1234Z"},
+     "spec": {"resourceClaims": [{"name": "x", "resourceClaimName": "shared"}]}},
+    {"metadata": {"name": "p2", "labels": {"kai.scheduler/queue": "a"}, "creationTimestamp": "2025-04-08T21:55:32Z"}},
+    {"metadata": {"name": "p3", "labels": {"kai.scheduler/queue": "a"}, "creationTimestamp": "2025-04-08T21:55:32.5Z"},
+     "spec": {}}
+  ])"));
+  REQUIRE(ok.size() == 3);
+  CHECK(ok[0].preemptible);
+  CHECK(ok[0].claims == std::vector<std::string>{"default/shared"});
+  CHECK(ok[0].created_ms - ok[1].created_ms == 123);  // fraction truncated to milliseconds
+  CHECK(ok[2].created_ms - ok[1].created_ms == 500);  // and padded
+  CHECK(ok[1].claims.empty());
+
+  try {
+    (void)load_claim_pods(m, json::parse(R"([
+      {"metadata": {"name": "ts-number", "labels": {"kai.scheduler/queue": "a"}, "creationTimestamp": 17}},
+      {"metadata": {"name": "rcs-object", "labels": {"kai.scheduler/queue": "a"}},
+       "spec": {"resourceClaims": {"name": "x"}}},
+      {"metadata": {"name": "refs", "labels": {"kai.scheduler/queue": "a"}},
+       "spec": {"resourceClaims": [
+         {"name": "by-number", "resourceClaimName": 3},
+         {"name": "tmpl-number", "resourceClaimTemplateName": 4},
+         {"resourceClaimTemplateName": "t"},
+         {"name": "gen", "resourceClaimTemplateName": "t"},
+         {"name": "gen2", "resourceClaimTemplateName": "t"}]},
+       "status": {"resourceClaimStatuses": ["junk", {"name": "gen", "resourceClaimName": 9},
+                                            {"name": "gen2", "resourceClaimName": "shared"}]}},
+      {"metadata": {"name": "no-statuses", "labels": {"kai.scheduler/queue": "a"}},
+       "spec": {"resourceClaims": [{"name": "gen", "resourceClaimTemplateName": "t"}]},
+       "status": {"resourceClaimStatuses": {"name": "gen"}}}
+    ])"));
+    FAIL("expected validation_error");
+  } catch (const validation_error& e) {
+    std::vector<std::string> paths;
+    for (const auto& pr : e.problems()) paths.push_back(pr.path);
+    CHECK(paths == std::vector<std::string>{
+                       "[0].metadata.creationTimestamp", "[1].spec.resourceClaims", "[2].spec.resourceClaims[0]",
+                       "[2].spec.resourceClaims[1]",
+                       "[2].spec.resourceClaims[2]",  // a template entry needs its name
+                       "[2].spec.resourceClaims[3]",  // its generated name is not a string
+                       "[3].spec.resourceClaims[0]",  // statuses not a list
+                   });
+  }
+}
+
+TEST_CASE("claims: pod creationTimestamp must be an RFC 3339 UTC time with valid fields") {
+  std::int64_t ms = -1;
+  REQUIRE(detail::claims_parse_time("1970-01-02T00:00:00Z", ms));
+  CHECK(ms == 86400000);
+  REQUIRE(detail::claims_parse_time("0000-01-01T00:00:00Z", ms));  // proleptic Gregorian year 0
+  CHECK(ms == -62167219200000);
+  REQUIRE(detail::claims_parse_time("2024-02-29T23:59:60Z", ms));  // leap day, leap second
+  for (const char* bad : {
+           "2025-04-08",                 // too short
+           "yyyy-04-08T21:55:32Z",       // not numbers
+           "2025-04-08T21:55:32+02:00",  // not UTC
+           "2025-00-08T21:55:32Z",       // month 0
+           "2025-13-08T21:55:32Z",       // month 13
+           "2025-04-00T21:55:32Z",       // day 0
+           "2025-04-32T21:55:32Z",       // day 32
+           "2025-04-08T24:55:32Z",       // hour 24
+           "2025-04-08T21:60:32Z",       // minute 60
+           "2025-04-08T21:55:61Z",       // second 61
+       }) {
+    INFO(bad);
+    ms = 42;
+    CHECK_FALSE(detail::claims_parse_time(bad, ms));
+  }
+}

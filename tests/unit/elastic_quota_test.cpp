@@ -529,3 +529,345 @@ TEST_CASE("elastic: a copied set is independent of the original (its own pods, l
   moved.remove_pod("p3");
   CHECK(moved.used(a).get(gm) == 0);
 }
+
+TEST_CASE("elastic: creationTimestamp parsing accepts RFC 3339 UTC forms and rejects each malformed field") {
+  using detail::elastic_parse_time;
+  // accepted forms: lower-case separators, fractions truncated to milliseconds, a leap second
+  CHECK(elastic_parse_time("1970-01-01t00:00:01z") == 1000);
+  CHECK(elastic_parse_time("1970-01-01T00:00:00.5Z") == 500);
+  CHECK(elastic_parse_time("1970-01-01T00:00:00.123456Z") == 123);
+  CHECK(elastic_parse_time("1970-01-01T00:00:60Z") == 60000);
+  CHECK(elastic_parse_time("2024-02-29T12:00:00Z") - elastic_parse_time("2024-02-28T12:00:00Z") == 86400000);
+  CHECK(elastic_parse_time("2024-03-01T00:00:00Z") - elastic_parse_time("2024-02-29T00:00:00Z") == 86400000);
+  // year 0 of the proleptic Gregorian calendar (January: counted in the previous era)
+  CHECK(elastic_parse_time("0000-01-01T00:00:00Z") == -62167219200000);
+  CHECK(elastic_parse_time("0000-03-01T00:00:00Z") - elastic_parse_time("0000-02-28T00:00:00Z") ==
+        2 * 86400000);  // year 0 is a leap year
+
+  // every field, separator and range rejected on its own
+  for (const char* bad : {
+           "2024-05-01T10:00:00",        // too short (no zone)
+           "2O24-05-01T10:00:00Z",       // letter in the year
+           "2024/05-01T10:00:00Z",       // year separator
+           "2024-0a-01T10:00:00Z",       // month not a number
+           "2024-05/01T10:00:00Z",       // month separator
+           "2024-05-0 T10:00:00Z",       // day not a number
+           "2024-05-01 10:00:00Z",       // date/time separator
+           "2024-05-01T1x:00:00Z",       // hour not a number
+           "2024-05-01T10-00:00Z",       // hour separator
+           "2024-05-01T10:0.:00Z",       // minute not a number
+           "2024-05-01T10:00-00Z",       // minute separator
+           "2024-05-01T10:00:0xZ",       // second not a number
+           "2024-05-01T10:00:00+02:00",  // offsets are not UTC
+           "2024-05-01T10:00:00ZZ",      // trailing text
+           "2024-05-01T10:00:00.Z1",     // fraction then junk
+           "2024-05-01T10:00:00.-Z",     // fraction without digits
+           "2024-05-01T10:00:00.123",    // fraction without zone
+           "2024-05-01T10:00:00X",       // unknown zone letter
+           "2024-00-01T10:00:00Z",       // month 0
+           "2024-05-00T10:00:00Z",       // day 0
+           "2024-05-32T10:00:00Z",       // day 32
+           "2024-05-01T24:00:00Z",       // hour 24
+           "2024-05-01T10:60:00Z",       // minute 60
+           "2024-05-01T10:00:61Z",       // second 61
+       }) {
+    INFO(bad);
+    CHECK(elastic_parse_time(bad) == -1);
+  }
+}
+
+TEST_CASE("elastic: pod JSON - limits stand for missing requests only; odd containers and specs count nothing") {
+  resource_registry reg;
+  const auto pods = load_elastic_pods(parse_json_text(R"([
+    {"metadata": {"name": "both", "namespace": "t"},
+     "spec": {"containers": [
+       {"resources": {"requests": {"cpu": "1"}, "limits": {"cpu": "4", "memory": "1Gi"}}},
+       {"name": "no-resources"},
+       {"resources": "none"},
+       7]}},
+    {"kind": "Pod", "metadata": {"name": "no-spec"}},
+    {"kind": "Pod", "metadata": {"name": "spec-not-object"}, "spec": [1, 2], "status": {"phase": 3}},
+    {"kind": "Pod", "metadata": {"name": "status-not-object"}, "status": "Running"},
+    {"kind": "Pod", "metadata": {"name": "no-phase"}, "status": {"conditions": []}},
+    {"kind": "Pod", "metadata": {"name": "ts-number", "creationTimestamp": 12}},
+    {"kind": "Service", "metadata": {"name": "skipped"}}
+  ])"),
+                                      reg);
+  REQUIRE(pods.size() == 6);
+  CHECK(pods[0].pod.name == "t/both");
+  CHECK(pods[0].pod.request.get(resources::cpu) == 1000);                     // the request wins over the limit of 4
+  CHECK(pods[0].pod.request.get(resources::memory) == 1024LL * 1024 * 1024);  // limit only: stands for the request
+  for (std::size_t i = 1; i < pods.size(); ++i) {
+    INFO(pods[i].pod.name);
+    CHECK(pods[i].pod.request.empty());
+    CHECK(pods[i].phase.empty());  // no status, a non-object status, no phase, a non-string phase
+    CHECK_FALSE(pods[i].running());
+    CHECK(pods[i].pod.ns == "default");
+  }
+  CHECK(pods[5].pod.created_ms == 0);  // a non-string timestamp is ignored, not an error
+}
+
+TEST_CASE("elastic: pod JSON priority must be a 32-bit integer; every bad pod is named and the registry is kept") {
+  resource_registry reg;
+  const auto before = reg.size();
+  const auto good = load_elastic_pods(parse_json_text(R"([
+    {"metadata": {"name": "lo"}, "spec": {"priority": -2147483648}},
+    {"metadata": {"name": "hi"}, "spec": {"priority": 2147483647}}
+  ])"),
+                                      reg);
+  REQUIRE(good.size() == 2);
+  CHECK(good[0].pod.priority == INT32_MIN);
+  CHECK(good[1].pod.priority == INT32_MAX);
+
+  try {
+    (void)load_elastic_pods(parse_json_text(R"([
+      {"metadata": {"name": "big"}, "spec": {"priority": 2147483648,
+        "containers": [{"resources": {"requests": {"example.com/new-thing": "1"}}}]}},
+      {"metadata": {"name": "small"}, "spec": {"priority": -2147483649}},
+      {"metadata": {"name": "huge"}, "spec": {"priority": 18446744073709551615}},
+      {"metadata": {"name": "frac"}, "spec": {"priority": 1.5}},
+      {"metadata": {"name": "old", "creationTimestamp": "2024-05-01 10:00:00"}},
+      {"metadata": {"name": "lists"}, "spec": {"containers": {"a": 1}, "initContainers": "x"}},
+      "not-an-object"
+    ])"),
+                            reg);
+    FAIL("expected validation_error");
+  } catch (const validation_error& e) {
+    const auto& p = e.problems();
+    REQUIRE(p.size() == 8);
+    CHECK(p[0].path == "Pod default/big.spec.priority");
+    CHECK(p[1].path == "Pod default/small.spec.priority");
+    CHECK(p[2].path == "Pod default/huge.spec.priority");
+    CHECK(p[3].path == "Pod default/frac.spec.priority");
+    CHECK(p[4].path == "Pod default/old.metadata.creationTimestamp");
+    CHECK(p[5].path == "Pod default/lists.spec.containers");
+    CHECK(p[6].path == "Pod default/lists.spec.initContainers");
+    CHECK(p[7].path == "[6].metadata.name");
+  }
+  // the rejected document interned nothing
+  CHECK(reg.size() == before);
+  CHECK_FALSE(reg.find("example.com/new-thing"));
+
+  // a document built in code may hold a signed 64-bit priority (the parser makes positives unsigned)
+  json built = {{"kind", "Pod"}, {"metadata", {{"name", "built"}}}};
+  built["spec"]["priority"] = std::int64_t{1} << 40;
+  REQUIRE_FALSE(built["spec"]["priority"].is_number_unsigned());
+  try {
+    (void)load_elastic_pods(built, reg);
+    FAIL("expected validation_error");
+  } catch (const validation_error& e) {
+    REQUIRE(e.problems().size() == 1);
+    CHECK(e.problems()[0].path == "Pod default/built.spec.priority");
+  }
+}
+
+TEST_CASE("elastic: quota JSON - missing spec, bad namespaces and nameless objects are named; state kept") {
+  resource_registry reg;
+  const auto specs = load_elastic_quotas(parse_json_text(R"({"kind": "List", "items": [
+    {"kind": "ElasticQuota", "metadata": {"name": "bare", "namespace": "n1"}},
+    {"kind": "ElasticQuota", "metadata": {"name": "flat", "namespace": "n2"}, "spec": "min=1"},
+    {"metadata": {"name": "kindless"}},
+    {"kind": 3, "metadata": {"name": "kind-number"}},
+    "text"
+  ]})"),
+                                         reg);
+  REQUIRE(specs.size() == 2);  // objects of no (string) kind are skipped
+  CHECK(specs[0].name == "bare");
+  CHECK(specs[0].namespaces == std::vector<std::string>{"n1"});
+  CHECK(specs[0].min.empty());
+  CHECK(specs[0].max.empty());  // no spec: no guarantee, no limit
+  CHECK(specs[1].min.empty());
+  CHECK_FALSE(specs[1].composite);
+
+  const auto before = reg.size();
+  try {
+    (void)load_elastic_quotas(parse_json_text(R"([
+      {"kind": "CompositeElasticQuota", "metadata": {"name": "c1"},
+       "spec": {"namespaces": "team-a", "min": {"example.com/widget": "2"}}},
+      {"kind": "CompositeElasticQuota", "metadata": {"name": "c2", "namespace": "q"},
+       "spec": {"namespaces": ["team-b", 5, null]}},
+      {"kind": "ElasticQuota", "metadata": {"namespace": "x"}}
+    ])"),
+                              reg);
+    FAIL("expected validation_error");
+  } catch (const validation_error& e) {
+    const auto& p = e.problems();
+    REQUIRE(p.size() == 4);
+    CHECK(p[0].path == "CompositeElasticQuota default/c1.spec.namespaces");
+    CHECK(p[0].message == "missing or not a list");
+    CHECK(p[1].path == "CompositeElasticQuota q/c2.spec.namespaces[1]");
+    CHECK(p[2].path == "CompositeElasticQuota q/c2.spec.namespaces[2]");
+    CHECK(p[3].path == "[2].metadata.name");
+  }
+  CHECK(reg.size() == before);
+  CHECK_FALSE(reg.find("example.com/widget"));
+}
+
+TEST_CASE("elastic: MIG names cut short or overflowing count nothing; profiles and whole GPUs add up") {
+  CHECK_FALSE(mig_memory_gb("nvidia.com/mig-"));                           // no digits at all
+  CHECK_FALSE(mig_memory_gb("nvidia.com/mig--1g.5gb"));                    // a sign is not a digit
+  CHECK_FALSE(mig_memory_gb("nvidia.com/mig-1"));                          // ends after the slice count
+  CHECK_FALSE(mig_memory_gb("nvidia.com/mig-1g"));                         // ends at the 'g'
+  CHECK_FALSE(mig_memory_gb("nvidia.com/mig-1x.10gb"));                    // 'g' expected
+  CHECK_FALSE(mig_memory_gb("nvidia.com/mig-1g.10"));                      // no "gb" suffix
+  CHECK_FALSE(mig_memory_gb("nvidia.com/mig-9223372036854775808g.10gb"));  // INT64_MAX + 1 slices
+  CHECK(mig_memory_gb("nvidia.com/mig-1g.9223372036854775807gb") == INT64_MAX);
+  CHECK_FALSE(mig_memory_gb("nvidia.com/mig-1g.9223372036854775808gb"));
+
+  resource_registry reg;
+  const auto small = reg.intern("nvidia.com/mig-1g.5gb");
+  const auto big = reg.intern("nvidia.com/mig-3g.40gb");
+  const resource_vector req{{small, 2}, {big, 1}, {resources::nvidia_gpu, 2}};
+  CHECK(gpu_memory_of(req, reg) == 2 * 5 + 40 + 2 * 32);
+  CHECK(gpu_memory_of(req, reg, 80) == 2 * 5 + 40 + 2 * 80);  // e.g. H100 80GB nodes
+
+  // an id this registry has never interned (from a larger registry) contributes nothing
+  resource_registry other = reg;
+  const auto foreign = other.intern("nvidia.com/mig-7g.80gb");
+  REQUIRE(foreign >= reg.size());
+  const resource_vector mixed{{small, 1}, {foreign, 4}};
+  CHECK(gpu_memory_of(mixed, reg) == 5);
+  CHECK(gpu_memory_of(mixed, other) == 5 + 4 * 80);
+
+  // the sum of profiles overflowing is an overflow_error, and add_gpu_memory leaves the request alone
+  const auto huge = reg.intern("nvidia.com/mig-1g.9223372036854775807gb");
+  resource_vector over{{huge, 1}, {small, 1}};
+  CHECK_THROWS_AS(add_gpu_memory(over, reg), overflow_error);
+  CHECK_FALSE(over.has(gm));
+}
+
+TEST_CASE("elastic: validation names nameless quotas, empty namespace lists and negative max, by resource name") {
+  resource_registry reg;
+  const auto widget = reg.intern("example.com/widget");
+  resource_registry bigger = reg;
+  const auto unknown = bigger.intern("example.com/gadget");  // an id this registry does not know
+  try {
+    elastic_quota_set s(
+        {eq("", "a", {{gm, 1}}), ceq("empty", {}, {{gm, 1}}), eq("neg-max", "c", {}, {{widget, -1}, {unknown, -2}})},
+        {}, &reg);
+    FAIL("expected validation_error");
+  } catch (const validation_error& e) {
+    const auto& p = e.problems();
+    REQUIRE(p.size() == 4);
+    CHECK(p[0].path == "ElasticQuota a/.metadata.name");
+    CHECK(p[1].path == "CompositeElasticQuota empty.spec.namespaces");
+    CHECK(p[2].path == "ElasticQuota c/neg-max.spec.max.example.com/widget");
+    CHECK(p[3].path == "ElasticQuota c/neg-max.spec.max.resource#" + std::to_string(unknown));
+    CHECK(p[3].message == "negative amount");
+  }
+  // without a registry, a custom resource is named by its id
+  try {
+    elastic_quota_set s({eq("neg-min", "a", {{widget, -3}})});
+    FAIL("expected validation_error");
+  } catch (const validation_error& e) {
+    REQUIRE(e.problems().size() == 1);
+    CHECK(e.problems()[0].path == "ElasticQuota a/neg-min.spec.min.resource#" + std::to_string(widget));
+  }
+}
+
+TEST_CASE("elastic: over_max reasons name custom resources through the registry, when it knows them") {
+  resource_registry reg;
+  const auto widget = reg.intern("example.com/widget");
+  resource_registry bigger = reg;
+  const auto gadget = bigger.intern("example.com/gadget");
+  elastic_quota_set named({eq("A", "a", {}, {{widget, 1}, {gadget, 1}})}, {}, &reg);
+  const auto d = named.check("a", {{widget, 2}, {gadget, 2}});
+  REQUIRE(d.reasons().size() == 2);
+  CHECK(d.reasons()[0].rule == "over_max");
+  CHECK(d.reasons()[0].resource_name == "example.com/widget");
+  CHECK(d.reasons()[1].resource == gadget);
+  CHECK(d.reasons()[1].resource_name.empty());  // not in this registry: no name, the id stays
+  elastic_quota_set anonymous({eq("A", "a", {}, {{widget, 1}})});
+  const auto d2 = anonymous.check("a", {{widget, 2}});
+  REQUIRE(d2.denied());
+  CHECK(d2.reasons()[0].resource == widget);
+  CHECK(d2.reasons()[0].resource_name.empty());
+  CHECK(anonymous.check("a", {{widget, 1}}).allowed());
+}
+
+TEST_CASE("elastic: lookups of unknown quotas and pods are unknown_entity_errors naming them") {
+  auto s = seed_cluster();
+  CHECK(s.quota_index("C") == 2);
+  try {
+    (void)s.quota_index("Z");
+    FAIL("expected unknown_entity_error");
+  } catch (const unknown_entity_error& e) {
+    CHECK(std::string(e.what()).find("Z") != std::string::npos);
+  }
+  s.add_pod(pod("a/1", "a", {{gm, 5}}, 1, 7));
+  CHECK(s.pod("a/1").priority == 7);
+  CHECK_THROWS_AS((void)s.pod("a/2"), unknown_entity_error);
+  CHECK_THROWS_AS((void)s.label("a/2"), unknown_entity_error);
+  CHECK_THROWS_AS((void)s.nos_can_preempt(0, {{gm, 1}}, "b/none"), unknown_entity_error);
+  CHECK(to_string(elastic_capacity::in_quota) == "in-quota");
+  CHECK(to_string(elastic_capacity::over_quota) == "over-quota");
+  CHECK(to_string(elastic_capacity::none).empty());  // no label yet
+}
+
+TEST_CASE("elastic: nos preemption spares unquoted pods, the preemptor's own quota and fair-share borrowers") {
+  auto s = seed_cluster();  // A 40, B 10, C 30: total 80
+  const auto A = s.quota_of("a");
+  for (int i = 0; i < 4; ++i) s.add_pod(pod("a/p" + std::to_string(i), "a", {{gm, 10}}, i));
+  s.add_pod(pod("a/extra", "a", {{gm, 2}}, 10));  // A 42 > 40: over quota
+  s.add_pod(pod("b/p0", "b", {{gm, 10}}, 1));
+  s.add_pod(pod("b/p1", "b", {{gm, 2}}, 2));  // B borrows 2
+  s.add_pod(pod("free/x", "free", {{gm, 5}}, 1));
+  REQUIRE(s.label("a/extra") == elastic_capacity::over_quota);
+  REQUIRE(s.label("b/p1") == elastic_capacity::over_quota);
+  CHECK(s.label("free/x") == elastic_capacity::none);  // no quota: never labelled
+  const resource_vector req{{gm, 10}};
+  CHECK(s.within_guaranteed(A, {{gm, 1}}));
+  CHECK_FALSE(s.nos_can_preempt(A, req, "free/x"));   // not accounted by any quota
+  CHECK_FALSE(s.nos_can_preempt(A, req, "a/extra"));  // its own quota
+  // B's 2 GB over quota is within its guaranteed over-quota share floor(10/80 x 28) = 3
+  CHECK(s.guaranteed_over_quota(s.quota_of("b"), gm) == 3);
+  CHECK(s.over_quota_used(s.quota_of("b"), gm) == 2);
+  CHECK_FALSE(s.nos_can_preempt(s.quota_of("c"), req, "b/p1"));
+  // a preemptor from a namespace without a quota never preempts
+  std::vector<victim> v;
+  s.victims(pod("free/y", "free", {{gm, 1000}}, 20), v);
+  CHECK(v.empty());
+}
+
+TEST_CASE("elastic: capacity scheduling - a preemptor within min takes only from quotas that borrow") {
+  elastic_options o;
+  o.preemption = elastic_preemption_policy::capacity_scheduling;
+  resource_registry reg;
+  elastic_quota_set s(
+      {eq("A", "a", {{gm, 20}}), eq("B", "b", {{gm, 20}}), eq("C", "c", {{gm, 20}}), eq("D", "d", {{gm, 20}})}, o,
+      &reg);
+  s.add_pod(pod("b/1", "b", {{gm, 20}}, 1));  // B exactly at its min: not borrowing
+  s.add_pod(pod("c/1", "c", {{gm, 20}}, 1));
+  s.add_pod(pod("c/2", "c", {{gm, 20}}, 2, 3));  // C borrows 20
+  // D runs nothing. Cluster: 60 of 80 used.
+  std::vector<victim> v;
+  // A asks 20 (+ cpu, which no min lists): 80 of 80 would fit, so nobody goes
+  s.victims(pod("a/new", "a", {{gm, 20}, {resources::cpu, 500}}, 5, 9), v);
+  CHECK(v.empty());
+  s.add_pod(pod("d/1", "d", {{gm, 10}}, 3));  // 70 of 80
+  s.victims(pod("a/new", "a", {{gm, 20}, {resources::cpu, 500}}, 5, 0), v);
+  // C is the only quota above its min; B and D are spared. Any pod of a borrowing quota may go
+  // (upstream capacity scheduling), lowest priority first: c/1 (0) before c/2 (3).
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].job_id == "c/1");
+  CHECK(v[0].rule == "borrowed_from_guaranteed");
+  CHECK(v[0].entity == "C");
+}
+
+TEST_CASE("elastic: self-assignment keeps the set and its label lists intact") {
+  auto s = seed_cluster();
+  s.add_pod(pod("a/1", "a", {{gm, 30}}, 1));
+  s.add_pod(pod("a/2", "a", {{gm, 20}}, 2));
+  const auto& same = s;
+  s = same;
+  CHECK(s.used(0).get(gm) == 50);
+  REQUIRE(s.running_pods(0).size() == 2);
+  CHECK(s.running_pods(0)[1]->name == "a/2");
+  std::vector<elastic_label_change> ch;
+  s.remove_pod("a/1", &ch);
+  REQUIRE(ch.size() == 1);
+  CHECK(ch[0] == elastic_label_change{"a/2", elastic_capacity::over_quota, elastic_capacity::in_quota});
+  CHECK_FALSE(ch[0] == elastic_label_change{"a/1", elastic_capacity::over_quota, elastic_capacity::in_quota});
+  CHECK_FALSE(ch[0] == elastic_label_change{"a/2", elastic_capacity::none, elastic_capacity::in_quota});
+  CHECK_FALSE(ch[0] == elastic_label_change{"a/2", elastic_capacity::over_quota, elastic_capacity::over_quota});
+}

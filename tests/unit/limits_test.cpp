@@ -655,3 +655,464 @@ TEST_CASE("limits: removed applications are forgotten, so memory follows the run
   CHECK(m.tracker_count() == 0);
   REQUIRE_THROWS_AS(m.release_app(a), unknown_entity_error);
 }
+
+TEST_CASE("limits: JSON null means absent, and a wrongly typed field is reported at its path") {
+  resource_registry reg;
+  // every optional field may be null: the same as leaving it out
+  const auto cfg = parse(R"({"name": "root", "maxapplications": null, "limits": null, "queues": [
+      {"name": "a", "resources": {"guaranteed": {"vcore": 1}}, "queues": null, "limits": [
+         {"limit": null, "users": ["sue"], "groups": null, "maxresources": null, "maxapplications": 2}]},
+      {"name": "b", "resources": null, "maxapplications": 4, "limits": [
+         {"limit": "fits", "users": ["bob"], "maxapplications": 4}]}]})",
+                         reg);
+  CHECK(cfg.root.limits.empty());
+  CHECK(cfg.root.max_applications == 0);
+  REQUIRE(cfg.root.queues.size() == 2);
+  const auto& a = cfg.root.queues[0];
+  CHECK(a.max.empty());  // resources without max: the queue has no maximum
+  CHECK(a.queues.empty());
+  REQUIRE(a.limits.size() == 1);
+  CHECK(a.limits[0].name.empty());
+  CHECK(a.limits[0].users == std::vector<std::string>{"sue"});
+  CHECK(a.limits[0].groups.empty());
+  CHECK(a.limits[0].max_resources.empty());
+  CHECK(a.limits[0].max_applications == 2);
+  CHECK(cfg.root.queues[1].max_applications == 4);  // a limit equal to the queue's maxapplications fits
+
+  const auto ps = problems_of(R"({"name": "root", "queues": [
+      {"name": 5},
+      {"name": "b", "resources": "big"},
+      {"name": "c", "limits": [{"limit": 7, "users": "sue", "maxapplications": 1},
+                               {"limit": "g", "groups": ["dev", 3], "maxresources": [1], "maxapplications": 1},
+                               "not a limit"]}]})");
+  CHECK(any_problem(ps, "queues[0].name", "missing or not a string"));
+  CHECK(any_problem(ps, "root.queues[0]", "invalid queue name ''"));
+  CHECK(any_problem(ps, "queues[1].resources", "expected an object, got string"));
+  CHECK(any_problem(ps, "queues[2].limits[0].limit", "expected a string, got number"));
+  CHECK(any_problem(ps, "queues[2].limits[0].users", "expected an array of names, got string"));
+  CHECK(any_problem(ps, "queues[2].limits[1].groups[1]", "expected a string, got number"));
+  CHECK(any_problem(ps, "queues[2].limits[1].maxresources", "expected an object of resource quantities"));
+  CHECK(any_problem(ps, "queues[2].limits[2]", "expected a limit object, got string"));
+  // the limit whose users field was wrong names nobody, and that is reported too
+  CHECK(any_problem(ps, "root.c.limits[0]", "names no user and no group"));
+}
+
+TEST_CASE("limits: partition documents pick a partition by name and merge partition and root limits") {
+  const std::string lim = R"([{"limit": "l", "users": ["sue"], "maxapplications": 1}])";
+  const auto load = [](const std::string& text, const std::string& partition = "") {
+    resource_registry reg;
+    limits_json_options opt;
+    opt.partition = partition;
+    return load_limits_config(json::parse(text), reg, opt);
+  };
+  SECTION("by name, passing over entries that are not named partitions") {
+    const std::string doc = R"({"partitions": [5, {"limits": []}, {"name": 3},
+        {"name": "gpu", "queues": [{"name": "root", "limits": )" +
+                            lim + R"(}]}]})";
+    const auto cfg = load(doc, "gpu");
+    REQUIRE(cfg.root.limits.size() == 1);
+    CHECK(cfg.root.limits[0].users == std::vector<std::string>{"sue"});
+    try {
+      (void)load(doc, "cpu");
+      FAIL("unknown partition accepted");
+    } catch (const unknown_entity_error& e) {
+      CHECK(std::string(e.what()).find("cpu") != std::string::npos);
+    }
+    resource_registry reg;
+    REQUIRE_THROWS_AS(load_limits_config(json::parse(R"({"partitions": {}})"), reg), parse_error);
+    REQUIRE_THROWS_AS(load_limits_config(json::parse(R"({"partitions": []})"), reg), parse_error);
+    REQUIRE_THROWS_AS(load_limits_config(json::parse(R"([1])"), reg), parse_error);
+  }
+  SECTION("partition limits are the root limits") {
+    // without queues
+    auto cfg = load(R"({"partitions": [{"name": "default", "limits": )" + lim + "}]}");
+    CHECK(cfg.root.limits.size() == 1);
+    CHECK(cfg.root.queues.empty());
+    // with a root queue that sets none
+    cfg = load(R"({"partitions": [{"name": "default", "limits": )" + lim + R"(, "queues": [{"name": "root"}]}]})");
+    CHECK(cfg.root.limits.size() == 1);
+    // with a root queue that sets the same ones: fine
+    cfg = load(R"({"partitions": [{"name": "default", "limits": )" + lim +
+               R"(, "queues": [{"name": "root", "limits": )" + lim + "}]}]}");
+    CHECK(cfg.root.limits.size() == 1);
+    // with top-level queues and no explicit root
+    cfg = load(R"({"partitions": [{"name": "default", "limits": )" + lim +
+               R"(, "queues": [{"name": "a"}, {"name": "b"}]}]})");
+    CHECK(cfg.root.limits.size() == 1);
+    REQUIRE(cfg.root.queues.size() == 2);
+    CHECK(cfg.root.queues[1].name == "b");
+    // null partition limits: none
+    cfg = load(R"({"partitions": [{"name": "default", "limits": null, "queues": [{"name": "root"}]}]})");
+    CHECK(cfg.root.limits.empty());
+  }
+  SECTION("one top-level queue that is not the root becomes the root's child") {
+    auto cfg = load(R"({"partitions": [{"queues": [{"name": "a", "maxapplications": 3}]}]})");
+    CHECK(cfg.root.name == "root");
+    REQUIRE(cfg.root.queues.size() == 1);
+    CHECK(cfg.root.queues[0].name == "a");
+    CHECK(cfg.root.queues[0].max_applications == 3);
+    // a single partition object, with a root queue
+    cfg = load(R"({"name": "default", "queues": [{"name": "root", "queues": [{"name": "x"}]}]})");
+    REQUIRE(cfg.root.queues.size() == 1);
+    CHECK(cfg.root.queues[0].name == "x");
+    // a bare root queue with its own maximum
+    cfg = load(R"({"name": "root", "resources": {"max": {"vcore": 8}}, "queues": [{"name": "y"}]})");
+    CHECK(cfg.root.max.bound(resources::cpu) == std::optional<amount>(8000));
+    CHECK(cfg.root.queues.size() == 1);
+  }
+  SECTION("malformed top-level queues name the item") {
+    const auto unnamed = problems_of(R"({"partitions": [{"queues": [{"maxapplications": 1}]}]})");
+    CHECK(any_problem(unnamed, "partitions[0].queues[0].name", "missing or not a string"));
+    const auto number = problems_of(R"({"partitions": [{"queues": [5]}]})");
+    CHECK(any_problem(number, "partitions[0].queues[0]", "expected a queue object, got number"));
+    const auto obj = problems_of(R"({"partitions": [{"queues": {"name": "root"}}]})");
+    CHECK(any_problem(obj, "partitions[0].queues", "expected an array of queues"));
+    const auto child = problems_of(R"({"name": "root", "queues": [{"name": "a", "queues": {"b": {}}}]})");
+    CHECK(any_problem(child, "queues[0].queues", "expected an array of queues, got object"));
+    const auto with_limits = problems_of(R"({"partitions": [{"queues": [5], "limits": [
+        {"limit": "l", "users": ["sue"], "maxapplications": 1}]}]})");
+    CHECK(any_problem(with_limits, "partitions[0].queues[0]", "expected a queue object"));
+    CHECK(any_problem(with_limits, "root.queues[0]", "invalid queue name ''"));
+    CHECK(with_limits.size() == 2);  // the partition limits themselves are fine
+  }
+}
+
+TEST_CASE("limits: the root queue must be named root") {
+  const auto top = problems_of(R"({"name": "top", "limits": [{"users": ["sue"], "maxapplications": 1}]})");
+  REQUIRE(top.size() == 1);
+  CHECK(top[0].path == "top");
+  CHECK(top[0].message == "the root queue must be named 'root'");
+  const auto empty = problems_of(R"({"name": "", "limits": []})");
+  REQUIRE(empty.size() == 1);
+  CHECK(empty[0].path == "root");
+  CHECK(empty[0].message == "the root queue must be named 'root'");
+}
+
+TEST_CASE("limits: user, group and queue names may not be empty or hold blanks, commas or control characters") {
+  const auto ps = problems_of(one_queue(
+      R"([{"limit": "odd names", "users": ["", "a b", "a\tb", "a\nb", "a\rb", "a,b", "a\u0001b", "ok.name"],
+          "maxapplications": 1}])"));
+  CHECK(ps.size() == 7);
+  CHECK(any_problem(ps, "root.a.limits[0]", "limit 'odd names': invalid user name ''"));
+  CHECK(any_problem(ps, "root.a.limits[0]", "invalid user name 'a b'"));
+  CHECK(any_problem(ps, "root.a.limits[0]", "invalid user name 'a\tb'"));
+  CHECK(any_problem(ps, "root.a.limits[0]", "invalid user name 'a\nb'"));
+  CHECK(any_problem(ps, "root.a.limits[0]", "invalid user name 'a\rb'"));
+  CHECK(any_problem(ps, "root.a.limits[0]", "invalid user name 'a,b'"));
+  CHECK(any_problem(ps, "root.a.limits[0]",
+                    "invalid user name 'a\x01"
+                    "b'"));
+  const auto gs = problems_of(one_queue(R"([{"limit": "g", "groups": ["dev ops", "qa"], "maxapplications": 1}])"));
+  REQUIRE(gs.size() == 1);
+  CHECK(any_problem(gs, "root.a.limits[0]", "invalid group name 'dev ops'"));
+  const auto qs = problems_of(R"({"name": "root", "queues": [{"name": "team a"}, {"name": "team-b"}]})");
+  REQUIRE(qs.size() == 1);
+  CHECK(any_problem(qs, "root.queues[0]", "invalid queue name 'team a'"));
+}
+
+TEST_CASE("limits: a named user is held to the maxapplications of an ancestor's wildcard user entry") {
+  const std::string root = R"([{"limit": "everyone", "users": ["*"], "maxapplications": 2}])";
+  CHECK(problems_of(one_queue(R"([{"limit": "bob", "users": ["bob"], "maxapplications": 2}])", root)).empty());
+  const auto more = problems_of(one_queue(R"([{"limit": "bob", "users": ["bob"], "maxapplications": 3}])", root));
+  REQUIRE(more.size() == 1);
+  CHECK(more[0].path == "root.a.limits[0]");
+  CHECK(more[0].message ==
+        "limit 'bob': user 'bob' maxapplications 3 exceeds the wildcard entry of ancestor root.limits[0] (2)");
+  // no maxapplications at the child means unlimited, which also exceeds the ancestor's 2
+  const auto unlimited =
+      problems_of(one_queue(R"([{"limit": "bob", "users": ["bob"], "maxresources": {"vcore": 1}}])", root));
+  CHECK(any_problem(unlimited, "root.a.limits[0]", "maxapplications unlimited exceeds the wildcard entry"));
+}
+
+TEST_CASE("limits: a config built in code is validated too: negative maxima, root name") {
+  resource_registry reg;
+  limits_config cfg;
+  limits_queue a;
+  a.name = "a";
+  a.max.set(resources::cpu, -1);
+  limit_entry e;
+  e.name = "neg";
+  e.users = {"sue"};
+  e.max_resources.set(resources::memory, -5);
+  e.max_resources.set(resources::cpu, 0);
+  a.limits.push_back(e);
+  cfg.root.queues.push_back(a);
+  std::vector<diagnostic> ps;
+  try {
+    validate_limits_config(cfg, reg);
+    FAIL("accepted");
+  } catch (const validation_error& err) {
+    ps = err.problems();
+  }
+  CHECK(any_problem(ps, "root.a.resources.max.cpu", "queue maximum must not be negative"));
+  CHECK(any_problem(ps, "root.a.limits[0].maxresources.memory", "limit 'neg': negative amount -5"));
+  CHECK(any_problem(ps, "root.a.limits[0].maxresources.cpu", "greater than zero"));
+  CHECK(any_problem(ps, "root.a.limits[0]", "maxresources cpu=0 exceeds the queue's resources.max (-1)"));
+  CHECK(ps.size() == 4);
+  // the same checks as the loaders: a good config passes, a renamed root fails
+  cfg.root.queues[0].max.set(resources::cpu, 4000);
+  cfg.root.queues[0].limits[0].max_resources.set(resources::memory, 5);
+  cfg.root.queues[0].limits[0].max_resources.set(resources::cpu, 4000);
+  CHECK_NOTHROW(validate_limits_config(cfg, reg));
+  cfg.root.name = "top";
+  diagnostics d;
+  collect_limits_problems(cfg, reg, d);
+  REQUIRE(d.size() == 1);
+}
+
+TEST_CASE("limits: with vcore_as_cpu off, vcore is a resource of its own in limits, requests and usage JSON") {
+  resource_registry reg;
+  limits_json_options opt;
+  opt.vcore_as_cpu = false;
+  const auto cfg = load_limits_config(json::parse(R"({"name": "root", "limits": [
+      {"limit": "u", "users": ["sue"], "maxresources": {"vcore": 5, "cpu": "2"}}]})"),
+                                      reg, opt);
+  const auto vcore = reg.find("vcore");
+  REQUIRE(vcore.has_value());
+  CHECK(*vcore != resources::cpu);
+  CHECK(cfg.root.limits[0].max_resources.bound(*vcore) == std::optional<amount>(5));
+  CHECK(cfg.root.limits[0].max_resources.bound(resources::cpu) == std::optional<amount>(2000));
+  limits_manager m(reg);
+  m.reload(cfg);
+  const resource_vector req = parse_limits_usage(json::parse(R"({"vcore": 5, "cpu": 1})"), reg, "request", opt);
+  CHECK(req.get(*vcore) == 5);
+  CHECK(req.get(resources::cpu) == 1000);
+  CHECK(m.increase("root", "s1", req, who("sue")).allowed());
+  const auto d =
+      m.increase("root", "s1", parse_limits_usage(json::parse(R"({"vcore": 1})"), reg, "request", opt), who("sue"));
+  REQUIRE(d.denied());
+  CHECK(d.reasons()[0].resource_name == "vcore");
+  const json users = users_usage_to_json(m, opt);
+  REQUIRE(users.size() == 1);
+  CHECK(users[0]["queues"]["resourceUsage"] == json{{"cpu", 1000}, {"vcore", 5}});
+  CHECK(users[0]["queues"]["maxResources"] == json{{"cpu", 2000}, {"vcore", 5}});
+  // a request with a bad quantity names its path
+  try {
+    (void)parse_limits_usage(json::parse(R"({"memory": "lots"})"), reg, "request", opt);
+    FAIL("accepted");
+  } catch (const validation_error& e) {
+    REQUIRE(e.problems().size() == 1);
+    CHECK(e.problems()[0].path == "request.memory");
+  }
+}
+
+TEST_CASE("limits: handles that name nothing, or an application that is not running, are typed errors") {
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(parse(R"({"name": "root", "queues": [{"name": "a", "limits": [
+      {"limit": "u", "users": ["*"], "maxresources": {"vcore": 4}}]}]})",
+                 reg));
+  const auto q = m.queue_id("root.a");
+  const auto u = m.user_id("sue");
+  const auto run = m.app_id("run");
+  REQUIRE(m.increase(q, run, use(3000), u, {}).allowed());
+  // a partial decrease by handle needs no identity
+  m.decrease(q, run, use(1000), false);
+  CHECK(m.user_usage("sue", "root.a") == use(2000));
+
+  const auto bogus_app = app_handle{9999};
+  REQUIRE_THROWS_AS(m.release_app(bogus_app), unknown_entity_error);
+  REQUIRE_THROWS_AS((void)m.increase(q, bogus_app, use(1), u, {}), unknown_entity_error);
+  REQUIRE_THROWS_AS(m.decrease(q, bogus_app, use(1), false), unknown_entity_error);
+  REQUIRE_THROWS_AS((void)m.increase(queue_handle{9999}, run, use(1), u, {}), unknown_entity_error);
+  REQUIRE_THROWS_AS((void)m.increase(q, m.app_id("other"), use(1), user_handle{9999}, {}), unknown_entity_error);
+  REQUIRE_THROWS_AS((void)m.headroom(queue_handle{9999}, run, u, {}), unknown_entity_error);
+
+  // a held handle of an application that does not run (yet)
+  const auto idle = m.app_id("idle");
+  CHECK(m.application_count() == 3);  // run, other, idle
+  CHECK(!m.group_of("idle"));
+  try {
+    m.decrease(q, idle, use(1), false);
+    FAIL("decrease of an idle application accepted");
+  } catch (const unknown_entity_error& e) {
+    CHECK(std::string(e.what()).find("idle") != std::string::npos);
+  }
+  REQUIRE_THROWS_AS(m.decrease("root.a", "idle", use(1), false, who("sue")), unknown_entity_error);
+  // releasing the handle of an application that does not run forgets it at once
+  m.release_app(idle);
+  m.release_app(m.app_id("other"));
+  CHECK(m.application_count() == 1);
+  REQUIRE_THROWS_AS(m.release_app(idle), unknown_entity_error);
+  // none of it touched the running application
+  CHECK(m.user_usage("sue", "root.a") == use(2000));
+  CHECK(m.user_running("sue", "root") == 1);
+}
+
+TEST_CASE("limits: an empty application name is an error for a change, and a new application for a question") {
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(parse(R"({"name": "root", "queues": [{"name": "a", "limits": [
+      {"limit": "u", "users": ["*"], "maxapplications": 1, "maxresources": {"vcore": 4}}]}]})",
+                 reg));
+  REQUIRE_THROWS_AS((void)m.increase("root.a", "", use(1), who("sue")), unknown_entity_error);
+  REQUIRE_THROWS_AS((void)m.check_increase("root.a", "", use(1), who("sue")), unknown_entity_error);
+  REQUIRE_THROWS_AS(m.decrease("root.a", "", use(1), false, who("sue")), unknown_entity_error);
+  CHECK(m.tracker_count() == 0);
+  CHECK(m.application_count() == 0);
+  CHECK(m.can_run_app("root.a", "", who("sue")));
+  REQUIRE(m.increase("root.a", "s1", use(1000), who("sue")).allowed());
+  CHECK_FALSE(m.can_run_app("root.a", "", who("sue")));  // a second application would pass maxapplications 1
+  CHECK(m.can_run_app("root.a", "s1", who("sue")));      // the running one may go on
+}
+
+TEST_CASE("limits: can_run_app is false when the group's maxapplications is used up by another user") {
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(parse(R"({"name": "root", "limits": [{"limit": "dev", "groups": ["dev"], "maxapplications": 1}],
+    "queues": [{"name": "a", "limits": [{"limit": "users", "users": ["*"], "maxapplications": 5}]}]})",
+                 reg));
+  CHECK(m.can_run_app("root.a", "x", who("ann", {"dev"})));
+  REQUIRE(m.increase("root.a", "x", use(1), who("ann", {"dev"})).allowed());
+  // bob has room of his own, but the dev group at the root has one running application of one
+  CHECK_FALSE(m.can_run_app("root.a", "y", who("bob", {"dev"})));
+  const auto d = m.increase("root.a", "y", use(1), who("bob", {"dev"}));
+  REQUIRE(d.denied());
+  CHECK(d.reasons()[0].entity == "group:dev@root");
+  CHECK(d.reasons()[0].rule == "max_applications");
+  CHECK(m.can_run_app("root.a", "y", who("bob", {"qa"})));  // not in dev: not counted there
+}
+
+TEST_CASE("limits: headroom of an application asked for another user or another queue") {
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(parse(R"({"name": "root",
+    "limits": [{"limit": "sue root", "users": ["sue"], "maxresources": {"vcore": 10}},
+               {"limit": "dev root", "groups": ["dev"], "maxresources": {"vcore": 7}}],
+    "queues": [{"name": "a", "limits": [{"limit": "sue a", "users": ["sue"], "maxresources": {"vcore": 6}},
+                                        {"limit": "qa a", "groups": ["qa"], "maxresources": {"vcore": 3}}]}]})",
+                 reg));
+  REQUIRE(m.increase("root.a", "s1", use(2000), who("sue", {"dev"})).allowed());
+  CHECK(m.group_of("s1") == std::optional<std::string>("dev"));
+  // at the parent queue the running application keeps its group (dev): min(10 - 2, 7 - 2)
+  CHECK(m.headroom("root", "s1", who("sue", {"qa"})).bound(resources::cpu) == std::optional<amount>(5000));
+  // asked for bob, s1 is not his: a new application of bob in qa at root.a (qa 3, no user limit)
+  CHECK(m.headroom("root.a", "s1", who("bob", {"qa"})).bound(resources::cpu) == std::optional<amount>(3000));
+  // a held id that does not run: a new application of sue in qa, min(6 - 2, 10 - 2, 3)
+  const auto held = m.app_id("held");
+  CHECK(m.headroom("root.a", "held", who("sue", {"qa"})).bound(resources::cpu) == std::optional<amount>(3000));
+  m.release_app(held);
+  // nothing changed
+  CHECK(m.user_usage("bob", "root.a").is_zero());
+  CHECK(m.group_usage("qa", "root.a").is_zero());
+  CHECK(m.user_usage("sue", "root.a") == use(2000));
+}
+
+TEST_CASE("limits: headroom of a custom resource is the smallest room over every level") {
+  resource_registry reg;
+  // many custom resources: the limited one has a large id
+  for (int i = 0; i < 20; ++i) (void)reg.intern("example.com/r" + std::to_string(i));
+  const resource_id r19 = *reg.find("example.com/r19");
+  REQUIRE(r19 >= 16);
+  limits_manager m(reg);
+  m.reload(parse(R"({"name": "root",
+    "limits": [{"limit": "root", "users": ["sue"], "maxresources": {"example.com/r19": 10}}],
+    "queues": [{"name": "a", "limits": [{"limit": "a", "users": ["sue"], "maxresources": {"example.com/r19": 5}}]},
+               {"name": "b", "limits": [{"limit": "b", "users": ["sue"], "maxresources": {"example.com/r19": 8}}]}]})",
+                 reg));
+  CHECK(m.headroom("root.a", who("sue")).bound(r19) == std::optional<amount>(5));
+  CHECK(m.headroom("root.b", who("sue")).bound(r19) == std::optional<amount>(8));
+  resource_vector seven;
+  seven.set(r19, 7);
+  REQUIRE(m.increase("root.b", "b1", seven, who("sue")).allowed());
+  CHECK(m.headroom("root.b", who("sue")).bound(r19) == std::optional<amount>(1));  // the leaf binds: 8 - 7
+  CHECK(m.headroom("root.a", who("sue")).bound(r19) == std::optional<amount>(3));  // the root binds: 10 - 7
+  resource_vector four;
+  four.set(r19, 4);
+  const auto d = m.increase("root.a", "a1", four, who("sue"));
+  REQUIRE(d.denied());
+  CHECK(d.reasons()[0].entity == "user:sue@root");
+  CHECK(d.reasons()[0].resource_name == "example.com/r19");
+}
+
+TEST_CASE("limits: a request whose sum would overflow a limited resource is denied, not an overflow error") {
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(parse(R"({"name": "root", "queues": [{"name": "a"}]})", reg));
+  const std::int64_t big = std::numeric_limits<std::int64_t>::max() - 10;
+  REQUIRE(m.increase("root.a", "a", use(big), who("sue")).allowed());
+  // a limit arrives below the usage; the sum of usage and request does not even fit in int64
+  m.reload(parse(R"({"name": "root", "queues": [{"name": "a", "limits": [
+      {"limit": "sue", "users": ["sue"], "maxresources": {"vcore": 4}}]}]})",
+                 reg));
+  const auto d = m.increase("root.a", "a", use(11), who("sue"));
+  REQUIRE(d.denied());
+  CHECK(d.reasons()[0].rule == "max_resources");
+  CHECK(d.reasons()[0].entity == "user:sue@root.a");
+  CHECK(d.reasons()[0].used == big);
+  CHECK(d.reasons()[0].limit == 4000);
+  CHECK(m.user_usage("sue", "root.a") == use(big));
+}
+
+TEST_CASE("limits: an identity's empty and '*' groups are ignored: nobody joins the wildcard pool by name") {
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(parse(R"({"name": "root", "queues": [{"name": "a", "limits": [
+      {"limit": "dev", "groups": ["dev"], "maxapplications": 5},
+      {"limit": "pool", "groups": ["*"], "maxresources": {"vcore": 2}}]}]})",
+                 reg));
+  const auto claims_pool = who("sue", {"", "*"});
+  // the same as a user without groups: no group tracking, so the 2-cpu pool does not bind
+  CHECK(m.can_run_app("root.a", "s1", claims_pool));
+  CHECK(m.headroom("root.a", "s1", claims_pool).bound(resources::cpu) == std::nullopt);
+  CHECK(m.check_increase("root.a", "s1", use(5000), claims_pool).allowed());
+  REQUIRE(m.increase("root.a", "s1", use(5000), claims_pool).allowed());
+  CHECK(m.group_of("s1") == std::optional<std::string>(""));
+  CHECK(m.group_usage("*", "root.a").is_zero());
+  // a user in some other group does fall into the pool
+  CHECK(m.headroom("root.a", who("bob", {"", "x"})).bound(resources::cpu) == std::optional<amount>(2000));
+  CHECK(m.increase("root.a", "b1", use(3000), who("bob", {"x"})).denied());
+}
+
+TEST_CASE("limits: by name, a running application asked for in another queue or by another user is a conflict") {
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(parse(R"({"name": "root", "queues": [{"name": "a", "limits": [
+      {"limit": "u", "users": ["*"], "maxapplications": 1}]}, {"name": "b"}]})",
+                 reg));
+  REQUIRE(m.increase("root.a", "s1", use(1000), who("sue")).allowed());
+  const auto conflict = [&](auto&& call) {
+    try {
+      call();
+    } catch (const state_error& e) {
+      return e.id() == error_id::state_conflict && std::string(e.what()).find("'s1'") != std::string::npos;
+    }
+    return false;
+  };
+  CHECK(conflict([&] { (void)m.increase("root.b", "s1", use(1), who("sue")); }));
+  CHECK(conflict([&] { (void)m.check_increase("root.b", "s1", use(1), who("sue")); }));
+  CHECK(conflict([&] { (void)m.increase("root.a", "s1", use(1), who("bob")); }));
+  CHECK(conflict([&] { (void)m.check_increase("root.a", "s1", use(1), who("bob")); }));
+  CHECK(conflict([&] { m.decrease("root.a", "s1", use(1), false, who("bob")); }));
+  // a question is no conflict: a running application can always continue
+  CHECK(m.can_run_app("root.b", "s1", who("sue")));
+  CHECK(m.can_run_app("root.a", "s1", who("bob")));
+  CHECK_FALSE(m.can_run_app("root.a", "s2", who("sue")));
+  CHECK(m.user_usage("sue", "root.a") == use(1000));
+  CHECK(m.user_usage("bob", "root").is_zero());
+  CHECK(m.user_usage("sue", "root.b").is_zero());
+}
+
+TEST_CASE("limits: a held application id is a new application until its first increase by name") {
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(parse(R"({"name": "root", "queues": [{"name": "a", "limits": [
+      {"limit": "u", "users": ["*"], "maxapplications": 1}]}]})",
+                 reg));
+  const auto held = m.app_id("held");
+  REQUIRE(m.increase("root.a", "other", use(1), who("sue")).allowed());
+  // "held" does not run: it is a second application of sue, over maxapplications 1
+  CHECK_FALSE(m.can_run_app("root.a", "held", who("sue")));
+  CHECK(m.check_increase("root.a", "held", use(1), who("sue")).has_rule("max_applications"));
+  CHECK(m.increase("root.a", "held", use(1), who("sue")).has_rule("max_applications"));
+  CHECK(m.application_count() == 2);  // the denial did not forget the held id
+  m.decrease("root.a", "other", use(1), true, who("sue"));
+  CHECK(m.can_run_app("root.a", "held", who("sue")));
+  REQUIRE(m.increase("root.a", "held", use(1), who("sue")).allowed());
+  CHECK(m.user_running("sue", "root.a") == 1);
+  m.decrease("root.a", "held", use(1), true, who("sue"));
+  CHECK(m.application_count() == 1);  // still held
+  m.release_app(held);
+  CHECK(m.application_count() == 0);
+  CHECK(m.tracker_count() == 0);
+}

@@ -4,6 +4,9 @@
 #include <quota/limits_yaml.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -129,4 +132,97 @@ queues:
   REQUIRE(cfg.root.limits.size() == 1);
   CHECK(cfg.root.limits[0].users == std::vector<std::string>{"1001"});
   CHECK(cfg.root.limits[0].max_applications == 1);
+}
+
+TEST_CASE("limits: YAML scalars keep their YAML type: booleans, null, signs and over-long digits") {
+  // accepted: a signed count, null (absent) fields, a quoted quantity
+  resource_registry reg;
+  const auto cfg = load_limits_config_yaml(R"(
+queues:
+  - name: root
+    maxapplications: ~
+    limits:
+      - limit: null
+        users: [sue]
+        maxapplications: +3
+        maxresources: {memory: "25G", vcore: "5"}
+)",
+                                           reg);
+  REQUIRE(cfg.root.limits.size() == 1);
+  CHECK(cfg.root.max_applications == 0);
+  CHECK(cfg.root.limits[0].name.empty());
+  CHECK(cfg.root.limits[0].max_applications == 3);
+  CHECK(cfg.root.limits[0].max_resources.bound(resources::memory) == std::optional<amount>(25'000'000'000));
+  CHECK(cfg.root.limits[0].max_resources.bound(resources::cpu) == std::optional<amount>(5000));
+
+  // rejected, each at its own path: YAML booleans are not counts, nor are text and
+  // numbers that do not fit
+  const auto ps = yaml_problems(R"(
+queues:
+  - name: root
+    limits:
+      - {limit: t1, users: [a], maxapplications: true}
+      - {limit: t2, users: [b], maxapplications: True}
+      - {limit: t3, users: [c], maxapplications: TRUE}
+      - {limit: f1, users: [d], maxapplications: false}
+      - {limit: f2, users: [e], maxapplications: False}
+      - {limit: f3, users: [f], maxapplications: FALSE}
+      - {limit: long, users: [g], maxapplications: 123456789012345678901}
+      - {limit: sign, users: [h], maxapplications: +}
+      - {limit: low, users: [i], maxapplications: -9999999999999999999}
+      - limit: empty
+        users: [j]
+        maxapplications: !!str
+)");
+  for (int i = 0; i < 6; ++i)
+    CHECK(any_problem(ps, "limits[" + std::to_string(i) + "].maxapplications",
+                      "expected a non-negative integer, got boolean"));
+  for (int i = 6; i < 10; ++i)
+    CHECK(any_problem(ps, "limits[" + std::to_string(i) + "].maxapplications",
+                      "expected a non-negative integer, got string"));
+}
+
+TEST_CASE("limits: a YAML map key that is not a scalar is a parse error naming where it is") {
+  resource_registry reg;
+  try {
+    (void)load_limits_config_yaml("? [a, b]\n: 1\n", reg);
+    FAIL("accepted");
+  } catch (const parse_error& e) {
+    CHECK(e.id() == error_id::parse_malformed_document);
+    CHECK(std::string(e.what()).find("document: a map key must be a scalar") != std::string::npos);
+  }
+  try {
+    (void)load_limits_config_yaml("queues:\n  - name: root\n    ? {x: 1}\n    : 1\n", reg);
+    FAIL("accepted");
+  } catch (const parse_error& e) {
+    CHECK(std::string(e.what()).find("queues[0]: a map key must be a scalar") != std::string::npos);
+  }
+}
+
+TEST_CASE("limits: a YAML file with a syntax error is a parse error naming the file and the line") {
+  const auto file =
+      (std::filesystem::temp_directory_path() /
+       ("quota-limits-yaml-" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) + ".yaml"))
+          .string();
+  {
+    std::ofstream out(file);
+    out << "queues:\n  - name: root\n    limits: [\n";
+  }
+  resource_registry reg;
+  std::string what;
+  try {
+    (void)load_limits_config_yaml_file(file, reg);
+  } catch (const parse_error& e) {
+    what = e.what();
+  }
+  std::remove(file.c_str());
+  CHECK(what.find(file) != std::string::npos);
+  CHECK(what.find("line ") != std::string::npos);
+  // a file that cannot be read names the file
+  try {
+    (void)load_limits_config_yaml_file(file, reg);
+    FAIL("accepted");
+  } catch (const parse_error& e) {
+    CHECK(std::string(e.what()).find("cannot read " + file) != std::string::npos);
+  }
 }

@@ -118,3 +118,56 @@ TEST_CASE("running limit: composes in the engine; a denial elsewhere commits not
   CHECK(e.admit(make("2", "q", "sue")).denied());
   CHECK(e.model<0>().running(scope::queue, "q") == 1);  // not 2: all-or-nothing
 }
+
+TEST_CASE("running limit: JSON document must be an object; names may not be empty") {
+  try {
+    (void)load_running_limits(json::array(), "policies[2]");
+    FAIL("accepted");
+  } catch (const validation_error& e) {
+    REQUIRE(e.problems().size() == 1);
+    CHECK(e.problems()[0].path == "policies[2]");
+    CHECK(e.problems()[0].message == "expected an object");
+  }
+  try {
+    (void)load_running_limits(json(3));
+    FAIL("accepted");
+  } catch (const validation_error& e) {
+    CHECK(e.problems()[0].path == "$");
+  }
+  try {
+    (void)load_running_limits(json::parse(R"({"model": "running_limits", "users": {"": 2, "sue": 1}})"));
+    FAIL("accepted");
+  } catch (const validation_error& e) {
+    REQUIRE(e.problems().size() == 1);
+    CHECK(e.problems()[0].path == "users.");
+    CHECK(e.problems()[0].message == "empty name");
+  }
+  running_limits rl;
+  REQUIRE_THROWS_AS(rl.set_limit(scope::user, "", 2), validation_error);
+  CHECK_FALSE(rl.limit_of(scope::user, "").has_value());
+}
+
+TEST_CASE("running limit: to_json lists every entity with a limit or running jobs, with the limit that applies") {
+  auto rl = load_running_limits(json::parse(R"({"queues": {"team-a": 2}, "users": {"*": 5}})"));
+  rl.commit(make("a1", "team-a", "sue"));
+  rl.commit(make("b1", "team-b", "sue"));
+  json j;
+  to_json(j, rl);
+  CHECK(j["queues"]["team-a"] == json{{"running", 1}, {"limit", 2}});
+  CHECK(j["queues"]["team-b"] == json{{"running", 1}});            // no limit of its own, no queue default
+  CHECK(j["users"]["sue"] == json{{"running", 2}, {"limit", 5}});  // the default applies
+  CHECK(j["namespaces"]["default"] == json{{"running", 2}});
+  rl.set_limit(scope::ns, "batch", 3);
+  to_json(j, rl);
+  CHECK(j["namespaces"]["batch"] == json{{"running", 0}, {"limit", 3}});
+  rl.release("b1");
+  rl.clear_limits();
+  to_json(j, rl);
+  CHECK(j["queues"] == json{{"team-a", {{"running", 1}}}});  // team-b is gone, team-a still runs a1
+  CHECK(j["users"]["sue"] == json{{"running", 1}});
+  CHECK_FALSE(j["namespaces"].contains("batch"));  // neither a limit nor running jobs any more
+  rl.release("a1");
+  to_json(j, rl);
+  CHECK(j["queues"].empty());
+  CHECK(j["users"].empty());
+}
