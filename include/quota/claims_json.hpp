@@ -17,15 +17,14 @@
 // with its path, and the model is unchanged on any error.
 #pragma once
 
-#include <cctype>
 #include <cstdint>
-#include <cstdio>
 #include <string>
 #include <string_view>
 #include <unordered_set>
 #include <vector>
 
 #include <quota/claims.hpp>
+#include <quota/detail/rfc3339.hpp>
 #include <quota/json.hpp>
 
 namespace quota {
@@ -80,30 +79,6 @@ namespace detail {
   auto it = m->find(std::string(key));
   return it != m->end() && it->is_string() ? it->get<std::string>() : std::string{};
 }
-/// Parses "2025-04-08T21:55:32Z" (RFC 3339, UTC, optional fraction) to ms since the epoch.
-[[nodiscard]] inline bool claims_parse_time(const std::string& t, std::int64_t& ms) {
-  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
-  if (t.size() < 20 || std::sscanf(t.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &y, &mo, &d, &h, &mi, &s) != 6) return false;
-  if (t.back() != 'Z' || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return false;
-  // days from civil (Howard Hinnant's algorithm, public domain formula)
-  const int yy = y - (mo <= 2 ? 1 : 0);
-  const int era = (yy >= 0 ? yy : yy - 399) / 400;
-  const int yoe = yy - era * 400;
-  const int doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  const std::int64_t days = static_cast<std::int64_t>(era) * 146097 + doe - 719468;
-  ms = ((days * 24 + h) * 60 + mi) * 60000 + static_cast<std::int64_t>(s) * 1000;
-  if (t.size() > 20 && t[19] == '.') {
-    std::int64_t frac = 0;
-    int digits = 0;
-    for (std::size_t i = 20; i < t.size() - 1 && std::isdigit(static_cast<unsigned char>(t[i])); ++i, ++digits)
-      if (digits < 3) frac = frac * 10 + (t[i] - '0');
-    for (int k = digits; k < 3; ++k) frac *= 10;
-    ms += frac;
-  }
-  return true;
-}
-
 // One request (or firstAvailable alternative) into a spec line.
 inline void claims_request_line(const json& r, const std::string& path, claim_spec& s, bool alternative,
                                 std::vector<std::pair<std::string, std::string>>& classes, const std::string& name,
@@ -347,7 +322,7 @@ inline std::size_t load_device_classes(claim_model& m, const json& doc,
     pod.min_runtime_protected = detail::claims_map_value(o, "annotations", "quota.dev/min-runtime-protected") == "true";
     if (const json* md = claims_field(o, "metadata"))
       if (const json* ts = claims_field(*md, "creationTimestamp")) {
-        if (!ts->is_string() || !detail::claims_parse_time(ts->get<std::string>(), pod.created_ms))
+        if (!ts->is_string() || !detail::parse_rfc3339_utc_ms(ts->get<std::string>(), pod.created_ms))
           diag.add(p + ".metadata.creationTimestamp", "expected an RFC 3339 UTC time");
       }
     const json* spec = claims_field(o, "spec");

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include <quota/detail/rfc3339.hpp>
 #include <quota/elastic_quota.hpp>
 #include <quota/gpu_memory.hpp>
 #include <quota/json.hpp>
@@ -19,44 +20,6 @@ namespace detail {
 
 /// Milliseconds since the epoch of an RFC 3339 UTC time "YYYY-MM-DDThh:mm:ssZ"
 /// (optional fraction), or -1 when malformed.
-[[nodiscard]] inline std::int64_t elastic_parse_time(const std::string& t) {
-  auto num = [&](std::size_t pos, std::size_t n, std::int64_t& out) {
-    if (pos + n > t.size()) return false;
-    out = 0;
-    for (std::size_t i = pos; i < pos + n; ++i) {
-      if (t[i] < '0' || t[i] > '9') return false;
-      out = out * 10 + (t[i] - '0');
-    }
-    return true;
-  };
-  std::int64_t y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
-  if (t.size() < 20 || !num(0, 4, y) || t[4] != '-' || !num(5, 2, mo) || t[7] != '-' || !num(8, 2, d) ||
-      (t[10] != 'T' && t[10] != 't') || !num(11, 2, h) || t[13] != ':' || !num(14, 2, mi) || t[16] != ':' ||
-      !num(17, 2, s))
-    return -1;
-  std::size_t i = 19;
-  std::int64_t ms = 0;
-  if (t[i] == '.') {
-    ++i;
-    std::int64_t scale = 100;
-    while (i < t.size() && t[i] >= '0' && t[i] <= '9') {
-      ms += (t[i] - '0') * scale;
-      scale /= 10;
-      ++i;
-    }
-  }
-  if (i + 1 != t.size() || (t[i] != 'Z' && t[i] != 'z')) return -1;
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return -1;
-  // days from civil (proleptic Gregorian)
-  y -= mo <= 2 ? 1 : 0;
-  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const std::int64_t yoe = y - era * 400;
-  const std::int64_t doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const std::int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  const std::int64_t days = era * 146097 + doe - 719468;
-  return ((days * 24 + h) * 60 + mi) * 60000 + s * 1000 + ms;
-}
-
 inline resource_vector elastic_container_requests(const json& c, resource_registry& reg, const std::string& path,
                                                   diagnostics& diag) {
   if (!c.is_object() || !c.contains("resources") || !c["resources"].is_object()) return {};
@@ -148,8 +111,8 @@ struct elastic_loaded_pod {
     const std::string base = "Pod " + lp.pod.name;
     const json& md = o["metadata"];
     if (md.contains("creationTimestamp") && md["creationTimestamp"].is_string()) {
-      lp.pod.created_ms = detail::elastic_parse_time(md["creationTimestamp"].get<std::string>());
-      if (lp.pod.created_ms < 0) diag.add(base + ".metadata.creationTimestamp", "not an RFC 3339 UTC time");
+      if (!detail::parse_rfc3339_utc_ms(md["creationTimestamp"].get<std::string>(), lp.pod.created_ms))
+        diag.add(base + ".metadata.creationTimestamp", "not an RFC 3339 UTC time");
     }
     const json spec = o.contains("spec") && o["spec"].is_object() ? o["spec"] : json::object();
     std::vector<resource_vector> cs, ics;

@@ -1450,11 +1450,11 @@ TEST_CASE("claims: pod documents - preemptibility, timestamps and claim referenc
 
 TEST_CASE("claims: pod creationTimestamp must be an RFC 3339 UTC time with valid fields") {
   std::int64_t ms = -1;
-  REQUIRE(detail::claims_parse_time("1970-01-02T00:00:00Z", ms));
+  REQUIRE(detail::parse_rfc3339_utc_ms("1970-01-02T00:00:00Z", ms));
   CHECK(ms == 86400000);
-  REQUIRE(detail::claims_parse_time("0000-01-01T00:00:00Z", ms));  // proleptic Gregorian year 0
+  REQUIRE(detail::parse_rfc3339_utc_ms("0000-01-01T00:00:00Z", ms));  // proleptic Gregorian year 0
   CHECK(ms == -62167219200000);
-  REQUIRE(detail::claims_parse_time("2024-02-29T23:59:60Z", ms));  // leap day, leap second
+  REQUIRE(detail::parse_rfc3339_utc_ms("2024-02-29T23:59:60Z", ms));  // leap day, leap second
   for (const char* bad : {
            "2025-04-08",                 // too short
            "yyyy-04-08T21:55:32Z",       // not numbers
@@ -1466,9 +1466,15 @@ TEST_CASE("claims: pod creationTimestamp must be an RFC 3339 UTC time with valid
            "2025-04-08T24:55:32Z",       // hour 24
            "2025-04-08T21:60:32Z",       // minute 60
            "2025-04-08T21:55:61Z",       // second 61
+           "2025-04-08T21:55:32xZ",      // junk before the zone
+           "2025-04-08T21:55:32.5xZ",    // junk after the fraction
+           " 2025-04-08T21:55:32Z",      // leading blank
+           "2025-04-08T21:55:3 Z",       // blank inside a field
+           "+025-04-08T21:55:32Z",       // sign in the year
        }) {
     INFO(bad);
     ms = 42;
-    CHECK_FALSE(detail::claims_parse_time(bad, ms));
+    CHECK_FALSE(detail::parse_rfc3339_utc_ms(bad, ms));
+    CHECK(ms == 42);  // untouched
   }
 }

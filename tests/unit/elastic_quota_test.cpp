@@ -1,6 +1,7 @@
 // Tests of the elastic quota model (nos ElasticQuota / CompositeElasticQuota).
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -432,6 +433,12 @@ TEST_CASE("elastic: randomized invariants after every operation") {
 #include <quota/elastic_quota_json.hpp>
 
 namespace {
+/// The shared RFC 3339 parser: ms since the epoch, or nothing when malformed.
+std::optional<std::int64_t> rfc3339(const char* t) {
+  std::int64_t ms = 0;
+  if (!detail::parse_rfc3339_utc_ms(t, ms)) return std::nullopt;
+  return ms;
+}
 std::string data(const char* f) {
   return std::string(QUOTA_SOURCE_DIR) + "/tests/data/elastic/" + f;
 }
@@ -486,9 +493,9 @@ TEST_CASE("elastic: JSON errors name every offending object and field") {
     CHECK(p[1].path == "ElasticQuota x/neg.spec.max.memory");
     CHECK(p[2].path == "CompositeElasticQuota default/no-ns.spec.namespaces");
   }
-  CHECK(detail::elastic_parse_time("1970-01-01T00:00:01Z") == 1000);
-  CHECK(detail::elastic_parse_time("2024-13-01T00:00:00Z") == -1);
-  CHECK(detail::elastic_parse_time("yesterday") == -1);
+  CHECK(rfc3339("1970-01-01T00:00:01Z") == 1000);
+  CHECK(rfc3339("2024-13-01T00:00:00Z") == std::nullopt);
+  CHECK(rfc3339("yesterday") == std::nullopt);
 }
 
 TEST_CASE("elastic: a copied set is independent of the original (its own pods, labels and lists)") {
@@ -531,18 +538,17 @@ TEST_CASE("elastic: a copied set is independent of the original (its own pods, l
 }
 
 TEST_CASE("elastic: creationTimestamp parsing accepts RFC 3339 UTC forms and rejects each malformed field") {
-  using detail::elastic_parse_time;
+  const auto ms_of = [](const char* t) { return rfc3339(t).value_or(-1); };
   // accepted forms: lower-case separators, fractions truncated to milliseconds, a leap second
-  CHECK(elastic_parse_time("1970-01-01t00:00:01z") == 1000);
-  CHECK(elastic_parse_time("1970-01-01T00:00:00.5Z") == 500);
-  CHECK(elastic_parse_time("1970-01-01T00:00:00.123456Z") == 123);
-  CHECK(elastic_parse_time("1970-01-01T00:00:60Z") == 60000);
-  CHECK(elastic_parse_time("2024-02-29T12:00:00Z") - elastic_parse_time("2024-02-28T12:00:00Z") == 86400000);
-  CHECK(elastic_parse_time("2024-03-01T00:00:00Z") - elastic_parse_time("2024-02-29T00:00:00Z") == 86400000);
+  CHECK(ms_of("1970-01-01t00:00:01z") == 1000);
+  CHECK(ms_of("1970-01-01T00:00:00.5Z") == 500);
+  CHECK(ms_of("1970-01-01T00:00:00.123456Z") == 123);
+  CHECK(ms_of("1970-01-01T00:00:60Z") == 60000);
+  CHECK(ms_of("2024-02-29T12:00:00Z") - ms_of("2024-02-28T12:00:00Z") == 86400000);
+  CHECK(ms_of("2024-03-01T00:00:00Z") - ms_of("2024-02-29T00:00:00Z") == 86400000);
   // year 0 of the proleptic Gregorian calendar (January: counted in the previous era)
-  CHECK(elastic_parse_time("0000-01-01T00:00:00Z") == -62167219200000);
-  CHECK(elastic_parse_time("0000-03-01T00:00:00Z") - elastic_parse_time("0000-02-28T00:00:00Z") ==
-        2 * 86400000);  // year 0 is a leap year
+  CHECK(ms_of("0000-01-01T00:00:00Z") == -62167219200000);
+  CHECK(ms_of("0000-03-01T00:00:00Z") - ms_of("0000-02-28T00:00:00Z") == 2 * 86400000);  // year 0 is a leap year
 
   // every field, separator and range rejected on its own
   for (const char* bad : {
@@ -572,7 +578,7 @@ TEST_CASE("elastic: creationTimestamp parsing accepts RFC 3339 UTC forms and rej
            "2024-05-01T10:00:61Z",       // second 61
        }) {
     INFO(bad);
-    CHECK(elastic_parse_time(bad) == -1);
+    CHECK(rfc3339(bad) == std::nullopt);
   }
 }
 
@@ -612,10 +618,11 @@ TEST_CASE("elastic: pod JSON priority must be a 32-bit integer; every bad pod is
   const auto before = reg.size();
   const auto good = load_elastic_pods(parse_json_text(R"([
     {"metadata": {"name": "lo"}, "spec": {"priority": -2147483648}},
-    {"metadata": {"name": "hi"}, "spec": {"priority": 2147483647}}
+    {"metadata": {"name": "hi", "creationTimestamp": "1969-12-31T23:59:59.999Z"}, "spec": {"priority": 2147483647}}
   ])"),
                                       reg);
   REQUIRE(good.size() == 2);
+  CHECK(good[1].pod.created_ms == -1);  // before 1970: a valid time, not a parse failure
   CHECK(good[0].pod.priority == INT32_MIN);
   CHECK(good[1].pod.priority == INT32_MAX);
 
