@@ -7,13 +7,13 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdio>
 #include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <quota/cluster_queue.hpp>
+#include <quota/detail/rfc3339.hpp>
 #include <quota/flavor_assignment.hpp>
 #include <quota/json.hpp>
 #include <quota/kueue_preemption.hpp>
@@ -37,10 +37,21 @@ inline std::string kueue_str(const json& o, const char* key, const std::string& 
   return o[key].get<std::string>();
 }
 
+/// The object at `key` of `o`: null when absent or null; a problem (and null)
+/// when it is there but not an object.
+inline const json* kueue_section(const json& o, const char* key, const std::string& path, diagnostics& d) {
+  if (!o.is_object() || !o.contains(key) || o[key].is_null()) return nullptr;
+  if (!o[key].is_object()) {
+    d.add(quota::detail::join_path(path, key), "expected an object");
+    return nullptr;
+  }
+  return &o[key];
+}
+
 inline std::int64_t kueue_weight(const json& spec, const resource_registry&, const std::string& path, diagnostics& d) {
-  if (!spec.contains("fairSharing") || !spec["fairSharing"].is_object() || !spec["fairSharing"].contains("weight"))
-    return 1000;
-  const auto& w = spec["fairSharing"]["weight"];
+  const json* fs = kueue_section(spec, "fairSharing", path + ".spec", d);
+  if (!fs || !fs->contains("weight")) return 1000;
+  const auto& w = (*fs)["weight"];
   try {
     quantity q;
     from_json(w, q);
@@ -141,18 +152,11 @@ inline bool kueue_int32(const json& v, std::int32_t& out) {
   return true;
 }
 
-/// Seconds since the epoch of an RFC 3339 UTC time "YYYY-MM-DDTHH:MM:SSZ".
+/// Seconds since the epoch (rounded down) of an RFC 3339 UTC time.
 inline bool kueue_parse_time(const std::string& s, std::int64_t& out) {
-  int y, mo, dd, h, mi, se;
-  if (s.size() < 20 || std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &y, &mo, &dd, &h, &mi, &se) != 6) return false;
-  // days from civil (Howard Hinnant's algorithm, public domain arithmetic)
-  y -= mo <= 2;
-  const int era = (y >= 0 ? y : y - 399) / 400;
-  const int yoe = y - era * 400;
-  const int doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + dd - 1;
-  const int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  const std::int64_t days = static_cast<std::int64_t>(era) * 146097 + doe - 719468;
-  out = days * 86400 + h * 3600 + mi * 60 + se;
+  std::int64_t ms = 0;
+  if (!quota::detail::parse_rfc3339_utc_ms(s, ms)) return false;
+  out = ms / 1000 - (ms % 1000 < 0 ? 1 : 0);
   return true;
 }
 
@@ -244,7 +248,8 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
       return;
     }
     const std::string obj = kind + "/" + name;
-    const json spec = o.contains("spec") && o["spec"].is_object() ? o["spec"] : json::object();
+    const json* spec_p = detail::kueue_section(o, "spec", obj, d);
+    const json spec = spec_p ? *spec_p : json::object();
     if (kind == "ResourceFlavor") {
       add.config.resource_flavors.push_back(name);
     } else if (kind == "Namespace") {
@@ -273,8 +278,8 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
       cq.resource_groups = detail::kueue_groups(spec, reg_copy, obj, d);
       cq.fair_weight_milli = detail::kueue_weight(spec, reg_copy, obj, d);
       cq.namespace_selector = detail::kueue_selector(spec, "namespaceSelector", obj + ".spec", d);
-      if (spec.contains("preemption") && spec["preemption"].is_object()) {
-        const auto& p = spec["preemption"];
+      if (const json* pre = detail::kueue_section(spec, "preemption", obj + ".spec", d)) {
+        const auto& p = *pre;
         const std::string pp = obj + ".spec.preemption";
         cq.preemption.reclaim_within_cohort = detail::kueue_enum<reclaim_within_cohort_policy>(
             p, "reclaimWithinCohort",
@@ -288,8 +293,8 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
              {"LowerPriority", within_cluster_queue_policy::lower_priority},
              {"LowerOrNewerEqualPriority", within_cluster_queue_policy::lower_or_newer_equal_priority}},
             within_cluster_queue_policy::never, pp, d);
-        if (p.contains("borrowWithinCohort") && p["borrowWithinCohort"].is_object()) {
-          const auto& b = p["borrowWithinCohort"];
+        if (const json* bwc = detail::kueue_section(p, "borrowWithinCohort", pp, d)) {
+          const auto& b = *bwc;
           cq.preemption.borrow_within_cohort = detail::kueue_enum<borrow_within_cohort_policy>(
               b, "policy",
               {{"Never", borrow_within_cohort_policy::never},
@@ -304,8 +309,8 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
           }
         }
       }
-      if (spec.contains("flavorFungibility") && spec["flavorFungibility"].is_object()) {
-        const auto& f = spec["flavorFungibility"];
+      if (const json* ff = detail::kueue_section(spec, "flavorFungibility", obj + ".spec", d)) {
+        const auto& f = *ff;
         const std::string fp = obj + ".spec.flavorFungibility";
         cq.fungibility.when_can_borrow =
             detail::kueue_enum<fungibility_action>(f, "whenCanBorrow",
@@ -320,8 +325,8 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
                                                     {"TryNextFlavor", fungibility_action::try_next_flavor}},
                                                    fungibility_action::try_next_flavor, fp, d);
       }
-      if (spec.contains("admissionScope") && spec["admissionScope"].is_object())
-        cq.admission_fair_sharing = detail::kueue_enum<bool>(spec["admissionScope"], "admissionMode",
+      if (const json* scope = detail::kueue_section(spec, "admissionScope", obj + ".spec", d))
+        cq.admission_fair_sharing = detail::kueue_enum<bool>(*scope, "admissionMode",
                                                              {{"UsageBasedAdmissionFairSharing", true},
                                                               {"UsageBasedFairSharing", true},
                                                               {"NoAdmissionFairSharing", false}},

@@ -490,6 +490,161 @@ TEST_CASE("json errors: Kueue admissionFairSharing section") {
   CHECK(d3.items()[1].path == "afs.resourceWeights");
 }
 
+TEST_CASE("json errors: Kueue sections that are not objects are named, not ignored") {
+  resource_registry reg;
+  const auto e = thrown<validation_error>([&] {
+    (void)kueue::load_kueue_objects(doc(R"([
+      {"kind": "ClusterQueue", "metadata": {"name": "a"}, "spec": {
+        "fairSharing": 3, "preemption": "Any", "flavorFungibility": [], "admissionScope": "x"}},
+      {"kind": "ClusterQueue", "metadata": {"name": "b"}, "spec": {"preemption": {"borrowWithinCohort": "Never"}}},
+      {"kind": "Cohort", "metadata": {"name": "c"}, "spec": "none"},
+      {"kind": "LocalQueue", "metadata": {"name": "l", "namespace": "ns"}, "spec": {"clusterQueue": "a",
+        "fairSharing": true}}])"),
+                                    reg);
+  });
+  std::vector<std::string> paths;
+  for (const auto& p : e.problems()) paths.push_back(p.path);
+  CHECK(paths == std::vector<std::string>{"ClusterQueue/a.spec.fairSharing", "ClusterQueue/a.spec.preemption",
+                                          "ClusterQueue/a.spec.flavorFungibility", "ClusterQueue/a.spec.admissionScope",
+                                          "ClusterQueue/b.spec.preemption.borrowWithinCohort", "Cohort/c.spec",
+                                          "LocalQueue/l.spec.fairSharing"});
+  for (const auto& p : e.problems()) CHECK(p.message == "expected an object");
+
+  // null sections and null fields mean "absent": the defaults apply
+  const auto ok = kueue::load_kueue_objects(doc(R"([
+    {"kind": "ClusterQueue", "metadata": {"name": "n"}, "spec": {"cohortName": null, "cohort": "fallback",
+      "fairSharing": null, "preemption": {"borrowWithinCohort": {"policy": "LowerPriority"}},
+      "flavorFungibility": null, "admissionScope": {"admissionMode": "UsageBasedFairSharing"},
+      "namespaceSelector": null, "queueingStrategy": "", "stopPolicy": "HoldAndDrain",
+      "resourceGroups": [{"coveredResources": ["cpu"], "flavors": [{"name": "f", "resources": [
+        {"name": "cpu", "nominalQuota": "2", "lendingLimit": null}]}]}]}},
+    {"kind": "ClusterQueue", "metadata": {"name": "w"}, "spec": {"fairSharing": {}}}])"),
+                                            reg);
+  REQUIRE(ok.config.cluster_queues.size() == 2);
+  const auto& n = ok.config.cluster_queues[0];
+  CHECK(n.cohort == "fallback");  // a null cohortName falls back to the older field
+  CHECK(n.fair_weight_milli == 1000);
+  CHECK(n.preemption.borrow_within_cohort == kueue::borrow_within_cohort_policy::lower_priority);
+  CHECK_FALSE(n.preemption.max_priority_threshold);  // no threshold given: none
+  CHECK(n.admission_fair_sharing);
+  CHECK_FALSE(n.namespace_selector);
+  CHECK(n.queueing == kueue::queueing_strategy::best_effort_fifo);  // "" is the default
+  CHECK(n.stop == kueue::stop_policy::hold_and_drain);
+  CHECK_FALSE(n.resource_groups.at(0).flavors.at(0).resources.at(0).lending_limit);
+  CHECK(ok.config.cluster_queues[1].fair_weight_milli == 1000);  // fairSharing without a weight
+}
+
+TEST_CASE("json errors: Kueue resource groups, selectors and namespaces of the wrong shape") {
+  resource_registry reg;
+  const auto e = thrown<validation_error>([&] {
+    (void)kueue::load_kueue_objects(doc(R"([
+      {"kind": "ClusterQueue", "metadata": {"name": "g"}, "spec": {"resourceGroups": [5, {"coveredResources": ["cpu"],
+        "flavors": [7, {"name": "f", "resources": [3]}]}]}},
+      {"kind": "ClusterQueue", "metadata": {"name": "s"}, "spec": {"namespaceSelector": {
+        "matchLabels": ["team"], "matchExpressions": {"key": "k"}}}},
+      {"kind": "ClusterQueue", "metadata": {"name": "v"}, "spec": {"namespaceSelector": {"matchExpressions": [
+        "k", {"key": "k", "operator": "In", "values": "a"}, {"key": "k", "operator": "In", "values": ["a", 1]}]}}},
+      {"kind": "Namespace", "metadata": {"name": "ns", "labels": "team=a"}},
+      7,
+      {"metadata": {"name": "kindless"}},
+      {"kind": 5, "metadata": {"name": "numeric-kind"}}])"),
+                                    reg);
+  });
+  for (const char* p : {
+           "ClusterQueue/g.spec.resourceGroups[0].coveredResources",
+           "ClusterQueue/g.spec.resourceGroups[0].flavors",
+           "ClusterQueue/g.spec.resourceGroups[1].flavors[0].name",
+           "ClusterQueue/g.spec.resourceGroups[1].flavors[0].resources",
+           "ClusterQueue/g.spec.resourceGroups[1].flavors[1].resources[0].name",
+           "ClusterQueue/s.spec.namespaceSelector.matchLabels",
+           "ClusterQueue/s.spec.namespaceSelector.matchExpressions",
+           "ClusterQueue/v.spec.namespaceSelector.matchExpressions[0].operator",
+           "ClusterQueue/v.spec.namespaceSelector.matchExpressions[1].values",
+           "ClusterQueue/v.spec.namespaceSelector.matchExpressions[2].values[1]",
+           "Namespace/ns.metadata.labels",
+           "/kindless",
+           "/numeric-kind",
+       }) {
+    INFO(p);
+    CHECK(has_problem(e, p));
+  }
+  CHECK(has_problem(e, "[4]"));  // not an object: named by its index
+
+  // Exists and DoesNotExist take no values; namespaces without labels (or null labels) are kept
+  const auto ok = kueue::load_kueue_objects(doc(R"([
+    {"kind": "ClusterQueue", "metadata": {"name": "x"}, "spec": {"namespaceSelector": {"matchLabels": null,
+      "matchExpressions": [{"key": "gpu", "operator": "Exists"}, {"key": "spot", "operator": "DoesNotExist",
+        "values": null}]}}},
+    {"kind": "Namespace", "metadata": {"name": "a"}},
+    {"kind": "Namespace", "metadata": {"name": "b", "labels": null}}])"),
+                                            reg);
+  const auto& sel = ok.config.cluster_queues.at(0).namespace_selector;
+  REQUIRE(sel);
+  CHECK(sel->match_labels.empty());
+  REQUIRE(sel->match_expressions.size() == 2);
+  CHECK(sel->match_expressions[0].oper == kueue::label_selector::op::exists);
+  CHECK(sel->match_expressions[1].oper == kueue::label_selector::op::does_not_exist);
+  CHECK(sel->match_expressions[1].values.empty());
+  REQUIRE(ok.config.namespaces);
+  CHECK(ok.config.namespaces->size() == 2);
+  CHECK(ok.config.namespaces->at(1).labels.empty());
+
+  // a second document's namespaces join the first's
+  kueue::kueue_objects acc = ok;
+  kueue::load_kueue_objects(doc(R"({"kind": "Namespace", "metadata": {"name": "c", "labels": {"t": "1"}}})"), reg, acc);
+  REQUIRE(acc.config.namespaces->size() == 3);
+  CHECK(acc.config.namespaces->at(2).labels == std::vector<std::pair<std::string, std::string>>{{"t", "1"}});
+}
+
+TEST_CASE("json errors: Kueue Workload pod sets, counts and timestamps") {
+  resource_registry reg;
+  const auto e = thrown<validation_error>([&] {
+    (void)kueue::load_kueue_objects(doc(R"([
+      {"kind": "Workload", "metadata": {"name": "no-sets"}, "spec": {"queueName": "q"}},
+      {"kind": "Workload", "metadata": {"name": "sets-object"}, "spec": {"podSets": {"count": 1}}},
+      {"kind": "Workload", "metadata": {"name": "counts"}, "spec": {"podSets": [
+        {"count": 1.5}, {"count": 3000000000}, {"count": 2, "minCount": "1"}, {"count": 2, "minCount": -1},
+        {"count": 2, "minCount": 3}]}},
+      {"kind": "Workload", "metadata": {"name": "late", "creationTimestamp": "2024-13-01T00:00:00Z"},
+       "spec": {"podSets": [{}]}},
+      {"kind": "Workload", "metadata": {"name": "junk", "creationTimestamp": "2024-01-01T00:00:00xZ"},
+       "spec": {"podSets": [{}]}}])"),
+                                    reg);
+  });
+  std::vector<std::string> paths;
+  for (const auto& p : e.problems()) paths.push_back(p.path);
+  CHECK(paths ==
+        std::vector<std::string>{"Workload/no-sets.spec.podSets", "Workload/sets-object.spec.podSets",
+                                 "Workload/counts.spec.podSets[0].count", "Workload/counts.spec.podSets[1].count",
+                                 "Workload/counts.spec.podSets[2].minCount", "Workload/counts.spec.podSets[3].minCount",
+                                 "Workload/counts.spec.podSets[4].minCount", "Workload/late.metadata.creationTimestamp",
+                                 "Workload/junk.metadata.creationTimestamp"});
+
+  const auto ok = kueue::load_kueue_objects(doc(R"([
+    {"kind": "Workload", "metadata": {"name": "w", "creationTimestamp": 17}, "spec": {"podSets": [
+      {"name": "workers", "count": 4, "minCount": null, "template": {"spec": {"containers": [
+        {"name": "plain"}, {"resources": {"limits": {"cpu": "9"}}},
+        {"resources": {"requests": {"cpu": "1", "memory": "1Gi"}}},
+        {"resources": {"requests": {"cpu": "500m"}}}]}}},
+      {"name": "driver", "count": 1, "minCount": 1, "template": {"metadata": {}}},
+      {"name": "odd", "template": {"spec": {"containers": "none"}}}]}},
+    {"kind": "Workload", "metadata": {"name": "old", "creationTimestamp": "1969-12-31T23:59:59.5Z"},
+     "spec": {"podSets": [{}]}}])"),
+                                            reg);
+  REQUIRE(ok.workloads.size() == 2);
+  const auto& w = ok.workloads[0];
+  CHECK(w.created == 0);  // a non-string timestamp is not read
+  REQUIRE(w.pod_sets.size() == 3);
+  CHECK(w.pod_sets[0].count == 4);
+  CHECK_FALSE(w.pod_sets[0].min_count);
+  CHECK(w.pod_sets[0].per_pod.get(resources::cpu) == 1500);  // requests summed; limits are not requests
+  CHECK(w.pod_sets[0].per_pod.get(resources::memory) == 1024LL * 1024 * 1024);
+  CHECK(w.pod_sets[1].min_count == 1);
+  CHECK(w.pod_sets[1].per_pod.empty());
+  CHECK(w.pod_sets[2].per_pod.empty());
+  CHECK(ok.workloads[1].created == -1);  // half a second before 1970 rounds down to -1 s
+}
+
 // ---- claims_json.hpp ---------------------------------------------------------------
 
 TEST_CASE("json errors: a ResourceClaim lists every problem with its path") {
