@@ -37,19 +37,8 @@ inline std::string kueue_str(const json& o, const char* key, const std::string& 
   return o[key].get<std::string>();
 }
 
-/// The object at `key` of `o`: null when absent or null; a problem (and null)
-/// when it is there but not an object.
-inline const json* kueue_section(const json& o, const char* key, const std::string& path, diagnostics& d) {
-  if (!o.is_object() || !o.contains(key) || o[key].is_null()) return nullptr;
-  if (!o[key].is_object()) {
-    d.add(quota::detail::join_path(path, key), "expected an object");
-    return nullptr;
-  }
-  return &o[key];
-}
-
 inline std::int64_t kueue_weight(const json& spec, const resource_registry&, const std::string& path, diagnostics& d) {
-  const json* fs = kueue_section(spec, "fairSharing", path + ".spec", d);
+  const json* fs = object_section(spec, "fairSharing", path + ".spec", d);
   if (!fs || !fs->contains("weight")) return 1000;
   const auto& w = (*fs)["weight"];
   try {
@@ -248,7 +237,7 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
       return;
     }
     const std::string obj = kind + "/" + name;
-    const json* spec_p = detail::kueue_section(o, "spec", obj, d);
+    const json* spec_p = object_section(o, "spec", obj, d);
     const json spec = spec_p ? *spec_p : json::object();
     if (kind == "ResourceFlavor") {
       add.config.resource_flavors.push_back(name);
@@ -278,7 +267,7 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
       cq.resource_groups = detail::kueue_groups(spec, reg_copy, obj, d);
       cq.fair_weight_milli = detail::kueue_weight(spec, reg_copy, obj, d);
       cq.namespace_selector = detail::kueue_selector(spec, "namespaceSelector", obj + ".spec", d);
-      if (const json* pre = detail::kueue_section(spec, "preemption", obj + ".spec", d)) {
+      if (const json* pre = object_section(spec, "preemption", obj + ".spec", d)) {
         const auto& p = *pre;
         const std::string pp = obj + ".spec.preemption";
         cq.preemption.reclaim_within_cohort = detail::kueue_enum<reclaim_within_cohort_policy>(
@@ -293,7 +282,7 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
              {"LowerPriority", within_cluster_queue_policy::lower_priority},
              {"LowerOrNewerEqualPriority", within_cluster_queue_policy::lower_or_newer_equal_priority}},
             within_cluster_queue_policy::never, pp, d);
-        if (const json* bwc = detail::kueue_section(p, "borrowWithinCohort", pp, d)) {
+        if (const json* bwc = object_section(p, "borrowWithinCohort", pp, d)) {
           const auto& b = *bwc;
           cq.preemption.borrow_within_cohort = detail::kueue_enum<borrow_within_cohort_policy>(
               b, "policy",
@@ -309,7 +298,7 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
           }
         }
       }
-      if (const json* ff = detail::kueue_section(spec, "flavorFungibility", obj + ".spec", d)) {
+      if (const json* ff = object_section(spec, "flavorFungibility", obj + ".spec", d)) {
         const auto& f = *ff;
         const std::string fp = obj + ".spec.flavorFungibility";
         cq.fungibility.when_can_borrow =
@@ -325,7 +314,7 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
                                                     {"TryNextFlavor", fungibility_action::try_next_flavor}},
                                                    fungibility_action::try_next_flavor, fp, d);
       }
-      if (const json* scope = detail::kueue_section(spec, "admissionScope", obj + ".spec", d))
+      if (const json* scope = object_section(spec, "admissionScope", obj + ".spec", d))
         cq.admission_fair_sharing = detail::kueue_enum<bool>(*scope, "admissionMode",
                                                              {{"UsageBasedAdmissionFairSharing", true},
                                                               {"UsageBasedFairSharing", true},

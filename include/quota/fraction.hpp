@@ -39,9 +39,13 @@ class fraction {
       den_ = num == 0 ? 1 : 0;
       return;
     }
-    const std::int64_t g = std::gcd(num, den);
-    num_ = g ? num / g : num;
-    den_ = g ? den / g : den;
+    // gcd of the magnitudes in unsigned arithmetic: |INT64_MIN| is not an
+    // int64 (std::gcd on signed values would negate it). 0 < g <= den.
+    const std::uint64_t mag =
+        num < 0 ? std::uint64_t{0} - static_cast<std::uint64_t>(num) : static_cast<std::uint64_t>(num);
+    const auto g = static_cast<std::int64_t>(std::gcd(mag, static_cast<std::uint64_t>(den)));
+    num_ = num / g;
+    den_ = den / g;
   }
   [[nodiscard]] static constexpr fraction infinity() noexcept {
     fraction f;
@@ -55,11 +59,13 @@ class fraction {
   [[nodiscard]] constexpr bool is_infinite() const noexcept { return den_ == 0 && num_ != 0; }
 
   /// floor(x * num / den), exact; throws overflow_error when it does not fit.
+  /// (den > 0 once finite: the quotient rounds towards zero, so a negative
+  /// inexact one is one too high and a positive one is one too low for ceil.)
   [[nodiscard]] constexpr std::int64_t apply_floor(std::int64_t x) const {
     if (den_ == 0) detail::throw_overflow("scaling by an infinite fraction");
     const detail::int128 p = static_cast<detail::int128>(x) * num_;
     detail::int128 q = p / den_;
-    if ((p % den_ != 0) && ((p < 0) != (den_ < 0))) --q;
+    if (p % den_ != 0 && p < 0) --q;
     return detail::narrow<std::int64_t>(q);
   }
   /// ceil(x * num / den), exact.
@@ -67,7 +73,7 @@ class fraction {
     if (den_ == 0) detail::throw_overflow("scaling by an infinite fraction");
     const detail::int128 p = static_cast<detail::int128>(x) * num_;
     detail::int128 q = p / den_;
-    if ((p % den_ != 0) && ((p < 0) == (den_ < 0))) ++q;
+    if (p % den_ != 0 && p > 0) ++q;
     return detail::narrow<std::int64_t>(q);
   }
 

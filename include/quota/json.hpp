@@ -264,6 +264,20 @@ inline void for_each_object(const json& doc, const std::function<void(const json
   return fallback;
 }
 
+/// The object at `key` of `obj`: nullptr when the field is absent or null,
+/// and also when it is there but not an object, which is then a problem added
+/// to `diag` at path.key (a section of the wrong shape is reported, never
+/// silently read as empty).
+[[nodiscard]] inline const json* object_section(const json& obj, const char* key, const std::string& path,
+                                                diagnostics& diag) {
+  if (!obj.is_object() || !obj.contains(key) || obj[key].is_null()) return nullptr;
+  if (!obj[key].is_object()) {
+    diag.add(detail::join_path(path, key), std::string("expected an object, got ") + obj[key].type_name());
+    return nullptr;
+  }
+  return &obj[key];
+}
+
 /// Optional typed field access: returns `def` when absent, throws parse_error
 /// naming path.key when present with the wrong type.
 template <class T>

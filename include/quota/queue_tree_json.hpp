@@ -50,14 +50,15 @@ struct volcano_podgroup {
       pg.name = object_name(obj, path);
       pg.ns = object_namespace(obj);
       const json empty = json::object();
-      const json& spec = obj.contains("spec") && obj["spec"].is_object() ? obj["spec"] : empty;
+      const json* spec_p = object_section(obj, "spec", path, diag);
+      const json& spec = spec_p ? *spec_p : empty;
       const std::string sp = detail::join_path(path, "spec");
       pg.queue = field_or<std::string>(spec, "queue", std::string("default"), sp);
       pg.min_member = field_or<std::int64_t>(spec, "minMember", 0, sp);
       if (spec.contains("minResources"))
         pg.min_resources = parse_resource_list(spec["minResources"], reg, detail::join_path(sp, "minResources"), &diag);
-      if (obj.contains("status") && obj["status"].is_object())
-        pg.phase = field_or<std::string>(obj["status"], "phase", std::string{}, detail::join_path(path, "status"));
+      if (const json* st = object_section(obj, "status", path, diag))
+        pg.phase = field_or<std::string>(*st, "phase", std::string{}, detail::join_path(path, "status"));
     } catch (const error& e) {
       diag.add(path, e.what());
       return;

@@ -4,6 +4,7 @@
 // outputs and the registry unchanged. Also the accepted edge forms (single
 // object, List, array) and the documented defaults of absent fields.
 #include <quota/budget_json.hpp>
+#include <quota/capacity_queues_json.hpp>
 #include <quota/claims_json.hpp>
 #include <quota/cluster_queue_json.hpp>
 #include <quota/elastic_quota_json.hpp>
@@ -11,6 +12,7 @@
 #include <quota/json.hpp>
 #include <quota/limits_json.hpp>
 #include <quota/priority_class_quota_json.hpp>
+#include <quota/queue_tree_json.hpp>
 #include <quota/sharing_pools_json.hpp>
 
 #include <cstdio>
@@ -508,7 +510,7 @@ TEST_CASE("json errors: Kueue sections that are not objects are named, not ignor
                                           "ClusterQueue/a.spec.flavorFungibility", "ClusterQueue/a.spec.admissionScope",
                                           "ClusterQueue/b.spec.preemption.borrowWithinCohort", "Cohort/c.spec",
                                           "LocalQueue/l.spec.fairSharing"});
-  for (const auto& p : e.problems()) CHECK(p.message == "expected an object");
+  for (const auto& p : e.problems()) CHECK(p.message.rfind("expected an object, got ", 0) == 0);
 
   // null sections and null fields mean "absent": the defaults apply
   const auto ok = kueue::load_kueue_objects(doc(R"([
@@ -643,6 +645,61 @@ TEST_CASE("json errors: Kueue Workload pod sets, counts and timestamps") {
   CHECK(w.pod_sets[1].per_pod.empty());
   CHECK(w.pod_sets[2].per_pod.empty());
   CHECK(ok.workloads[1].created == -1);  // half a second before 1970 rounds down to -1 s
+}
+
+TEST_CASE("json errors: Volcano Queue and PodGroup sections of the wrong shape are named") {
+  resource_registry reg;
+  const auto e = thrown<validation_error>([&] {
+    (void)parse_volcano_queues(doc(R"([
+      {"metadata": {"name": "a"}, "spec": [1]},
+      {"metadata": {"name": "b"}, "spec": {"guarantee": "all"}, "status": "Open"},
+      {"metadata": {"name": "c"}, "status": {"state": "Closing"}}])"),
+                               reg);
+  });
+  std::vector<std::string> paths;
+  for (const auto& p : e.problems()) paths.push_back(p.path);
+  CHECK(paths == std::vector<std::string>{"[0].spec", "[1].spec.guarantee", "[1].status"});
+
+  // a parent named root is the top level; deserved is read (the capacity plugin uses it);
+  // Closing and Unknown are states of their own
+  const auto qs = parse_volcano_queues(doc(R"([
+    {"metadata": {"name": "top"}, "spec": {"parent": "root", "weight": 3,
+      "guarantee": {"resource": {"cpu": "2"}}, "deserved": {"cpu": "4"}}},
+    {"metadata": {"name": "mid"}, "spec": {"parent": "top", "guarantee": {}}, "status": {"state": "Closing"}},
+    {"metadata": {"name": "lost"}, "status": {"state": "Unknown"}},
+    {"metadata": {"name": "shut"}, "spec": null, "status": {"state": "Closed"}}])"),
+                                       reg);
+  REQUIRE(qs.size() == 4);
+  CHECK(qs[0].parent.empty());
+  CHECK(qs[0].weight == 3);
+  CHECK(qs[0].guarantee.get(resources::cpu) == 2000);
+  CHECK(qs[1].parent == "top");
+  CHECK(qs[1].guarantee.empty());
+  CHECK(qs[1].state == queue_state::closing);
+  CHECK(qs[2].state == queue_state::closed);  // Unknown: schedules nothing new
+  CHECK(qs[3].state == queue_state::closed);
+  const auto caps =
+      parse_capacity_queues(doc(R"({"metadata": {"name": "d"}, "spec": {"deserved": {"cpu": "4"}}})"), reg);
+  REQUIRE(caps.size() == 1);
+  CHECK(caps[0].deserved.get(resources::cpu) == 4000);
+
+  const auto pe = thrown<validation_error>([&] {
+    (void)parse_volcano_podgroups(doc(R"([
+      {"metadata": {"name": "p"}, "spec": "q"},
+      {"metadata": {"name": "r"}, "spec": {"queue": "q"}, "status": ["Running"]}])"),
+                                  reg);
+  });
+  CHECK(has_problem(pe, "[0].spec"));
+  CHECK(has_problem(pe, "[1].status"));
+  const auto pgs = parse_volcano_podgroups(
+      doc(R"({"metadata": {"name": "p", "namespace": "ns"}, "spec": {"minMember": 2, "minResources": {"cpu": "1"}},
+             "status": {"phase": "Inqueue"}})"),
+      reg);
+  REQUIRE(pgs.size() == 1);
+  CHECK(pgs[0].queue == "default");
+  CHECK(pgs[0].min_member == 2);
+  CHECK(pgs[0].min_resources.get(resources::cpu) == 1000);
+  CHECK(pgs[0].phase == "Inqueue");
 }
 
 // ---- claims_json.hpp ---------------------------------------------------------------

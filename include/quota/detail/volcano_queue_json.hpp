@@ -39,7 +39,8 @@ void for_each_volcano_queue(const json& doc, resource_registry& reg, F&& f) {
     try {
       q.name = object_name(obj, path);
       const json empty = json::object();
-      const json& spec = obj.contains("spec") && obj["spec"].is_object() ? obj["spec"] : empty;
+      const json* spec_p = object_section(obj, "spec", path, diag);
+      const json& spec = spec_p ? *spec_p : empty;
       const std::string sp = join_path(path, "spec");
       q.weight = field_or<std::int64_t>(spec, "weight", 1, sp);
       q.priority = field_or<std::int32_t>(spec, "priority", 0, sp);
@@ -50,11 +51,10 @@ void for_each_volcano_queue(const json& doc, resource_registry& reg, F&& f) {
         q.deserved = parse_resource_list(spec["deserved"], reg, join_path(sp, "deserved"), &diag);
       if (spec.contains("capability"))
         q.capability = parse_resource_list(spec["capability"], reg, join_path(sp, "capability"), &diag);
-      if (spec.contains("guarantee") && spec["guarantee"].is_object() && spec["guarantee"].contains("resource"))
-        q.guarantee =
-            parse_resource_list(spec["guarantee"]["resource"], reg, join_path(sp, "guarantee.resource"), &diag);
-      if (obj.contains("status") && obj["status"].is_object())
-        q.state = field_or<std::string>(obj["status"], "state", q.state, join_path(path, "status"));
+      if (const json* g = object_section(spec, "guarantee", sp, diag); g && g->contains("resource"))
+        q.guarantee = parse_resource_list((*g)["resource"], reg, join_path(sp, "guarantee.resource"), &diag);
+      if (const json* st = object_section(obj, "status", path, diag))
+        q.state = field_or<std::string>(*st, "state", q.state, join_path(path, "status"));
       if (q.state != "Open" && q.state != "Closed" && q.state != "Closing" && q.state != "Unknown")
         diag.add(join_path(path, "status.state"), "expected Open, Closed, Closing or Unknown, got '" + q.state + "'");
     } catch (const error& e) {
