@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -700,6 +701,29 @@ TEST_CASE("json errors: Volcano Queue and PodGroup sections of the wrong shape a
   CHECK(pgs[0].min_member == 2);
   CHECK(pgs[0].min_resources.get(resources::cpu) == 1000);
   CHECK(pgs[0].phase == "Inqueue");
+}
+
+TEST_CASE("json errors: Kueue durations are Go durations in exact milliseconds") {
+  const auto ms = [](const char* text) -> std::optional<std::int64_t> {
+    std::int64_t out = -7;
+    if (!kueue::detail::kueue_parse_duration(text, out)) {
+      CHECK(out == -7);  // a rejected duration writes nothing
+      return std::nullopt;
+    }
+    return out;
+  };
+  CHECK(ms("0") == 0);
+  CHECK(ms("250ms") == 250);
+  CHECK(ms("90s") == 90000);
+  CHECK(ms("1m30s") == 90000);
+  CHECK(ms("168h") == 168LL * 3600000);
+  CHECK(ms("1h1m1s1ms") == 3661001);
+  CHECK(ms("1000000000000h") == 3600000000000000000LL);  // the largest count a unit takes
+  for (const char* bad : {"", "5", "h", "1.5h", "10x", "1h 2m", "-1s", "1000000000001ms",
+                          "1000000000000h1000000000000h1000000000000h"}) {  // the last sum overflows int64
+    INFO(bad);
+    CHECK(ms(bad) == std::nullopt);
+  }
 }
 
 // ---- claims_json.hpp ---------------------------------------------------------------
