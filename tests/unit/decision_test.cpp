@@ -47,3 +47,38 @@ TEST_CASE("decision: text, fmt and JSON name the model, rule, entity, resource a
   CHECK(j["reasons"][0]["requested"] == 2);
   CHECK(j["reasons"][0]["limit"] == 8);
 }
+
+TEST_CASE("decision: equal reasons and decisions agree on every field; text of the bare forms") {
+  // determinism checks compare whole decisions: every field of a reason takes part
+  const reason base = over_max();
+  CHECK(base == over_max());
+  std::vector<reason> changed(9, base);
+  changed[0].model = "limits";
+  changed[1].rule = "over_min";
+  changed[2].entity = "team-b";
+  changed[3].resource = resources::cpu;
+  changed[4].resource_name = "gpu";
+  changed[5].requested = 3;
+  changed[6].used = 6;
+  changed[7].limit = 9;
+  changed[8].message = "why";
+  for (std::size_t i = 0; i < changed.size(); ++i) {
+    INFO("field " << i);
+    CHECK_FALSE(changed[i] == base);
+    CHECK_FALSE(decision::deny(changed[i]) == decision::deny(base));
+  }
+  CHECK(decision::allow() == decision{});
+  CHECK_FALSE(decision::allow() == decision::deny(base));
+
+  // no entity, no resource: just model.rule; a resource without a name is shown by id; a message follows
+  CHECK(to_string(reason{"engine", "duplicate", "", no_resource, {}, 0, 0, 0, ""}) == "engine.duplicate");
+  const std::string unnamed = to_string(reason{"m", "r", "", resource_id{42}, {}, 1, 2, 3, ""});
+  CHECK(unnamed.find("resource#42: requested 1, used 2, limit 3") != std::string::npos);
+  CHECK(to_string(reason{"m", "r", "", no_resource, {}, 0, 0, 0, "closed"}).find("closed") != std::string::npos);
+
+  decision two = decision::deny(base);
+  two.add(reason{"limits", "max_applications", "root.a/sue", no_resource, {}, 0, 0, 0, ""});
+  CHECK(two.has_rule("max_applications"));
+  CHECK_FALSE(two.has_rule("max_applications", "elastic_quota"));  // rule found, other model
+  CHECK_FALSE(two.has_rule("nothing"));
+}

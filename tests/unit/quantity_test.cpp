@@ -161,3 +161,24 @@ TEST_CASE("quantity: ordering compares exact values across formats") {
   CHECK(quantity::parse("1e3") == quantity::parse("1k"));
   CHECK(quantity::parse("0.5Ki") < quantity::parse("513"));
 }
+
+TEST_CASE("quantity: order, negative range and precision edges of to_base") {
+  // ordering is by exact value whatever the spelling
+  CHECK(quantity::parse("2") > quantity::parse("1500m"));
+  CHECK(quantity::parse("1Ki") > quantity::parse("1k"));
+  CHECK(quantity::parse("1Ki") < quantity::parse("1.1k"));
+  CHECK((quantity::parse("1") <=> quantity::parse("1000m")) == std::strong_ordering::equal);
+  // negative values beyond int64 in the base unit are out of range, not wrapped
+  CHECK_THROWS_AS(quantity::parse("-9223372036854775807").to_base(3), quota::parse_error);
+  CHECK_THROWS_AS(quantity::parse("-8Ei").to_base(1), quota::parse_error);
+  CHECK(quantity::parse("-1Ki").to_base(0) == -1024);
+  // a base unit finer than 10^-38 asks for more precision than exists: too precise, not an overflow
+  try {
+    (void)quantity::parse("1n").to_base(-40);
+    FAIL("expected parse_error");
+  } catch (const quota::parse_error& e) {
+    CHECK(e.id() == quota::error_id::parse_too_precise);
+  }
+  CHECK(quantity::parse("0").to_base(-40) == 0);
+  CHECK(quantity::parse("5000").to_base(-3) == 5);  // kilo units
+}
