@@ -164,6 +164,14 @@ TEST_CASE("json errors: resource lists back to JSON use canonical quantities and
   CHECK(q["cpu"] == "1500m");
   CHECK(q["memory"] == "2Gi");
   CHECK(q["nvidia.com/gpu"] == "2");
+  // byte-valued resources (memory, ephemeral storage, huge pages) come back in binary SI, others in decimal
+  const auto b = parse_resource_list(
+      doc(R"({"ephemeral-storage": "1073741824", "hugepages-2Mi": "4194304", "example.com/bytes": "1048576"})"), reg,
+      "y");
+  const json bj = resource_list_to_json(b, reg);
+  CHECK(bj["ephemeral-storage"] == "1Gi");
+  CHECK(bj["hugepages-2Mi"] == "4Mi");
+  CHECK(bj["example.com/bytes"] == "1048576");
   const json a = resource_amounts_to_json(v, reg);
   CHECK(a["cpu"] == 1500);
   CHECK(a["memory"] == 2147483648LL);

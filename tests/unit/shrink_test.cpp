@@ -90,6 +90,28 @@ TEST_CASE("shrink: keep marks the entity over its limit and never evicts") {
   CHECK(e.model<1>().over().empty());
 }
 
+TEST_CASE("shrink: queries of entities the tracker does not know, or that fit, answer nothing") {
+  engine_t e = research_engine(shrink_behaviour::keep());
+  const auto& t = e.model<1>();
+  CHECK_FALSE(t.limit_of("nobody"));
+  CHECK(t.usage("nobody") == 0);
+  CHECK_FALSE(t.status_of("nobody"));
+  CHECK(t.limit_of("research") == 4);
+  CHECK(t.usage("research") == 4);
+  CHECK(t.usage("other") == 1);  // known by its job only: usage, no limit
+  CHECK_FALSE(t.limit_of("other"));
+  CHECK_FALSE(t.status_of("research"));  // at its limit, not over it
+  CHECK(t.over().empty());
+  // a second queue lowered below its usage is listed next to the first; only those two
+  e.model<0>().set_limit(rl_scope::queue, "research", 3);
+  REQUIRE(e.model<1>().on_limit_change("research", 3, minute));
+  REQUIRE(e.model<1>().on_limit_change("other", 0, 2 * minute));
+  const auto over = e.model<1>().over();
+  REQUIRE(over.size() == 2);
+  CHECK(over[0].entity != over[1].entity);
+  for (const auto& s : over) CHECK(s.usage > s.limit);
+}
+
 TEST_CASE("shrink: evict_after_grace evicts at the deadline in the model's victim order until usage fits") {
   engine_t e = research_engine(shrink_behaviour::evict_after_grace(10 * minute));
   e.model<0>().set_limit(rl_scope::queue, "research", 2);
