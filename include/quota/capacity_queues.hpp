@@ -176,22 +176,25 @@ class capacity_queues {
                         "queue " + std::string(queue) + ": task '" + std::string(task_id) + "' is already allocated");
     auto dense = to_dense(req, queue);
     add_chain(alloc_, q, dense, +1);
-    tasks_.emplace(std::string(task_id), task_rec{q, std::move(dense), order_.size()});
-    order_.emplace_back(task_id);
+    order_.reserve(order_.size() + 1);  // the emplace below cannot throw after the map holds the task
+    tasks_.emplace(std::string(task_id), task_pos{order_.size()});
+    order_.push_back(task_entry{std::string(task_id), q, std::move(dense)});
   }
   void deallocate(std::string_view task_id) {
     auto it = tasks_.find(std::string(task_id));
     if (it == tasks_.end()) throw unknown_entity_error(error_id::unknown_job, "task", task_id);
-    add_chain(alloc_, it->second.queue, it->second.req, -1);
-    order_[it->second.seq].clear();
+    auto& e = order_[it->second.seq];
+    add_chain(alloc_, e.queue, e.req, -1);
+    e.id.clear();
+    e.req.clear();
     tasks_.erase(it);
-    detail::count_released(order_, holes_, tasks_);
+    detail::count_released(order_, holes_, tasks_, [](const task_entry& t) -> const std::string& { return t.id; });
   }
   [[nodiscard]] bool has_task(std::string_view id) const { return tasks_.count(std::string(id)) != 0; }
   [[nodiscard]] std::size_t task_queue(std::string_view id) const {
     auto it = tasks_.find(std::string(id));
     if (it == tasks_.end()) throw unknown_entity_error(error_id::unknown_job, "task", id);
-    return it->second.queue;
+    return order_[it->second.seq].queue;
   }
   /// A job moved to Inqueue: its minResources count as inqueue (Volcano's JobEnqueued).
   void enqueue(std::string_view queue, const resource_vector& min_resources) {
@@ -360,13 +363,87 @@ class capacity_queues {
                    const std::vector<std::string>& candidates, std::vector<victim>& out) const {
     const auto self = index(reclaimer_queue);
     auto rq = to_dense(reclaimer_request, reclaimer_queue);
-    std::vector<std::int64_t> running(alloc_);
-    std::vector<std::size_t> checked;
+    std::vector<const task_entry*> walk;
+    walk.reserve(candidates.size());
     for (const auto& id : candidates) {
       auto it = tasks_.find(id);
       if (it == tasks_.end()) throw unknown_entity_error(error_id::unknown_job, "task", id);
-      const auto q = it->second.queue;
-      const auto& req = it->second.req;
+      walk.push_back(&order_[it->second.seq]);
+    }
+    reclaim_walk(self, rq, walk, out);
+  }
+
+  /// reclaimable() over the running tasks in victim_order(), without the
+  /// tasks of queues that cannot give any: a victim's queue is another,
+  /// reclaimable queue holding, in a dimension its task uses, either no
+  /// deserved or more than deserved (the walk only lowers what queues hold),
+  /// so when no queue qualifies no task is read at all.
+  void reclaimable_running(std::string_view reclaimer_queue, const resource_vector& reclaimer_request,
+                           std::vector<victim>& out) const {
+    const auto self = index(reclaimer_queue);
+    auto rq = to_dense(reclaimer_request, reclaimer_queue);
+    std::vector<std::uint8_t> may(specs_.size(), 0);
+    bool any = false;
+    for (std::size_t q = 0; q < specs_.size(); ++q) {
+      if (q == self || !specs_[q].reclaimable) continue;
+      for (std::size_t d = 0; d < D_ && !may[q]; ++d) {
+        const std::size_t k = q * D_ + d;
+        if (alloc_[k] > 0 && (des_[k] <= 0 || (des_set_[k] && alloc_[k] > des_[k]))) may[q] = 1;
+      }
+      any = any || may[q];
+    }
+    if (!any) return;
+    std::vector<const task_entry*> walk;
+    for (const auto& e : order_)
+      if (!e.id.empty() && may[e.queue]) walk.push_back(&e);
+    if (hierarchical()) {  // victim_order
+      const auto sp = path(self);
+      std::stable_sort(walk.begin(), walk.end(), [&](const task_entry* x, const task_entry* y) {
+        return common_level(path(x->queue), sp) > common_level(path(y->queue), sp);
+      });
+    }
+    reclaim_walk(self, rq, walk, out);
+  }
+
+  /// Volcano's VictimQueueOrderFn (hierarchical): tasks of queues closer to
+  /// the reclaimer's queue (deeper common ancestor) first; stable otherwise.
+  [[nodiscard]] std::vector<std::string> victim_order(std::string_view reclaimer_queue,
+                                                      std::vector<std::string> candidates) const {
+    if (!hierarchical()) return candidates;
+    const auto self = path(index(reclaimer_queue));
+    std::stable_sort(candidates.begin(), candidates.end(), [&](const std::string& x, const std::string& y) {
+      return common_level(path(task_queue(x)), self) > common_level(path(task_queue(y)), self);
+    });
+    return candidates;
+  }
+  /// Running tasks in allocation order.
+  [[nodiscard]] std::vector<std::string> running_tasks() const {
+    std::vector<std::string> r;
+    for (const auto& e : order_)
+      if (!e.id.empty()) r.push_back(e.id);
+    return r;
+  }
+
+ private:
+  // A running task in allocation order (a released one: empty id, a hole
+  // until detail::count_released drops it) and its position by id.
+  struct task_entry {
+    std::string id;
+    std::size_t queue;
+    std::vector<std::int64_t> req;
+  };
+  struct task_pos {
+    std::size_t seq;
+  };
+
+  // ReclaimableFn's walk over tasks in victim order (see reclaimable()).
+  void reclaim_walk(std::size_t self, const std::vector<std::int64_t>& rq, const std::vector<const task_entry*>& walk,
+                    std::vector<victim>& out) const {
+    std::vector<std::int64_t> running(alloc_);
+    std::vector<std::size_t> checked;
+    for (const task_entry* t : walk) {
+      const auto q = t->queue;
+      const auto& req = t->req;
       if (q == self || !specs_[q].reclaimable) continue;
       bool intersects = false;
       for (std::size_t d = 0; d < D_; ++d)
@@ -402,35 +479,9 @@ class capacity_queues {
       for (std::size_t d = 0; d < D_; ++d) running[q * D_ + d] -= req[d];
       for (const auto a : checked)
         for (std::size_t d = 0; d < D_; ++d) running[a * D_ + d] -= req[d];
-      out.push_back(victim{id, model_name, rule, specs_[q].name});
+      out.push_back(victim{t->id, model_name, rule, specs_[q].name});
     }
   }
-
-  /// Volcano's VictimQueueOrderFn (hierarchical): tasks of queues closer to
-  /// the reclaimer's queue (deeper common ancestor) first; stable otherwise.
-  [[nodiscard]] std::vector<std::string> victim_order(std::string_view reclaimer_queue,
-                                                      std::vector<std::string> candidates) const {
-    if (!hierarchical()) return candidates;
-    const auto self = path(index(reclaimer_queue));
-    std::stable_sort(candidates.begin(), candidates.end(), [&](const std::string& x, const std::string& y) {
-      return common_level(path(task_queue(x)), self) > common_level(path(task_queue(y)), self);
-    });
-    return candidates;
-  }
-  /// Running tasks in allocation order.
-  [[nodiscard]] std::vector<std::string> running_tasks() const {
-    std::vector<std::string> r;
-    for (const auto& s : order_)
-      if (!s.empty()) r.push_back(s);
-    return r;
-  }
-
- private:
-  struct task_rec {
-    std::size_t queue;
-    std::vector<std::int64_t> req;
-    std::size_t seq;
-  };
 
   [[nodiscard]] std::size_t find_dim(resource_id r) const noexcept {
     for (std::size_t d = 0; d < D_; ++d)
@@ -763,8 +814,8 @@ class capacity_queues {
   std::vector<std::int64_t> cap_, real_, des_, s_cap_, s_real_, s_des_;
   std::vector<std::uint8_t> des_set_, s_set_;
   std::vector<std::int64_t> alloc_, inq_, elastic_;
-  std::unordered_map<std::string, task_rec> tasks_;
-  std::vector<std::string> order_;
+  std::unordered_map<std::string, task_pos> tasks_;
+  std::vector<task_entry> order_;
   std::size_t holes_ = 0;
 };
 
@@ -782,7 +833,7 @@ class capacity_queue_policy {
   /// Volcano's reclaim action: only a preemptive queue reclaims.
   void victims(const job& j, std::vector<victim>& out) const {
     if (q_->preemptive(q_->index(j.queue), j.request).denied()) return;
-    q_->reclaimable(j.queue, j.request, q_->victim_order(j.queue, q_->running_tasks()), out);
+    q_->reclaimable_running(j.queue, j.request, out);
   }
 
  private:

@@ -912,21 +912,34 @@ class fair_share_policy {
     return d;
   }
   void commit(const job& j) {
-    if (jobs_.count(j.id)) throw state_error(error_id::state_duplicate, "job '" + j.id + "' already committed");
+    if (where_.count(j.id)) throw state_error(error_id::state_duplicate, "job '" + j.id + "' already committed");
     const auto q = tree_.at(j.queue);
-    jobs_.emplace(j.id, running{q, j.request, j.preemptible, j.priority, j.created_ms});  // may throw: no change yet
+    // may throw: no change yet
+    if (jobs_.size() < tree_.size()) jobs_.resize(tree_.size());
+    auto& in_queue = jobs_[q];
+    const auto w = where_.emplace(j.id, q).first;
+    try {
+      in_queue.emplace(j.id, running{q, j.request, j.preemptible, j.priority, j.created_ms});
+    } catch (...) {
+      where_.erase(w);
+      throw;
+    }
     try {
       tree_.allocate(q, j.request, j.preemptible);
     } catch (...) {
-      jobs_.erase(j.id);
+      in_queue.erase(j.id);
+      where_.erase(w);
       throw;
     }
   }
   void release(std::string_view id) {
-    auto it = jobs_.find(std::string(id));
-    if (it == jobs_.end()) throw unknown_entity_error(error_id::unknown_job, "job", id);
-    tree_.deallocate(it->second.queue, it->second.request, it->second.preemptible);
-    jobs_.erase(it);
+    auto it = where_.find(id);
+    if (it == where_.end()) throw unknown_entity_error(error_id::unknown_job, "job", id);
+    auto& in_queue = jobs_[it->second];
+    const auto r = in_queue.find(id);
+    tree_.deallocate(r->second.queue, r->second.request, r->second.preemptible);
+    in_queue.erase(r);
+    where_.erase(it);
   }
   /// Victims for j, in KAI's order. Reclaim (other queues), only when
   /// can_reclaim holds: preemptible jobs that pass the victim pre-filter, in
@@ -953,62 +966,65 @@ class fair_share_policy {
       const std::size_t R = rids.size();
       std::vector<std::vector<cand>> per(n);  // per leaf queue; back() = next victim
       std::size_t total = 0;
-      for (const auto& e : jobs_) {
-        const auto& r = e.second;
-        if (r.queue == q || !r.preemptible || !tree_.victim_prefilter(q, r.queue, j.request)) continue;
-        per[r.queue].push_back(&e);
-        ++total;
+      // the pre-filter reads only the two queues and the request: once per queue
+      for (std::size_t x = 0; x < jobs_.size(); ++x) {
+        if (x == q || jobs_[x].empty() || !tree_.victim_prefilter(q, x, j.request)) continue;
+        for (const auto& e : jobs_[x])
+          if (e.second.preemptible) per[x].push_back(&e);
+        total += per[x].size();
       }
-      for (auto& v : per) std::sort(v.begin(), v.end(), [&](cand a, cand b) { return evict_first(b, a); });
-      std::vector<std::size_t> left(n, 0), best(n, fair_share_tree::npos), by_depth;
-      std::vector<std::vector<std::size_t>> kids(n);
-      for (std::size_t x = 0; x < n; ++x)
-        if (tree_.parent(x) != fair_share_tree::npos) kids[tree_.parent(x)].push_back(x);
-      for (std::size_t x = 0; x < n; ++x)
-        for (auto a = x; a != fair_share_tree::npos; a = tree_.parent(a)) left[a] += per[x].size();
-      for (std::size_t x = 0; x < n; ++x) by_depth.push_back(x);
-      const auto depth = [&](std::size_t x) {
-        std::size_t d = 0;
-        for (auto a = tree_.parent(x); a != fair_share_tree::npos; a = tree_.parent(a)) ++d;
-        return d;
-      };
-      std::stable_sort(by_depth.begin(), by_depth.end(), [&](auto a, auto b) { return depth(a) > depth(b); });
-      std::vector<amount> taken(n * R, 0), va(R), vb(R);
-      const auto vict = [&](std::size_t y, std::vector<amount>& v) {
-        const auto& next = per[best[y]].back()->second.request;
-        for (std::size_t d = 0; d < R; ++d) v[d] = taken[y * R + d] + next.get(rids[d]);
-      };
-      const auto worse = [&](std::size_t a, std::size_t b) {  // a is evicted from before b
-        vict(a, va), vict(b, vb);
-        return tree_.queue_order(a, {}, va, b, {}, vb) > 0;
-      };
-      std::vector<fair_share_victim_chunk> chunks;
-      chunks.reserve(total);
-      for (std::size_t step = 0; step < total; ++step) {
-        // best[x]: the leaf of x's subtree whose next victim goes first
-        std::fill(best.begin(), best.end(), fair_share_tree::npos);
-        std::size_t top = fair_share_tree::npos;
-        for (auto x : by_depth) {
-          if (left[x] == 0) continue;
-          if (!per[x].empty()) best[x] = x;
-          std::size_t ch = fair_share_tree::npos;
-          for (auto c : kids[x])
-            if (left[c] > 0 && (ch == fair_share_tree::npos || worse(c, ch))) ch = c;
-          if (best[x] == fair_share_tree::npos && ch != fair_share_tree::npos) best[x] = best[ch];
-          if (tree_.parent(x) == fair_share_tree::npos && (top == fair_share_tree::npos || worse(x, top))) top = x;
+      if (total > 0) {
+        for (auto& v : per) std::sort(v.begin(), v.end(), [&](cand a, cand b) { return evict_first(b, a); });
+        std::vector<std::size_t> left(n, 0), best(n, fair_share_tree::npos), by_depth;
+        std::vector<std::vector<std::size_t>> kids(n);
+        for (std::size_t x = 0; x < n; ++x)
+          if (tree_.parent(x) != fair_share_tree::npos) kids[tree_.parent(x)].push_back(x);
+        for (std::size_t x = 0; x < n; ++x)
+          for (auto a = x; a != fair_share_tree::npos; a = tree_.parent(a)) left[a] += per[x].size();
+        for (std::size_t x = 0; x < n; ++x) by_depth.push_back(x);
+        const auto depth = [&](std::size_t x) {
+          std::size_t d = 0;
+          for (auto a = tree_.parent(x); a != fair_share_tree::npos; a = tree_.parent(a)) ++d;
+          return d;
+        };
+        std::stable_sort(by_depth.begin(), by_depth.end(), [&](auto a, auto b) { return depth(a) > depth(b); });
+        std::vector<amount> taken(n * R, 0), va(R), vb(R);
+        const auto vict = [&](std::size_t y, std::vector<amount>& v) {
+          const auto& next = per[best[y]].back()->second.request;
+          for (std::size_t d = 0; d < R; ++d) v[d] = taken[y * R + d] + next.get(rids[d]);
+        };
+        const auto worse = [&](std::size_t a, std::size_t b) {  // a is evicted from before b
+          vict(a, va), vict(b, vb);
+          return tree_.queue_order(a, {}, va, b, {}, vb) > 0;
+        };
+        std::vector<fair_share_victim_chunk> chunks;
+        chunks.reserve(total);
+        for (std::size_t step = 0; step < total; ++step) {
+          // best[x]: the leaf of x's subtree whose next victim goes first
+          std::fill(best.begin(), best.end(), fair_share_tree::npos);
+          std::size_t top = fair_share_tree::npos;
+          for (auto x : by_depth) {
+            if (left[x] == 0) continue;
+            if (!per[x].empty()) best[x] = x;
+            std::size_t ch = fair_share_tree::npos;
+            for (auto c : kids[x])
+              if (left[c] > 0 && (ch == fair_share_tree::npos || worse(c, ch))) ch = c;
+            if (best[x] == fair_share_tree::npos && ch != fair_share_tree::npos) best[x] = best[ch];
+            if (tree_.parent(x) == fair_share_tree::npos && (top == fair_share_tree::npos || worse(x, top))) top = x;
+          }
+          const auto leaf = best[top];
+          const cand v = per[leaf].back();
+          per[leaf].pop_back();
+          for (auto a = leaf; a != fair_share_tree::npos; a = tree_.parent(a)) {
+            --left[a];
+            for (std::size_t d = 0; d < R; ++d) taken[a * R + d] += v->second.request.get(rids[d]);
+          }
+          chunks.push_back(fair_share_victim_chunk{leaf, &v->second.request});
+          if (tree_.validate_reclaim(q, j.request, j.preemptible, chunks))
+            out.push_back(victim{v->first, "fair_share", "reclaim", tree_.spec(leaf).name});
+          else
+            chunks.pop_back();
         }
-        const auto leaf = best[top];
-        const cand v = per[leaf].back();
-        per[leaf].pop_back();
-        for (auto a = leaf; a != fair_share_tree::npos; a = tree_.parent(a)) {
-          --left[a];
-          for (std::size_t d = 0; d < R; ++d) taken[a * R + d] += v->second.request.get(rids[d]);
-        }
-        chunks.push_back(fair_share_victim_chunk{leaf, &v->second.request});
-        if (tree_.validate_reclaim(q, j.request, j.preemptible, chunks))
-          out.push_back(victim{v->first, "fair_share", "reclaim", tree_.spec(leaf).name});
-        else
-          chunks.pop_back();
       }
     }
     // KAI's preempt action first drops a non-preemptible preemptor whose queue
@@ -1021,11 +1037,11 @@ class fair_share_policy {
               static_cast<detail::int128>(tree_.allocated_non_preemptible(a, e.id)) + e.value > qt)
             return;
         }
+    if (q >= jobs_.size()) return;
     std::vector<cand> pre;
-    for (const auto& e : jobs_) {
+    for (const auto& e : jobs_[q]) {
       const auto& r = e.second;
-      if (r.queue == q && tree_.can_preempt(j.priority, r.queue, r.priority, r.preemptible, r.started_ms, now_ms_))
-        pre.push_back(&e);
+      if (tree_.can_preempt(j.priority, r.queue, r.priority, r.preemptible, r.started_ms, now_ms_)) pre.push_back(&e);
     }
     std::sort(pre.begin(), pre.end(), evict_first);
     for (auto c : pre) out.push_back(victim{c->first, "fair_share", "preempt", tree_.spec(c->second.queue).name});
@@ -1040,7 +1056,9 @@ class fair_share_policy {
     std::int64_t started_ms;
   };
   fair_share_tree tree_;
-  std::map<std::string, running, std::less<>> jobs_;
+  // running jobs by leaf queue (victims read one queue at a time), and each job's queue
+  std::vector<std::map<std::string, running, std::less<>>> jobs_;
+  std::map<std::string, fair_share_tree::queue_index, std::less<>> where_;
   std::int64_t now_ms_ = 0;
   bool deny_beyond_capacity_ = false;
 };

@@ -217,6 +217,7 @@ class sharing_pools {
         if (pools_[pi].lend) lendable_.sub_in_place(e.charges[k].second);
         pools_[pi].used = std::move(pused[k]);
       }
+      count_candidates(e, true);
     } else {
       jobs_.emplace(j.id, std::move(e));
     }
@@ -228,6 +229,7 @@ class sharing_pools {
     if (it == jobs_.end()) throw unknown_entity_error(error_id::unknown_job, "job", id);
     const auto& e = it->second;
     if (e.quota != npos) {
+      count_candidates(e, false);
       quotas_[e.quota].used.sub_in_place(e.request);
       for (const auto& [pi, v] : e.charges) {
         pools_[pi].used.sub_in_place(v);
@@ -246,6 +248,7 @@ class sharing_pools {
       if (e.value > 0 && q.used.get(e.id) < q.spec.min.get(e.id)) below_min = true;
     if (!below_min) return;
     const std::uint32_t pool = q.pool;
+    if (pools_[pool].candidates == q.borrowing) return;  // none but its own
     std::vector<std::pair<std::uint64_t, const std::string*>> across, inside;
     for (const auto& [id, e] : jobs_) {
       if (e.quota == npos || e.quota == qi) continue;
@@ -294,11 +297,13 @@ class sharing_pools {
     pool_quota_spec spec;
     std::uint32_t pool = 0;
     resource_vector used;
+    std::size_t borrowing = 0;  // its running jobs that borrow in their pool
   };
   struct pool_state {
     std::string name;
     bool lend = false, borrow = false;
     resource_vector capacity, used;
+    std::size_t candidates = 0;  // running jobs victims() may name for a quota of this pool
   };
   struct entry {
     std::uint32_t quota = npos;
@@ -357,6 +362,19 @@ class sharing_pools {
     }
   }
   static bool borrowed_in_pool(const entry& e) noexcept { return !e.in_pool.is_zero(); }
+  // The counts behind victims()' early exit: a job borrowing in its own pool
+  // is a candidate there (unless the requester is its own quota), a job with
+  // a charge on another pool is a candidate in that pool.
+  void count_candidates(const entry& e, bool add) noexcept {
+    const std::uint32_t own = quotas_[e.quota].pool;
+    auto bump = [add](std::size_t& n) { n = add ? n + 1 : n - 1; };
+    if (borrowed_in_pool(e)) {
+      bump(pools_[own].candidates);
+      bump(quotas_[e.quota].borrowing);
+    }
+    for (const auto& [pi, v] : e.charges)
+      if (pi != own && !v.is_zero()) bump(pools_[pi].candidates);
+  }
   std::string res_name(resource_id id) const {
     if (reg_ && id < reg_->size()) return std::string(reg_->name(id));
     const auto n = resources::well_known_name(id);

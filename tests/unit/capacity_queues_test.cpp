@@ -623,3 +623,53 @@ TEST_CASE("queue: capacity running tasks stay in allocation order through many r
   CHECK(c.running_tasks().empty());
   CHECK(c.allocated(c.index("q2"), c.dim_index(cpu)) == 0);
 }
+
+// reclaimable_running (the policy's path: no list of ids, queues that cannot
+// give skipped) names the same victims in the same order as reclaimable over
+// victim_order(running_tasks()), flat and hierarchical, on random states with
+// releases (holes and their compaction) and non-reclaimable queues.
+TEST_CASE("queue: capacity reclaimable_running equals reclaimable over the running tasks in victim order") {
+  std::mt19937_64 rng(20261126);
+  for (const bool hier : {false, true}) {
+    for (int level = 0; level <= (hier ? 1 : 0); ++level) {
+      std::vector<capacity_queue_spec> specs{cq("p", {{gpu, 16}, {cpu, 40'000}}, {}, {{gpu, 4}}),
+                                             cq("a", {{gpu, 6}}, {}, {{gpu, 2}}), cq("b", {{gpu, 4}, {cpu, 8'000}}),
+                                             cq("c"), cq("d", {{gpu, 3}})};
+      if (hier) {
+        specs[1].parent = "p";
+        specs[2].parent = "p";
+      }
+      specs[4].reclaimable = false;
+      const capacity_options opts{hier ? capacity_mode::hierarchical : capacity_mode::flat, level};
+      capacity_queues c({gpu, cpu}, resource_vector{{gpu, 40}, {cpu, 100'000}}, specs, opts);
+      const std::vector<std::string> leaves =
+          hier ? std::vector<std::string>{"a", "b", "c", "d"} : std::vector<std::string>{"p", "a", "b", "c", "d"};
+      std::vector<std::string> live;
+      std::size_t compared = 0, named = 0;
+      for (int step = 0; step < 250; ++step) {
+        if (!live.empty() && rng() % 3 == 0) {
+          const auto k = static_cast<std::size_t>(rng() % live.size());
+          c.deallocate(live[k]);
+          live.erase(live.begin() + static_cast<std::ptrdiff_t>(k));
+        } else {
+          const auto& q = leaves[rng() % leaves.size()];
+          const std::string id = "t" + std::to_string(step);
+          c.allocate(id, q, {{gpu, static_cast<amount>(rng() % 3)}, {cpu, static_cast<amount>(rng() % 3) * 1000}});
+          live.push_back(id);
+        }
+        for (const auto& q : leaves) {
+          const resource_vector req{{gpu, 1 + static_cast<amount>(rng() % 2)}, {cpu, 1000}};
+          std::vector<victim> want, got;
+          c.reclaimable(q, req, c.victim_order(q, c.running_tasks()), want);
+          c.reclaimable_running(q, req, got);
+          REQUIRE(ids(got) == ids(want));
+          for (std::size_t i = 0; i < got.size(); ++i) CHECK(got[i].rule == want[i].rule);
+          ++compared;
+          named += got.size();
+        }
+      }
+      CHECK(compared >= 1000);
+      CHECK(named > 0);  // the states did offer victims
+    }
+  }
+}

@@ -131,6 +131,45 @@ TEST_CASE("pools: victims reclaim a guarantee, borrowers from other pools first,
   CHECK(v.empty());
 }
 
+// victims() returns at once when the pool holds no job it could name; the
+// count behind that follows commits and releases, and the requester's own
+// borrowing never counts for it.
+TEST_CASE("pools: victims follow borrowers as they come and go; a quota's own borrowing is not a victim") {
+  sharing_pools sp(two_pools(true, true));
+  std::vector<victim> v;
+  sp.commit(ns_job("v1", "vision", 6));  // 4 own + 2 of nlp's min: vision borrows in the pool
+  sp.victims(ns_job("v2", "vision", 1), v);
+  CHECK(v.empty());  // vision is above its min anyway
+  sp.victims(ns_job("n1", "nlp", 3), v);
+  REQUIRE(v.size() == 1);  // nlp is below its min: vision's borrower
+  CHECK(v[0].job_id == "v1");
+  CHECK(v[0].rule == "borrowed_in_pool");
+  sp.release("v1");
+  v.clear();
+  sp.victims(ns_job("n1", "nlp", 3), v);
+  CHECK(v.empty());
+  sp.commit(ns_job("n0", "nlp", 6));  // nlp borrows 2 of vision's min
+  sp.victims(ns_job("n1", "nlp", 1), v);
+  CHECK(v.empty());  // its own borrowing: nlp is not below its min either
+  sp.release("n0");
+  sp.commit(ns_job("n2", "nlp", 2));  // nlp below its min, nobody borrows
+  sp.commit(ns_job("v3", "vision", 4));
+  sp.victims(ns_job("n1", "nlp", 1), v);
+  CHECK(v.empty());
+  sp.commit(ns_job("v4", "vision", 1));  // now vision borrows
+  sp.victims(ns_job("n1", "nlp", 1), v);
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].job_id == "v4");
+  // a copy keeps its own counts
+  sharing_pools copy = sp;
+  copy.release("v4");
+  v.clear();
+  copy.victims(ns_job("n1", "nlp", 1), v);
+  CHECK(v.empty());
+  sp.victims(ns_job("n1", "nlp", 1), v);
+  CHECK(v.size() == 1);
+}
+
 TEST_CASE("pools: bad config is config_error 621 naming the item") {
   auto specs = two_pools(true, true);
   specs[1].quotas[0].namespaces = {"nlp"};  // nlp already belongs to research/nlp

@@ -807,24 +807,38 @@ class simulator {
     return any;
   }
 
-  static std::string reason_text(const decision& d) {
-    std::string s;
+  // "model.rule [entity]; ..." into s (its buffer reused)
+  static void reason_text(const decision& d, std::string& s) {
+    s.clear();
     for (const auto& r : d.reasons()) {
       if (!s.empty()) s += "; ";
-      s += std::string(r.model) + "." + std::string(r.rule);
-      if (!r.entity.empty()) s += " [" + r.entity + "]";
+      s.append(r.model).append(".").append(r.rule);
+      if (!r.entity.empty()) s.append(" [").append(r.entity).append("]");
     }
+  }
+  static std::string reason_text(const decision& d) {
+    std::string s;
+    reason_text(d, s);
     return s;
+  }
+  // one more denial of a tenant by model.rule (no allocation once the key exists)
+  void count_denial(const std::string& tenant, std::string_view model, std::string_view rule) {
+    auto& counts = tenants_[tenant].denials;
+    key_buf_.assign(model).append(".").append(rule);
+    if (auto it = counts.find(key_buf_); it != counts.end())
+      ++it->second;
+    else
+      counts.emplace(key_buf_, 1);
   }
 
   bool try_admit(std::size_t idx) {
     auto& jr = jobs_[idx];
     const decision d = engine_.check(jr.j);
     if (d.denied()) {
-      jr.last_reason = reason_text(d);
+      reason_text(d, jr.last_reason);
       bool agnostic = true, fixed = false;
       for (const auto& r : d.reasons()) {
-        ++tenants_[jr.tenant].denials[std::string(r.model) + "." + std::string(r.rule)];
+        count_denial(jr.tenant, r.model, r.rule);
         agnostic = agnostic && user_agnostic(r.model);
         fixed = fixed || permanent(r);
       }
@@ -835,7 +849,7 @@ class simulator {
     if (!place(idx)) {
       coarse_denied_ = true;
       jr.last_reason = "host.no_node_fits";
-      ++tenants_[jr.tenant].denials["host.no_node_fits"];
+      count_denial(jr.tenant, "host", "no_node_fits");
       return false;
     }
     const decision a = engine_.admit(jr.j);
@@ -1025,6 +1039,7 @@ class simulator {
     ++pass_;
     if (shape_pass_.size() < shapes_.size()) {
       shape_pass_.resize(shapes_.size(), 0);
+      shape_reason_.resize(shapes_.size());
       shape_fixed_.resize(shapes_.size(), false);
     }
     if (coarse_pass_.size() < coarse_shapes_.size()) {
@@ -1524,8 +1539,9 @@ class simulator {
   std::vector<std::size_t> dev_scratch_;
   std::map<std::string, std::size_t> shapes_;
   std::vector<std::uint64_t> shape_pass_;
-  std::map<std::size_t, std::string> shape_reason_;
-  std::vector<bool> shape_fixed_;  // shapes denied for good (permanent())
+  std::vector<std::string> shape_reason_;  // by shape, as long as shape_pass_
+  std::string key_buf_;                    // count_denial's key
+  std::vector<bool> shape_fixed_;          // shapes denied for good (permanent())
   std::map<std::string, std::size_t> coarse_shapes_;
   std::vector<std::uint64_t> coarse_pass_;
   std::vector<std::string> coarse_reason_;

@@ -284,28 +284,12 @@ class volcano_capacity_sim_policy {
       : q_(std::move(q)), reg_(std::make_shared<const resource_registry>(reg)) {}
   [[nodiscard]] std::string_view policy_name() const noexcept { return "volcano_capacity"; }
   [[nodiscard]] decision check(const job& j) const { return q_.allocatable(q_.index(j.queue), j.request); }
-  void commit(const job& j) {
-    q_.allocate(j.id, j.queue, j.request);
-    running_.push_back(j.id);
-    seqs_.push_back(next_seq_);
-    seq_of_[j.id] = next_seq_++;
-  }
-  void release(std::string_view id) {
-    q_.deallocate(id);
-    const auto it = seq_of_.find(std::string(id));
-    if (it == seq_of_.end()) return;
-    const auto pos = std::lower_bound(seqs_.begin(), seqs_.end(), it->second) - seqs_.begin();
-    running_.erase(running_.begin() + pos);
-    seqs_.erase(seqs_.begin() + pos);
-    seq_of_.erase(it);
-  }
+  void commit(const job& j) { q_.allocate(j.id, j.queue, j.request); }
+  void release(std::string_view id) { q_.deallocate(id); }
   /// Volcano's reclaim: only a preemptive queue reclaims (PreemptiveFn).
-  /// The running tasks in allocation order are kept here: capacity_queues'
-  /// running_tasks() walks every task ever allocated (released ones leave a
-  /// hole), which grows with each preemption trial.
   void victims(const job& j, std::vector<victim>& out) const {
     if (q_.preemptive(q_.index(j.queue), j.request).denied()) return;
-    q_.reclaimable(j.queue, j.request, q_.victim_order(j.queue, running_), out);
+    q_.reclaimable_running(j.queue, j.request, out);
   }
   [[nodiscard]] const capacity_queues& queues() const noexcept { return q_; }
   [[nodiscard]] const resource_registry& registry() const noexcept { return *reg_; }
@@ -313,10 +297,6 @@ class volcano_capacity_sim_policy {
  private:
   capacity_queues q_;
   std::shared_ptr<const resource_registry> reg_;
-  std::vector<std::string> running_;                       // running tasks, allocation order
-  std::vector<std::uint64_t> seqs_;                        // their allocation numbers (ascending)
-  std::unordered_map<std::string, std::uint64_t> seq_of_;  // task -> allocation number
-  std::uint64_t next_seq_ = 0;
 };
 static_assert(policy<volcano_capacity_sim_policy>);
 
