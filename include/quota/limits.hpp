@@ -616,7 +616,9 @@ class limits_manager {
   /// Per resource the minimum over the path of limit - usage, for the user and
   /// the group (the application's group when it runs, else the one it would
   /// get). Resources no limit mentions are absent (unlimited). May be negative
-  /// after a reload lowered a limit below usage.
+  /// after a reload lowered a limit below usage. A handle that names nothing
+  /// (not issued, or released) is unknown_entity_error; a held one of an
+  /// application that does not run asks for a new application.
   [[nodiscard]] limit_vector headroom(queue_handle q, app_handle a, user_handle u,
                                       std::span<const group_handle> groups) {
     std::lock_guard lk(mu_);
@@ -626,7 +628,7 @@ class limits_manager {
     return out;
   }
   /// Would application `a` be allowed to run (maxapplications at every level)?
-  /// A running application can always continue.
+  /// A running application can always continue. Handles as for headroom.
   [[nodiscard]] bool can_run_app(queue_handle q, app_handle a, user_handle u, std::span<const group_handle> groups) {
     std::lock_guard lk(mu_);
     return can_run_locked(static_cast<std::uint32_t>(q), static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(u),
@@ -892,7 +894,7 @@ class limits_manager {
     if (!app.empty() && a == detail::limits_none) a = guard.a = app_locked(app);
     boost::container::small_vector<group_handle, 8> gs;
     for (const auto& g : groups)
-      if (!g.empty() && g != limits_wildcard && gs.size() < 64) gs.push_back(group_handle{groups_.intern(g)});
+      if (!g.empty() && g != limits_wildcard) gs.push_back(group_handle{groups_.intern(g)});
     return f(q, a, u, std::span<const group_handle>(gs.data(), gs.size()));
   }
 
@@ -1404,8 +1406,8 @@ class limits_manager {
                                           std::span<const group_handle> groups, limit_vector& out) {
     check_queue_handle(q);
     check_user_handle(u);
-    const bool running =
-        a != detail::limits_none && a < app_states_.size() && app_states_[a].live && app_states_[a].user == u;
+    if (a != detail::limits_none) check_app_handle(a);
+    const bool running = a != detail::limits_none && app_states_[a].live && app_states_[a].user == u;
     const bool live = running && app_states_[a].queue == q;  // its cached trackers are the ones to read
     out.clear();
     const std::uint32_t g = running ? app_states_[a].group : resolve_group(q, groups);
@@ -1466,7 +1468,8 @@ class limits_manager {
   bool can_run_locked(std::uint32_t q, std::uint32_t a, std::uint32_t u, std::span<const group_handle> groups) {
     check_queue_handle(q);
     check_user_handle(u);
-    if (a != detail::limits_none && a < app_states_.size() && app_states_[a].live) return true;
+    if (a != detail::limits_none) check_app_handle(a);
+    if (a != detail::limits_none && app_states_[a].live) return true;
     const std::uint32_t g = resolve_group(q, groups);
     auto ok = [&](const detail::limits_value* lim, const node* n) {
       return !lim || lim->max_apps == 0 || (n ? n->running : 0) + 1 <= lim->max_apps;

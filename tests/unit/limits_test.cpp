@@ -285,6 +285,23 @@ TEST_CASE("limits: group walk picks the first level with a match, in config orde
   CHECK(m.group_usage("qa", "root") == use(2));
 }
 
+// No cap on the groups of an identity: the one a limit names may come last.
+TEST_CASE("limits: the group a limit names is found among many groups of an identity, at any position") {
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(parse(R"({"name": "root", "queues": [{"name": "a", "limits": [
+      {"limit": "team", "groups": ["team-99"], "maxapplications": 1}]}]})",
+                 reg));
+  std::vector<std::string> many;
+  for (int i = 0; i < 100; ++i) many.push_back("team-" + std::to_string(i));
+  CHECK(m.increase("root.a", "x", use(1), who("u", many)).allowed());
+  CHECK(m.group_of("x") == std::optional<std::string>("team-99"));
+  // its maxapplications holds for the next application of the group
+  const auto d = m.increase("root.a", "y", use(1), who("v", many));
+  CHECK(d.denied());
+  CHECK(m.group_usage("team-99", "root.a") == use(1));
+}
+
 TEST_CASE("limits: a wildcard group lower in the tree shadows a named group higher up") {
   resource_registry reg;
   limits_manager m(reg);
@@ -917,6 +934,9 @@ TEST_CASE("limits: handles that name nothing, or an application that is not runn
   REQUIRE_THROWS_AS((void)m.increase(queue_handle{9999}, run, use(1), u, {}), unknown_entity_error);
   REQUIRE_THROWS_AS((void)m.increase(q, m.app_id("other"), use(1), user_handle{9999}, {}), unknown_entity_error);
   REQUIRE_THROWS_AS((void)m.headroom(queue_handle{9999}, run, u, {}), unknown_entity_error);
+  // questions too: a handle that was never issued names nothing
+  REQUIRE_THROWS_AS((void)m.headroom(q, bogus_app, u, {}), unknown_entity_error);
+  REQUIRE_THROWS_AS((void)m.can_run_app(q, bogus_app, u, {}), unknown_entity_error);
 
   // a held handle of an application that does not run (yet)
   const auto idle = m.app_id("idle");
@@ -930,10 +950,15 @@ TEST_CASE("limits: handles that name nothing, or an application that is not runn
   }
   REQUIRE_THROWS_AS(m.decrease("root.a", "idle", use(1), false, who("sue")), unknown_entity_error);
   // releasing the handle of an application that does not run forgets it at once
+  CHECK(m.can_run_app(q, idle, u, {}));  // held, not running: asked as a new application
+  CHECK(m.headroom(q, idle, u, {}).bound(resources::cpu) == std::optional<amount>(2000));
   m.release_app(idle);
   m.release_app(m.app_id("other"));
   CHECK(m.application_count() == 1);
   REQUIRE_THROWS_AS(m.release_app(idle), unknown_entity_error);
+  // a released handle names nothing any more
+  REQUIRE_THROWS_AS((void)m.headroom(q, idle, u, {}), unknown_entity_error);
+  REQUIRE_THROWS_AS((void)m.can_run_app(q, idle, u, {}), unknown_entity_error);
   // none of it touched the running application
   CHECK(m.user_usage("sue", "root.a") == use(2000));
   CHECK(m.user_running("sue", "root") == 1);
