@@ -50,17 +50,16 @@ class volcano_sim_policy {
     tree_.compute_deserved();
   }
   [[nodiscard]] std::string_view policy_name() const noexcept { return "volcano"; }
-  /// quota-sim checks a job from its arrival on: its first check adds its
-  /// request to the queue's pending demand (deserved follows demand).
+  /// A job's request joins its queue's pending demand at its arrival
+  /// (quota-sim's on_submit hook calls submit()), so deserved follows demand.
+  /// Not for concurrent checks: a check may end a restore (see restorable_).
   [[nodiscard]] decision check(const job& j) const {
-    auto* self = const_cast<volcano_sim_policy*>(this);
-    self->arrive(j.id);
     // quota-sim's preemption trial releases victims and re-admits them before
     // stopping them for real; that re-admission must not be denied.
     if (restorable_.count(j.id)) return decision::allow();
-    if (restoring_) {
-      self->restorable_.clear();
-      self->restoring_ = false;
+    if (restoring_) {  // the first check of another job ends the restore
+      restorable_.clear();
+      restoring_ = false;
     }
     if (!enqueue_gate_) return queue_policy(tree_).check(j);
     // Volcano's enqueue action before allocate: the job (its whole request as
@@ -111,23 +110,6 @@ class volcano_sim_policy {
     }
     queue_policy(tree_).victims(j, out);
   }
-  /// A job arrives with every job submitted at or before it (quota-sim
-  /// checks jobs only after their submission).
-  struct arrival {
-    std::int64_t at;
-    std::string id;
-    job j;
-  };
-  void set_arrivals(std::vector<arrival> a) {
-    std::stable_sort(a.begin(), a.end(), [](const arrival& x, const arrival& y) { return x.at < y.at; });
-    arrivals_ = std::move(a);
-  }
-  void arrive(std::string_view id) {
-    std::int64_t at = -1;
-    for (const auto& a : arrivals_)
-      if (a.id == id) at = a.at;
-    while (next_ < arrivals_.size() && arrivals_[next_].at <= at) submit(arrivals_[next_++].j);
-  }
   void submit(const job& j) {
     auto& p = pending_[j.queue];
     auto next = p;
@@ -144,10 +126,10 @@ class volcano_sim_policy {
   std::shared_ptr<const resource_registry> reg_;  // a copy: the scenario's registry moves
   std::map<std::string, resource_vector, std::less<>> pending_;
   std::map<std::string, std::string, std::less<>> queue_of_;
-  std::vector<arrival> arrivals_;
-  std::set<std::string, std::less<>> restorable_;
-  bool restoring_ = false;
-  std::size_t next_ = 0;
+  // released jobs a failed preemption trial may re-admit (mutable: a check
+  // ends the restore, quota-sim's single scheduling thread only)
+  mutable std::set<std::string, std::less<>> restorable_;
+  mutable bool restoring_ = false;
   bool enqueue_gate_ = false;
   std::int64_t factor_num_ = 6, factor_den_ = 5;
 };
