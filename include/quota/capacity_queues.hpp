@@ -445,6 +445,10 @@ class capacity_queues {
       const auto q = t->queue;
       const auto& req = t->req;
       if (q == self || !specs_[q].reclaimable) continue;
+      // every test is a plain predicate on the running copy: the one that
+      // rejects most tasks (a queue at or below its deserved) goes first
+      const bool relevant = has_relevant_deserved(q, req);
+      if (relevant && !exceeds_deserved(q, running, req)) continue;
       bool intersects = false;
       for (std::size_t d = 0; d < D_; ++d)
         if (req[d] > 0 && rq[d] > 0) intersects = true;
@@ -453,16 +457,12 @@ class capacity_queues {
       for (std::size_t d = 0; d < D_; ++d)
         if (guar_[q * D_ + d] > running[q * D_ + d] - req[d]) keeps_guarantee = false;
       if (!keeps_guarantee) continue;
-      std::string_view rule;
-      if (!has_relevant_deserved(q, req)) {
+      std::string_view rule = "reclaim_over_deserved";
+      if (!relevant) {
         if (hierarchical() && opts_.ancestor_reclaim_level > 0 && shares_ancestor_within_level(self, q) &&
             !has_relevant_deserved(self, rq))
           continue;
         rule = "reclaim_no_deserved";
-      } else if (exceeds_deserved(q, running, req)) {
-        rule = "reclaim_over_deserved";
-      } else {
-        continue;
       }
       checked.clear();
       bool eligible = true;

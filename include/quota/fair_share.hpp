@@ -914,31 +914,32 @@ class fair_share_policy {
   void commit(const job& j) {
     if (where_.count(j.id)) throw state_error(error_id::state_duplicate, "job '" + j.id + "' already committed");
     const auto q = tree_.at(j.queue);
-    // may throw: no change yet
+    // everything that may throw before any change
     if (jobs_.size() < tree_.size()) jobs_.resize(tree_.size());
     auto& in_queue = jobs_[q];
-    const auto w = where_.emplace(j.id, q).first;
-    try {
-      in_queue.emplace(j.id, running{q, j.request, j.preemptible, j.priority, j.created_ms});
-    } catch (...) {
-      where_.erase(w);
-      throw;
-    }
+    in_queue.reserve(in_queue.size() + 1);
+    running r{q, j.request, j.preemptible, j.priority, j.created_ms, j.id};
+    const auto w = where_.emplace(j.id, place{q, in_queue.size()}).first;
     try {
       tree_.allocate(q, j.request, j.preemptible);
     } catch (...) {
-      in_queue.erase(j.id);
       where_.erase(w);
       throw;
     }
+    in_queue.push_back(std::move(r));  // room reserved: no throw
   }
   void release(std::string_view id) {
     auto it = where_.find(id);
     if (it == where_.end()) throw unknown_entity_error(error_id::unknown_job, "job", id);
-    auto& in_queue = jobs_[it->second];
-    const auto r = in_queue.find(id);
-    tree_.deallocate(r->second.queue, r->second.request, r->second.preemptible);
-    in_queue.erase(r);
+    const auto [q, pos] = it->second;
+    auto& in_queue = jobs_[q];
+    const auto& r = in_queue[pos];
+    tree_.deallocate(r.queue, r.request, r.preemptible);
+    if (pos + 1 != in_queue.size()) {  // swap-remove: the last job takes its place
+      in_queue[pos] = std::move(in_queue.back());
+      where_.find(in_queue[pos].id)->second.pos = pos;
+    }
+    in_queue.pop_back();
     where_.erase(it);
   }
   /// Victims for j, in KAI's order. Reclaim (other queues), only when
@@ -954,11 +955,11 @@ class fair_share_policy {
   void victims(const job& j, std::vector<victim>& out) const {
     const auto q = tree_.find(j.queue);
     if (q == fair_share_tree::npos) return;
-    using cand = const std::pair<const std::string, running>*;
+    using cand = const running*;
     const auto evict_first = [](cand a, cand b) {
-      if (a->second.priority != b->second.priority) return a->second.priority < b->second.priority;
-      if (a->second.started_ms != b->second.started_ms) return a->second.started_ms > b->second.started_ms;
-      return a->first < b->first;
+      if (a->priority != b->priority) return a->priority < b->priority;
+      if (a->started_ms != b->started_ms) return a->started_ms > b->started_ms;
+      return a->id < b->id;
     };
     if (tree_.can_reclaim(q, j.request, j.preemptible)) {
       const std::size_t n = tree_.size();
@@ -970,7 +971,7 @@ class fair_share_policy {
       for (std::size_t x = 0; x < jobs_.size(); ++x) {
         if (x == q || jobs_[x].empty() || !tree_.victim_prefilter(q, x, j.request)) continue;
         for (const auto& e : jobs_[x])
-          if (e.second.preemptible) per[x].push_back(&e);
+          if (e.preemptible) per[x].push_back(&e);
         total += per[x].size();
       }
       if (total > 0) {
@@ -990,7 +991,7 @@ class fair_share_policy {
         std::stable_sort(by_depth.begin(), by_depth.end(), [&](auto a, auto b) { return depth(a) > depth(b); });
         std::vector<amount> taken(n * R, 0), va(R), vb(R);
         const auto vict = [&](std::size_t y, std::vector<amount>& v) {
-          const auto& next = per[best[y]].back()->second.request;
+          const auto& next = per[best[y]].back()->request;
           for (std::size_t d = 0; d < R; ++d) v[d] = taken[y * R + d] + next.get(rids[d]);
         };
         const auto worse = [&](std::size_t a, std::size_t b) {  // a is evicted from before b
@@ -1017,11 +1018,11 @@ class fair_share_policy {
           per[leaf].pop_back();
           for (auto a = leaf; a != fair_share_tree::npos; a = tree_.parent(a)) {
             --left[a];
-            for (std::size_t d = 0; d < R; ++d) taken[a * R + d] += v->second.request.get(rids[d]);
+            for (std::size_t d = 0; d < R; ++d) taken[a * R + d] += v->request.get(rids[d]);
           }
-          chunks.push_back(fair_share_victim_chunk{leaf, &v->second.request});
+          chunks.push_back(fair_share_victim_chunk{leaf, &v->request});
           if (tree_.validate_reclaim(q, j.request, j.preemptible, chunks))
-            out.push_back(victim{v->first, "fair_share", "reclaim", tree_.spec(leaf).name});
+            out.push_back(victim{v->id, "fair_share", "reclaim", tree_.spec(leaf).name});
           else
             chunks.pop_back();
         }
@@ -1039,12 +1040,10 @@ class fair_share_policy {
         }
     if (q >= jobs_.size()) return;
     std::vector<cand> pre;
-    for (const auto& e : jobs_[q]) {
-      const auto& r = e.second;
-      if (tree_.can_preempt(j.priority, r.queue, r.priority, r.preemptible, r.started_ms, now_ms_)) pre.push_back(&e);
-    }
+    for (const auto& r : jobs_[q])
+      if (tree_.can_preempt(j.priority, r.queue, r.priority, r.preemptible, r.started_ms, now_ms_)) pre.push_back(&r);
     std::sort(pre.begin(), pre.end(), evict_first);
-    for (auto c : pre) out.push_back(victim{c->first, "fair_share", "preempt", tree_.spec(c->second.queue).name});
+    for (auto c : pre) out.push_back(victim{c->id, "fair_share", "preempt", tree_.spec(c->queue).name});
   }
 
  private:
@@ -1054,11 +1053,16 @@ class fair_share_policy {
     bool preemptible;
     std::int32_t priority;
     std::int64_t started_ms;
+    std::string id;
+  };
+  struct place {
+    fair_share_tree::queue_index queue;
+    std::size_t pos;  // in jobs_[queue]
   };
   fair_share_tree tree_;
-  // running jobs by leaf queue (victims read one queue at a time), and each job's queue
-  std::vector<std::map<std::string, running, std::less<>>> jobs_;
-  std::map<std::string, fair_share_tree::queue_index, std::less<>> where_;
+  // running jobs by leaf queue, in no order (victims sort their candidates), and where each one is
+  std::vector<std::vector<running>> jobs_;
+  std::map<std::string, place, std::less<>> where_;
   std::int64_t now_ms_ = 0;
   bool deny_beyond_capacity_ = false;
 };

@@ -460,6 +460,52 @@ TEST_CASE("fair share: policy adapter commits, releases and proposes victims") {
   CHECK_FALSE(p.check(mk("x", "ghost", 0, gpu(1))).allowed());
 }
 
+// The policy keeps its running jobs per queue in no particular order and
+// moves the last one into a released one's place: victims must not depend on
+// that order, on the order of commits, or on which copy answers.
+TEST_CASE("fair share: victims do not depend on commit or release order, and copies keep their own jobs") {
+  auto fresh = [] {
+    fair_share_tree t({q("a", "", 2, 1), q("b", "", 2, 1), q("c", "", 2, 1)});
+    t.set_capacity(gpu(12));
+    for (const char* n : {"a", "b", "c"}) t.set_request(t.at(n), gpu(12));
+    t.compute();
+    return fair_share_policy(std::move(t));
+  };
+  std::vector<job> all;
+  for (int i = 0; i < 9; ++i) all.push_back(mk("j" + std::to_string(i), i < 6 ? "b" : "c", i % 3, gpu(1)));
+  const std::vector<std::string> gone{"j1", "j4", "j7"};  // the first, a middle and a last of their queues
+  auto victims_of = [](const fair_share_policy& p, const job& j) {
+    std::vector<victim> out;
+    p.victims(j, out);
+    std::vector<std::string> ids;
+    for (const auto& v : out) ids.push_back(v.job_id + "/" + std::string(v.rule));
+    return ids;
+  };
+  const job asks_a = mk("new-a", "a", 0, gpu(2));
+  const job asks_b = mk("new-b", "b", 9, gpu(1));  // preempts in its own queue
+  auto p = fresh();
+  for (const auto& j : all) p.commit(j);
+  const auto before_a = victims_of(p, asks_a), before_b = victims_of(p, asks_b);
+  CHECK_FALSE(before_a.empty());
+  CHECK(before_b.size() == 6);
+  const fair_share_policy copy = p;  // keeps all nine
+  for (const auto& id : gone) p.release(id);
+  auto r = fresh();  // the same six jobs, committed in reverse
+  for (auto it = all.rbegin(); it != all.rend(); ++it)
+    if (std::find(gone.begin(), gone.end(), it->id) == gone.end()) r.commit(*it);
+  CHECK(victims_of(p, asks_a) == victims_of(r, asks_a));
+  CHECK(victims_of(p, asks_b) == victims_of(r, asks_b));
+  CHECK(victims_of(p, asks_b).size() == 4);
+  CHECK(victims_of(copy, asks_a) == before_a);
+  CHECK(victims_of(copy, asks_b) == before_b);
+  // released jobs are gone for good; the moved ones can still be released
+  for (const auto& id : gone) CHECK_THROWS_AS(p.release(id), unknown_entity_error);
+  for (const auto& j : all)
+    if (std::find(gone.begin(), gone.end(), j.id) == gone.end()) p.release(j.id);
+  CHECK(p.tree().allocated(p.tree().at("b"), R::nvidia_gpu) == 0);
+  CHECK(victims_of(p, asks_b).empty());
+}
+
 TEST_CASE("fair share: randomized invariants") {
   std::mt19937_64 rng(12345);
   for (int round = 0; round < 200; ++round) {
