@@ -174,11 +174,17 @@ class capacity_queues {
     if (tasks_.count(std::string(task_id)))
       throw state_error(error_id::state_duplicate,
                         "queue " + std::string(queue) + ": task '" + std::string(task_id) + "' is already allocated");
-    auto dense = to_dense(req, queue);
-    add_chain(alloc_, q, dense, +1);
-    order_.reserve(order_.size() + 1);  // the emplace below cannot throw after the map holds the task
-    tasks_.emplace(std::string(task_id), task_pos{order_.size()});
-    order_.push_back(task_entry{std::string(task_id), q, std::move(dense)});
+    // everything that may throw (allocation, overflow) before any change sticks
+    order_.reserve(order_.size() + 1);
+    task_entry e{std::string(task_id), q, to_dense(req, queue)};
+    const auto it = tasks_.emplace(e.id, task_pos{order_.size()}).first;
+    try {
+      add_chain(alloc_, q, e.req, +1);  // checks every sum before it changes one
+    } catch (...) {
+      tasks_.erase(it);
+      throw;
+    }
+    order_.push_back(std::move(e));  // room reserved: no throw
   }
   void deallocate(std::string_view task_id) {
     auto it = tasks_.find(std::string(task_id));

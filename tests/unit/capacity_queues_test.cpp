@@ -1,5 +1,6 @@
 // Tests of the Volcano capacity plugin model (flat and hierarchical queues).
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <random>
 #include <string>
@@ -263,6 +264,10 @@ TEST_CASE("queue: capacity typed errors for bad calls leave the state unchanged"
   CHECK_THROWS_AS(c.allocate("t2", "q1", {{resources::memory, 5}}), unknown_entity_error);
   CHECK_THROWS_AS(c.deallocate("zz"), unknown_entity_error);
   CHECK_THROWS_AS(c.enqueue("q1", {{gpu, -3}}), validation_error);
+  // a sum past int64 is an overflow_error, and the task is not half recorded
+  CHECK_THROWS_AS(c.allocate("big", "q1", {{gpu, std::numeric_limits<amount>::max()}}), overflow_error);
+  CHECK_FALSE(c.has_task("big"));
+  CHECK(c.running_tasks() == std::vector<std::string>{"t1"});
   CHECK(alloc(c, "q1") == 2);
   CHECK_FALSE(c.has_task("t2"));
   CHECK(c.inqueue(c.index("q1"), 0) == 0);
