@@ -402,12 +402,7 @@ class capacity_queues {
     std::vector<const task_entry*> walk;
     for (const auto& e : order_)
       if (!e.id.empty() && may[e.queue]) walk.push_back(&e);
-    if (hierarchical()) {  // victim_order
-      const auto sp = path(self);
-      std::stable_sort(walk.begin(), walk.end(), [&](const task_entry* x, const task_entry* y) {
-        return common_level(path(x->queue), sp) > common_level(path(y->queue), sp);
-      });
-    }
+    victim_queue_order(self, walk, [](const task_entry* t) { return t->queue; });
     reclaim_walk(self, rq, walk, out);
   }
 
@@ -416,10 +411,7 @@ class capacity_queues {
   [[nodiscard]] std::vector<std::string> victim_order(std::string_view reclaimer_queue,
                                                       std::vector<std::string> candidates) const {
     if (!hierarchical()) return candidates;
-    const auto self = path(index(reclaimer_queue));
-    std::stable_sort(candidates.begin(), candidates.end(), [&](const std::string& x, const std::string& y) {
-      return common_level(path(task_queue(x)), self) > common_level(path(task_queue(y)), self);
-    });
+    victim_queue_order(index(reclaimer_queue), candidates, [this](const std::string& id) { return task_queue(id); });
     return candidates;
   }
   /// Running tasks in allocation order.
@@ -441,6 +433,19 @@ class capacity_queues {
   struct task_pos {
     std::size_t seq;
   };
+
+  // VictimQueueOrderFn (hierarchical only): a stable sort of `tasks` putting
+  // the tasks of queues with a deeper common ancestor with `self` first; each
+  // queue's level is computed once.
+  template <class T, class QueueOf>
+  void victim_queue_order(std::size_t self, std::vector<T>& tasks, QueueOf queue_of) const {
+    if (!hierarchical()) return;
+    const auto sp = path(self);
+    std::vector<std::size_t> level(specs_.size());
+    for (std::size_t q = 0; q < specs_.size(); ++q) level[q] = common_level(path(q), sp);
+    std::stable_sort(tasks.begin(), tasks.end(),
+                     [&](const T& x, const T& y) { return level[queue_of(x)] > level[queue_of(y)]; });
+  }
 
   // ReclaimableFn's walk over tasks in victim order (see reclaimable()).
   void reclaim_walk(std::size_t self, const std::vector<std::int64_t>& rq, const std::vector<const task_entry*>& walk,
