@@ -1,2 +1,2 @@
-# quota-sim's headers (tools/quota-sim) are header-only: the test includes them directly.
-target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tools/quota-sim)
+# quota-sim's replay and models: the quota_sim library (tools/quota-sim/library.cmake).
+target_link_libraries(${name} PRIVATE quota_sim_lib)

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include <quota/kueue_preemption.hpp>
 #include <quota/running_limits.hpp>
 #include <quota/shrink.hpp>
 

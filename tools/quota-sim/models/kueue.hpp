@@ -140,12 +140,6 @@ inline json kueue_synthesize(const std::vector<std::string>& tenants, const reso
 
 }  // namespace detail
 
-inline void register_kueue_model(std::map<std::string, model_kind>& kinds) {
-  kinds["kueue"] = model_kind{
-      "Kueue ClusterQueues in cohorts of any depth with flavors, nominal quota, borrowing and lending limits, "
-      "preemption and fair sharing: {\"objects\": [ResourceFlavor, ClusterQueue, Cohort, LocalQueue ...], "
-      "\"options\": {\"fairSharing\": false}}",
-      detail::kueue_make, detail::kueue_synthesize};
-}
+void register_kueue_model(std::map<std::string, model_kind>& kinds);
 
 }  // namespace quota::sim

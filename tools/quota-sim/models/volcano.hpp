@@ -392,15 +392,6 @@ inline json volcano_capacity_synthesize(const std::vector<std::string>& tenants,
 
 }  // namespace detail
 
-inline void register_volcano_model(std::map<std::string, model_kind>& kinds) {
-  kinds["volcano"] = model_kind{
-      "Volcano Queues (proportion plugin): {\"objects\": [Queue ...], \"options\": {\"plugin\": \"proportion\", "
-      "\"enqueue\": false, \"overcommitFactor\": 1.2}}",
-      detail::volcano_make, detail::volcano_synthesize};
-  kinds["volcano_capacity"] = model_kind{
-      "Volcano Queues (capacity plugin, flat or hierarchical): {\"objects\": [Queue ...], \"options\": "
-      "{\"hierarchy\": true, \"ancestorReclaimLevel\": 0}}",
-      detail::volcano_capacity_make, detail::volcano_capacity_synthesize};
-}
+void register_volcano_model(std::map<std::string, model_kind>& kinds);
 
 }  // namespace quota::sim

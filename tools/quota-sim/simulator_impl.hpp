@@ -1,0 +1,1440 @@
+// The state and the loop of quota-sim's replay (simulator.hpp describes it):
+// included only by simulator.cpp, so the whole loop and the composed engine
+// are compiled once, into the quota_sim library.
+#pragma once
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "simulator.hpp"
+
+namespace quota::sim::detail {
+
+class simulator_impl {
+ public:
+  simulator_impl(scenario sc, std::vector<model_instance> models) : sc_(std::move(sc)), models_(std::move(models)) {
+    for (auto& m : models_) engine_.add(std::move(m.policy));
+    for (const auto& n : sc_.nodes)
+      nodes_.push_back(
+          node_state{n, n.allocatable, true, std::vector<std::int32_t>(static_cast<std::size_t>(n.gpu.count), 1000)});
+    jobs_.reserve(sc_.jobs.size());
+    index_.reserve(sc_.jobs.size());
+    for (std::size_t i = 0; i < sc_.jobs.size(); ++i) {
+      const auto& js = sc_.jobs[i];
+      job_run jr;
+      jr.spec = &sc_.jobs[i];
+      jr.j.id = js.id;
+      jr.j.ns = js.ns;
+      jr.j.queue = js.queue;
+      jr.j.user = js.user;
+      jr.j.groups = js.groups;
+      jr.j.priority_class = js.priority_class;
+      jr.j.priority = js.priority;
+      jr.j.pods = js.pods;
+      jr.j.min_pods = js.min_pods;
+      jr.j.claims = js.claims;
+      jr.j.created_ms = js.submit_ms;
+      jr.j.duration_ms = js.duration_ms;
+      jr.j.preemptible = js.preemptible;
+      for (const auto& e : js.per_pod) jr.j.request.set(e.id, quota::detail::checked_mul<amount>(e.value, js.pods));
+      jr.tenant = tenant_of(js);
+      jr.shape = shape_of(js);
+      jr.coarse = coarse_shape_of(js);
+      index_[js.id] = i;
+      jobs_.push_back(std::move(jr));
+      tenants_[jobs_.back().tenant];
+    }
+    chart_ = sc_.registry.find(sc_.chart_resource).value_or(resources::nvidia_gpu);
+    for (const auto& n : nodes_) capacity_.add_in_place(n.spec.allocatable);
+    node_jobs_.resize(nodes_.size());
+    tree_build();
+  }
+
+  /// Replays the scenario up to `until_ms` (or its end). `progress` is called
+  /// now and then with (done events, total events).
+  run_result run(std::int64_t until_ms = -1, const std::function<void(std::size_t, std::size_t)>& progress = {}) {
+    return run(until_ms, progress, run_options{});
+  }
+  run_result run(std::int64_t until_ms, const std::function<void(std::size_t, std::size_t)>& progress,
+                 const run_options& opt) {
+    if (until_ms < 0) until_ms = sc_.until_ms;
+    for (std::size_t i = 0; i < models_.size(); ++i)
+      if (models_[i].on_load)
+        for (const auto& jr : jobs_) models_[i].on_load(engine_.model(i), jr.j);
+    std::vector<std::size_t> arriving;  // models with an arrival hook
+    std::vector<std::size_t> clocked;   // models with a clock (on_time / next_wake)
+    for (std::size_t i = 0; i < models_.size(); ++i) {
+      if (models_[i].on_submit) arriving.push_back(i);
+      if (models_[i].on_time || models_[i].next_wake) clocked.push_back(i);
+    }
+    // Wake-ups: only while jobs are pending, and only again after something
+    // happened since the last wake-up (a wake-up pass that admits nothing
+    // would find the same at the next one: no endless empty windows).
+    bool wake_armed = true;
+    std::size_t next_job = 0, next_event = 0, next_expect = 0;
+    std::vector<std::size_t> expect_order(sc_.expectations.size());
+    for (std::size_t i = 0; i < expect_order.size(); ++i) expect_order[i] = i;
+    std::stable_sort(expect_order.begin(), expect_order.end(), [&](std::size_t a, std::size_t b) {
+      return sc_.expectations[a].at_ms < sc_.expectations[b].at_ms;
+    });
+    const std::size_t total = sc_.jobs.size() * 2 + sc_.events.size();
+    run_result res;
+    while (true) {
+      // next instant
+      std::int64_t t = end_of_time;
+      if (next_job < jobs_.size()) t = std::min(t, jobs_[next_job].spec->submit_ms);
+      if (next_event < sc_.events.size()) t = std::min(t, sc_.events[next_event].at_ms);
+      if (!finishes_.empty()) t = std::min(t, finishes_.begin()->first);
+      if (next_expect < expect_order.size()) t = std::min(t, sc_.expectations[expect_order[next_expect]].at_ms);
+      for (const auto& [pi, at] : shrink_at_) t = std::min(t, at);  // quota shrink deadlines
+      std::int64_t wake = end_of_time;
+      if (wake_armed && !pending_.empty())
+        for (auto i : clocked)
+          if (models_[i].next_wake) {
+            const std::int64_t w = models_[i].next_wake(engine_.model(i), now_);
+            if (w > now_) wake = std::min(wake, w);
+          }
+      // a wake-up after everything else is over still counts (pending jobs may start then)
+      t = std::min(t, wake);
+      if (t == end_of_time) break;
+      if (until_ms >= 0 && t > until_ms) break;
+      now_ = t;
+      for (auto i : clocked)
+        if (models_[i].on_time) models_[i].on_time(engine_.model(i), t);
+      const bool woken = t == wake;
+      const std::int64_t admitted_before = admissions_total_;
+      bool news = false;  // finishes, events or submissions at this instant
+      freed_ = false;
+      arrivals_.clear();
+      // 1. finishes
+      while (!finishes_.empty() && finishes_.begin()->first == t) {
+        const auto idx = finishes_.begin()->second;
+        finishes_.erase(finishes_.begin());
+        jobs_[idx].has_finish = false;
+        stop(idx, job_state::finished);
+        ++res.events;
+        news = true;
+      }
+      // 1b. quota shrink: evictions whose grace period ends now
+      if (!shrink_at_.empty() && shrink_due()) news = true;
+      // 2. events
+      while (next_event < sc_.events.size() && sc_.events[next_event].at_ms == t) {
+        apply_event(sc_.events[next_event++]);
+        ++res.events;
+        news = true;
+      }
+      // 3. submissions
+      while (next_job < jobs_.size() && jobs_[next_job].spec->submit_ms == t) {
+        jobs_[next_job].state = job_state::pending;
+        for (auto i : arriving) models_[i].on_submit(engine_.model(i), jobs_[next_job].j);
+        pend(next_job);
+        arrivals_.push_back(next_job);
+        ++next_job;
+        ++res.events;
+        news = true;
+      }
+      const bool changed = news || woken;
+      // 4. scheduling pass
+      if (changed) schedule(freed_ || woken);  // a wake-up retries every pending job
+      wake_armed = !woken || news || admissions_total_ != admitted_before;
+      record_samples();
+      if (opt.check_invariants) check_capacity(res.failures);
+      // 5. expectations due now
+      while (next_expect < expect_order.size() && sc_.expectations[expect_order[next_expect]].at_ms == t)
+        check(sc_.expectations[expect_order[next_expect++]], res.failures);
+      if (progress && (res.events & 0x3FF) == 0) progress(res.events, total);
+    }
+    end_ms_ = until_ms >= 0 ? std::min(until_ms, now_) : now_;
+    while (next_expect < expect_order.size()) check(sc_.expectations[expect_order[next_expect++]], res.failures);
+    if (opt.check_invariants) check_outcomes(res.failures);
+    res.report = report(res.failures);
+    if (progress) progress(total, total);
+    return res;
+  }
+
+  [[nodiscard]] const engine& quota_engine() const noexcept { return engine_; }
+  /// Running jobs with a declared end: (end time, job id), earliest first (for quota-sim explain).
+  [[nodiscard]] std::vector<std::pair<std::int64_t, std::string>> scheduled_finishes() const {
+    std::vector<std::pair<std::int64_t, std::string>> out;
+    for (const auto& [t, idx] : finishes_) out.emplace_back(t, jobs_[idx].j.id);
+    return out;
+  }
+  /// (time, chart resource in use) and (time, capacity) over the replay.
+  [[nodiscard]] std::vector<std::pair<std::int64_t, std::int64_t>> usage_over_time() const {
+    std::vector<std::pair<std::int64_t, std::int64_t>> out;
+    for (const auto& smp : util_samples_) out.emplace_back(smp.t, smp.v);
+    return out;
+  }
+  [[nodiscard]] std::int64_t end_ms() const noexcept { return end_ms_; }
+  [[nodiscard]] std::int64_t capacity_now() const { return capacity_.get(chart_); }
+  [[nodiscard]] const scenario& spec() const noexcept { return sc_; }
+
+ private:
+  struct node_state {
+    node_spec spec;
+    resource_vector free;
+    bool alive;
+    std::vector<std::int32_t> device_free;  // milli free per GPU device
+  };
+  struct job_run {
+    const job_spec* spec = nullptr;
+    job j;
+    std::string tenant;
+    job_state state = job_state::waiting;
+    std::int64_t first_start = -1, last_start = -1, end = -1;
+    std::int64_t run_ms = 0;                                      // accumulated running time (for preempted jobs)
+    std::vector<std::pair<std::size_t, std::int32_t>> placement;  // node, pods
+    std::string last_reason;
+    int preempted = 0;
+    std::size_t shape = 0, coarse = 0;
+    std::uint64_t tried_pass = 0;
+    std::uint64_t pended_pass = 0;
+    std::vector<std::size_t> devices, device_nodes;               // GPU devices held (device index, node)
+    std::multimap<std::int64_t, std::size_t>::iterator finish{};  // its entry in finishes_
+    bool has_finish = false;
+  };
+  struct sample {
+    std::int64_t t;
+    std::int64_t v;
+  };
+
+  // Jobs identical in everything a model or the host reads share a shape: in
+  // one scheduling pass, usage only grows, so once one is denied the others
+  // would be too.
+  std::size_t shape_of(const job_spec& js) { return intern_shape(shapes_, shape_key(js, true)); }
+  // The shape without user and groups: jobs that differ only there get the
+  // same answer from every model that does not read them (user_agnostic).
+  std::size_t coarse_shape_of(const job_spec& js) { return intern_shape(coarse_shapes_, shape_key(js, false)); }
+  static std::string shape_key(const job_spec& js, bool with_identity) {
+    std::string k = js.ns + '\x1f' + js.queue + '\x1f';
+    if (with_identity) k += js.user + '\x1f';
+    k += js.priority_class + '\x1f' + std::to_string(js.priority) + '\x1f' + std::to_string(js.pods) + '\x1f' +
+         std::to_string(js.min_pods) + '\x1f' + (js.preemptible ? "p" : "n") + '\x1f';
+    if (with_identity) {
+      for (const auto& g : js.groups) k += g + ',';
+      k += '\x1f';
+    }
+    for (const auto& e : js.per_pod) k += std::to_string(e.id) + '=' + std::to_string(e.value) + ',';
+    k += '\x1f';
+    for (const auto& [a, b] : js.node_selector) k += a + '=' + b + ',';
+    k += '\x1f';
+    for (const auto& c : js.claims) k += c + ',';
+    k += '\x1f' + std::to_string(js.gpu.count) + 'x' + std::to_string(js.gpu.milli);
+    for (const auto& m : js.gpu.models) k += ',' + m;
+    k += '\x1f';
+    if (!js.extra.is_null()) k += js.extra.dump();
+    return k;
+  }
+  template <class Map>
+  static std::size_t intern_shape(Map& shapes, std::string key) {
+    return shapes.emplace(std::move(key), shapes.size()).first->second;
+  }
+  // Reasons from models whose answer does not depend on job.user or job.groups.
+  static bool user_agnostic(std::string_view model) {
+    return model == "queue" || model == "capacity" || model == "elastic_quota" || model == "fair_share" ||
+           model == "kueue" || model == "sharing_pools";
+  }
+  // A denial no change of usage can lift: a fixed limit the request alone exceeds.
+  static bool permanent(const reason& r) {
+    return r.model == "yunikorn_limits" && (r.rule == "max_resources" || r.rule == "max_applications") &&
+           r.limit >= 0 && r.requested > r.limit;
+  }
+
+  std::string tenant_of(const job_spec& js) const {
+    if (sc_.tenant_by == "namespace") return js.ns;
+    if (sc_.tenant_by == "user") return js.user.empty() ? "(none)" : js.user;
+    return js.queue.empty() ? js.ns : js.queue;
+  }
+
+  // pending order: higher priority first, then submission time, then index
+  struct pkey {
+    std::int32_t neg_priority;
+    std::int64_t submit;
+    std::size_t idx;
+    friend bool operator<(const pkey& a, const pkey& b) {
+      if (a.neg_priority != b.neg_priority) return a.neg_priority < b.neg_priority;
+      if (a.submit != b.submit) return a.submit < b.submit;
+      return a.idx < b.idx;
+    }
+  };
+  pkey pending_key(std::size_t idx) const { return pkey{-jobs_[idx].spec->priority, jobs_[idx].spec->submit_ms, idx}; }
+
+  bool selector_ok(const node_state& n, const job_spec& js) const {
+    for (const auto& [k, v] : js.node_selector) {
+      auto it = n.spec.labels.find(k);
+      if (it == n.spec.labels.end() || it->second != v) return false;
+    }
+    return true;
+  }
+
+  // --- nodes: free capacity, with a max tree over the chart resource --------
+  // tree_[k] = the most of the chart resource free on any alive node below k
+  // (tcpu_, tmem_: the same for cpu and memory); first-fit finds the first
+  // node with enough of all three in O(log n) steps per skipped subtree.
+  void tree_build() {
+    tree_size_ = 1;
+    while (tree_size_ < nodes_.size()) tree_size_ *= 2;
+    tree_.assign(2 * tree_size_, -1);
+    tcpu_.assign(2 * tree_size_, -1);
+    tmem_.assign(2 * tree_size_, -1);
+    for (std::size_t n = 0; n < nodes_.size(); ++n) set_leaf(n);
+    for (std::size_t k = tree_size_ - 1; k >= 1; --k) pull(k);
+  }
+  amount node_value(std::size_t n, resource_id r) const { return nodes_[n].alive ? nodes_[n].free.get(r) : -1; }
+  void set_leaf(std::size_t n) {
+    const std::size_t k = tree_size_ + n;
+    tree_[k] = node_value(n, chart_);
+    tcpu_[k] = node_value(n, resources::cpu);
+    tmem_[k] = node_value(n, resources::memory);
+  }
+  void pull(std::size_t k) {
+    tree_[k] = std::max(tree_[2 * k], tree_[2 * k + 1]);
+    tcpu_[k] = std::max(tcpu_[2 * k], tcpu_[2 * k + 1]);
+    tmem_[k] = std::max(tmem_[2 * k], tmem_[2 * k + 1]);
+  }
+  void tree_update(std::size_t n) {
+    set_leaf(n);
+    for (std::size_t k = (tree_size_ + n) / 2; k >= 1; k /= 2) pull(k);
+  }
+  struct need3 {
+    amount chart, cpu, mem;
+  };
+  bool covers(std::size_t k, const need3& nd) const {
+    return tree_[k] >= nd.chart && tcpu_[k] >= nd.cpu && tmem_[k] >= nd.mem;
+  }
+  // first node index >= from with enough chart resource, cpu and memory free,
+  // or npos: walk up from the leaf, and down into right siblings that may hold one
+  std::size_t tree_first(std::size_t from, const need3& nd) const {
+    if (from >= tree_size_) return npos;
+    std::size_t k = tree_size_ + from;
+    if (covers(k, nd)) return from;
+    for (; k > 1; k /= 2)
+      if ((k & 1) == 0)
+        if (const std::size_t r = descend(k + 1, nd); r != npos) return r;
+    return npos;
+  }
+  // the first leaf below k with enough of all three (maxima of different nodes may cover, no node does)
+  std::size_t descend(std::size_t k, const need3& nd) const {
+    if (!covers(k, nd)) return npos;
+    if (k >= tree_size_) return k - tree_size_;
+    const std::size_t r = descend(2 * k, nd);
+    return r != npos ? r : descend(2 * k + 1, nd);
+  }
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+
+  // GPU fragmentation: free thousandths on devices that are partly used
+  // (they can host only pods that fit the remainder).
+  static std::int64_t frag_of(std::int32_t free) { return free > 0 && free < 1000 ? free : 0; }
+  void set_device(std::size_t n, std::size_t d, std::int32_t v) {
+    auto& f = nodes_[n].device_free[d];
+    if (nodes_[n].alive) fragmented_ += frag_of(v) - frag_of(f);
+    f = v;
+  }
+
+  void take(std::size_t n, const resource_vector& v, std::size_t job) {
+    nodes_[n].free.sub_in_place(v);
+    node_jobs_[n].insert(job);
+    const auto& g = jobs_[job].spec->gpu;
+    if (g.count > 0) {
+      const auto& devs = pick_devices(n, g);
+      for (auto d : devs) set_device(n, d, nodes_[n].device_free[d] - g.milli);
+      auto& held = jobs_[job].devices;
+      held.insert(held.end(), devs.begin(), devs.end());
+      jobs_[job].device_nodes.insert(jobs_[job].device_nodes.end(), devs.size(), n);
+    }
+    tree_update(n);
+  }
+  void give(std::size_t n, const resource_vector& v, std::size_t job) {
+    nodes_[n].free.add_in_place(v);
+    auto& jr = jobs_[job];
+    const auto& g = jr.spec->gpu;
+    if (g.count > 0) {
+      // return the devices of one pod on node n
+      std::int32_t left = g.count;
+      for (std::size_t i = jr.devices.size(); i-- > 0 && left > 0;)
+        if (jr.device_nodes[i] == n) {
+          set_device(n, jr.devices[i], nodes_[n].device_free[jr.devices[i]] + g.milli);
+          jr.devices.erase(jr.devices.begin() + static_cast<std::ptrdiff_t>(i));
+          jr.device_nodes.erase(jr.device_nodes.begin() + static_cast<std::ptrdiff_t>(i));
+          --left;
+        }
+    }
+    if (auto it = node_jobs_[n].find(job); it != node_jobs_[n].end()) node_jobs_[n].erase(it);  // one pod
+    tree_update(n);
+  }
+
+  // Devices for one pod on node n (best fit: the fullest devices that still
+  // have room), or an empty list when they do not fit.
+  // The result lives in a buffer reused by the next call.
+  const std::vector<std::size_t>& pick_devices(std::size_t n, const gpu_request& g) {
+    auto& ok = dev_scratch_;
+    ok.clear();
+    if (!devices_fit(n, g)) return ok;
+    const auto& node = nodes_[n];
+    for (std::size_t d = 0; d < node.device_free.size(); ++d)
+      if (node.device_free[d] >= g.milli) ok.push_back(d);
+    // stable insertion sort by free thousandths (a node has a handful of devices)
+    for (std::size_t i = 1; i < ok.size(); ++i) {
+      const auto v = ok[i];
+      std::size_t k = i;
+      for (; k > 0 && node.device_free[ok[k - 1]] > node.device_free[v]; --k) ok[k] = ok[k - 1];
+      ok[k] = v;
+    }
+    ok.resize(static_cast<std::size_t>(g.count));
+    return ok;
+  }
+  // pick_devices would find devices (without building the list).
+  bool devices_fit(std::size_t n, const gpu_request& g) const {
+    if (g.count == 0) return false;
+    const auto& node = nodes_[n];
+    if (!g.models.empty() && std::find(g.models.begin(), g.models.end(), node.spec.gpu.model) == g.models.end())
+      return false;
+    std::int32_t have = 0;
+    for (const auto f : node.device_free)
+      if (f >= g.milli && ++have >= g.count) return true;
+    return false;
+  }
+  bool node_fits(std::size_t n, const job_spec& js) const {
+    if (!selector_ok(nodes_[n], js) || !fits(js.per_pod, nodes_[n].free)) return false;
+    return js.gpu.count == 0 || devices_fit(n, js.gpu);
+  }
+
+  std::optional<std::size_t> pick_node(const job_spec& js) const {
+    const amount need = js.per_pod.get(chart_);
+    const need3 nd{need, js.per_pod.get(resources::cpu), js.per_pod.get(resources::memory)};
+    if (!covers(1, nd)) return std::nullopt;
+    if (sc_.placement == "first-fit") {
+      for (std::size_t n = tree_first(0, nd); n != npos && n < nodes_.size(); n = tree_first(n + 1, nd))
+        if (node_fits(n, js)) return n;
+      return std::nullopt;
+    }
+    std::optional<std::size_t> best;
+    amount best_left = 0;
+    for (std::size_t n = tree_first(0, nd); n != npos && n < nodes_.size(); n = tree_first(n + 1, nd)) {
+      if (!node_fits(n, js)) continue;
+      const amount left = nodes_[n].free.get(chart_) - need;
+      if (!best || left < best_left) {
+        best = n;
+        best_left = left;
+      }
+    }
+    return best;
+  }
+
+  // Places all pods of the job; on failure nothing is placed.
+  bool place(std::size_t idx) {
+    auto& jr = jobs_[idx];
+    const auto& js = *jr.spec;
+    std::vector<std::pair<std::size_t, std::int32_t>> plan;
+    for (std::int32_t p = 0; p < js.pods; ++p) {
+      const auto n = pick_node(js);
+      if (!n) {
+        for (const auto& [m, pods] : plan)
+          for (std::int32_t q = 0; q < pods; ++q) give(m, js.per_pod, idx);
+        return false;
+      }
+      take(*n, js.per_pod, idx);
+      if (!plan.empty() && plan.back().first == *n)
+        ++plan.back().second;
+      else
+        plan.push_back({*n, 1});
+    }
+    jr.placement = std::move(plan);
+    return true;
+  }
+  void unplace(std::size_t idx) {
+    auto& jr = jobs_[idx];
+    for (const auto& [n, pods] : jr.placement)
+      for (std::int32_t p = 0; p < pods; ++p) give(n, jr.spec->per_pod, idx);
+    jr.placement.clear();
+  }
+  void replace_on(std::size_t idx, const std::vector<std::pair<std::size_t, std::int32_t>>& pl) {
+    auto& jr = jobs_[idx];
+    jr.placement = pl;
+    for (const auto& [n, pods] : pl)
+      for (std::int32_t p = 0; p < pods; ++p) take(n, jr.spec->per_pod, idx);
+  }
+
+  void start(std::size_t idx) {
+    auto& jr = jobs_[idx];
+    jr.state = job_state::running;
+    if (jr.first_start < 0) jr.first_start = now_;
+    jr.last_start = now_;
+    ++tenants_[jr.tenant].admissions;
+    ++admissions_total_;
+    usage_[jr.tenant].add_in_place(jr.j.request);
+    running_.insert(idx);
+    running_by_priority_.insert({jr.spec->priority, idx});
+    if (jr.spec->duration_ms >= 0) {
+      const std::int64_t left = std::max<std::int64_t>(0, jr.spec->duration_ms - jr.run_ms);
+      jr.finish = finishes_.emplace(now_ + left, idx);
+      jr.has_finish = true;
+    }
+  }
+
+  // Stops a running job: finished, deleted, or preempted (back to pending).
+  void stop(std::size_t idx, job_state to) {
+    if (jobs_[idx].state != job_state::running) return;
+    engine_.release(jobs_[idx].j.id);
+    unplace(idx);
+    retire(idx, to);
+  }
+  // The bookkeeping of stop() for a job already released from the engine and its nodes.
+  void retire(std::size_t idx, job_state to) {
+    auto& jr = jobs_[idx];
+    if (jr.has_finish) {
+      finishes_.erase(jr.finish);
+      jr.has_finish = false;
+    }
+    usage_[jr.tenant].sub_in_place(jr.j.request);
+    running_.erase(idx);
+    running_by_priority_.erase({jr.spec->priority, idx});
+    freed_ = true;
+    jr.run_ms += now_ - jr.last_start;
+    if (to == job_state::preempted_pending) {
+      ++jr.preempted;
+      ++preemptions_;
+      ++tenants_[jr.tenant].preempted;
+      preemption_marks_.push_back({now_, jr.tenant});
+      jr.state = job_state::preempted_pending;
+      pend(idx);
+      // a preempted job is pending again: it rejoins the demand of the
+      // models that follow demand (Volcano's deserved share)
+      for (std::size_t i = 0; i < models_.size(); ++i)
+        if (models_[i].on_submit) models_[i].on_submit(engine_.model(i), jr.j);
+    } else {
+      jr.state = to;
+      jr.end = now_;
+    }
+  }
+
+  void apply_event(const event_spec& ev) {
+    if (ev.type == "node_add") {
+      node_spec n;
+      n.name = ev.body["node"]["name"].get<std::string>();
+      n.allocatable = parse_resource_list(ev.body["node"].value("allocatable", json::object()), sc_.registry,
+                                          ev.path + ".node.allocatable");
+      if (ev.body["node"].contains("labels"))
+        for (auto it = ev.body["node"]["labels"].begin(); it != ev.body["node"]["labels"].end(); ++it)
+          n.labels[it.key()] = it.value().get<std::string>();
+      capacity_.add_in_place(n.allocatable);
+      if (ev.body["node"].contains("gpu")) {
+        n.gpu.count = ev.body["node"]["gpu"].value("count", 0);
+        n.gpu.model = ev.body["node"]["gpu"].value("model", "");
+      }
+      nodes_.push_back(
+          node_state{n, n.allocatable, true, std::vector<std::int32_t>(static_cast<std::size_t>(n.gpu.count), 1000)});
+      node_jobs_.emplace_back();
+      tree_build();
+      freed_ = true;
+    } else if (ev.type == "node_remove") {
+      const auto name = ev.body["name"].get<std::string>();
+      for (std::size_t n = 0; n < nodes_.size(); ++n) {
+        if (!nodes_[n].alive || nodes_[n].spec.name != name) continue;
+        // jobs with pods there are stopped and go back to pending (not counted as preemptions)
+        std::vector<std::size_t> hit;
+        for (auto idx : running_)
+          for (const auto& pl : jobs_[idx].placement)
+            if (pl.first == n) hit.push_back(idx);
+        for (auto idx : hit) {
+          stop(idx, job_state::preempted_pending);
+          --preemptions_;
+          --tenants_[jobs_[idx].tenant].preempted;
+          preemption_marks_.pop_back();
+          jobs_[idx].last_reason = "host.node_removed";
+        }
+        nodes_[n].alive = false;
+        tree_update(n);
+        capacity_.sub_in_place(nodes_[n].spec.allocatable);
+      }
+    } else if (ev.type == "delete") {
+      const auto idx = index_.at(ev.body["job"].get<std::string>());
+      auto& jr = jobs_[idx];
+      if (jr.state == job_state::running) stop(idx, job_state::deleted);
+      if (jr.state == job_state::pending || jr.state == job_state::preempted_pending) {
+        unpend(idx);
+        jr.state = job_state::deleted;
+      }
+      if (jr.state == job_state::waiting) jr.state = job_state::deleted;
+    } else if (ev.type == "reload") {
+      reload_policy(ev);
+    }
+  }
+
+  // --- reload events and quota shrink (docs/scenario-format.md) -------------
+  // Running jobs in the order they started (then file order).
+  [[nodiscard]] std::vector<std::size_t> running_by_start() const {
+    std::vector<std::size_t> out(running_.begin(), running_.end());
+    std::sort(out.begin(), out.end(), [&](std::size_t a, std::size_t b) {
+      return jobs_[a].last_start != jobs_[b].last_start ? jobs_[a].last_start < jobs_[b].last_start : a < b;
+    });
+    return out;
+  }
+  // A model built from `spec` that has seen the replay's jobs: every job
+  // loaded, the pending and running ones arrived. Running jobs not committed.
+  model_instance fresh_model(const policy_spec& spec) {
+    model_instance m = model_kinds().at(spec.model).make(spec, sc_);
+    if (m.on_load)
+      for (const auto& jr : jobs_) m.on_load(m.policy, jr.j);
+    if (m.on_submit)
+      for (const auto& jr : jobs_)
+        if (jr.state == job_state::pending || jr.state == job_state::preempted_pending ||
+            jr.state == job_state::running)
+          m.on_submit(m.policy, jr.j);
+    return m;
+  }
+  // The running jobs policy `i`'s current configuration would not admit:
+  // the running jobs offered to a fresh model in order (priority descending,
+  // then oldest start first); the ones it denies. So the victims are the
+  // lowest-priority, newest work beyond the quota (Kueue's shrink order).
+  std::vector<std::size_t> shrink_victims(std::size_t i) {
+    model_instance m = fresh_model(policy_now_.at(i));
+    std::vector<std::size_t> order = running_by_start();
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return jobs_[a].spec->priority > jobs_[b].spec->priority; });
+    std::vector<std::size_t> out;
+    for (auto idx : order) {
+      if (m.policy.check(jobs_[idx].j).denied()) {
+        out.push_back(idx);
+        continue;
+      }
+      try {
+        m.policy.commit(jobs_[idx].j);
+      } catch (const commit_denied_error&) {
+        out.push_back(idx);
+      }
+    }
+    std::reverse(out.begin(), out.end());  // eviction order: lowest priority first, newest first
+    return out;
+  }
+  // A reload event: the policy's new configuration, all or nothing. Models
+  // that reload in place keep their usage; the others are rebuilt aside and
+  // the running jobs committed into them (in start order) before the swap.
+  void reload_policy(const event_spec& ev) {
+    const std::size_t i = ev.policy;
+    if (policy_now_.size() < sc_.policies.size()) policy_now_ = sc_.policies;
+    policy_spec spec{sc_.policies[i].model, ev.policy_body, ev.path};
+    model_instance m = fresh_model(spec);
+    if (m.reload_into) {
+      m.reload_into(engine_.model(i));
+    } else {
+      for (auto idx : running_by_start()) {
+        try {
+          m.policy.commit(jobs_[idx].j);
+        } catch (const error& e) {
+          throw state_error(error_id::state_conflict, ev.path + ": reload of " + spec.model + " at " +
+                                                          format_duration(now_) + ": running job '" + jobs_[idx].j.id +
+                                                          "' cannot be kept in the new model: " + e.what());
+        }
+      }
+      engine_.model(i) = std::move(m.policy);
+    }
+    models_[i].introspect = std::move(m.introspect);
+    models_[i].on_submit = std::move(m.on_submit);
+    models_[i].on_load = std::move(m.on_load);
+    policy_now_[i] = std::move(spec);
+    freed_ = true;  // a raised quota may admit pending jobs: a full pass
+    ++reloads_;
+    const shrink_option so = i < sc_.shrink.size() ? sc_.shrink[i] : shrink_option{};
+    if (!so.evict) return;
+    // evict_after_grace: over quota now -> deadline (the first one stands);
+    // fits -> any deadline is cancelled
+    std::int64_t at = 0;
+    if (shrink_victims(i).empty())
+      shrink_at_.erase(i);
+    else if (!shrink_at_.count(i))
+      shrink_at_[i] = quota::detail::try_add(now_, so.grace_ms, at) ? at : end_of_time;
+  }
+  // Evictions whose grace ended now: what the new quota would not admit is
+  // stopped and requeued, as preempted jobs are. True when something happened.
+  bool shrink_due() {
+    bool any = false;
+    for (auto it = shrink_at_.begin(); it != shrink_at_.end();) {
+      if (it->second != now_) {
+        ++it;
+        continue;
+      }
+      const std::size_t i = it->first;
+      it = shrink_at_.erase(it);
+      for (auto idx : shrink_victims(i)) {
+        stop(idx, job_state::preempted_pending);
+        jobs_[idx].last_reason = "shrink: evicted after the grace period; policies[" + std::to_string(i) + "] (" +
+                                 policy_now_[i].model + ") was lowered below its usage";
+        shrink_log_.push_back(json{{"at_ms", now_},
+                                   {"job", jobs_[idx].j.id},
+                                   {"policy", i},
+                                   {"model", policy_now_[i].model},
+                                   {"reason", "shrink"}});
+        any = true;
+      }
+    }
+    return any;
+  }
+
+  // "model.rule [entity]; ..." into s (its buffer reused)
+  static void reason_text(const decision& d, std::string& s) {
+    s.clear();
+    for (const auto& r : d.reasons()) {
+      if (!s.empty()) s += "; ";
+      s.append(r.model).append(".").append(r.rule);
+      if (!r.entity.empty()) s.append(" [").append(r.entity).append("]");
+    }
+  }
+  static std::string reason_text(const decision& d) {
+    std::string s;
+    reason_text(d, s);
+    return s;
+  }
+  // one more denial of a tenant by model.rule (no allocation once the key exists)
+  void count_denial(const std::string& tenant, std::string_view model, std::string_view rule) {
+    auto& counts = tenants_[tenant].denials;
+    key_buf_.assign(model).append(".").append(rule);
+    if (auto it = counts.find(key_buf_); it != counts.end())
+      ++it->second;
+    else
+      counts.emplace(key_buf_, 1);
+  }
+
+  bool try_admit(std::size_t idx) {
+    auto& jr = jobs_[idx];
+    const decision d = engine_.check(jr.j);
+    if (d.denied()) {
+      reason_text(d, jr.last_reason);
+      bool agnostic = true, fixed = false;
+      for (const auto& r : d.reasons()) {
+        count_denial(jr.tenant, r.model, r.rule);
+        agnostic = agnostic && user_agnostic(r.model);
+        fixed = fixed || permanent(r);
+      }
+      if (agnostic) coarse_denied_ = true;
+      if (fixed) shape_fixed_[jr.shape] = true;
+      return false;
+    }
+    if (!place(idx)) {
+      coarse_denied_ = true;
+      jr.last_reason = "host.no_node_fits";
+      count_denial(jr.tenant, "host", "no_node_fits");
+      return false;
+    }
+    const decision a = engine_.admit(jr.j);
+    if (a.denied()) {  // cannot happen after an allowed check on the same state; stay safe
+      unplace(idx);
+      jr.last_reason = reason_text(a);
+      return false;
+    }
+    jr.last_reason.clear();
+    start(idx);
+    return true;
+  }
+
+  // Candidates when only placement failed: kube-scheduler style, on one node
+  // at a time: the first node where removing lower-priority jobs would make
+  // room; on it, lowest priority first, newest first.
+  std::vector<std::size_t> placement_victims(std::size_t idx) const {
+    const auto& jr = jobs_[idx];
+    std::vector<std::size_t> cand;
+    if (running_by_priority_.empty() || running_by_priority_.begin()->first >= jr.spec->priority) return cand;
+    auto lower = [&](std::size_t v) {
+      return jobs_[v].spec->priority < jr.spec->priority && jobs_[v].spec->preemptible;
+    };
+    auto order = [&](std::size_t a, std::size_t b) {
+      if (jobs_[a].spec->priority != jobs_[b].spec->priority) return jobs_[a].spec->priority < jobs_[b].spec->priority;
+      if (jobs_[a].last_start != jobs_[b].last_start) return jobs_[a].last_start > jobs_[b].last_start;
+      return a < b;
+    };
+    if (jr.spec->pods == 1) {
+      for (std::size_t n = 0; n < nodes_.size(); ++n) {
+        if (!nodes_[n].alive || !selector_ok(nodes_[n], *jr.spec)) continue;
+        resource_vector potential = nodes_[n].free;
+        std::vector<std::size_t> here;
+        std::optional<std::size_t> prev;
+        for (auto v : node_jobs_[n])
+          if (v != prev && lower(v)) {
+            prev = v;
+            here.push_back(v);
+            for (const auto& [m, pods] : jobs_[v].placement)
+              if (m == n)
+                for (std::int32_t p = 0; p < pods; ++p) potential.add_in_place(jobs_[v].spec->per_pod);
+          }
+        if (here.empty() || !fits(jr.spec->per_pod, potential)) continue;
+        std::sort(here.begin(), here.end(), order);
+        return here;
+      }
+      return cand;
+    }
+    for (const auto& [prio, v] : running_by_priority_) {
+      if (prio >= jr.spec->priority) break;
+      if (lower(v)) cand.push_back(v);
+    }
+    std::sort(cand.begin(), cand.end(), order);
+    return cand;
+  }
+
+  bool try_preempt_for(std::size_t idx) {
+    auto& jr = jobs_[idx];
+    // buffers kept across calls (a trial runs for every denied head of a full pass)
+    auto& vs = victims_buf_;
+    vs.clear();
+    engine_.victims(jr.j, vs);
+    auto& cand = cand_buf_;
+    cand.clear();
+    if (victim_seen_.size() < jobs_.size()) victim_seen_.resize(jobs_.size(), 0);
+    ++victim_round_;
+    for (const auto& v : vs) {
+      const std::size_t vi = job_index(v.job_id);
+      if (vi == npos) continue;
+      if (vi == idx || jobs_[vi].state != job_state::running || !jobs_[vi].spec->preemptible) continue;
+      if (victim_seen_[vi] != victim_round_) {
+        victim_seen_[vi] = victim_round_;
+        cand.push_back(vi);
+      }
+    }
+    if (cand.empty() && jr.last_reason == "host.no_node_fits") cand = placement_victims(idx);
+    if (cand.empty()) return false;
+    // remove victims one at a time until the job fits
+    std::vector<std::pair<std::size_t, std::vector<std::pair<std::size_t, std::int32_t>>>> removed;
+    removed.reserve(cand.size());
+    for (auto vi : cand) {
+      removed.emplace_back(vi, jobs_[vi].placement);
+      engine_.release(jobs_[vi].j.id);
+      unplace(vi);
+      if (engine_.check(jr.j).allowed() && place(idx)) {
+        unplace(idx);
+        // commit: the removed jobs are preempted for real (already out of the engine and nodes)
+        for (auto& [ri, pl] : removed) {
+          retire(ri, job_state::preempted_pending);
+          jobs_[ri].last_reason = "preempted for " + jr.j.id;
+        }
+        return try_admit(idx);
+      }
+    }
+    // never fitted: put everything back; a model that no longer admits a
+    // victim as it was (its state moved on) makes it a preemption after all
+    for (auto it = removed.rbegin(); it != removed.rend(); ++it) {
+      replace_on(it->first, it->second);
+      if (engine_.admit(jobs_[it->first].j).denied()) {
+        unplace(it->first);
+        retire(it->first, job_state::preempted_pending);
+        jobs_[it->first].last_reason = "preempted: not re-admitted after a failed preemption for " + jr.j.id;
+      }
+    }
+    return false;
+  }
+
+  // A job's index by id (victims name jobs by id), or npos.
+  std::size_t job_index(const std::string& id) const {
+    const auto it = index_.find(id);
+    return it == index_.end() ? npos : it->second;
+  }
+
+  void pend(std::size_t idx) {
+    jobs_[idx].pended_pass = pass_;
+    pending_.insert(pending_key(idx));
+    const std::size_t sh = jobs_[idx].shape;
+    if (by_shape_.size() <= sh) {
+      by_shape_.resize(sh + 1);
+      live_pos_.resize(sh + 1, npos);
+    }
+    auto& keys = by_shape_[sh];
+    if (keys.empty()) {
+      live_pos_[sh] = live_shapes_.size();
+      live_shapes_.push_back(sh);
+    }
+    keys.insert(pending_key(idx));
+  }
+  void unpend(std::size_t idx) {
+    pending_.erase(pending_key(idx));
+    const std::size_t sh = jobs_[idx].shape;
+    if (sh >= by_shape_.size()) return;
+    auto& keys = by_shape_[sh];
+    keys.erase(pending_key(idx));
+    if (keys.empty() && live_pos_[sh] != npos) {  // swap-remove from the list of shapes with pending jobs
+      const std::size_t pos = live_pos_[sh], last = live_shapes_.back();
+      live_shapes_[pos] = last;
+      live_pos_[last] = pos;
+      live_shapes_.pop_back();
+      live_pos_[sh] = npos;
+    }
+  }
+
+  // The last denial reason of a job: its own, or that of an identical job
+  // denied in a later pass (the job itself was skipped then).
+  [[nodiscard]] const std::string& reason_of(std::size_t idx) const {
+    const auto& jr = jobs_[idx];
+    if ((jr.state == job_state::pending || jr.state == job_state::preempted_pending) && jr.shape < shape_pass_.size() &&
+        shape_pass_[jr.shape] > jr.tried_pass)
+      return shape_reason_.at(jr.shape);
+    return jr.last_reason;
+  }
+
+  bool attempt(std::size_t idx) {
+    auto& jr = jobs_[idx];
+    if (shape_fixed_[jr.shape]) return false;  // denied for good: its shape's reason stands
+    if (coarse_pass_[jr.coarse] == pass_) {
+      // a job differing only in user/groups was denied in this pass by models that do not read them
+      shape_pass_[jr.shape] = pass_;
+      shape_reason_[jr.shape] = coarse_reason_[jr.coarse];
+      return false;
+    }
+    jr.tried_pass = pass_;
+    coarse_denied_ = false;
+    bool ok = try_admit(idx);
+    const bool coarse = !ok && coarse_denied_;
+    if (!ok && sc_.preemption) ok = try_preempt_for(idx);
+    if (ok) {
+      unpend(idx);
+    } else {
+      shape_pass_[jr.shape] = pass_;
+      shape_reason_[jr.shape] = jr.last_reason;
+      if (coarse) {
+        coarse_pass_[jr.coarse] = pass_;
+        coarse_reason_[jr.coarse] = jr.last_reason;
+      }
+    }
+    return ok;
+  }
+
+  // One pass over the pending jobs in key order. Jobs of the same shape wait
+  // in key order too, so a pass walks the heads of the shapes: once a shape's
+  // head is denied, the rest of that shape is skipped for this pass (usage only
+  // grows within a pass). When nothing was freed since the last pass (only
+  // arrivals), only the new jobs can be admitted.
+  void schedule(bool full) {
+    ++pass_;
+    if (shape_pass_.size() < shapes_.size()) {
+      shape_pass_.resize(shapes_.size(), 0);
+      shape_reason_.resize(shapes_.size());
+      shape_fixed_.resize(shapes_.size(), false);
+    }
+    if (coarse_pass_.size() < coarse_shapes_.size()) {
+      coarse_pass_.resize(coarse_shapes_.size(), 0);
+      coarse_reason_.resize(coarse_shapes_.size());
+    }
+    if (!full) {
+      std::vector<std::size_t> order = arrivals_;
+      std::sort(order.begin(), order.end(),
+                [&](std::size_t a, std::size_t b) { return pending_key(a) < pending_key(b); });
+      for (auto idx : order) {
+        const auto& jr = jobs_[idx];
+        if (jr.state != job_state::pending || shape_pass_[jr.shape] == pass_) continue;
+        (void)attempt(idx);
+      }
+      return;
+    }
+    // heads of every shape, smallest key first; jobs pended during this pass
+    // (preempted victims) wait for the next one, as in a snapshot of the queue
+    // (a binary heap in a buffer kept between passes; keys are unique, so the
+    // order is the same as a sorted set's)
+    auto& heads = heads_buf_;
+    heads.clear();
+    const auto later = [](const pkey& a, const pkey& b) { return b < a; };
+    for (const std::size_t shape : live_shapes_)
+      if (!shape_fixed_[shape]) heads.push_back(*by_shape_[shape].begin());
+    std::make_heap(heads.begin(), heads.end(), later);
+    while (!heads.empty()) {
+      std::pop_heap(heads.begin(), heads.end(), later);
+      const pkey k = heads.back();
+      heads.pop_back();
+      const std::size_t shape = jobs_[k.idx].shape;
+      if (!attempt(k.idx)) continue;  // the rest of this shape is skipped for this pass
+      if (shape >= by_shape_.size()) continue;
+      const auto& keys = by_shape_[shape];
+      for (auto next = keys.upper_bound(k); next != keys.end(); ++next)
+        if (jobs_[next->idx].pended_pass != pass_) {
+          heads.push_back(*next);
+          std::push_heap(heads.begin(), heads.end(), later);
+          break;
+        }
+    }
+  }
+
+  void record_samples() {
+    for (auto& [name, t] : tenants_) {
+      const amount v = usage_[name].get(chart_);
+      if (t.samples.empty() || t.samples.back().v != v) {
+        if (!t.samples.empty() && t.samples.back().t == now_)
+          t.samples.back().v = v;
+        else
+          t.samples.push_back({now_, v});
+      }
+    }
+    const amount total = capacity_.get(chart_);
+    amount used = 0;
+    for (auto& [name, u] : usage_) used += u.get(chart_);
+    if (util_samples_.empty() || util_samples_.back().v != used || util_cap_.back().v != total ||
+        frag_samples_.back().v != fragmented_) {
+      util_samples_.push_back({now_, used});
+      util_cap_.push_back({now_, total});
+      frag_samples_.push_back({now_, fragmented_});
+    }
+  }
+
+  // --- invariants (run_options::check_invariants) ----------------------------
+  // Recomputed from the running jobs' placements, not from the nodes' free
+  // vectors, so a bookkeeping slip in take/give shows too.
+  void check_capacity(std::vector<failed_expectation>& out) const {
+    // Recomputed from the running jobs alone, at every event of a checked
+    // replay: dense node x resource sums in scratch kept between events.
+    const std::size_t nr = sc_.registry.size(), nn = nodes_.size();
+    auto& used = inv_used_;
+    auto& dev = inv_dev_;
+    used.assign(nn * nr, 0);
+    dev.resize(nn);
+    for (std::size_t n = 0; n < nn; ++n) dev[n].assign(nodes_[n].device_free.size(), 0);
+    for (const auto& jr : jobs_) {
+      if (jr.state != job_state::running) {
+        if (!jr.placement.empty() || !jr.devices.empty())
+          out.push_back(
+              {"invariant", now_, "job " + jr.j.id + " (" + state_name(jr.state) + ") holds no pods or devices",
+               std::to_string(jr.placement.size()) + " placements, " + std::to_string(jr.devices.size()) + " devices"});
+        continue;
+      }
+      std::int32_t pods = 0;
+      for (const auto& [n, k] : jr.placement) {
+        pods += k;
+        if (!nodes_[n].alive)
+          out.push_back({"invariant", now_, "job " + jr.j.id + " runs only on alive nodes",
+                         "pods on removed node " + nodes_[n].spec.name});
+        amount* row = used.data() + static_cast<std::size_t>(n) * nr;
+        for (const auto& e : jr.spec->per_pod)
+          row[e.id] = quota::detail::checked_add(row[e.id], quota::detail::checked_mul<amount>(e.value, k));
+      }
+      if (pods != jr.spec->pods)
+        out.push_back({"invariant", now_, "job " + jr.j.id + " runs " + std::to_string(jr.spec->pods) + " pods",
+                       std::to_string(pods) + " placed"});
+      for (std::size_t i = 0; i < jr.devices.size(); ++i) {
+        const auto n = jr.device_nodes[i], d = jr.devices[i];
+        if (n < dev.size() && d < dev[n].size()) dev[n][d] += jr.spec->gpu.milli;
+      }
+    }
+    // node specs never change (nodes are only added): their dense allocatable is kept
+    if (inv_alloc_.size() != nn * nr) {
+      inv_alloc_.assign(nn * nr, 0);
+      for (std::size_t n = 0; n < nn; ++n)
+        for (const auto& e : nodes_[n].spec.allocatable) inv_alloc_[n * nr + e.id] = e.value;
+    }
+    for (std::size_t n = 0; n < nn; ++n) {
+      const amount* row = used.data() + n * nr;
+      const amount* cap = inv_alloc_.data() + n * nr;
+      const auto& alloc = nodes_[n].spec.allocatable;
+      bool over = false;
+      for (std::size_t r = 0; r < nr; ++r) over |= row[r] > cap[r];  // absent: 0
+      if (over) {
+        resource_vector u;
+        for (std::size_t r = 0; r < nr; ++r)
+          if (row[r] != 0) u.set(static_cast<resource_id>(r), row[r]);
+        out.push_back({"invariant", now_,
+                       "node " + nodes_[n].spec.name + ": allocated <= allocatable " +
+                           resource_list_to_json(alloc, sc_.registry).dump(),
+                       "allocated " + resource_list_to_json(u, sc_.registry).dump()});
+      }
+      for (std::size_t d = 0; d < dev[n].size(); ++d)
+        if (dev[n][d] > 1000 || dev[n][d] + nodes_[n].device_free[d] != 1000)
+          out.push_back({"invariant", now_,
+                         "node " + nodes_[n].spec.name + " GPU " + std::to_string(d) +
+                             ": held <= 1000 thousandths and held + free == 1000",
+                         "held " + std::to_string(dev[n][d]) + ", free " + std::to_string(nodes_[n].device_free[d])});
+    }
+  }
+  // Every submitted, not deleted job ran or says why it waits.
+  void check_outcomes(std::vector<failed_expectation>& out) const {
+    for (std::size_t i = 0; i < jobs_.size(); ++i) {
+      const auto& jr = jobs_[i];
+      if (jr.state == job_state::waiting || jr.state == job_state::deleted || jr.first_start >= 0) continue;
+      if (reason_of(i).empty())
+        out.push_back({"invariant", end_ms_, "job " + jr.j.id + " ran or has a pending reason",
+                       std::string(state_name(jr.state)) + " without a reason"});
+    }
+  }
+
+  // --- expectations ---------------------------------------------------------
+  void check(const expectation& x, std::vector<failed_expectation>& out) {
+    const auto& b = x.body;
+    auto fail = [&](std::string expected, std::string actual) {
+      out.push_back({x.path, x.at_ms == end_of_time ? now_ : x.at_ms, std::move(expected), std::move(actual)});
+    };
+    if (b.contains("job")) {
+      const auto& jr = jobs_[index_.at(b["job"].get<std::string>())];
+      if (b.contains("state")) {
+        const std::string want = b["state"].get<std::string>();
+        std::string have = state_name(jr.state);
+        if (want == "preempted") have = jr.preempted > 0 ? "preempted" : have;
+        const std::string& why = reason_of(index_.at(jr.j.id));
+        if (have != want) fail("job " + jr.j.id + " " + want, have + (why.empty() ? "" : " (" + why + ")"));
+      }
+      if (b.contains("reason")) {
+        const std::string want = b["reason"].get<std::string>();
+        const std::string& why = reason_of(index_.at(jr.j.id));
+        if (why.find(want) == std::string::npos)
+          fail("job " + jr.j.id + " reason containing '" + want + "'", "'" + why + "'");
+      }
+      if (b.contains("victims")) {
+        std::vector<victim> vs;
+        engine_.victims(jr.j, vs);
+        std::vector<std::string> have;
+        for (const auto& v : vs)
+          if (std::find(have.begin(), have.end(), v.job_id) == have.end()) have.push_back(v.job_id);
+        const auto want = b["victims"].get<std::vector<std::string>>();
+        if (have != want) fail("victims for " + jr.j.id + ": " + json(want).dump(), json(have).dump());
+      }
+    }
+    if (b.contains("tenant") && b.contains("usage")) {
+      const std::string t = b["tenant"].get<std::string>();
+      const auto want = parse_resource_list(b["usage"], sc_.registry, x.path + ".usage");
+      const auto& have = usage_[t];
+      if (!(have == want))
+        fail("tenant " + t + " usage " + resource_list_to_json(want, sc_.registry).dump(),
+             resource_list_to_json(have, sc_.registry).dump());
+    }
+    if (b.contains("admitted")) {
+      std::int64_t n = 0;
+      for (const auto& jr : jobs_) n += jr.first_start >= 0 ? 1 : 0;
+      if (n != b["admitted"].get<std::int64_t>()) fail("admitted " + b["admitted"].dump(), std::to_string(n));
+    }
+    if (b.contains("pending")) {
+      const auto n = static_cast<std::int64_t>(pending_.size());
+      if (n != b["pending"].get<std::int64_t>()) fail("pending " + b["pending"].dump(), std::to_string(n));
+    }
+    if (b.contains("preemptions")) {
+      if (preemptions_ != b["preemptions"].get<std::int64_t>())
+        fail("preemptions " + b["preemptions"].dump(), std::to_string(preemptions_));
+    }
+    if (b.contains("model")) {
+      const std::string name = b["model"].get<std::string>();
+      std::optional<std::size_t> which;
+      for (std::size_t i = 0; i < models_.size(); ++i)
+        if ((engine_.model(i).policy_name() == name || (i < sc_.policies.size() && sc_.policies[i].model == name)) &&
+            models_[i].introspect)
+          which = i;
+      if (!which) {
+        fail("model '" + name + "' with introspection", "no such model in the scenario");
+        return;
+      }
+      const json state = models_[*which].introspect(engine_.model(*which));
+      const json::json_pointer ptr(b["pointer"].get<std::string>());
+      if (!state.contains(ptr)) {
+        fail(name + b["pointer"].get<std::string>() + " present", "absent");
+        return;
+      }
+      if (b.contains("equals") && state.at(ptr) != b["equals"])
+        fail(name + b["pointer"].get<std::string>() + " == " + b["equals"].dump(), state.at(ptr).dump());
+    }
+  }
+
+  // --- report ---------------------------------------------------------------
+  static std::int64_t percentile(std::vector<std::int64_t> v, int p) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const auto rank = (static_cast<std::size_t>(p) * v.size() + 99) / 100;  // nearest rank
+    return v[std::max<std::size_t>(rank, 1) - 1];
+  }
+
+  json report(const std::vector<failed_expectation>& failures) {
+    json r;
+    r["scenario"] = sc_.name;
+    json pols = json::array();
+    for (std::size_t i = 0; i < models_.size(); ++i) pols.push_back(std::string(engine_.model(i).policy_name()));
+    r["policies"] = pols;
+    r["end_ms"] = end_ms_;
+    r["chart_resource"] = sc_.registry.name(chart_);
+    std::vector<std::int64_t> waits;
+    std::int64_t admitted = 0, never = 0, finished = 0;
+    json jobs = json::array();
+    jobs.get_ref<json::array_t&>().reserve(jobs_.size());
+    std::map<std::string, std::int64_t> never_reasons;
+    for (std::size_t ji = 0; ji < jobs_.size(); ++ji) {
+      const auto& jr = jobs_[ji];
+      const std::string& why = reason_of(ji);
+      json jj{{"id", jr.j.id},
+              {"tenant", jr.tenant},
+              {"submitted_ms", jr.spec->submit_ms},
+              {"state", state_name(jr.state)}};
+      if (jr.first_start >= 0) {
+        ++admitted;
+        jj["started_ms"] = jr.first_start;
+        jj["wait_ms"] = jr.first_start - jr.spec->submit_ms;
+        waits.push_back(jr.first_start - jr.spec->submit_ms);
+      } else if (jr.state != job_state::waiting) {
+        ++never;
+        ++never_reasons[why.empty() ? "(not scheduled yet)" : why];
+      }
+      if (jr.end >= 0) jj["ended_ms"] = jr.end;
+      if (jr.state == job_state::finished) ++finished;
+      if (jr.preempted) jj["preempted"] = jr.preempted;
+      if (!why.empty()) jj["reason"] = why;
+      jobs.push_back(std::move(jj));
+    }
+    // utilisation of the chart resource, time-weighted, exact integrals
+    quota::detail::int128 used_area = 0, cap_area = 0, frag_area = 0;
+    for (std::size_t i = 0; i < util_samples_.size(); ++i) {
+      const std::int64_t t1 = i + 1 < util_samples_.size() ? util_samples_[i + 1].t : end_ms_;
+      const std::int64_t dt = std::max<std::int64_t>(0, t1 - util_samples_[i].t);
+      used_area += static_cast<quota::detail::int128>(util_samples_[i].v) * dt;
+      cap_area += static_cast<quota::detail::int128>(util_cap_[i].v) * dt;
+      frag_area += static_cast<quota::detail::int128>(frag_samples_[i].v) * dt;
+    }
+    json totals;
+    totals["jobs"] = jobs_.size();
+    totals["admitted"] = admitted;
+    totals["finished"] = finished;
+    totals["never_admitted"] = never;
+    totals["never_admitted_by_reason"] = never_reasons;
+    totals["preemptions"] = preemptions_;
+    if (reloads_) totals["reloads"] = reloads_;
+    if (!shrink_log_.empty()) totals["shrink_evictions"] = shrink_log_;
+    totals["utilisation"] =
+        cap_area > 0 ? std::round(static_cast<double>(used_area) / static_cast<double>(cap_area) * 1e6) / 1e6 : 0.0;
+    // fragmentation: of the free GPU capacity, the share stranded on partly used devices
+    totals["gpu_fragmentation"] =
+        cap_area - used_area > 0
+            ? std::round(static_cast<double>(frag_area) / static_cast<double>(cap_area - used_area) * 1e6) / 1e6
+            : 0.0;
+    totals["wait_ms"] = {
+        {"p50", percentile(waits, 50)}, {"p90", percentile(waits, 90)}, {"p99", percentile(waits, 99)}};
+    // fairness: Jain's index over tenants' time-averaged usage of the chart resource
+    std::vector<double> avg;
+    json tenants = json::object();
+    for (auto& [name, t] : tenants_) {
+      quota::detail::int128 area = 0;
+      json samples = json::array();
+      samples.get_ref<json::array_t&>().reserve(t.samples.size());
+      for (std::size_t i = 0; i < t.samples.size(); ++i) {
+        const std::int64_t t1 = i + 1 < t.samples.size() ? t.samples[i + 1].t : end_ms_;
+        area += static_cast<quota::detail::int128>(t.samples[i].v) * std::max<std::int64_t>(0, t1 - t.samples[i].t);
+        samples.push_back({t.samples[i].t, t.samples[i].v});
+      }
+      const double a = end_ms_ > 0 ? static_cast<double>(area) / static_cast<double>(end_ms_) : 0.0;
+      avg.push_back(a);
+      json tj;
+      tj["admissions"] = t.admissions;
+      tj["preempted"] = t.preempted;
+      tj["denials_by_reason"] = t.denials;
+      tj["average_usage"] = std::round(a * 1000) / 1000;
+      tj["usage"] = std::move(samples);
+      if (sc_.chart_lines.count(name)) tj["reference"] = sc_.chart_lines.at(name);
+      tenants[name] = std::move(tj);
+    }
+    double s = 0, s2 = 0;
+    for (double a : avg) {
+      s += a;
+      s2 += a * a;
+    }
+    totals["fairness_jain"] =
+        (avg.empty() || s2 == 0) ? 1.0 : std::round(s * s / (static_cast<double>(avg.size()) * s2) * 1e6) / 1e6;
+    r["totals"] = std::move(totals);  // moved, not copied: the jobs array is the report's bulk
+    r["tenants"] = std::move(tenants);
+    r["jobs"] = std::move(jobs);
+    json models = json::object();
+    for (std::size_t i = 0; i < models_.size(); ++i)
+      if (models_[i].introspect)
+        models[std::string(engine_.model(i).policy_name())] = models_[i].introspect(engine_.model(i));
+    r["models"] = std::move(models);
+    json fx = json::array();
+    for (const auto& f : failures)
+      fx.push_back({{"where", f.path}, {"at_ms", f.at_ms}, {"expected", f.expected}, {"actual", f.actual}});
+    r["failed_expectations"] = std::move(fx);
+    r["expectations"] = sc_.expectations.size();
+    return r;
+  }
+
+ public:
+  /// The chart as SVG: chart-resource usage per tenant over time (steps),
+  /// dashed reference lines, cluster capacity, preemptions marked in red.
+  [[nodiscard]] std::string svg() const {
+    const double W = 960, H = 520, L = 70, R = 200, T = 40, B = 50;
+    const double pw = W - L - R, ph = H - T - B;
+    const std::int64_t t_end = std::max<std::int64_t>(end_ms_, 1);
+    amount ymax = 1;
+    for (const auto& c : util_cap_) ymax = std::max(ymax, c.v);
+    for (const auto& [n, v] : sc_.chart_lines) ymax = std::max(ymax, v);
+    const int scale = sc_.registry.scale(chart_);
+    double unit = 1;
+    for (int i = 0; i < scale; ++i) unit *= 10;
+    auto X = [&](std::int64_t t) { return L + pw * static_cast<double>(t) / static_cast<double>(t_end); };
+    auto Y = [&](amount v) { return T + ph - ph * static_cast<double>(v) / static_cast<double>(ymax); };
+    auto num = [](double d) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.1f", d);
+      return std::string(buf);
+    };
+    static const char* palette[] = {"#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf",
+                                    "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#393b79"};
+    std::string s;
+    s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"960\" height=\"520\" viewBox=\"0 0 960 520\" "
+         "font-family=\"sans-serif\" font-size=\"12\">\n";
+    s += "<rect width=\"960\" height=\"520\" fill=\"white\"/>\n";
+    s += "<text x=\"" + num(L) + "\" y=\"22\" font-size=\"15\" font-weight=\"bold\">" + xml(sc_.name) + ": " +
+         xml(std::string(sc_.registry.name(chart_))) + " in use per tenant</text>\n";
+    // axes and grid
+    for (int g = 0; g <= 4; ++g) {
+      const amount v = ymax * g / 4;
+      const double y = Y(v);
+      s += "<line x1=\"" + num(L) + "\" y1=\"" + num(y) + "\" x2=\"" + num(L + pw) + "\" y2=\"" + num(y) +
+           "\" stroke=\"#ddd\"/>\n";
+      s += "<text x=\"" + num(L - 8) + "\" y=\"" + num(y + 4) + "\" text-anchor=\"end\">" +
+           num(static_cast<double>(v) / unit) + "</text>\n";
+    }
+    for (int g = 0; g <= 5; ++g) {
+      const std::int64_t t = t_end * g / 5;
+      s += "<text x=\"" + num(X(t)) + "\" y=\"" + num(T + ph + 18) + "\" text-anchor=\"middle\">" + time_label(t) +
+           "</text>\n";
+    }
+    s += "<line x1=\"" + num(L) + "\" y1=\"" + num(T + ph) + "\" x2=\"" + num(L + pw) + "\" y2=\"" + num(T + ph) +
+         "\" stroke=\"black\"/>\n";
+    s += "<line x1=\"" + num(L) + "\" y1=\"" + num(T) + "\" x2=\"" + num(L) + "\" y2=\"" + num(T + ph) +
+         "\" stroke=\"black\"/>\n";
+    s += "<text x=\"" + num(L + pw / 2) + "\" y=\"" + num(H - 12) + "\" text-anchor=\"middle\">time</text>\n";
+    // capacity
+    s += step_path(util_cap_, X, Y, t_end, "#000", "stroke-dasharray=\"2,3\"");
+    int li = 0;
+    double ly = T + 10;
+    s += "<text x=\"" + num(L + pw + 12) + "\" y=\"" + num(ly) + "\">cluster capacity (dotted)</text>\n";
+    for (const auto& [name, t] : tenants_) {
+      const char* c = palette[li++ % 10];
+      s += step_path(t.samples, X, Y, t_end, c, "stroke-width=\"2\"");
+      if (sc_.chart_lines.count(name)) {
+        const double y = Y(sc_.chart_lines.at(name));
+        s += "<line x1=\"" + num(L) + "\" y1=\"" + num(y) + "\" x2=\"" + num(L + pw) + "\" y2=\"" + num(y) +
+             "\" stroke=\"" + c + "\" stroke-dasharray=\"6,4\"/>\n";
+      }
+      ly += 18;
+      s += "<rect x=\"" + num(L + pw + 12) + "\" y=\"" + num(ly - 9) + "\" width=\"12\" height=\"4\" fill=\"" + c +
+           "\"/>\n";
+      s += "<text x=\"" + num(L + pw + 30) + "\" y=\"" + num(ly - 4) + "\">" + xml(name) + "</text>\n";
+    }
+    ly += 18;
+    s += "<text x=\"" + num(L + pw + 12) + "\" y=\"" + num(ly) + "\">dashed: guarantee/reference</text>\n";
+    ly += 18;
+    s += "<path d=\"M" + num(L + pw + 14) + "," + num(ly + 2) + " l5,-9 l5,9 z\" fill=\"#d62728\"/>";
+    s += "<text x=\"" + num(L + pw + 30) + "\" y=\"" + num(ly) + "\">preemption</text>\n";
+    for (const auto& [t, name] : preemption_marks_) {
+      const double x = X(t);
+      s += "<path d=\"M" + num(x - 4) + "," + num(T + 8) + " l4,-7 l4,7 z\" fill=\"#d62728\"><title>" + xml(name) +
+           "</title></path>\n";
+    }
+    s += "</svg>\n";
+    return s;
+  }
+
+ private:
+  static std::string xml(const std::string& in) {
+    std::string o;
+    for (char c : in) {
+      if (c == '<')
+        o += "&lt;";
+      else if (c == '>')
+        o += "&gt;";
+      else if (c == '&')
+        o += "&amp;";
+      else if (c == '"')
+        o += "&quot;";
+      else
+        o += c;
+    }
+    return o;
+  }
+  static std::string time_label(std::int64_t ms) {
+    if (ms % 3'600'000 == 0 && ms >= 3'600'000) return std::to_string(ms / 3'600'000) + "h";
+    if (ms >= 3'600'000) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.1fh", static_cast<double>(ms) / 3.6e6);
+      return buf;
+    }
+    if (ms >= 60'000) return std::to_string(ms / 60'000) + "m";
+    return std::to_string(ms / 1000) + "s";
+  }
+  template <class FX, class FY>
+  static std::string step_path(const std::vector<sample>& pts, FX X, FY Y, std::int64_t t_end, const char* color,
+                               const char* extra) {
+    if (pts.empty()) return {};
+    // one string, numbers as printf's "%.1f" (to_chars with precision is that, without the locale)
+    std::string d = "<path d=\"";
+    d.reserve(d.size() + pts.size() * 20 + 64);
+    auto num = [&d](const char* prefix, double v) {
+      char buf[32];
+      d += prefix;
+      d.append(buf, std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 1).ptr);
+    };
+    num("M", X(pts[0].t));
+    num(",", Y(pts[0].v));
+    for (std::size_t i = 1; i < pts.size(); ++i) {
+      num(" H", X(pts[i].t));
+      num(" V", Y(pts[i].v));
+    }
+    num(" H", X(t_end));
+    return d + "\" fill=\"none\" stroke=\"" + color + "\" " + extra + "/>\n";
+  }
+
+  struct tenant_stats {
+    std::int64_t admissions = 0;
+    std::int64_t preempted = 0;
+    std::map<std::string, std::int64_t> denials;
+    std::vector<sample> samples;
+  };
+
+  scenario sc_;
+  std::vector<model_instance> models_;
+  engine engine_;
+  std::vector<node_state> nodes_;
+  std::vector<job_run> jobs_;
+  std::unordered_map<std::string, std::size_t> index_;  // job id -> index (the last of equal ids)
+  std::set<pkey> pending_;
+  std::int64_t admissions_total_ = 0;  // every admission so far (wake-up bookkeeping)
+  std::set<std::size_t> running_;
+  std::set<std::pair<std::int32_t, std::size_t>> running_by_priority_;
+  std::vector<std::multiset<std::size_t>> node_jobs_;  // one entry per pod
+  std::vector<amount> tree_, tcpu_, tmem_;
+  std::size_t tree_size_ = 1;
+  std::multimap<std::int64_t, std::size_t> finishes_;
+  std::map<std::string, resource_vector> usage_;
+  std::map<std::string, tenant_stats> tenants_;
+  std::vector<sample> util_samples_, util_cap_, frag_samples_;
+  std::int64_t fragmented_ = 0;
+  std::vector<std::pair<std::int64_t, std::string>> preemption_marks_;
+  std::vector<policy_spec> policy_now_;            // each policy's configuration after reloads
+  std::map<std::size_t, std::int64_t> shrink_at_;  // policy -> eviction deadline (evict_after_grace)
+  json shrink_log_ = json::array();                // evictions by quota shrink, for the report
+  std::int64_t reloads_ = 0;
+  resource_vector capacity_;
+  resource_id chart_ = resources::nvidia_gpu;
+  std::int64_t now_ = 0, end_ms_ = 0, preemptions_ = 0;
+  bool freed_ = false;
+  std::vector<std::size_t> arrivals_;
+  std::vector<std::size_t> dev_scratch_;
+  std::map<std::string, std::size_t> shapes_;
+  std::vector<std::uint64_t> shape_pass_;
+  std::vector<std::string> shape_reason_;  // by shape, as long as shape_pass_
+  std::string key_buf_;                    // count_denial's key
+  std::vector<bool> shape_fixed_;          // shapes denied for good (permanent())
+  std::map<std::string, std::size_t> coarse_shapes_;
+  std::vector<std::uint64_t> coarse_pass_;
+  std::vector<std::string> coarse_reason_;
+  bool coarse_denied_ = false;
+  std::vector<std::set<pkey>> by_shape_;  // pending jobs by shape id, in key order
+  std::vector<std::size_t> live_shapes_;  // the shapes with pending jobs (any order)
+  std::vector<std::size_t> live_pos_;     // a shape's place in live_shapes_, or npos
+  std::vector<pkey> heads_buf_;           // schedule's heap
+  std::uint64_t pass_ = 0;
+  // trial preemption scratch (try_preempt_for)
+  std::vector<victim> victims_buf_;
+  std::vector<std::size_t> cand_buf_;
+  std::vector<std::uint64_t> victim_seen_;  // per job: the trial that last listed it
+  std::uint64_t victim_round_ = 0;
+  // scratch of check_capacity (the invariant check at every event)
+  mutable std::vector<amount> inv_used_;   // node x resource
+  mutable std::vector<amount> inv_alloc_;  // node x resource: allocatable
+  mutable std::vector<std::vector<std::int64_t>> inv_dev_;
+};
+
+}  // namespace quota::sim::detail
