@@ -19,16 +19,26 @@ run_result simulator::run(std::int64_t until_ms, const std::function<void(std::s
                           const run_options& opt) {
   return impl_->run(until_ms, progress, opt);
 }
-const engine& simulator::quota_engine() const noexcept { return impl_->quota_engine(); }
+const engine& simulator::quota_engine() const noexcept {
+  return impl_->quota_engine();
+}
 std::vector<std::pair<std::int64_t, std::string>> simulator::scheduled_finishes() const {
   return impl_->scheduled_finishes();
 }
 std::vector<std::pair<std::int64_t, std::int64_t>> simulator::usage_over_time() const {
   return impl_->usage_over_time();
 }
-std::int64_t simulator::end_ms() const noexcept { return impl_->end_ms(); }
-std::int64_t simulator::capacity_now() const { return impl_->capacity_now(); }
-const scenario& simulator::spec() const noexcept { return impl_->spec(); }
-std::string simulator::svg() const { return impl_->svg(); }
+std::int64_t simulator::end_ms() const noexcept {
+  return impl_->end_ms();
+}
+std::int64_t simulator::capacity_now() const {
+  return impl_->capacity_now();
+}
+const scenario& simulator::spec() const noexcept {
+  return impl_->spec();
+}
+std::string simulator::svg() const {
+  return impl_->svg();
+}
 
 }  // namespace quota::sim

@@ -214,6 +214,7 @@ inline model_instance claims_make(const policy_spec& ps, scenario& sc) {
 
 }  // namespace detail
 
+/// Adds this file's model to `kinds` (defined in claims.cpp, compiled into quota_sim_lib).
 void register_claims_model(std::map<std::string, model_kind>& kinds);
 
 }  // namespace quota::sim

@@ -77,6 +77,7 @@ inline void to_json(json& j, const sim_elastic_quota& m) {
   }
 }
 
+/// Adds this file's model to `kinds` (defined in elastic_quota.cpp, compiled into quota_sim_lib).
 void register_elastic_quota_model(std::map<std::string, model_kind>& kinds);
 
 }  // namespace quota::sim

@@ -132,6 +132,7 @@ inline void to_json(json& j, const sim_named<P>& m) {
   to_json(j, m.policy());
 }
 
+/// Adds this file's models to `kinds` (defined in extra.cpp, compiled into quota_sim_lib).
 void register_extra_models(std::map<std::string, model_kind>& kinds);
 
 }  // namespace quota::sim

@@ -131,6 +131,7 @@ inline model_instance kai_fair_share_make(const policy_spec& ps, scenario& sc) {
 
 }  // namespace detail
 
+/// Adds this file's model to `kinds` (defined in fair_share.cpp, compiled into quota_sim_lib).
 void register_fair_share_model(std::map<std::string, model_kind>& kinds);
 
 }  // namespace quota::sim

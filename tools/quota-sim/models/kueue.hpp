@@ -140,6 +140,7 @@ inline json kueue_synthesize(const std::vector<std::string>& tenants, const reso
 
 }  // namespace detail
 
+/// Adds this file's model to `kinds` (defined in kueue.cpp, compiled into quota_sim_lib).
 void register_kueue_model(std::map<std::string, model_kind>& kinds);
 
 }  // namespace quota::sim

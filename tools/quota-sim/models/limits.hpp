@@ -153,6 +153,7 @@ inline json yunikorn_limits_synthesize(const std::vector<std::string>& tenants, 
 
 }  // namespace detail
 
+/// Adds this file's model to `kinds` (defined in limits.cpp, compiled into quota_sim_lib).
 void register_limits_model(std::map<std::string, model_kind>& kinds);
 
 }  // namespace quota::sim

@@ -392,6 +392,7 @@ inline json volcano_capacity_synthesize(const std::vector<std::string>& tenants,
 
 }  // namespace detail
 
+/// Adds this file's model to `kinds` (defined in volcano.cpp, compiled into quota_sim_lib).
 void register_volcano_model(std::map<std::string, model_kind>& kinds);
 
 }  // namespace quota::sim
