@@ -9,7 +9,8 @@ preset="${1:-dev}"
 extra=()
 case "$preset" in
   dev) extra=(clang libclang-rt-14-dev llvm-14 lld ninja-build) ;;
-  clang | tsan) extra=(clang libclang-rt-14-dev) ;;
+  tsan) extra=(clang libclang-rt-14-dev ninja-build) ;;
+  clang) extra=(clang libclang-rt-14-dev) ;;
 esac
 scripts/install-deps.sh "${extra[@]}"
 jobs="$(nproc 2>/dev/null || echo 2)"
