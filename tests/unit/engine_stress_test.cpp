@@ -20,6 +20,20 @@
 
 #include "quota_catch.hpp"
 
+// clang says so through __has_feature, GCC through __SANITIZE_THREAD__
+#if defined(__SANITIZE_THREAD__)
+#define QUOTA_TEST_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define QUOTA_TEST_TSAN 1
+#endif
+#endif
+#ifdef QUOTA_TEST_TSAN
+constexpr bool under_tsan = true;
+#else
+constexpr bool under_tsan = false;
+#endif
+
 using namespace quota;
 
 namespace {
@@ -62,17 +76,7 @@ TEST_CASE("stress: engine admit/release serialised by the host while limits relo
   constexpr int workers = 4;
   // ThreadSanitizer runs the workers several times as fast as ASan does a
   // reload: it gets more operations, so that as many reloads overlap them
-#if defined(__SANITIZE_THREAD__)
-  constexpr int ops = 6000;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-  constexpr int ops = 6000;
-#else
-  constexpr int ops = 1500;
-#endif
-#else
-  constexpr int ops = 1500;
-#endif
+  constexpr int ops = under_tsan ? 6000 : 1500;
   std::shared_mutex host;  // the host's serialisation of admit/release
   std::atomic<bool> stop{false};
   std::atomic<std::int64_t> checks{0}, reloads{0}, reads{0}, raced{0}, unexpected{0};

@@ -1,8 +1,8 @@
 // The models quota-sim can compose, registered by name. Each entry builds a
 // model from a scenario's policies[] entry (the upstream objects exactly as
 // kubectl prints them, plus options) and can synthesize a policy entry for
-// generated scenarios. The models are compiled once, into the quota_sim
-// library (models.cpp and models/*.cpp).
+// generated scenarios. The models (models/*.hpp) are compiled once, into the
+// quota_sim library, through models.cpp.
 #pragma once
 
 #include <vector>

@@ -214,7 +214,16 @@ inline model_instance claims_make(const policy_spec& ps, scenario& sc) {
 
 }  // namespace detail
 
-/// Adds this file's model to `kinds` (defined in claims.cpp, compiled into quota_sim_lib).
-void register_claims_model(std::map<std::string, model_kind>& kinds);
+inline void register_claims_model(std::map<std::string, model_kind>& kinds) {
+  kinds["kai_claims"] = model_kind{
+      "shared DRA ResourceClaims with one owning queue per claim (KAI's claim-sharing design, or KAI today with "
+      "mode kai_strict): {\"objects\": [ResourceClaim, DeviceClass ...], \"pods\": [Pod ...], \"options\": "
+      "{\"locking\": \"deny_foreign\", \"orphans\": \"deduct\", \"opt_out\": [...]}}; jobs name claims in `claims`",
+      detail::claims_make,
+      // claims cannot be synthesized: an entry with no claims (every job without claims is allowed)
+      [](const std::vector<std::string>&, const resource_vector&, const resource_registry&) {
+        return json{{"model", "kai_claims"}, {"objects", json::array()}};
+      }};
+}
 
 }  // namespace quota::sim

@@ -140,7 +140,12 @@ inline json kueue_synthesize(const std::vector<std::string>& tenants, const reso
 
 }  // namespace detail
 
-/// Adds this file's model to `kinds` (defined in kueue.cpp, compiled into quota_sim_lib).
-void register_kueue_model(std::map<std::string, model_kind>& kinds);
+inline void register_kueue_model(std::map<std::string, model_kind>& kinds) {
+  kinds["kueue"] = model_kind{
+      "Kueue ClusterQueues in cohorts of any depth with flavors, nominal quota, borrowing and lending limits, "
+      "preemption and fair sharing: {\"objects\": [ResourceFlavor, ClusterQueue, Cohort, LocalQueue ...], "
+      "\"options\": {\"fairSharing\": false}}",
+      detail::kueue_make, detail::kueue_synthesize};
+}
 
 }  // namespace quota::sim

@@ -153,7 +153,12 @@ inline json yunikorn_limits_synthesize(const std::vector<std::string>& tenants, 
 
 }  // namespace detail
 
-/// Adds this file's model to `kinds` (defined in limits.cpp, compiled into quota_sim_lib).
-void register_limits_model(std::map<std::string, model_kind>& kinds);
+inline void register_limits_model(std::map<std::string, model_kind>& kinds) {
+  kinds["yunikorn_limits"] = model_kind{
+      "YuniKorn user and group limits (maxresources, maxapplications per user and group at every queue level, "
+      "wildcards, cumulative group pool): {\"config\": {\"partitions\": [{\"queues\": [{\"name\": \"root\", "
+      "\"limits\": [...], \"queues\": [...]}]}]}, \"options\": {\"partition\": \"default\", \"vcoreAsCpu\": true}}",
+      detail::yunikorn_limits_make, detail::yunikorn_limits_synthesize};
+}
 
 }  // namespace quota::sim

@@ -392,7 +392,15 @@ inline json volcano_capacity_synthesize(const std::vector<std::string>& tenants,
 
 }  // namespace detail
 
-/// Adds this file's model to `kinds` (defined in volcano.cpp, compiled into quota_sim_lib).
-void register_volcano_model(std::map<std::string, model_kind>& kinds);
+inline void register_volcano_model(std::map<std::string, model_kind>& kinds) {
+  kinds["volcano"] = model_kind{
+      "Volcano Queues (proportion plugin): {\"objects\": [Queue ...], \"options\": {\"plugin\": \"proportion\", "
+      "\"enqueue\": false, \"overcommitFactor\": 1.2}}",
+      detail::volcano_make, detail::volcano_synthesize};
+  kinds["volcano_capacity"] = model_kind{
+      "Volcano Queues (capacity plugin, flat or hierarchical): {\"objects\": [Queue ...], \"options\": "
+      "{\"hierarchy\": true, \"ancestorReclaimLevel\": 0}}",
+      detail::volcano_capacity_make, detail::volcano_capacity_synthesize};
+}
 
 }  // namespace quota::sim
