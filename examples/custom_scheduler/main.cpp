@@ -1,22 +1,29 @@
 // A reference host scheduler in one file: the loop a scheduler engineer copies.
 //
-//   for each pending job, highest priority first:
+//   when a job is submitted: tell the engine it waits (models that follow
+//   demand, such as Volcano's deserved share, count it from then on);
+//   in each scheduling pass, in the order the models give (docs/architecture.md):
+//     the queues' heads compete by the ordering model's compare_heads, asked
+//     again at every pick; inside a queue, compare_pending order;
 //     1. ask the quota engine (every model) whether the job may be admitted;
 //     2. place its pods on nodes (first-fit or best-fit);
 //     3. if either fails, ask the engine for victims and preempt them, one at a
-//        time, until the job fits (or put them back);
+//        time, until the job fits (or put them back); a preempted job waits again;
 //     4. admit: the engine commits in every model or in none.
 //   when a job ends: release it in the engine and free its nodes.
 //
-// It composes two models: a per-queue GPU cap written here (to show how small a
+// It composes three models: Volcano queues (which order the pending work and
+// follow demand), a per-queue GPU cap written here (to show how small a
 // policy can be) and the library's running-job limits.
 #include <quota/engine.hpp>
 #include <quota/fmt.hpp>
+#include <quota/queue_tree.hpp>
 #include <quota/running_limits.hpp>
 
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -115,71 +122,105 @@ int main() {
   for (int i = 0; i < 2; ++i)
     nodes.push_back({"gpu-" + std::to_string(i), resource_vector{{resources::cpu, 64000}, {resources::nvidia_gpu, 8}}});
 
+  // Volcano queues: prod has the higher Queue priority, so its head goes first
+  queue_spec research{"research", 1, {}, {}, true, queue_state::open, "", 0, 0};
+  queue_spec prod{"prod", 1, {}, {}, true, queue_state::open, "", 10, 0};
+  resource_vector total{{resources::cpu, 128000}, {resources::nvidia_gpu, 16}};
+  queue_tree queues({resources::cpu, resources::nvidia_gpu}, total, {research, prod});
   running_limits limits;
   limits.set_limit(running_limits::scope::queue, "research", 2);
-  basic_engine<gpu_cap, running_limits> quotas(gpu_cap({{"research", 8}, {"prod", 12}}), limits);
+  basic_engine<queue_policy, gpu_cap, running_limits> quotas(queue_policy(std::move(queues)),
+                                                             gpu_cap({{"research", 8}, {"prod", 12}}), limits);
 
-  std::vector<pod_job> running;
-  auto schedule = [&](std::vector<pod_job> pending) {
-    // highest priority first, then the order they came in
-    std::stable_sort(pending.begin(), pending.end(),
-                     [](const pod_job& a, const pod_job& b) { return a.spec.priority > b.spec.priority; });
-
-    for (auto& j : pending) {
-      decision d = quotas.check(j.spec);
-      auto placed = d.allowed() ? place(nodes, j, fit_mode::best_fit) : std::nullopt;
-      if (!placed) {
-        // 3. preemption: the models' victims, else lower-priority running jobs
-        std::vector<victim> vs;
-        quotas.victims(j.spec, vs);
-        std::vector<std::string> ids;
-        for (const auto& v : vs) ids.push_back(v.job_id);
-        if (ids.empty())
-          for (auto it = running.rbegin(); it != running.rend(); ++it)
-            if (it->spec.priority < j.spec.priority) ids.push_back(it->spec.id);
-        std::vector<pod_job> taken;
-        for (const auto& id : ids) {
-          auto it = std::find_if(running.begin(), running.end(), [&](const pod_job& r) { return r.spec.id == id; });
-          if (it == running.end()) continue;
-          quotas.release(it->spec.id);
-          unplace(nodes, *it);
-          taken.push_back(std::move(*it));
-          running.erase(it);
-          d = quotas.check(j.spec);
-          if (d.allowed() && (placed = place(nodes, j, fit_mode::best_fit))) break;
-        }
-        if (!placed) {  // never fitted: put the victims back
-          for (auto& t : taken) {
-            t.placed = *place(nodes, t, fit_mode::best_fit);
-            (void)quotas.admit(t.spec);
-            running.push_back(std::move(t));
-          }
-          fmt::print("{:>8}: pending -- {}\n", j.spec.id, d.allowed() ? "no node fits" : to_string(d));
-          continue;
-        }
-        for (const auto& t : taken) fmt::print("{:>8}: preempted for {}\n", t.spec.id, j.spec.id);
-      }
-      // 4. admit: every model commits, or none does
-      j.placed = *placed;
-      if (const decision a = quotas.admit(j.spec); a.denied()) {
-        unplace(nodes, j);
-        continue;
-      }
-      std::string where;
-      for (auto n : j.placed) where += (where.empty() ? "" : ",") + nodes[n].name;
-      fmt::print("{:>8}: running on {}\n", j.spec.id, where);
-      running.push_back(std::move(j));
+  std::vector<pod_job> running, pending;
+  auto submit = [&](std::vector<pod_job> jobs) {
+    for (auto& j : jobs) {
+      quotas.pending_added(j.spec);  // it waits from now on
+      pending.push_back(std::move(j));
     }
+  };
+  // Tries one job; true when it runs. Preempted jobs join `requeued`.
+  auto try_job = [&](pod_job& j, std::vector<pod_job>& requeued) {
+    decision d = quotas.check(j.spec);
+    auto placed = d.allowed() ? place(nodes, j, fit_mode::best_fit) : std::nullopt;
+    std::vector<pod_job> taken;
+    if (!placed) {
+      // 3. preemption: the models' victims, else lower-priority running jobs
+      std::vector<victim> vs;
+      quotas.victims(j.spec, vs);
+      std::vector<std::string> ids;
+      for (const auto& v : vs) ids.push_back(v.job_id);
+      if (ids.empty())
+        for (auto it = running.rbegin(); it != running.rend(); ++it)
+          if (it->spec.priority < j.spec.priority) ids.push_back(it->spec.id);
+      for (const auto& id : ids) {
+        auto it = std::find_if(running.begin(), running.end(), [&](const pod_job& r) { return r.spec.id == id; });
+        if (it == running.end()) continue;
+        quotas.release(it->spec.id);
+        quotas.pending_added(it->spec);  // a victim waits again: its demand stays
+        unplace(nodes, *it);
+        taken.push_back(std::move(*it));
+        running.erase(it);
+        d = quotas.check(j.spec);
+        if (d.allowed() && (placed = place(nodes, j, fit_mode::best_fit))) break;
+      }
+      if (!placed) {  // never fitted: put the victims back as they were
+        for (auto& t : taken) {
+          t.placed = *place(nodes, t, fit_mode::best_fit);
+          (void)quotas.admit(t.spec);
+          running.push_back(std::move(t));
+        }
+        fmt::print("{:>8}: pending -- {}\n", j.spec.id, d.allowed() ? "no node fits" : to_string(d));
+        return false;
+      }
+    }
+    // 4. admit: every model commits, or none does
+    j.placed = *placed;
+    if (const decision a = quotas.admit(j.spec); a.denied()) {
+      unplace(nodes, j);
+      return false;
+    }
+    for (auto& t : taken) {
+      fmt::print("{:>8}: preempted for {}\n", t.spec.id, j.spec.id);
+      requeued.push_back(std::move(t));
+    }
+    std::string where;
+    for (auto n : j.placed) where += (where.empty() ? "" : ",") + nodes[n].name;
+    fmt::print("{:>8}: running on {}\n", j.spec.id, where);
+    running.push_back(std::move(j));
+    return true;
+  };
+  // One scheduling pass over what waits, in the models' order.
+  auto schedule = [&] {
+    std::map<std::string, std::deque<pod_job>> by_queue;  // front() = head
+    for (auto& j : pending) by_queue[std::string(quotas.pending_queue(j.spec))].push_back(std::move(j));
+    pending.clear();
+    for (auto& [q, jobs] : by_queue)
+      std::stable_sort(jobs.begin(), jobs.end(),
+                       [&](const pod_job& a, const pod_job& b) { return quotas.compare_pending(a.spec, b.spec) < 0; });
+    std::vector<pod_job> requeued;
+    while (true) {
+      std::deque<pod_job>* best = nullptr;
+      for (auto& [q, jobs] : by_queue)
+        if (!jobs.empty() && (!best || quotas.compare_heads(jobs.front().spec, best->front().spec) < 0)) best = &jobs;
+      if (!best) break;
+      pod_job j = std::move(best->front());
+      best->pop_front();
+      if (!try_job(j, requeued)) pending.push_back(std::move(j));  // waits for the next pass
+    }
+    for (auto& r : requeued) pending.push_back(std::move(r));  // preempted: they wait again
   };
 
   fmt::print("-- wave 1: research and batch work\n");
-  schedule({make_job("train-a", "research", 10, 2, 2), make_job("train-b", "research", 10, 1, 4),
-            make_job("sweep-c", "research", 10, 1, 1), make_job("batch-9", "prod", 5, 1, 8)});
+  submit({make_job("train-a", "research", 10, 2, 2), make_job("train-b", "research", 10, 1, 4),
+          make_job("sweep-c", "research", 10, 1, 1), make_job("batch-9", "prod", 5, 1, 8)});
+  schedule();
   fmt::print("-- wave 2: serving arrives at high priority\n");
-  schedule({make_job("serve-1", "prod", 100, 2, 4), make_job("serve-2", "prod", 100, 1, 4)});
+  submit({make_job("serve-1", "prod", 100, 2, 4), make_job("serve-2", "prod", 100, 1, 4)});
+  schedule();
 
   // when jobs end, they are released everywhere
-  fmt::print("-- end: {} jobs admitted, research running {}\n", quotas.admitted_count(),
+  fmt::print("-- end: {} jobs admitted, {} waiting, research running {}\n", quotas.admitted_count(), pending.size(),
              quotas.model<running_limits>().running(running_limits::scope::queue, "research"));
   for (auto& r : running) {
     quotas.release(r.spec.id);

@@ -31,10 +31,11 @@ void capacity_demo(const std::string& file) {
       std::cout << queues.real_capability(q, g);
     std::cout << "\n";
   }
-  quota::capacity_queue_policy pol(queues);
+  quota::capacity_queue_policy pol(std::move(queues));  // the adapter owns its queues
+  const quota::capacity_queues& held = pol.model();
   for (const char* leaf : {"eng-a", "eng-a", "eng-b", "eng"}) {
     quota::job j;
-    j.id = std::string(leaf) + "-" + std::to_string(queues.allocated(queues.index(leaf), g));
+    j.id = std::string(leaf) + "-" + std::to_string(held.allocated(held.index(leaf), g));
     j.queue = leaf;
     j.request.set(gpu, 10);
     const auto d = pol.check(j);
@@ -66,7 +67,7 @@ int main(int argc, char** argv) {
     for (std::size_t q = 0; q < tree.size(); ++q)
       std::cout << tree.spec(q).name << ": realCapability " << tree.real_capability(q, 0) << ", deserved "
                 << tree.deserved_floor(q, 0) << "\n";
-    quota::queue_policy pol(tree);
+    quota::queue_policy pol(tree);  // the adapter owns a copy of the tree
     for (int i = 1; i <= 7; ++i) {
       quota::job j;
       j.id = "queue1-job-" + std::to_string(i);
@@ -83,7 +84,8 @@ int main(int argc, char** argv) {
     // minResources + allocated + inqueue <= realCapability (no minResources: yes)
     const std::string pg_file = std::string(QUOTA_EXAMPLE_DIR) + "/podgroups.json";
     for (const auto& pg : quota::parse_volcano_podgroups(quota::load_json_file(pg_file), reg)) {
-      const auto d = tree.job_enqueueable(tree.index(pg.queue), pg.min_resources);
+      const auto& held = pol.tree();  // the adapter's tree, with the jobs admitted above
+      const auto d = held.job_enqueueable(held.index(pg.queue), pg.min_resources);
       std::cout << "podgroup " << pg.ns << "/" << pg.name << " -> " << pg.queue << ": "
                 << (d.allowed() ? "enqueueable" : "not enqueueable");
       for (const auto& r : d.reasons())

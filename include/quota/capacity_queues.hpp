@@ -16,14 +16,17 @@
 #pragma once
 
 #include <algorithm>
+#include <compare>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include <quota/capabilities.hpp>
 #include <quota/decision.hpp>
 #include <quota/detail/allocation_order.hpp>
 #include <quota/detail/checked.hpp>
@@ -46,6 +49,8 @@ struct capacity_queue_spec {
   /// Parent queue name; "" or "root" = the root. Ignored in flat mode.
   std::string parent;
   std::int32_t priority = 0;
+  /// metadata.creationTimestamp, ms: the last tie-break of queue order.
+  std::int64_t created_ms = 0;
   bool reclaimable = true;
   /// Open queues accept jobs; closed / closing ones reject them.
   bool open = true;
@@ -111,6 +116,12 @@ class capacity_queues {
     return it->second;
   }
   [[nodiscard]] bool contains(std::string_view name) const { return by_name_.count(std::string(name)) != 0; }
+  /// The index of a queue, or nullopt.
+  [[nodiscard]] std::optional<std::size_t> find(std::string_view name) const {
+    auto it = by_name_.find(std::string(name));
+    if (it == by_name_.end()) return std::nullopt;
+    return it->second;
+  }
   [[nodiscard]] const capacity_queue_spec& spec(std::size_t q) const { return specs_.at(q); }
   [[nodiscard]] const std::string& name(std::size_t q) const { return specs_.at(q).name; }
   [[nodiscard]] const std::vector<resource_id>& dims() const noexcept { return dims_; }
@@ -836,20 +847,42 @@ class capacity_queues {
 /// order, when the job's queue is preemptive.
 class capacity_queue_policy {
  public:
-  explicit capacity_queue_policy(capacity_queues& q) : q_(&q) {}
+  explicit capacity_queue_policy(capacity_queues q) : q_(std::move(q)) {}
   [[nodiscard]] std::string_view policy_name() const noexcept { return capacity_queues::model_name; }
-  [[nodiscard]] decision check(const job& j) const { return q_->allocatable(q_->index(j.queue), j.request); }
-  void commit(const job& j) { q_->allocate(j.id, j.queue, j.request); }
-  void release(std::string_view id) { q_->deallocate(id); }
+  [[nodiscard]] const capacity_queues& model() const noexcept { return q_; }
+  [[nodiscard]] capacity_queues& model() noexcept { return q_; }
+  [[nodiscard]] decision check(const job& j) const { return q_.allocatable(q_.index(j.queue), j.request); }
+  void commit(const job& j) { q_.allocate(j.id, j.queue, j.request); }
+  void release(std::string_view id) { q_.deallocate(id); }
   /// Volcano's reclaim action: only a preemptive queue reclaims.
   void victims(const job& j, std::vector<victim>& out) const {
-    if (q_->preemptive(q_->index(j.queue), j.request).denied()) return;
-    q_->reclaimable_running(j.queue, j.request, out);
+    if (q_.preemptive(q_.index(j.queue), j.request).denied()) return;
+    q_.reclaimable_running(j.queue, j.request, out);
+  }
+
+  // ---- order (quota/capabilities.hpp) ----
+  /// One queue per Volcano Queue; inside it, higher job priority then earlier
+  /// creation; heads by the capacity plugin's queue order, then the queues'
+  /// creation, then their names (Volcano's session fallback).
+  [[nodiscard]] std::string_view pending_queue(const job& j) const noexcept { return j.queue; }
+  [[nodiscard]] std::weak_ordering compare_pending(const job& a, const job& b) const noexcept {
+    return default_pending_order(a, b);
+  }
+  [[nodiscard]] std::weak_ordering compare_heads(const job& a, const job& b) const {
+    const auto qa = q_.find(a.queue), qb = q_.find(b.queue);
+    if (!qa || !qb || *qa == *qb) return default_pending_order(a, b);
+    int c = q_.compare_queues(*qa, *qb);
+    if (c == 0) {
+      const auto &sa = q_.spec(*qa), &sb = q_.spec(*qb);
+      c = sa.created_ms != sb.created_ms ? (sa.created_ms < sb.created_ms ? -1 : 1) : (sa.name < sb.name ? -1 : 1);
+    }
+    return c < 0 ? std::weak_ordering::less : std::weak_ordering::greater;
   }
 
  private:
-  capacity_queues* q_;
+  capacity_queues q_;
 };
 static_assert(policy<capacity_queue_policy>);
+static_assert(order_aware<capacity_queue_policy>);
 
 }  // namespace quota

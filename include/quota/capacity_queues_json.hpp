@@ -23,6 +23,7 @@ namespace quota {
     q.name = std::move(o.name);
     q.parent = std::move(o.parent);
     q.priority = o.priority;
+    q.created_ms = o.created_ms;
     q.reclaimable = o.reclaimable;
     q.open = o.state == "Open";
     q.deserved = std::move(o.deserved);

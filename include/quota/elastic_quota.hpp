@@ -11,6 +11,7 @@
 #pragma once
 
 #include <algorithm>
+#include <compare>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -20,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include <quota/capabilities.hpp>
 #include <quota/decision.hpp>
 #include <quota/detail/checked.hpp>
 #include <quota/error.hpp>
@@ -586,22 +588,34 @@ class elastic_quota_set {
 };
 
 /// quota::policy adapter: job.ns selects the quota, job.request is the pod
-/// request, job.id names the pod.
+/// request, job.id names the pod. It owns its elastic_quota_set (a copy of an
+/// adapter is an independent model). Order (quota/capabilities.hpp): one
+/// queue for every pod, higher priority first, then earlier creation, as
+/// nos's and capacity scheduling's queue sort.
 class elastic_quota_policy {
  public:
-  explicit elastic_quota_policy(elastic_quota_set& set) : set_(&set) {}
+  explicit elastic_quota_policy(elastic_quota_set set) : set_(std::move(set)) {}
   [[nodiscard]] std::string_view policy_name() const noexcept { return elastic_model; }
-  [[nodiscard]] decision check(const job& j) const { return set_->check(j.ns, j.request); }
-  void commit(const job& j) { set_->add_pod(to_pod(j), nullptr); }
-  void release(std::string_view id) { set_->remove_pod(id, nullptr); }
-  void victims(const job& j, std::vector<victim>& out) const { set_->victims(to_pod(j), out); }
-  [[nodiscard]] elastic_quota_set& model() noexcept { return *set_; }
+  [[nodiscard]] decision check(const job& j) const { return set_.check(j.ns, j.request); }
+  void commit(const job& j) { set_.add_pod(to_pod(j), nullptr); }
+  void release(std::string_view id) { set_.remove_pod(id, nullptr); }
+  void victims(const job& j, std::vector<victim>& out) const { set_.victims(to_pod(j), out); }
+  [[nodiscard]] elastic_quota_set& model() noexcept { return set_; }
+  [[nodiscard]] const elastic_quota_set& model() const noexcept { return set_; }
+
+  [[nodiscard]] std::string_view pending_queue(const job&) const noexcept { return {}; }
+  [[nodiscard]] std::weak_ordering compare_pending(const job& a, const job& b) const noexcept {
+    return default_pending_order(a, b);
+  }
+  [[nodiscard]] std::weak_ordering compare_heads(const job& a, const job& b) const noexcept {
+    return default_pending_order(a, b);
+  }
 
  private:
   static elastic_pod to_pod(const job& j) { return elastic_pod{j.id, j.ns, j.request, j.priority, j.created_ms}; }
-  elastic_quota_set* set_;
+  elastic_quota_set set_;
 };
-
 static_assert(policy<elastic_quota_policy>);
+static_assert(order_aware<elastic_quota_policy>);
 
 }  // namespace quota

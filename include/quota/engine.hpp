@@ -10,6 +10,8 @@
 //   e.victims(job, out);            // candidates from every model
 //   explanation x = e.explain(job); // what-if: every model's verdict, victims,
 //                                   // earliest time; changes nothing (quota/explain.hpp)
+//   e.pending_added(job);           // demand: the job waits from now on
+//   e.compare_heads(a, b);          // order: the ordering model's (quota/capabilities.hpp)
 //
 // All-or-nothing: admit() asks every model first and commits only when all
 // allow. If a model's commit throws (overflow, a model-specific state error),
@@ -30,6 +32,7 @@
 // threads through their own API.
 #pragma once
 
+#include <compare>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -42,6 +45,7 @@
 #include <utility>
 #include <vector>
 
+#include <quota/capabilities.hpp>
 #include <quota/decision.hpp>
 #include <quota/error.hpp>
 #include <quota/explain.hpp>
@@ -75,6 +79,22 @@ class any_policy {
   /// The held model's earliest_admission_ms(j) when it has one, else nullopt.
   [[nodiscard]] std::optional<std::int64_t> earliest_admission_ms(const job& j) const { return self_->earliest(j); }
 
+  /// Whether the held model orders pending work (quota::order_aware); when it
+  /// does not, the members below give the default order.
+  [[nodiscard]] bool offers_order() const { return self_->offers_order(); }
+  [[nodiscard]] std::string_view pending_queue(const job& j) const { return self_->pending_queue(j); }
+  [[nodiscard]] std::weak_ordering compare_pending(const job& a, const job& b) const {
+    return self_->compare_pending(a, b);
+  }
+  [[nodiscard]] std::weak_ordering compare_heads(const job& a, const job& b) const {
+    return self_->compare_heads(a, b);
+  }
+  /// Whether the held model follows demand (quota::demand_aware); when it
+  /// does not, the members below change nothing.
+  [[nodiscard]] bool follows_demand() const { return self_->follows_demand(); }
+  void pending_added(const job& j) { self_->pending_added(j); }
+  void pending_withdrawn(std::string_view id) { self_->pending_withdrawn(id); }
+
   /// The held model, if it is a P.
   template <class P>
   [[nodiscard]] P* target() noexcept {
@@ -96,6 +116,13 @@ class any_policy {
     virtual void release(std::string_view) = 0;
     virtual void victims(const job&, std::vector<victim>&) const = 0;
     [[nodiscard]] virtual std::optional<std::int64_t> earliest(const job&) const = 0;
+    [[nodiscard]] virtual bool offers_order() const = 0;
+    [[nodiscard]] virtual std::string_view pending_queue(const job&) const = 0;
+    [[nodiscard]] virtual std::weak_ordering compare_pending(const job&, const job&) const = 0;
+    [[nodiscard]] virtual std::weak_ordering compare_heads(const job&, const job&) const = 0;
+    [[nodiscard]] virtual bool follows_demand() const = 0;
+    virtual void pending_added(const job&) = 0;
+    virtual void pending_withdrawn(std::string_view) = 0;
     [[nodiscard]] virtual std::unique_ptr<concept_t> clone() const = 0;
   };
   template <class P>
@@ -109,6 +136,32 @@ class any_policy {
     void victims(const job& j, std::vector<victim>& out) const override { value.victims(j, out); }
     [[nodiscard]] std::optional<std::int64_t> earliest(const job& j) const override {
       return earliest_admission_of(value, j);
+    }
+    [[nodiscard]] bool offers_order() const override { return detail::offers_order(value); }
+    [[nodiscard]] std::string_view pending_queue(const job& j) const override {
+      if constexpr (order_aware<P>)
+        return value.pending_queue(j);
+      else
+        return {};
+    }
+    [[nodiscard]] std::weak_ordering compare_pending(const job& a, const job& b) const override {
+      if constexpr (order_aware<P>)
+        return value.compare_pending(a, b);
+      else
+        return default_pending_order(a, b);
+    }
+    [[nodiscard]] std::weak_ordering compare_heads(const job& a, const job& b) const override {
+      if constexpr (order_aware<P>)
+        return value.compare_heads(a, b);
+      else
+        return default_pending_order(a, b);
+    }
+    [[nodiscard]] bool follows_demand() const override { return detail::follows_demand(value); }
+    void pending_added(const job& j) override {
+      if constexpr (demand_aware<P>) value.pending_added(j);
+    }
+    void pending_withdrawn(std::string_view id) override {
+      if constexpr (demand_aware<P>) value.pending_withdrawn(id);
     }
     [[nodiscard]] std::unique_ptr<concept_t> clone() const override {
       if constexpr (std::is_copy_constructible_v<P>)
@@ -124,6 +177,8 @@ class any_policy {
 
 static_assert(policy<any_policy>);
 static_assert(earliest_admission_aware<any_policy>);
+static_assert(order_aware<any_policy>);
+static_assert(demand_aware<any_policy>);
 
 namespace detail {
 /// Records admitted job ids so release() can refuse unknown ones before any
@@ -227,9 +282,81 @@ class engine_base {
     x.already_admitted = admitted_.contains(j.id);
     self().for_each_model([&](const auto& m) {
       x.models.emplace_back();
-      explain_model(m, j, x.models.back());
+      explain_as_submitted(m, j, x.already_admitted, x.models.back());
     });
     return x;
+  }
+
+  // ---- order (quota/capabilities.hpp) ---------------------------------------
+  /// Makes model `i` the one that orders pending work. Throws
+  /// unknown_entity_error when there is no model i, validation_error when
+  /// model i does not order.
+  void set_order_model(std::size_t i) {
+    if (i >= self().model_count()) throw unknown_entity_error(error_id::unknown_entity, "model", std::to_string(i));
+    std::size_t k = 0;
+    bool offers = false;
+    self().for_each_model([&](const auto& m) {
+      if (k++ == i) offers = detail::offers_order(m);
+    });
+    if (!offers) throw validation_error("order", "model " + std::to_string(i) + " does not order pending work");
+    order_model_ = i;
+    order_chosen_ = true;
+  }
+  /// The model that orders pending work: the one set, else the first that
+  /// offers an order; nullopt: none does (default_pending_order applies).
+  [[nodiscard]] std::optional<std::size_t> order_model() const {
+    if (order_chosen_) return order_model_;
+    std::optional<std::size_t> found;
+    std::size_t k = 0;
+    self().for_each_model([&](const auto& m) {
+      if (!found && detail::offers_order(m)) found = k;
+      ++k;
+    });
+    return found;
+  }
+  /// The engine orders when one of its models does (engines nest).
+  [[nodiscard]] bool offers_order() const { return order_model().has_value(); }
+  /// The ordering model's answers (quota::order_aware), or the default order.
+  [[nodiscard]] std::string_view pending_queue(const job& j) const {
+    std::string_view out;
+    with_order_model([&](const auto& m) {
+      if constexpr (order_aware<std::remove_cvref_t<decltype(m)>>) out = m.pending_queue(j);
+    });
+    return out;
+  }
+  [[nodiscard]] std::weak_ordering compare_pending(const job& a, const job& b) const {
+    std::weak_ordering out = default_pending_order(a, b);
+    with_order_model([&](const auto& m) {
+      if constexpr (order_aware<std::remove_cvref_t<decltype(m)>>) out = m.compare_pending(a, b);
+    });
+    return out;
+  }
+  [[nodiscard]] std::weak_ordering compare_heads(const job& a, const job& b) const {
+    std::weak_ordering out = default_pending_order(a, b);
+    with_order_model([&](const auto& m) {
+      if constexpr (order_aware<std::remove_cvref_t<decltype(m)>>) out = m.compare_heads(a, b);
+    });
+    return out;
+  }
+
+  // ---- demand (quota/capabilities.hpp) --------------------------------------
+  /// The engine follows demand when one of its models does.
+  [[nodiscard]] bool follows_demand() const {
+    bool any = false;
+    self().for_each_model([&](const auto& m) { any = any || detail::follows_demand(m); });
+    return any;
+  }
+  /// The job waits from now on: every model that follows demand is told.
+  void pending_added(const job& j) {
+    self().for_each_model([&](auto& m) {
+      if constexpr (demand_aware<std::remove_cvref_t<decltype(m)>>) m.pending_added(j);
+    });
+  }
+  /// The job no longer waits (deleted while pending).
+  void pending_withdrawn(std::string_view id) {
+    self().for_each_model([&](auto& m) {
+      if constexpr (demand_aware<std::remove_cvref_t<decltype(m)>>) m.pending_withdrawn(id);
+    });
   }
 
   /// The engine as a model of an outer engine: the latest time every denying
@@ -256,6 +383,33 @@ class engine_base {
   admitted_set admitted_;
 
  private:
+  // A model that follows demand answers a what-if for the job as if it had
+  // been submitted now: a copy of it counts the job as pending first (as the
+  // host's submission would), so explain and a run at the same instant agree.
+  template <class M>
+  static void explain_as_submitted(const M& m, const job& j, bool admitted, model_explanation& out) {
+    if constexpr (demand_aware<M> && std::is_copy_constructible_v<M>) {
+      if (!admitted && detail::follows_demand(m)) {
+        M copy(m);
+        copy.pending_added(j);
+        explain_model(copy, j, out);
+        return;
+      }
+    }
+    explain_model(m, j, out);
+  }
+  template <class F>
+  void with_order_model(F&& f) const {
+    const auto i = order_model();
+    if (!i) return;
+    std::size_t k = 0;
+    self().for_each_model([&](const auto& m) {
+      if (k++ == *i) f(m);
+    });
+  }
+  std::size_t order_model_ = 0;
+  bool order_chosen_ = false;
+
   [[nodiscard]] Derived& self() noexcept { return static_cast<Derived&>(*this); }
   [[nodiscard]] const Derived& self() const noexcept { return static_cast<const Derived&>(*this); }
 };
@@ -328,5 +482,7 @@ class engine : public detail::engine_base<engine> {
 
 static_assert(policy<engine>);
 static_assert(earliest_admission_aware<engine>);
+static_assert(order_aware<engine>);
+static_assert(demand_aware<engine>);
 
 }  // namespace quota

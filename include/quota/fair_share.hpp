@@ -25,6 +25,7 @@
 #pragma once
 
 #include <algorithm>
+#include <compare>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -35,6 +36,7 @@
 #include <utility>
 #include <vector>
 
+#include <quota/capabilities.hpp>
 #include <quota/decision.hpp>
 #include <quota/detail/checked.hpp>
 #include <quota/error.hpp>
@@ -866,8 +868,17 @@ class fair_share_tree {
 /// Policy adapter: job.queue = leaf queue, job.request = request; check =
 /// allocation within limit (and quota for non-preemptible jobs); victims =
 /// reclaim candidates in other queues then preempt candidates in the same
-/// queue, both in KAI's order (see victims()). Call tree().compute() after
-/// demand changes.
+/// queue, both in KAI's order (see victims()).
+///
+/// Optional capabilities (quota/capabilities.hpp):
+/// * order: a queue per leaf queue; inside one, higher job priority then
+///   earlier creation; heads in KAI's queue order with each head's request
+///   (fair_share_tree::queue_before);
+/// * demand: once the host reports a pending job (pending_added), the policy
+///   owns the leaves' requests: each is the leaf's allocation plus its
+///   pending jobs, and fair shares are computed again at every change. Until
+///   then the requests are the host's (tree().set_request, then
+///   tree().compute()).
 class fair_share_policy {
  public:
   explicit fair_share_policy(fair_share_tree tree) : tree_(std::move(tree)) {}
@@ -914,6 +925,7 @@ class fair_share_policy {
   void commit(const job& j) {
     if (where_.count(j.id)) throw state_error(error_id::state_duplicate, "job '" + j.id + "' already committed");
     const auto q = tree_.at(j.queue);
+    const auto waiting = pending_.find(j.id);
     // everything that may throw before any change
     if (jobs_.size() < tree_.size()) jobs_.resize(tree_.size());
     auto& in_queue = jobs_[q];
@@ -927,6 +939,13 @@ class fair_share_policy {
       throw;
     }
     in_queue.push_back(std::move(r));  // room reserved: no throw
+    if (waiting != pending_.end()) {
+      // its demand moves from pending to allocated: the request is unchanged
+      pending_sum_[waiting->second.queue].sub_in_place(waiting->second.request);
+      pending_.erase(waiting);
+    } else if (live_) {
+      refresh_demand(q);
+    }
   }
   void release(std::string_view id) {
     auto it = where_.find(id);
@@ -935,6 +954,7 @@ class fair_share_policy {
     auto& in_queue = jobs_[q];
     const auto& r = in_queue[pos];
     tree_.deallocate(r.queue, r.request, r.preemptible);
+    if (live_) refresh_demand(r.queue);
     if (pos + 1 != in_queue.size()) {  // swap-remove: the last job takes its place
       in_queue[pos] = std::move(in_queue.back());
       where_.find(in_queue[pos].id)->second.pos = pos;
@@ -942,6 +962,48 @@ class fair_share_policy {
     in_queue.pop_back();
     where_.erase(it);
   }
+  // ---- order ----
+  [[nodiscard]] std::string_view pending_queue(const job& j) const noexcept { return j.queue; }
+  [[nodiscard]] std::weak_ordering compare_pending(const job& a, const job& b) const noexcept {
+    return default_pending_order(a, b);
+  }
+  /// KAI's queue order of the two heads' queues, each with its head's request.
+  [[nodiscard]] std::weak_ordering compare_heads(const job& a, const job& b) const {
+    const auto qa = tree_.find(a.queue), qb = tree_.find(b.queue);
+    if (qa == fair_share_tree::npos || qb == fair_share_tree::npos || qa == qb) return default_pending_order(a, b);
+    if (tree_.queue_before(qa, a.request, qb, b.request)) return std::weak_ordering::less;
+    if (tree_.queue_before(qb, b.request, qa, a.request)) return std::weak_ordering::greater;
+    return default_pending_order(a, b);
+  }
+
+  // ---- demand ----
+  void pending_added(const job& j) {
+    if (where_.count(j.id) || pending_.count(j.id)) return;
+    const auto q = tree_.find(j.queue);
+    if (q == fair_share_tree::npos || !tree_.is_leaf(q)) return;  // check() denies it
+    if (pending_sum_.size() < tree_.size()) pending_sum_.resize(tree_.size());
+    pending_sum_[q].add_in_place(j.request);
+    pending_.emplace(j.id, waiting_job{q, j.request});
+    if (!live_) {
+      live_ = true;
+      for (std::size_t x = 0; x < tree_.size(); ++x)
+        if (tree_.is_leaf(x)) set_leaf_request(x);
+      tree_.compute();
+    } else {
+      refresh_demand(q);
+    }
+  }
+  void pending_withdrawn(std::string_view id) {
+    const auto it = pending_.find(id);
+    if (it == pending_.end()) return;
+    const auto q = it->second.queue;
+    pending_sum_[q].sub_in_place(it->second.request);
+    pending_.erase(it);
+    refresh_demand(q);
+  }
+  /// The host reported demand: the leaves' requests follow it.
+  [[nodiscard]] bool live_demand() const noexcept { return live_; }
+
   /// Victims for j, in KAI's order. Reclaim (other queues), only when
   /// can_reclaim holds: preemptible jobs that pass the victim pre-filter, in
   /// KAI's victim-queue order: from the root down, the queue that comes last
@@ -1059,7 +1121,24 @@ class fair_share_policy {
     fair_share_tree::queue_index queue;
     std::size_t pos;  // in jobs_[queue]
   };
+  struct waiting_job {
+    fair_share_tree::queue_index queue;
+    resource_vector request;
+  };
+  // request of leaf q = its allocation + its pending jobs
+  void set_leaf_request(fair_share_tree::queue_index q) {
+    resource_vector r = q < pending_sum_.size() ? pending_sum_[q] : resource_vector{};
+    for (auto id : tree_.resources()) r.set(id, detail::checked_add(r.get(id), tree_.allocated(q, id)));
+    tree_.set_request(q, r);
+  }
+  void refresh_demand(fair_share_tree::queue_index q) {
+    set_leaf_request(q);
+    tree_.compute();
+  }
   fair_share_tree tree_;
+  std::map<std::string, waiting_job, std::less<>> pending_;
+  std::vector<resource_vector> pending_sum_;  // by leaf queue
+  bool live_ = false;
   // running jobs by leaf queue, in no order (victims sort their candidates), and where each one is
   std::vector<std::vector<running>> jobs_;
   std::map<std::string, place, std::less<>> where_;
@@ -1068,5 +1147,7 @@ class fair_share_policy {
 };
 
 static_assert(policy<fair_share_policy>);
+static_assert(order_aware<fair_share_policy>);
+static_assert(demand_aware<fair_share_policy>);
 
 }  // namespace quota

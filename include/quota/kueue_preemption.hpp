@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <compare>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -20,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include <quota/capabilities.hpp>
 #include <quota/cluster_queue.hpp>
 #include <quota/decision.hpp>
 #include <quota/error.hpp>
@@ -1159,28 +1161,35 @@ class kueue_model {
 /// job.created_ms order preemption. Victims come from classical preemption,
 /// or from fair-sharing preemption when the configuration enables fair sharing.
 ///
-/// Two forms: a view of a model the host owns (`kueue_policy(model)`, copies
-/// share that model), or an owning value (`kueue_policy(cfg, registry)`,
-/// copies are deep, as any_policy expects of a value).
+/// It owns its kueue_model (a copy of an adapter is an independent model).
+/// Order (quota/capabilities.hpp): a queue per ClusterQueue; inside one,
+/// higher priority then earlier creation; heads as Kueue's scheduler sorts a
+/// cycle's entries: the one that does not borrow first, then higher priority,
+/// then earlier creation.
 class kueue_policy {
  public:
-  explicit kueue_policy(kueue_model& m) : m_(&m) {}
-  kueue_policy(const kueue_config& cfg, resource_registry reg)
-      : own_(std::make_unique<kueue_model>(cfg, std::move(reg))), m_(own_.get()) {}
-  kueue_policy(const kueue_policy& o) : own_(o.own_ ? std::make_unique<kueue_model>(*o.own_) : nullptr) {
-    m_ = own_ ? own_.get() : o.m_;
-  }
-  kueue_policy(kueue_policy&&) noexcept = default;
-  kueue_policy& operator=(kueue_policy o) noexcept {
-    own_ = std::move(o.own_);
-    m_ = o.m_;
-    return *this;
-  }
-  ~kueue_policy() = default;
+  explicit kueue_policy(kueue_model m) : m_(std::move(m)) {}
+  kueue_policy(const kueue_config& cfg, resource_registry reg) : m_(cfg, std::move(reg)) {}
 
-  [[nodiscard]] kueue_model& model() noexcept { return *m_; }
-  [[nodiscard]] const kueue_model& model() const noexcept { return *m_; }
+  [[nodiscard]] kueue_model& model() noexcept { return m_; }
+  [[nodiscard]] const kueue_model& model() const noexcept { return m_; }
   [[nodiscard]] std::string_view policy_name() const noexcept { return kueue_model_name; }
+
+  // ---- order ----
+  /// The ClusterQueue the job waits in ("" when its queue is unknown: check denies it).
+  [[nodiscard]] std::string_view pending_queue(const job& j) const {
+    if (auto cq = m_.forest().find_local_queue(j.ns, j.queue)) return m_.forest().at(*cq).name;
+    if (auto cq = m_.forest().find_cluster_queue(j.queue)) return m_.forest().at(*cq).name;
+    return {};
+  }
+  [[nodiscard]] std::weak_ordering compare_pending(const job& a, const job& b) const noexcept {
+    return default_pending_order(a, b);
+  }
+  [[nodiscard]] std::weak_ordering compare_heads(const job& a, const job& b) const {
+    const bool ba = borrows(a), bb = borrows(b);
+    if (ba != bb) return ba ? std::weak_ordering::greater : std::weak_ordering::less;
+    return default_pending_order(a, b);
+  }
 
   [[nodiscard]] workload to_workload(const job& j) const {
     workload w;
@@ -1207,29 +1216,36 @@ class kueue_policy {
   /// Kueue's attempt: full counts, else reduced down to minCount (job.min_pods).
   [[nodiscard]] decision check(const job& j) const {
     admission_attempt at;
-    return m_->attempt(to_workload(j), at);
+    return m_.attempt(to_workload(j), at);
   }
   void commit(const job& j) {
     const auto w = to_workload(j);
     admission_attempt at;
-    (void)m_->attempt(w, at);
-    m_->admit(w, at.assignment);
+    (void)m_.attempt(w, at);
+    m_.admit(w, at.assignment);
   }
-  void release(std::string_view id) { m_->finish(id); }
+  void release(std::string_view id) { m_.finish(id); }
   /// The targets of Kueue's attempt (classical, or fair sharing when the
   /// configuration enables it), possibly for reduced counts.
   void victims(const job& j, std::vector<victim>& out) const {
     admission_attempt at;
-    (void)m_->attempt(to_workload(j), at);
+    (void)m_.attempt(to_workload(j), at);
     for (const auto& t : at.targets)
-      out.push_back(victim{t.name, kueue_model_name, t.rule, m_->forest().at(t.cluster_queue).name});
+      out.push_back(victim{t.name, kueue_model_name, t.rule, m_.forest().at(t.cluster_queue).name});
   }
 
  private:
-  std::unique_ptr<kueue_model> own_;
-  kueue_model* m_;
+  // Would the job's flavor assignment borrow from the cohort now?
+  [[nodiscard]] bool borrows(const job& j) const {
+    if (pending_queue(j).empty()) return false;
+    flavor_assignment a;
+    m_.assign(to_workload(j), a);
+    return a.borrowing;
+  }
+  kueue_model m_;
 };
 
 static_assert(quota::policy<kueue_policy>);
+static_assert(quota::order_aware<kueue_policy>);
 
 }  // namespace quota::kueue

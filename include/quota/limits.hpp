@@ -138,6 +138,7 @@ inline constexpr std::uint32_t limits_wild_group = 0;  // group id 0 is the "*" 
 class limits_mutex {
  public:
   explicit limits_mutex(bool on = true) noexcept : on_(on) {}
+  [[nodiscard]] bool enabled() const noexcept { return on_; }
   void lock() noexcept {
     if (!try_lock()) lock_slow();
   }
@@ -246,6 +247,20 @@ class limits_mutex {
 class limits_interner {
  public:
   limits_interner() : table_(16, slot{0, limits_none}) {}
+  /// A copy owns its names (the pointers are rebuilt) and the same reserved
+  /// room, so forget() never allocates in it either.
+  limits_interner(const limits_interner& o)
+      : table_(o.table_), names_(o.names_), alive_(o.alive_), live_(o.live_), count_(o.count_) {
+    ptrs_.reserve(std::max(o.ptrs_.capacity(), names_.size()));
+    for (const auto& n : names_) ptrs_.push_back(&n);
+    free_.reserve(std::max(o.free_.capacity(), names_.size()));
+    free_ = o.free_;
+    alive_.reserve(std::max(o.alive_.capacity(), names_.size()));
+  }
+  limits_interner& operator=(const limits_interner&) = delete;
+  limits_interner(limits_interner&&) noexcept = default;
+  limits_interner& operator=(limits_interner&&) noexcept = default;
+  ~limits_interner() = default;
 
   [[nodiscard]] std::optional<std::uint32_t> find(std::string_view n) const noexcept {
     const std::uint32_t id = lookup(n, limits_hash(n));
@@ -532,7 +547,33 @@ class limits_manager {
     groups_.intern(limits_wildcard);  // id 0: the cumulative wildcard pool
     cfg_ = std::make_shared<const detail::limits_compiled>();
   }
-  limits_manager(const limits_manager&) = delete;
+  /// A copy is an independent manager with the same configuration, trackers
+  /// and usage (taken under the source's lock); what the source caches for its
+  /// hot path is resolved again in the copy on first use.
+  limits_manager(const limits_manager& o) : reg_(o.reg_), mu_(o.mu_.enabled()) {
+    std::lock_guard lk(o.mu_);
+    cfg_ = o.cfg_;
+    gen_ = o.gen_ + 1;  // every cached plan and limit of the copy is stale
+    users_ = detail::limits_interner(o.users_);
+    groups_ = detail::limits_interner(o.groups_);
+    apps_ = detail::limits_interner(o.apps_);
+    queues_ = detail::limits_interner(o.queues_);
+    slot_of_ = o.slot_of_;
+    res_of_slot_ = o.res_of_slot_;
+    queue_nodes_ = o.queue_nodes_;
+    user_states_ = o.user_states_;
+    group_states_ = o.group_states_;
+    app_states_ = o.app_states_;
+    // an application points at its trackers along its queue's chain: at the copy's own
+    for (auto& a : app_states_) {
+      a.plan_gen = 0;  // its plan pointed into the source's trackers
+      if (!a.live) continue;
+      const auto& chain = queue_nodes_[a.queue].chain;
+      for (std::size_t i = 0; i < a.unodes.size(); ++i) a.unodes[i] = &user_states_[a.user].nodes.at(chain[i]);
+      for (std::size_t i = 0; i < a.gnodes.size(); ++i) a.gnodes[i] = &group_states_[a.group].nodes.at(chain[i]);
+    }
+    last_app_ = o.last_app_;
+  }
   limits_manager& operator=(const limits_manager&) = delete;
 
   // ---- configuration ------------------------------------------------------------------------
@@ -1567,14 +1608,27 @@ class limits_manager {
 ///
 /// A queue name that is not qualified ("team-a" rather than "root.team-a") is
 /// qualified with "root." as YuniKorn's placement does for a provided queue.
-/// The adapter either refers to a manager the host keeps alive, or shares
-/// ownership of one (copies of the adapter then share the same trackers).
+/// The adapter owns its manager, at a fixed address: other threads reload and
+/// read it through manager() while the host schedules (the adapter, or the
+/// engine holding it, must outlive them). A copy of the adapter is an
+/// independent model: a copy of the manager with the same configuration and
+/// usage.
 class limits_policy {
  public:
-  explicit limits_policy(limits_manager& m) : m_(&m) {}
-  explicit limits_policy(std::shared_ptr<limits_manager> m) : owned_(std::move(m)), m_(owned_.get()) {
+  explicit limits_policy(const resource_registry& reg, limits_locking locking = limits_locking::internal)
+      : m_(std::make_unique<limits_manager>(reg, locking)) {}
+  /// Takes over a manager (its configuration and usage).
+  explicit limits_policy(std::unique_ptr<limits_manager> m) : m_(std::move(m)) {
     if (!m_) throw state_error(error_id::state_conflict, "limits_policy: no limits_manager");
   }
+  limits_policy(const limits_policy& o) : m_(std::make_unique<limits_manager>(*o.m_)), requests_(o.requests_) {}
+  limits_policy& operator=(const limits_policy& o) {
+    if (this != &o) *this = limits_policy(o);
+    return *this;
+  }
+  limits_policy(limits_policy&&) noexcept = default;
+  limits_policy& operator=(limits_policy&&) noexcept = default;
+  ~limits_policy() = default;
 
   [[nodiscard]] std::string_view policy_name() const noexcept { return limits_manager::model_name; }
   [[nodiscard]] const limits_manager& manager() const noexcept { return *m_; }
@@ -1618,8 +1672,7 @@ class limits_policy {
     std::string user;
     resource_vector request;
   };
-  std::shared_ptr<limits_manager> owned_;
-  limits_manager* m_;
+  std::unique_ptr<limits_manager> m_;
   std::unordered_map<std::string, entry> requests_;
 };
 

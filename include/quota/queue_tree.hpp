@@ -11,8 +11,10 @@
 #pragma once
 
 #include <algorithm>
+#include <compare>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,10 +22,12 @@
 #include <utility>
 #include <vector>
 
+#include <quota/capabilities.hpp>
 #include <quota/decision.hpp>
 #include <quota/detail/allocation_order.hpp>
 #include <quota/detail/checked.hpp>
 #include <quota/error.hpp>
+#include <quota/fraction.hpp>
 #include <quota/policy.hpp>
 #include <quota/resource.hpp>
 #include <quota/resource_vector.hpp>
@@ -44,6 +48,10 @@ struct queue_spec {
   queue_state state = queue_state::open;
   /// Parent queue name ("" = root level). Validated (unknown / cycles).
   std::string parent;
+  /// Queue.spec.priority: higher goes first in queue order (Volcano default 0).
+  std::int32_t priority = 0;
+  /// metadata.creationTimestamp, ms: the last tie-break of queue order.
+  std::int64_t created_ms = 0;
 };
 
 /// A candidate victim for reclaim: a running task of some queue.
@@ -91,6 +99,12 @@ class queue_tree {
   [[nodiscard]] std::size_t index(std::string_view name) const {
     auto it = by_name_.find(std::string(name));
     if (it == by_name_.end()) throw unknown_entity_error(error_id::unknown_queue, "queue", name);
+    return it->second;
+  }
+  /// The index of a queue, or nullopt.
+  [[nodiscard]] std::optional<std::size_t> find(std::string_view name) const {
+    auto it = by_name_.find(std::string(name));
+    if (it == by_name_.end()) return std::nullopt;
     return it->second;
   }
   [[nodiscard]] const queue_spec& spec(std::size_t q) const { return specs_.at(q); }
@@ -170,7 +184,38 @@ class queue_tree {
     const std::size_t n = specs_.size();
     des_lo_.assign(n * D_, 0);
     des_hi_.assign(n * D_, 0);
+    des_num_.assign(n * D_, 0);
+    des_den_.assign(n * D_, 1);
     for (std::size_t d = 0; d < D_; ++d) fill_dimension(d);
+  }
+
+  // ---- queue order (Volcano proportion's QueueOrderFn) ----
+  /// Exact share of a queue: the largest allocated / deserved over the
+  /// tracked dimensions; a dimension with deserved 0 counts 0 when nothing is
+  /// allocated in it, else 1 (Volcano's helpers.Share).
+  [[nodiscard]] rational exact_share(std::size_t q) const {
+    rational s = 0;
+    for (std::size_t d = 0; d < D_; ++d) {
+      const std::size_t k = q * D_ + d;
+      const big_int a = alloc_[k];
+      rational v;
+      if (des_num_[k] == 0)
+        v = a > 0 ? rational(1) : rational(0);
+      else
+        v = rational(a * big_int(des_den_[k]), big_int(des_num_[k]));
+      if (v > s) s = v;
+    }
+    return s;
+  }
+  /// Volcano proportion's queue order: higher Queue priority first, then the
+  /// smaller share, then the earlier creation, then the name. < 0: a first.
+  [[nodiscard]] int compare_queues(std::size_t a, std::size_t b) const {
+    if (a == b) return 0;
+    if (specs_[a].priority != specs_[b].priority) return specs_[a].priority > specs_[b].priority ? -1 : 1;
+    const rational sa = exact_share(a), sb = exact_share(b);
+    if (sa != sb) return sa < sb ? -1 : 1;
+    if (specs_[a].created_ms != specs_[b].created_ms) return specs_[a].created_ms < specs_[b].created_ms ? -1 : 1;
+    return specs_[a].name < specs_[b].name ? -1 : 1;
   }
 
   // ---- predicates ----
@@ -489,19 +534,26 @@ class queue_tree {
       const auto b = std::min(real_cap_[q * D_ + d], request(q, d));
       const auto w = specs_[q].weight;
       std::int64_t lo = std::max(g, std::min(g, b)), hi = lo;
+      detail::int128 num = lo, den = 1;  // the exact deserved
       if (w > 0 && b > g && solved) {
         const detail::int128 wn = static_cast<detail::int128>(w) * ln;  // w*L = wn/ld
         if (wn >= static_cast<detail::int128>(b) * ld) {
           lo = hi = b;
+          num = b;
         } else if (wn > static_cast<detail::int128>(g) * ld) {
           lo = static_cast<std::int64_t>(wn / ld);
           hi = (wn % ld == 0) ? lo : lo + 1;
+          num = wn;
+          den = ld;
         }
       } else if (w > 0 && b > g && !solved) {
         lo = hi = g;
+        num = g;
       }
       des_lo_[q * D_ + d] = lo;
       des_hi_[q * D_ + d] = hi;
+      des_num_[q * D_ + d] = num;
+      des_den_[q * D_ + d] = den;
     }
   }
 
@@ -511,6 +563,7 @@ class queue_tree {
   std::vector<queue_spec> specs_;
   std::unordered_map<std::string, std::size_t> by_name_;
   std::vector<std::int64_t> cap_, guar_, real_cap_, alloc_, inq_, pending_, des_lo_, des_hi_;
+  std::vector<detail::int128> des_num_, des_den_;  // exact deserved = num / den
   std::unordered_map<std::string, task_rec> tasks_;
   std::vector<std::string> order_;  // allocation order; "" = released (a hole)
   std::size_t holes_ = 0;
@@ -519,18 +572,90 @@ class queue_tree {
 
 /// quota::policy adapter: job.queue = queue name, job.request = the task /
 /// podgroup request; check = allocatable; victims = reclaimable.
+///
+/// It owns its queue_tree (a copy of an adapter is an independent model) and
+/// offers two optional capabilities (quota/capabilities.hpp):
+/// * order: a queue per Volcano Queue; inside one, higher job priority then
+///   earlier creation; heads by Volcano proportion's queue order (queue
+///   priority, share, creation);
+/// * demand: a queue's request is its allocation plus its pending jobs, so
+///   deserved follows what waits (recomputed at every change).
 class queue_policy {
  public:
-  explicit queue_policy(queue_tree& tree) : tree_(&tree) {}
+  explicit queue_policy(queue_tree tree) : tree_(std::move(tree)) { tree_.compute_deserved(); }
   [[nodiscard]] std::string_view policy_name() const noexcept { return queue_tree::model_name; }
-  [[nodiscard]] decision check(const job& j) const { return tree_->allocatable(tree_->index(j.queue), j.request); }
-  void commit(const job& j) { tree_->allocate(j.id, j.queue, j.request); }
-  void release(std::string_view id) { tree_->deallocate(id); }
-  void victims(const job& j, std::vector<victim>& out) const { tree_->reclaimable_running(j.queue, out); }
+  [[nodiscard]] const queue_tree& tree() const noexcept { return tree_; }
+  /// The tree, to change it in place (call tree().compute_deserved() after).
+  [[nodiscard]] queue_tree& tree() noexcept { return tree_; }
+
+  [[nodiscard]] decision check(const job& j) const { return tree_.allocatable(tree_.index(j.queue), j.request); }
+  void commit(const job& j) {
+    const auto p = pending_.find(j.id);
+    tree_.allocate(j.id, j.queue, j.request);  // strong on its own
+    if (p == pending_.end()) return;
+    // the job's demand moves from pending to allocated: the request is unchanged
+    try {
+      set_pending_sum(p->second.queue, p->second.request, -1);
+    } catch (...) {
+      tree_.deallocate(j.id);
+      throw;
+    }
+    pending_.erase(p);
+  }
+  void release(std::string_view id) {
+    tree_.deallocate(id);
+    tree_.compute_deserved();
+  }
+  void victims(const job& j, std::vector<victim>& out) const { tree_.reclaimable_running(j.queue, out); }
+
+  // ---- order ----
+  [[nodiscard]] std::string_view pending_queue(const job& j) const noexcept { return j.queue; }
+  [[nodiscard]] std::weak_ordering compare_pending(const job& a, const job& b) const noexcept {
+    return default_pending_order(a, b);
+  }
+  [[nodiscard]] std::weak_ordering compare_heads(const job& a, const job& b) const {
+    const auto qa = tree_.find(a.queue), qb = tree_.find(b.queue);
+    if (!qa || !qb || *qa == *qb) return default_pending_order(a, b);
+    const int c = tree_.compare_queues(*qa, *qb);
+    return c < 0 ? std::weak_ordering::less : std::weak_ordering::greater;
+  }
+
+  // ---- demand ----
+  void pending_added(const job& j) {
+    if (pending_.count(j.id) || tree_.has_task(j.id) || !tree_.find(j.queue)) return;
+    set_pending_sum(j.queue, j.request, +1);
+    pending_.emplace(j.id, waiting{j.queue, j.request});
+  }
+  void pending_withdrawn(std::string_view id) {
+    const auto p = pending_.find(id);
+    if (p == pending_.end()) return;
+    set_pending_sum(p->second.queue, p->second.request, -1);
+    pending_.erase(p);
+  }
 
  private:
-  queue_tree* tree_;
+  struct waiting {
+    std::string queue;
+    resource_vector request;
+  };
+  // pending demand of `queue` += sign * request, then deserved again; strong
+  void set_pending_sum(const std::string& queue, const resource_vector& request, int sign) {
+    auto& sum = sums_[queue];
+    resource_vector next = sum;
+    if (sign > 0)
+      next.add_in_place(request);
+    else
+      next.sub_in_place(request);
+    tree_.set_pending(queue, next);
+    sum = std::move(next);
+    tree_.compute_deserved();
+  }
+  queue_tree tree_;
+  std::map<std::string, waiting, std::less<>> pending_;
+  std::map<std::string, resource_vector, std::less<>> sums_;
 };
 static_assert(policy<queue_policy>);
+static_assert(order_aware<queue_policy>);
+static_assert(demand_aware<queue_policy>);
 
 }  // namespace quota

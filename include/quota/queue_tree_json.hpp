@@ -30,6 +30,8 @@ struct volcano_podgroup {
     q.name = std::move(o.name);
     q.parent = std::move(o.parent);
     q.weight = o.weight;
+    q.priority = o.priority;
+    q.created_ms = o.created_ms;
     q.reclaimable = o.reclaimable;
     q.capability = std::move(o.capability);
     q.guarantee = std::move(o.guarantee);

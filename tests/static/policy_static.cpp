@@ -1,5 +1,7 @@
 // Every model of the library satisfies the policy concept, and any subset of
 // them composes into an engine that is itself a policy.
+#include <quota/budget.hpp>
+#include <quota/capabilities.hpp>
 #include <quota/capacity_queues.hpp>
 #include <quota/claims.hpp>
 #include <quota/elastic_quota.hpp>
@@ -7,9 +9,8 @@
 #include <quota/fair_share.hpp>
 #include <quota/kueue_preemption.hpp>
 #include <quota/limits.hpp>
-#include <quota/queue_tree.hpp>
-#include <quota/budget.hpp>
 #include <quota/priority_class_quota.hpp>
+#include <quota/queue_tree.hpp>
 #include <quota/running_limits.hpp>
 #include <quota/sharing_pools.hpp>
 #include <quota/shrink.hpp>
@@ -33,10 +34,53 @@ static_assert(policy<any_policy>);
 static_assert(policy<engine>);
 
 // compile-time composition of every model, and a subset
-static_assert(policy<basic_engine<elastic_quota_policy, limits_policy, queue_policy, claims_policy,
-                                  fair_share_policy, kueue::kueue_policy, running_limits>>);
+static_assert(policy<basic_engine<elastic_quota_policy, limits_policy, queue_policy, claims_policy, fair_share_policy,
+                                  kueue::kueue_policy, running_limits>>);
 static_assert(policy<basic_engine<limits_policy, claims_policy>>);
 static_assert(basic_engine<limits_policy, claims_policy>::model_count() == 2);
+
+// optional capabilities (quota/capabilities.hpp): the models whose upstream
+// orders pending work or shares by demand have them, the others do not
+static_assert(order_aware<elastic_quota_policy>);   // nos: priority, then creation
+static_assert(order_aware<queue_policy>);           // Volcano proportion's queue order
+static_assert(order_aware<capacity_queue_policy>);  // Volcano capacity's queue order
+static_assert(order_aware<fair_share_policy>);      // KAI's queue order chain
+static_assert(order_aware<kueue::kueue_policy>);    // Kueue's cycle entry order
+static_assert(!order_aware<limits_policy>);
+static_assert(!order_aware<claims_policy>);
+static_assert(!order_aware<running_limits>);
+static_assert(!order_aware<budget_policy>);
+static_assert(!order_aware<priority_class_quota>);
+static_assert(!order_aware<sharing_pools>);
+static_assert(demand_aware<queue_policy>);       // deserved follows pending demand
+static_assert(demand_aware<fair_share_policy>);  // fair share follows pending demand
+static_assert(!demand_aware<elastic_quota_policy>);
+static_assert(!demand_aware<capacity_queue_policy>);  // deserved is configured, not computed
+static_assert(!demand_aware<kueue::kueue_policy>);
+static_assert(!demand_aware<limits_policy>);
+static_assert(!demand_aware<claims_policy>);
+// the type-erased holder and both engines forward them (engines nest)
+static_assert(order_aware<any_policy> && demand_aware<any_policy>);
+static_assert(order_aware<engine> && demand_aware<engine>);
+static_assert(order_aware<basic_engine<limits_policy, claims_policy>>);
+static_assert(demand_aware<basic_engine<limits_policy, claims_policy>>);
+
+// a partial capability is no capability: order needs all three members
+struct order_without_heads {
+  std::string_view pending_queue(const job&) const { return {}; }
+  std::weak_ordering compare_pending(const job&, const job&) const { return std::weak_ordering::equivalent; }
+};
+static_assert(!order_aware<order_without_heads>);
+struct order_with_int_result {
+  std::string_view pending_queue(const job&) const { return {}; }
+  int compare_pending(const job&, const job&) const { return 0; }
+  int compare_heads(const job&, const job&) const { return 0; }
+};
+static_assert(!order_aware<order_with_int_result>);
+struct demand_without_withdraw {
+  void pending_added(const job&) {}
+};
+static_assert(!demand_aware<demand_without_withdraw>);
 
 // a type missing one member is not a policy
 struct no_release {

@@ -176,16 +176,17 @@ TEST_CASE("budget: composes with an elastic quota through the engine, a budget d
   c.tenant = budget_tenant::ns;
   budget_policy b(c);
   b.set_budget("team-a", 6 * H);
-  basic_engine<elastic_quota_policy, budget_policy> e(elastic_quota_policy(set), b);
+  basic_engine<elastic_quota_policy, budget_policy> e(elastic_quota_policy(std::move(set)), b);
+  const elastic_quota_set& used_set = e.model<0>().model();
   CHECK(e.admit(gpu_job("1", "team-a", 2, 2 * H)).allowed());
   const decision d = e.admit(gpu_job("2", "team-a", 2, 2 * H));  // budget: 4 + 4 > 6
   REQUIRE(d.denied());
   CHECK(d.has_rule("budget_exhausted", "budget"));
-  CHECK(set.used(0).get(resources::nvidia_gpu) == 2);      // the elastic quota did not count it
-  CHECK(e.admit(gpu_job("3", "team-a", 2, H)).allowed());  // 4 + 2 <= 6, 4 <= max 4
+  CHECK(used_set.used(0).get(resources::nvidia_gpu) == 2);  // the elastic quota did not count it
+  CHECK(e.admit(gpu_job("3", "team-a", 2, H)).allowed());   // 4 + 2 <= 6, 4 <= max 4
   CHECK(e.admit(gpu_job("4", "team-a", 1, 1)).has_rule("over_max", "elastic_quota"));
   e.release("1");
-  CHECK(set.used(0).get(resources::nvidia_gpu) == 2);
+  CHECK(used_set.used(0).get(resources::nvidia_gpu) == 2);
   CHECK(e.model<1>().running_jobs() == 1);
 }
 

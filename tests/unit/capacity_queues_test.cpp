@@ -411,8 +411,7 @@ TEST_CASE("queue: capacity hierarchical reclaim: siblings first, then other subt
   CHECK(ids(w) == std::vector<std::string>{"a2-1", "a2-2"});
 
   // policy adapter gives the same victims
-  auto p = siblings(0);
-  capacity_queue_policy pol(p);
+  capacity_queue_policy pol(siblings(0));
   job j;
   j.id = "new";
   j.queue = "a1";
@@ -472,8 +471,8 @@ TEST_CASE("queue: capacity Volcano Queue JSON with deserved, capability, guarant
 }
 
 TEST_CASE("queue: capacity policy adapter checks, commits and releases") {
-  auto c = eng_ops();
-  capacity_queue_policy p(c);
+  capacity_queue_policy p(eng_ops());
+  const capacity_queues& c = p.model();
   static_assert(policy<capacity_queue_policy>);
   job j;
   j.id = "j1";

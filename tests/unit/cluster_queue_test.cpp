@@ -764,8 +764,8 @@ TEST_CASE("kueue: policy adapter maps jobs onto LocalQueues and preemption targe
   cfg.cluster_queues.push_back(cq_cpu("cq", "", {{"f", rq(resources::cpu, cpu(4))}}));
   cfg.cluster_queues[0].preemption.within_cluster_queue = within_cluster_queue_policy::lower_priority;
   cfg.local_queues.push_back({"team", "main", "cq"});
-  kueue_model m(cfg, reg);
-  kueue_policy p(m);
+  kueue_policy p(kueue_model(cfg, reg));
+  const kueue_model& m = p.model();
   job j;
   j.id = "team/j1";
   j.ns = "team";

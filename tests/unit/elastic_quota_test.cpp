@@ -319,19 +319,21 @@ TEST_CASE("elastic: policy adapter maps job.ns and job.request") {
   elastic_quota_set s({eq("A", "a", {{gm, 10}}, {{gm, 10}}), eq("B", "b", {{gm, 30}})});
   elastic_quota_policy p(s);
   CHECK(p.policy_name() == "elastic_quota");
+  const elastic_quota_set& m = p.model();  // the adapter owns a copy of s
   job j;
   j.id = "a/1";
   j.ns = "a";
   j.request = {{gm, 10}};
   REQUIRE(p.check(j).allowed());
   p.commit(j);
-  CHECK(s.used(s.quota_of("a")).get(gm) == 10);
+  CHECK(m.used(m.quota_of("a")).get(gm) == 10);
+  CHECK(s.used(s.quota_of("a")).get(gm) == 0);  // the original is untouched
   job k = j;
   k.id = "a/2";
   CHECK(p.check(k).has_rule("over_max"));
   CHECK_THROWS_AS(p.commit(j), state_error);
   p.release("a/1");
-  CHECK(s.used(s.quota_of("a")).get(gm) == 0);
+  CHECK(m.used(m.quota_of("a")).get(gm) == 0);
   CHECK_THROWS_AS(p.release("a/1"), unknown_entity_error);
   std::vector<victim> v;
   p.victims(k, v);

@@ -67,11 +67,12 @@ limits_config config_with(std::int64_t user_cpu, std::uint64_t apps) {
 
 TEST_CASE("stress: engine admit/release serialised by the host while limits reload and introspection run") {
   resource_registry reg;
-  limits_manager limits(reg);
-  limits.reload(config_with(6000, 4));
   running_limits rl;
   rl.set_default(running_limits::scope::queue, 6);
-  basic_engine<running_limits, limits_policy> eng(std::move(rl), limits_policy(limits));
+  basic_engine<running_limits, limits_policy> eng(std::move(rl), limits_policy(reg));
+  // other threads reload and read the trackers through the engine's adapter
+  limits_manager& limits = eng.model<limits_policy>().manager();
+  limits.reload(config_with(6000, 4));
 
   constexpr int workers = 4;
   // ThreadSanitizer runs the workers several times as fast as ASan does a

@@ -1,7 +1,16 @@
+#include <quota/elastic_quota.hpp>
 #include <quota/engine.hpp>
+#include <quota/fair_share.hpp>
+#include <quota/kueue_preemption.hpp>
+#include <quota/limits.hpp>
+#include <quota/limits_json.hpp>
+#include <quota/queue_tree.hpp>
 
+#include <algorithm>
+#include <compare>
 #include <map>
 
+#include "kueue_fixtures.hpp"
 #include "quota_catch.hpp"
 
 using namespace quota;
@@ -177,4 +186,255 @@ TEST_CASE("engine: both engines share one protocol: rollback, duplicate and unkn
   CHECK(e.model<2>().used_of("q") == 0);
   CHECK(e.admitted_count() == 0);
   static_assert(policy<decltype(e)>);
+}
+
+// ---- composition: the optional capabilities (quota/capabilities.hpp) -----------------------
+
+namespace {
+job queue_job(std::string id, std::string queue, std::int64_t gpus, std::int32_t priority = 0,
+              std::int64_t created = 0) {
+  job j = gpu_job(std::move(id), std::move(queue), gpus);
+  j.request = resource_vector{{resources::nvidia_gpu, gpus}};
+  j.priority = priority;
+  j.created_ms = created;
+  return j;
+}
+// Volcano proportion: queues "low" and "high" (weights 1, 8 GPUs in all)
+queue_policy volcano(std::int32_t high_priority, std::int64_t high_created = 0) {
+  queue_spec low{"low", 1, {}, {}, true, queue_state::open, "", 0, 0};
+  queue_spec high{"high", 1, {}, {}, true, queue_state::open, "", high_priority, high_created};
+  return queue_policy(queue_tree({resources::nvidia_gpu}, resource_vector{{resources::nvidia_gpu, 8}}, {low, high}));
+}
+// KAI: queues "a" and "b" under "root", quota 2 GPUs each, 8 GPUs in all
+fair_share_policy kai(std::int32_t b_priority = 100) {
+  std::vector<fair_share_queue_spec> specs(3);
+  specs[0].name = "root";
+  specs[0].resources[resources::nvidia_gpu] = fair_share_resource{-1, 1, -1};
+  for (std::size_t i = 1; i < 3; ++i) {
+    specs[i].name = i == 1 ? "a" : "b";
+    specs[i].parent = "root";
+    specs[i].resources[resources::nvidia_gpu] = fair_share_resource{2, 1, -1};
+  }
+  specs[2].priority = b_priority;
+  fair_share_tree t(std::move(specs));
+  t.set_capacity(resource_vector{{resources::nvidia_gpu, 8}});
+  t.compute();
+  return fair_share_policy(std::move(t));
+}
+amount fair_gpu(const fair_share_policy& p, std::string_view q) {
+  return p.tree().fair_share(p.tree().at(q), resources::nvidia_gpu);
+}
+}  // namespace
+
+TEST_CASE("composition: the first composed model that orders decides; another is chosen by index") {
+  engine e;
+  e.add(any_policy(cap_policy("cap", resources::nvidia_gpu, 100)));
+  CHECK_FALSE(e.offers_order());
+  CHECK(e.order_model() == std::nullopt);
+  // no ordering model: one queue, higher priority first, then earlier creation
+  CHECK(e.pending_queue(queue_job("x", "low", 1)).empty());
+  CHECK(std::is_lt(e.compare_heads(queue_job("x", "low", 1, 5), queue_job("y", "high", 1, 1))));
+  CHECK(std::is_lt(e.compare_pending(queue_job("x", "low", 1, 1, 10), queue_job("y", "low", 1, 1, 20))));
+  e.add(any_policy(volcano(10)));
+  e.add(any_policy(kai()));
+  REQUIRE(e.order_model() == std::optional<std::size_t>(1));
+  CHECK(e.pending_queue(queue_job("x", "low", 1)) == "low");
+  // Volcano: the queue with the higher Queue priority goes first, whatever the job's priority
+  CHECK(std::is_lt(e.compare_heads(queue_job("x", "high", 1, 0), queue_job("y", "low", 1, 100))));
+  e.set_order_model(2);  // KAI: b and a have the same priority and no allocation: creation, then name
+  CHECK(e.order_model() == std::optional<std::size_t>(2));
+  CHECK(std::is_lt(e.compare_heads(queue_job("x", "a", 1), queue_job("y", "b", 1))));
+  REQUIRE_THROWS_AS(e.set_order_model(0), validation_error);  // cap_policy does not order
+  REQUIRE_THROWS_AS(e.set_order_model(3), unknown_entity_error);
+  CHECK(e.order_model() == std::optional<std::size_t>(2));  // unchanged by the refusals
+
+  basic_engine<cap_policy, queue_policy> b(cap_policy("cap", resources::nvidia_gpu, 100), volcano(10));
+  CHECK(b.order_model() == std::optional<std::size_t>(1));
+  CHECK(std::is_lt(b.compare_heads(queue_job("x", "high", 1), queue_job("y", "low", 1, 100))));
+}
+
+TEST_CASE("composition: Volcano proportion orders heads by Queue priority, then share, then creation") {
+  auto same = volcano(0, 0);
+  // equal priority, share and creation: the name decides ("high" < "low")
+  CHECK(std::is_lt(same.compare_heads(queue_job("x", "high", 1), queue_job("y", "low", 1))));
+  auto later = volcano(0, 5);  // high created after low
+  CHECK(std::is_lt(later.compare_heads(queue_job("x", "low", 1), queue_job("y", "high", 1))));
+  // a smaller share goes first: low holds 1 of its deserved, high nothing
+  auto v = volcano(0, 0);
+  v.pending_added(queue_job("l1", "low", 4));
+  v.pending_added(queue_job("h1", "high", 4));
+  REQUIRE(v.check(queue_job("l1", "low", 4)).allowed());
+  v.commit(queue_job("l1", "low", 4));
+  CHECK(std::is_lt(v.compare_heads(queue_job("x", "high", 1), queue_job("y", "low", 1))));
+  CHECK(std::is_gt(v.compare_heads(queue_job("y", "low", 1), queue_job("x", "high", 1))));
+  // but Queue priority comes before share
+  auto p = volcano(-1, 0);
+  p.pending_added(queue_job("l1", "low", 4));
+  p.commit(queue_job("l1", "low", 4));
+  CHECK(std::is_lt(p.compare_heads(queue_job("y", "low", 1), queue_job("x", "high", 1))));
+  // inside a queue: higher job priority, then earlier creation
+  CHECK(std::is_lt(v.compare_pending(queue_job("x", "low", 1, 1, 50), queue_job("y", "low", 1, 0, 10))));
+  CHECK(std::is_gt(v.compare_pending(queue_job("x", "low", 1, 0, 50), queue_job("y", "low", 1, 0, 10))));
+}
+
+TEST_CASE("composition: KAI fair share orders heads by its queue order chain") {
+  auto p = kai(100);
+  p.pending_added(queue_job("a1", "a", 6));
+  p.pending_added(queue_job("b1", "b", 2));
+  REQUIRE(p.check(queue_job("a1", "a", 6)).allowed());
+  p.commit(queue_job("a1", "a", 6));
+  // a is over its quota, b is starved (allocated + job <= quota): b first
+  CHECK(std::is_lt(p.compare_heads(queue_job("b1", "b", 2), queue_job("a2", "a", 1))));
+  // a starved queue beats a higher-priority queue that is not
+  auto q = kai(200);
+  q.pending_added(queue_job("b1", "b", 6));
+  q.commit(queue_job("b1", "b", 6));
+  CHECK(std::is_lt(q.compare_heads(queue_job("a1", "a", 1), queue_job("b2", "b", 1))));
+  // when neither is starved, the higher priority goes first
+  CHECK(std::is_lt(q.compare_heads(queue_job("b2", "b", 1), queue_job("a1", "a", 3))));
+}
+
+TEST_CASE("composition: Kueue offers the head that does not borrow first, then priority, then creation") {
+  using namespace quota::kueue;
+  using quota::kueue::test::cpu;
+  kueue_config cfg;
+  cfg.resource_flavors = {"f"};
+  cfg.cluster_queues.push_back(test::cq_cpu("cq-a", "co", resource_quota_spec{resources::cpu, cpu(4), {}, {}}));
+  cfg.cluster_queues.push_back(test::cq_cpu("cq-b", "co", resource_quota_spec{resources::cpu, cpu(4), {}, {}}));
+  cfg.local_queues.push_back({"team-a", "main", "cq-a"});
+  cfg.local_queues.push_back({"team-b", "main", "cq-b"});
+  kueue_policy k(cfg, resource_registry{});
+  auto wl_job = [](std::string id, std::string ns, amount cores, std::int32_t prio, std::int64_t created) {
+    job j;
+    j.id = std::move(id);
+    j.ns = std::move(ns);
+    j.queue = "main";
+    j.request.set(resources::cpu, cpu(cores));
+    j.priority = prio;
+    j.created_ms = created;
+    return j;
+  };
+  CHECK(k.pending_queue(wl_job("x", "team-a", 1, 0, 0)) == "cq-a");  // the LocalQueue's ClusterQueue
+  CHECK(k.pending_queue(wl_job("x", "nowhere", 1, 0, 0)).empty());
+  k.commit(wl_job("a0", "team-a", 4, 0, 0));             // cq-a at its nominal quota
+  const job a_head = wl_job("a1", "team-a", 2, 100, 0);  // would borrow from the cohort
+  const job b_head = wl_job("b1", "team-b", 2, 1, 5);    // within cq-b's nominal quota
+  CHECK(std::is_lt(k.compare_heads(b_head, a_head)));
+  CHECK(std::is_gt(k.compare_heads(a_head, b_head)));
+  // neither borrows: priority, then creation
+  const job b_low = wl_job("b2", "team-b", 1, 1, 1), b_older = wl_job("b3", "team-b", 1, 1, 0);
+  CHECK(std::is_lt(k.compare_heads(wl_job("b4", "team-b", 1, 5, 9), b_low)));
+  CHECK(std::is_lt(k.compare_heads(b_older, b_low)));
+}
+
+TEST_CASE("composition: demand is live, from submission until the job ends") {
+  auto p = kai();
+  CHECK(fair_gpu(p, "a") == 0);  // no demand yet: no fair share
+  p.pending_added(queue_job("a1", "a", 8));
+  CHECK(p.live_demand());
+  CHECK(fair_gpu(p, "a") == 8);  // only a asks: it gets the whole cluster
+  CHECK(fair_gpu(p, "b") == 0);
+  p.pending_added(queue_job("b1", "b", 8));
+  CHECK(fair_gpu(p, "a") == 4);
+  CHECK(fair_gpu(p, "b") == 4);
+  p.pending_added(queue_job("b1", "b", 8));  // twice: no change
+  CHECK(fair_gpu(p, "b") == 4);
+  p.commit(queue_job("b1", "b", 8));  // its demand becomes allocation: shares unchanged
+  CHECK(fair_gpu(p, "b") == 4);
+  p.pending_withdrawn("a1");  // deleted while pending
+  CHECK(fair_gpu(p, "a") == 0);
+  CHECK(fair_gpu(p, "b") == 8);
+  p.pending_withdrawn("a1");  // not waiting: no change
+  p.release("b1");            // ended
+  CHECK(fair_gpu(p, "b") == 0);
+
+  auto v = volcano(0);
+  v.pending_added(queue_job("l1", "low", 6));
+  CHECK(v.tree().deserved_floor(v.tree().index("low"), 0) == 6);
+  v.pending_added(queue_job("h1", "high", 6));
+  CHECK(v.tree().deserved_floor(v.tree().index("low"), 0) == 4);
+  v.pending_withdrawn("h1");
+  CHECK(v.tree().deserved_floor(v.tree().index("low"), 0) == 6);
+
+  // the engine tells every model that follows demand
+  engine e;
+  e.add(any_policy(cap_policy("cap", resources::nvidia_gpu, 100)));
+  e.add(any_policy(kai()));
+  CHECK(e.follows_demand());
+  e.pending_added(queue_job("a1", "a", 8));
+  CHECK(fair_gpu(*e.model(1).target<fair_share_policy>(), "a") == 8);
+  e.pending_withdrawn("a1");
+  CHECK(fair_gpu(*e.model(1).target<fair_share_policy>(), "a") == 0);
+}
+
+TEST_CASE("composition: explain counts the job as demand, as a submission at the same instant would") {
+  engine e;
+  e.add(any_policy(volcano(0)));
+  e.pending_added(queue_job("l1", "low", 8));
+  REQUIRE(e.admit(queue_job("l1", "low", 8)).allowed());
+  // a job of "high" now: high has no demand, so deserved 0 and check denies ...
+  const job h = queue_job("h1", "high", 4);
+  CHECK(e.check(h).denied());
+  // ... but once submitted it counts, and high deserves 4 of 8: explain answers as a run would
+  const explanation x = e.explain(h);
+  CHECK(x.allowed());
+  auto run = e;  // the run: submitted, then checked
+  run.pending_added(h);
+  CHECK(run.check(h).allowed());
+  CHECK(e.check(h).denied());  // explain changed nothing
+}
+
+TEST_CASE("composition: a copied engine is independent of the original") {
+  // every adapter owns its model: a copy of an adapter, or of an engine, is a model of its own
+  using namespace quota::kueue;
+  using quota::kueue::test::cpu;
+  resource_registry reg;
+  kueue_config cfg;
+  cfg.resource_flavors = {"f"};
+  cfg.cluster_queues.push_back(test::cq_cpu("cq", "", resource_quota_spec{resources::cpu, cpu(4), {}, {}}));
+  cfg.local_queues.push_back({"team", "main", "cq"});
+  limits_policy lim(reg);
+  lim.manager().reload(load_limits_config(json::parse(R"({"name": "root", "queues": [{"name": "main", "limits": [
+        {"limit": "u", "users": ["*"], "maxresources": {"vcore": "4"}}]}]})"),
+                                          reg));
+  elastic_quota_spec eq;
+  eq.name = "team";
+  eq.namespaces = {"team"};
+  eq.max.set(resources::cpu, cpu(4));
+  auto cpu_job = [](std::string id, amount cores) {
+    job j;
+    j.id = std::move(id);
+    j.ns = "team";
+    j.queue = "main";
+    j.user = "sue";
+    j.request.set(resources::cpu, cpu(cores));
+    return j;
+  };
+  const job x = cpu_job("x", 4), y = cpu_job("y", 1);
+
+  engine e;
+  e.add(any_policy(kueue_policy(cfg, reg)));
+  e.add(any_policy(lim));
+  e.add(any_policy(elastic_quota_policy(elastic_quota_set({eq}))));
+  engine e2 = e;
+  REQUIRE(e2.admit(x).allowed());
+  CHECK(e.check(x).allowed());    // the original has not seen x ...
+  REQUIRE(e.admit(x).allowed());  // ... and admits it (a half-shared model would throw here)
+  e.release("x");
+  CHECK(e2.is_admitted("x"));
+  CHECK(e.check(y).allowed());
+  const decision full = e2.check(y);  // every model of the copy still holds x
+  CHECK(full.has_rule("max_resources", "yunikorn_limits"));
+  CHECK(full.has_rule("over_max", "elastic_quota"));
+  CHECK(std::any_of(full.reasons().begin(), full.reasons().end(), [](const reason& r) { return r.model == "kueue"; }));
+
+  basic_engine<limits_policy, elastic_quota_policy> b(lim, elastic_quota_policy(elastic_quota_set({eq})));
+  auto b2 = b;
+  REQUIRE(b2.admit(x).allowed());
+  CHECK(b.admit(x).allowed());
+  b.release("x");
+  CHECK(b.model<0>().manager().user_usage("sue", "root.main").is_zero());
+  CHECK(b2.model<0>().manager().user_usage("sue", "root.main").get(resources::cpu) == cpu(4));
+  CHECK(b2.model<1>().model().used(0).get(resources::cpu) == cpu(4));
+  CHECK(b.model<1>().model().used(0).is_zero());
 }

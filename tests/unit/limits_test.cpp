@@ -522,11 +522,11 @@ TEST_CASE("limits: usage JSON has the shape of YuniKorn's /usage/users and /usag
 
 TEST_CASE("limits: policy adapter maps job queue, identity, id and request onto the trackers") {
   resource_registry reg;
-  limits_manager m(reg);
+  limits_policy p(reg);
+  limits_manager& m = p.manager();
   m.reload(parse(R"({"name": "root", "queues": [{"name": "a", "limits": [
       {"limit": "u", "users": ["*"], "maxresources": {"vcore": 2}}]}]})",
                  reg));
-  limits_policy p(m);
   job j;
   j.id = "app-1";
   j.queue = "root.a";
@@ -560,14 +560,15 @@ TEST_CASE("limits: policy adapter qualifies a bare queue name with root., may ow
   CHECK(limits_policy::qualify("root") == "root");
   CHECK(limits_policy::qualify("rootless") == "root.rootless");
   resource_registry reg;
-  auto owned = std::make_shared<limits_manager>(reg);
+  auto owned = std::make_unique<limits_manager>(reg);
   owned->reload(parse(R"({"name": "root", "queues": [{"name": "a", "limits": [
       {"limit": "u", "users": ["*"], "maxresources": {"vcore": 2}}]}]})",
                       reg));
-  std::weak_ptr<limits_manager> watch = owned;
+  const limits_manager* const taken = owned.get();
   std::optional<limits_policy> p;
   p.emplace(std::move(owned));
-  REQUIRE_THROWS_AS(limits_policy(std::shared_ptr<limits_manager>{}), state_error);
+  CHECK(&p->manager() == taken);  // taken over, at the same address
+  REQUIRE_THROWS_AS(limits_policy(std::unique_ptr<limits_manager>{}), state_error);
   job j;
   j.id = "app-1";
   j.queue = "a";  // bare name: root.a
@@ -587,14 +588,24 @@ TEST_CASE("limits: policy adapter qualifies a bare queue name with root., may ow
   REQUIRE_THROWS_AS(p->commit(k), unknown_entity_error);  // root.nope: nothing changed
   CHECK(p->manager().user_usage("sue", "root.a") == use(1500));
   {
-    const limits_policy copy = *p;  // copies share the owned manager
-    CHECK(&copy.manager() == &p->manager());
+    limits_policy copy = *p;  // a copy is an independent model
+    CHECK(&copy.manager() != &p->manager());
+    CHECK(copy.manager().user_usage("sue", "root.a") == use(1500));
+    copy.release("app-1");
+    CHECK(copy.manager().tracker_count() == 0);
+    CHECK(p->manager().user_usage("sue", "root.a") == use(1500));  // the original keeps its usage
+    job l = j;
+    l.id = "app-3";
+    l.request = use(500);
+    copy.commit(l);  // the copy resolves its own limits: 500 <= 2000
+    l.request = use(600);
+    l.id = "app-4";
+    CHECK(p->check(l).has_rule("max_resources", "yunikorn_limits"));  // 1500 + 600 > 2000
+    CHECK(copy.check(l).allowed());                                   // 500 + 600 <= 2000
   }
   p->release("app-1");
   CHECK(p->manager().tracker_count() == 0);
-  CHECK(!watch.expired());
   p.reset();
-  CHECK(watch.expired());
 }
 
 TEST_CASE("limits: reload of maxapplications and of the wildcard group applies to running trackers") {

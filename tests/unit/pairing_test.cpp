@@ -106,18 +106,19 @@ struct elastic_fx {
     return base_job(std::move(id), who, res, units * unit);
   }
   static job model_denied(std::string id) { return make_job(std::move(id), "bob", 3); }
-  json state(const policy_t&) const {
-    json j{{"total", vec_json(set.total_used())}, {"quotas", json::object()}};
-    for (std::uint32_t q = 0; q < set.size(); ++q) {
+  static json state(const policy_t& p) {
+    const elastic_quota_set& m = p.model();
+    json j{{"total", vec_json(m.total_used())}, {"quotas", json::object()}};
+    for (std::uint32_t q = 0; q < m.size(); ++q) {
       json pods = json::array();
-      for (const auto* pod : set.running_pods(q))
-        pods.push_back(json::array({pod->name, std::string(to_string(set.label(pod->name)))}));
-      j["quotas"][set.spec(q).name] = json{{"used", vec_json(set.used(q))}, {"pods", pods}};
+      for (const auto* pod : m.running_pods(q))
+        pods.push_back(json::array({pod->name, std::string(to_string(m.label(pod->name)))}));
+      j["quotas"][m.spec(q).name] = json{{"used", vec_json(m.used(q))}, {"pods", pods}};
     }
     return j;
   }
-  amount usage(const policy_t&, const std::string& who) const {
-    return set.used(set.quota_of("ns-" + who)).get(res) / unit;
+  static amount usage(const policy_t& p, const std::string& who) {
+    return p.model().used(p.model().quota_of("ns-" + who)).get(res) / unit;
   }
 };
 
@@ -147,13 +148,14 @@ struct volcano_fx {
     return base_job(std::move(id), who, res, units * unit);
   }
   static job model_denied(std::string id) { return make_job(std::move(id), "bob", 3); }
-  json state(const policy_t&) const {
-    json j{{"tasks", tree.running_tasks()}};
-    for (std::size_t q = 0; q < tree.size(); ++q) j[tree.spec(q).name] = tree.allocated(q, 0);
+  static json state(const policy_t& p) {
+    const queue_tree& t = p.tree();
+    json j{{"tasks", t.running_tasks()}};
+    for (std::size_t q = 0; q < t.size(); ++q) j[t.spec(q).name] = t.allocated(q, 0);
     return j;
   }
-  amount usage(const policy_t&, const std::string& who) const {
-    return tree.allocated(tree.index("q-" + who), 0) / unit;
+  static amount usage(const policy_t& p, const std::string& who) {
+    return p.tree().allocated(p.tree().index("q-" + who), 0) / unit;
   }
 };
 
@@ -180,13 +182,14 @@ struct capacity_fx {
     return base_job(std::move(id), who, res, units * unit);
   }
   static job model_denied(std::string id) { return make_job(std::move(id), "bob", 3); }
-  json state(const policy_t&) const {
-    json j{{"tasks", queues.running_tasks()}};
-    for (std::size_t q = 0; q < queues.size(); ++q) j[queues.name(q)] = queues.allocated(q, 0);
+  static json state(const policy_t& p) {
+    const capacity_queues& m = p.model();
+    json j{{"tasks", m.running_tasks()}};
+    for (std::size_t q = 0; q < m.size(); ++q) j[m.name(q)] = m.allocated(q, 0);
     return j;
   }
-  amount usage(const policy_t&, const std::string& who) const {
-    return queues.allocated(queues.index("q-" + who), 0) / unit;
+  static amount usage(const policy_t& p, const std::string& who) {
+    return p.model().allocated(p.model().index("q-" + who), 0) / unit;
   }
 };
 
@@ -197,16 +200,19 @@ struct limits_fx {
   static constexpr amount unit = 1000;
   using policy_t = limits_policy;
   resource_registry reg;
-  limits_manager manager{reg};
+  int vcores = 2;
 
-  limits_fx() { load(2); }
-  void load(int vcores) {
-    manager.reload(load_limits_config(json::parse(R"({"name": "root", "queues": [{"name": "q", "limits": [
+  void load(limits_manager& m, int v) {
+    m.reload(load_limits_config(json::parse(R"({"name": "root", "queues": [{"name": "q", "limits": [
         {"limit": "per-user", "users": ["*"], "maxresources": {"vcore": ")" +
-                                                  std::to_string(vcores) + R"("}}]}]})"),
-                                      reg));
+                                            std::to_string(v) + R"("}}]}]})"),
+                                reg));
   }
-  policy_t make() { return policy_t(manager); }
+  policy_t make() {
+    policy_t p(reg);
+    load(p.manager(), vcores);
+    return p;
+  }
   static job make_job(std::string id, const std::string& who, amount units) {
     job j = base_job(std::move(id), who, res, units * unit);
     j.queue = "q";
@@ -580,12 +586,13 @@ struct elastic_shrink : elastic_fx {
     return o;
   }
   elastic_shrink() { set = elastic_quota_set(shrink_specs(4), opts()); }
-  void lower(policy_t&, const std::vector<job>&) {
+  void lower(policy_t& p, const std::vector<job>&) {
+    elastic_quota_set& m = p.model();
     std::vector<elastic_pod> pods;
-    for (std::uint32_t q = 0; q < set.size(); ++q)
-      for (const auto* pod : set.running_pods(q)) pods.push_back(*pod);
-    set = elastic_quota_set(shrink_specs(2), opts());    // the host reloads the quotas ...
-    for (auto& pod : pods) set.add_pod(std::move(pod));  // ... and replays the running pods
+    for (std::uint32_t q = 0; q < m.size(); ++q)
+      for (const auto* pod : m.running_pods(q)) pods.push_back(*pod);
+    m = elastic_quota_set(shrink_specs(2), opts());    // the host reloads the quotas ...
+    for (auto& pod : pods) m.add_pod(std::move(pod));  // ... and replays the running pods
   }
 };
 
@@ -595,7 +602,7 @@ struct capacity_shrink : capacity_fx {
   static constexpr const char* order_model = "shrink";  // reclaim takes other queues' tasks only
   static constexpr const char* order_rule = "lowest_priority_newest";
   capacity_shrink() { queues = build(4, 8); }
-  void lower(policy_t&, const std::vector<job>&) { queues.set_total(resource_vector{{gpu, 2}}); }
+  void lower(policy_t& p, const std::vector<job>&) { p.model().set_total(resource_vector{{gpu, 2}}); }
 };
 
 struct limits_shrink : limits_fx {
@@ -603,8 +610,8 @@ struct limits_shrink : limits_fx {
   static constexpr const char* entity = "ann";
   static constexpr const char* order_model = "shrink";  // limits never preempt
   static constexpr const char* order_rule = "lowest_priority_newest";
-  limits_shrink() { load(4); }
-  void lower(policy_t&, const std::vector<job>&) { load(2); }
+  limits_shrink() { vcores = 4; }
+  void lower(policy_t& p, const std::vector<job>&) { load(p.manager(), 2); }
 };
 
 struct fair_share_shrink : fair_share_fx {

@@ -115,13 +115,14 @@ TEST_CASE("priority class: composes with the tenant's overall elastic quota thro
   elastic_quota_set set({q});
   priority_class_quota pq(priority_class_quota::tenant_key::ns);
   pq.set("team-a", "high", {}, gpus_max(8));
-  basic_engine<elastic_quota_policy, priority_class_quota> e(elastic_quota_policy(set), pq);
+  basic_engine<elastic_quota_policy, priority_class_quota> e(elastic_quota_policy(std::move(set)), pq);
+  const elastic_quota_set& used_set = e.model<elastic_quota_policy>().model();
   CHECK(e.admit(pc_job("h1", "team-a", "high", 8)).allowed());
   const decision d = e.admit(pc_job("h2", "team-a", "high", 1));  // class cap, total has room
   REQUIRE(d.denied());
   CHECK(d.has_rule("priority_class_over_max", "priority_class_quota"));
   CHECK_FALSE(d.has_rule("over_max", "elastic_quota"));
-  CHECK(set.used(0).get(resources::nvidia_gpu) == 8);  // nothing committed
+  CHECK(used_set.used(0).get(resources::nvidia_gpu) == 8);  // nothing committed
   CHECK(e.admit(pc_job("l1", "team-a", "low", 2)).allowed());
   const decision t = e.admit(pc_job("l2", "team-a", "low", 1));  // total cap now
   CHECK(t.has_rule("over_max", "elastic_quota"));

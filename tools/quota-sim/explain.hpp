@@ -59,6 +59,7 @@ inline replay_estimate estimate_by_replay(const simulator& sim, const explanatio
   replay_estimate out;
   if (x.allowed() || x.already_admitted) return out;
   engine copy = sim.quota_engine();
+  copy.pending_added(j);  // the job waits from now on, as explain() counted it
   const auto finishes = sim.scheduled_finishes();
   std::vector<std::size_t> denying;
   for (std::size_t i = 0; i < x.models.size(); ++i)

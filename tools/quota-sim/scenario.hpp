@@ -109,6 +109,11 @@ struct scenario {
   std::vector<expectation> expectations;
   std::string placement = "first-fit";  // or best-fit
   bool preemption = true;
+  /// scheduler.order: the model kind that orders pending jobs ("" = the first
+  /// composed model that orders; "priority" = the host's own order).
+  std::string order;
+  /// scheduler.cycle: ms between scheduling passes (0 = a pass per instant).
+  std::int64_t cycle_ms = 0;
   std::string chart_resource = "nvidia.com/gpu";
   std::string tenant_by = "queue";                  // queue (falls back to namespace) | namespace | user
   std::map<std::string, std::int64_t> chart_lines;  // tenant -> reference line (base units)
@@ -267,11 +272,20 @@ inline scenario load_scenario(const json& doc) {
     if (!s.is_object())
       r.problem("scheduler", "expected an object");
     else {
-      detail::check_keys(r, s, "scheduler", {"placement", "preemption"});
+      detail::check_keys(r, s, "scheduler", {"placement", "preemption", "order", "cycle"});
       r.get(s, "placement", sc.placement, "scheduler");
       if (sc.placement != "first-fit" && sc.placement != "best-fit")
         r.problem("scheduler.placement", "expected first-fit or best-fit");
       r.get(s, "preemption", sc.preemption, "scheduler");
+      r.get(s, "order", sc.order, "scheduler");
+      if (s.contains("cycle")) {
+        const auto c = parse_duration(s["cycle"]);
+        if (!c || *c <= 0 || *c == end_of_time)
+          r.problem("scheduler.cycle",
+                    "expected a positive duration (\"1s\", \"500ms\" or milliseconds), got " + s["cycle"].dump());
+        else
+          sc.cycle_ms = *c;
+      }
     }
   }
   if (doc.contains("chart")) {
@@ -328,6 +342,15 @@ inline scenario load_scenario(const json& doc) {
         sc.policies.push_back(std::move(ps));
         sc.shrink.push_back(so);
       }
+  }
+  if (!sc.order.empty() && sc.order != "priority" &&
+      std::none_of(sc.policies.begin(), sc.policies.end(),
+                   [&](const policy_spec& ps) { return ps.model == sc.order; })) {
+    std::string composed;
+    for (const auto& ps : sc.policies) composed += (composed.empty() ? "" : ", ") + ps.model;
+    r.problem("scheduler.order", "model '" + sc.order +
+                                     "' is not composed (policies: " + (composed.empty() ? "none" : composed) +
+                                     "); name one of them, or \"priority\" for the host's own order");
   }
 
   // jobs

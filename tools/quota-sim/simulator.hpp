@@ -42,13 +42,6 @@ struct model_instance {
   /// The model's state as JSON (for expectations with `model` and `pointer`),
   /// read from the engine's copy of the policy.
   std::function<json(const any_policy&)> introspect;
-  /// Called at each job's arrival (its submit time, before that instant's
-  /// scheduling pass), so models that follow demand (pending requests) see
-  /// the job from then on.
-  std::function<void(any_policy&, const job&)> on_submit;
-  /// Called once before the replay with every job, so models that must know
-  /// of objects ahead of admission (a static demand) can register them.
-  std::function<void(any_policy&, const job&)> on_load;
   /// For models whose answer changes with time alone (budgets): called at
   /// the start of every instant, before its finishes, with the simulated time.
   std::function<void(any_policy&, std::int64_t now_ms)> on_time;
@@ -85,7 +78,7 @@ inline std::map<std::string, model_kind>& model_kinds() {
 /// A model instance whose introspection is the model's to_json.
 template <class M>
 model_instance instance_of(M model) {
-  model_instance mi{any_policy(std::move(model)), {}, {}, {}, {}, {}, {}};
+  model_instance mi{any_policy(std::move(model)), {}, {}, {}, {}};
   mi.introspect = [](const any_policy& p) {
     json j;
     if (const M* m = p.target<M>()) to_json(j, *m);  // found by ADL in the model's *_json.hpp

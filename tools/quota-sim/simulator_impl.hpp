@@ -59,6 +59,7 @@ class simulator_impl {
     for (const auto& n : nodes_) capacity_.add_in_place(n.spec.allocatable);
     node_jobs_.resize(nodes_.size());
     tree_build();
+    set_up_order();
   }
 
   /// Replays the scenario up to `until_ms` (or its end). `progress` is called
@@ -69,15 +70,14 @@ class simulator_impl {
   run_result run(std::int64_t until_ms, const std::function<void(std::size_t, std::size_t)>& progress,
                  const run_options& opt) {
     if (until_ms < 0) until_ms = sc_.until_ms;
+    std::vector<std::size_t> clocked;  // models with a clock (on_time / next_wake)
     for (std::size_t i = 0; i < models_.size(); ++i)
-      if (models_[i].on_load)
-        for (const auto& jr : jobs_) models_[i].on_load(engine_.model(i), jr.j);
-    std::vector<std::size_t> arriving;  // models with an arrival hook
-    std::vector<std::size_t> clocked;   // models with a clock (on_time / next_wake)
-    for (std::size_t i = 0; i < models_.size(); ++i) {
-      if (models_[i].on_submit) arriving.push_back(i);
       if (models_[i].on_time || models_[i].next_wake) clocked.push_back(i);
-    }
+    // cycle mode (scheduler.cycle): instants apply what happens; a pass runs
+    // at the first cycle boundary after a change, over everything since
+    const bool cycles = sc_.cycle_ms > 0;
+    std::int64_t boundary = end_of_time;  // the boundary of the pass due, if any
+    bool full_due = false;
     // Wake-ups: only while jobs are pending, and only again after something
     // happened since the last wake-up (a wake-up pass that admits nothing
     // would find the same at the next one: no endless empty windows).
@@ -107,6 +107,7 @@ class simulator_impl {
           }
       // a wake-up after everything else is over still counts (pending jobs may start then)
       t = std::min(t, wake);
+      t = std::min(t, boundary);
       if (t == end_of_time) break;
       if (until_ms >= 0 && t > until_ms) break;
       now_ = t;
@@ -116,7 +117,7 @@ class simulator_impl {
       const std::int64_t admitted_before = admissions_total_;
       bool news = false;  // finishes, events or submissions at this instant
       freed_ = false;
-      arrivals_.clear();
+      if (!cycles) arrivals_.clear();
       // 1. finishes
       while (!finishes_.empty() && finishes_.begin()->first == t) {
         const auto idx = finishes_.begin()->second;
@@ -137,7 +138,7 @@ class simulator_impl {
       // 3. submissions
       while (next_job < jobs_.size() && jobs_[next_job].spec->submit_ms == t) {
         jobs_[next_job].state = job_state::pending;
-        for (auto i : arriving) models_[i].on_submit(engine_.model(i), jobs_[next_job].j);
+        engine_.pending_added(jobs_[next_job].j);  // models that follow demand see it from now on
         pend(next_job);
         arrivals_.push_back(next_job);
         ++next_job;
@@ -145,8 +146,19 @@ class simulator_impl {
         news = true;
       }
       const bool changed = news || woken;
-      // 4. scheduling pass
-      if (changed) schedule(freed_ || woken);  // a wake-up retries every pending job
+      // 4. scheduling pass: now, or (cycle mode) at the next cycle boundary
+      if (!cycles) {
+        if (changed) schedule(freed_ || woken);  // a wake-up retries every pending job
+      } else {
+        full_due = full_due || freed_ || woken;
+        if (changed && boundary == end_of_time) boundary = next_boundary(t);
+        if (t == boundary) {
+          schedule(full_due);
+          arrivals_.clear();
+          full_due = false;
+          boundary = end_of_time;
+        }
+      }
       wake_armed = !woken || news || admissions_total_ != admitted_before;
       record_samples();
       if (opt.check_invariants) check_capacity(res.failures);
@@ -257,18 +269,62 @@ class simulator_impl {
     return js.queue.empty() ? js.ns : js.queue;
   }
 
-  // pending order: higher priority first, then submission time, then index
+  // pending order inside a queue: the ordering model's compare_pending
+  // (default: higher priority first, then submission time), then file order;
+  // ranks are fixed when the replay is set up (the order must not depend on usage)
   struct pkey {
-    std::int32_t neg_priority;
-    std::int64_t submit;
+    std::size_t rank;
     std::size_t idx;
     friend bool operator<(const pkey& a, const pkey& b) {
-      if (a.neg_priority != b.neg_priority) return a.neg_priority < b.neg_priority;
-      if (a.submit != b.submit) return a.submit < b.submit;
+      if (a.rank != b.rank) return a.rank < b.rank;
       return a.idx < b.idx;
     }
   };
-  pkey pending_key(std::size_t idx) const { return pkey{-jobs_[idx].spec->priority, jobs_[idx].spec->submit_ms, idx}; }
+  pkey pending_key(std::size_t idx) const { return pkey{rank_[idx], idx}; }
+
+  // The model that orders pending work (scheduler.order), each job's queue
+  // by its rule, and each job's rank inside its queue.
+  void set_up_order() {
+    if (sc_.order == "priority") {
+      ordered_ = false;
+    } else {
+      if (!sc_.order.empty()) {
+        std::size_t i = 0;
+        while (i < sc_.policies.size() && sc_.policies[i].model != sc_.order) ++i;
+        if (i >= engine_.model_count() || !engine_.model(i).offers_order())
+          throw validation_error("$.scheduler.order",
+                                 "model '" + sc_.order +
+                                     "' does not order pending jobs (models that do: elastic_quota, "
+                                     "volcano, volcano_capacity, kai_fair_share, kueue)");
+        engine_.set_order_model(i);
+      }
+      ordered_ = engine_.offers_order();
+    }
+    std::unordered_map<std::string, std::size_t> queue_ids;
+    queue_of_.assign(jobs_.size(), 0);
+    for (std::size_t i = 0; i < jobs_.size(); ++i) {
+      const std::string q = ordered_ ? std::string(engine_.pending_queue(jobs_[i].j)) : std::string();
+      queue_of_[i] = queue_ids.emplace(q, queue_ids.size()).first->second;
+    }
+    queue_count_ = std::max<std::size_t>(1, queue_ids.size());
+    std::vector<std::size_t> order(jobs_.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      if (queue_of_[a] != queue_of_[b]) return queue_of_[a] < queue_of_[b];
+      const auto c =
+          ordered_ ? engine_.compare_pending(jobs_[a].j, jobs_[b].j) : default_pending_order(jobs_[a].j, jobs_[b].j);
+      return c < 0;
+    });
+    rank_.assign(jobs_.size(), 0);
+    for (std::size_t r = 0; r < order.size(); ++r) rank_[order[r]] = r;
+  }
+  // The first cycle boundary at or after t (cycle mode).
+  [[nodiscard]] std::int64_t next_boundary(std::int64_t t) const {
+    const std::int64_t c = sc_.cycle_ms;
+    const std::int64_t k = t / c + (t % c != 0 ? 1 : 0);
+    std::int64_t b = 0;
+    return quota::detail::try_mul(k, c, b) ? b : end_of_time;
+  }
 
   bool selector_ok(const node_state& n, const job_spec& js) const {
     for (const auto& [k, v] : js.node_selector) {
@@ -510,9 +566,8 @@ class simulator_impl {
       jr.state = job_state::preempted_pending;
       pend(idx);
       // a preempted job is pending again: it rejoins the demand of the
-      // models that follow demand (Volcano's deserved share)
-      for (std::size_t i = 0; i < models_.size(); ++i)
-        if (models_[i].on_submit) models_[i].on_submit(engine_.model(i), jr.j);
+      // models that follow demand (Volcano's deserved, KAI's fair share)
+      engine_.pending_added(jr.j);
     } else {
       jr.state = to;
       jr.end = now_;
@@ -564,6 +619,7 @@ class simulator_impl {
       if (jr.state == job_state::running) stop(idx, job_state::deleted);
       if (jr.state == job_state::pending || jr.state == job_state::preempted_pending) {
         unpend(idx);
+        engine_.pending_withdrawn(jr.j.id);
         jr.state = job_state::deleted;
       }
       if (jr.state == job_state::waiting) jr.state = job_state::deleted;
@@ -585,13 +641,8 @@ class simulator_impl {
   // loaded, the pending and running ones arrived. Running jobs not committed.
   model_instance fresh_model(const policy_spec& spec) {
     model_instance m = model_kinds().at(spec.model).make(spec, sc_);
-    if (m.on_load)
-      for (const auto& jr : jobs_) m.on_load(m.policy, jr.j);
-    if (m.on_submit)
-      for (const auto& jr : jobs_)
-        if (jr.state == job_state::pending || jr.state == job_state::preempted_pending ||
-            jr.state == job_state::running)
-          m.on_submit(m.policy, jr.j);
+    for (const auto& jr : jobs_)
+      if (jr.state == job_state::pending || jr.state == job_state::preempted_pending) m.policy.pending_added(jr.j);
     return m;
   }
   // The running jobs policy `i`'s current configuration would not admit:
@@ -641,8 +692,6 @@ class simulator_impl {
       engine_.model(i) = std::move(m.policy);
     }
     models_[i].introspect = std::move(m.introspect);
-    models_[i].on_submit = std::move(m.on_submit);
-    models_[i].on_load = std::move(m.on_load);
     policy_now_[i] = std::move(spec);
     freed_ = true;  // a raised quota may admit pending jobs: a full pass
     ++reloads_;
@@ -808,6 +857,9 @@ class simulator_impl {
     for (auto vi : cand) {
       removed.emplace_back(vi, jobs_[vi].placement);
       engine_.release(jobs_[vi].j.id);
+      // a victim of the trial waits again (as it will if the trial succeeds):
+      // its demand stays, so putting it back restores every model exactly
+      engine_.pending_added(jobs_[vi].j);
       unplace(vi);
       if (engine_.check(jr.j).allowed() && place(idx)) {
         unplace(idx);
@@ -905,11 +957,16 @@ class simulator_impl {
     return ok;
   }
 
-  // One pass over the pending jobs in key order. Jobs of the same shape wait
-  // in key order too, so a pass walks the heads of the shapes: once a shape's
-  // head is denied, the rest of that shape is skipped for this pass (usage only
-  // grows within a pass). When nothing was freed since the last pass (only
-  // arrivals), only the new jobs can be admitted.
+  // One pass over the pending jobs. Each job waits in a queue of the ordering
+  // model (one queue when none orders), in rank order; the queues' heads
+  // compete by the model's compare_heads, asked again at every pick since
+  // shares move with every admission (Volcano's and KAI's allocate loops,
+  // Kueue's heads). Jobs of the same shape wait in rank order too, so a pass
+  // walks the heads of the shapes: once a shape's head is denied, the rest
+  // of that shape is skipped for this pass (usage only grows within a pass).
+  // When nothing was freed since the last pass (only arrivals), only the new
+  // jobs can be admitted. Jobs pended during the pass (preempted victims)
+  // wait for the next one, as in a snapshot of the queue.
   void schedule(bool full) {
     ++pass_;
     if (shape_pass_.size() < shapes_.size()) {
@@ -921,39 +978,49 @@ class simulator_impl {
       coarse_pass_.resize(coarse_shapes_.size(), 0);
       coarse_reason_.resize(coarse_shapes_.size());
     }
-    if (!full) {
-      std::vector<std::size_t> order = arrivals_;
-      std::sort(order.begin(), order.end(),
-                [&](std::size_t a, std::size_t b) { return pending_key(a) < pending_key(b); });
-      for (auto idx : order) {
-        const auto& jr = jobs_[idx];
-        if (jr.state != job_state::pending || shape_pass_[jr.shape] == pass_) continue;
-        (void)attempt(idx);
-      }
-      return;
-    }
-    // heads of every shape, smallest key first; jobs pended during this pass
-    // (preempted victims) wait for the next one, as in a snapshot of the queue
-    // (a binary heap in a buffer kept between passes; keys are unique, so the
-    // order is the same as a sorted set's)
-    auto& heads = heads_buf_;
-    heads.clear();
+    // a binary heap per queue in buffers kept between passes (keys are unique,
+    // so the order is the same as a sorted set's)
+    if (qheads_.size() < queue_count_) qheads_.resize(queue_count_);
     const auto later = [](const pkey& a, const pkey& b) { return b < a; };
-    for (const std::size_t shape : live_shapes_)
-      if (!shape_fixed_[shape]) heads.push_back(*by_shape_[shape].begin());
-    std::make_heap(heads.begin(), heads.end(), later);
-    while (!heads.empty()) {
-      std::pop_heap(heads.begin(), heads.end(), later);
-      const pkey k = heads.back();
-      heads.pop_back();
-      const std::size_t shape = jobs_[k.idx].shape;
+    active_.clear();
+    const auto push = [&](const pkey& k) {
+      auto& h = qheads_[queue_of_[k.idx]];
+      if (h.empty()) active_.push_back(queue_of_[k.idx]);
+      h.push_back(k);
+      std::push_heap(h.begin(), h.end(), later);
+    };
+    if (full) {
+      for (const std::size_t shape : live_shapes_)
+        if (!shape_fixed_[shape]) push(*by_shape_[shape].begin());
+    } else {
+      for (const auto idx : arrivals_)
+        if (jobs_[idx].state == job_state::pending) push(pending_key(idx));
+    }
+    while (!active_.empty()) {
+      std::size_t best = 0;
+      for (std::size_t a = 1; a < active_.size(); ++a) {
+        const pkey& x = qheads_[active_[a]].front();
+        const pkey& y = qheads_[active_[best]].front();
+        const auto c = engine_.compare_heads(jobs_[x.idx].j, jobs_[y.idx].j);
+        if (c < 0 || (c == 0 && x < y)) best = a;
+      }
+      auto& h = qheads_[active_[best]];
+      std::pop_heap(h.begin(), h.end(), later);
+      const pkey k = h.back();
+      h.pop_back();
+      if (h.empty()) {
+        active_[best] = active_.back();
+        active_.pop_back();
+      }
+      const auto& jr = jobs_[k.idx];
+      const std::size_t shape = jr.shape;
+      if (!full && (jr.state != job_state::pending || shape_pass_[shape] == pass_)) continue;
       if (!attempt(k.idx)) continue;  // the rest of this shape is skipped for this pass
-      if (shape >= by_shape_.size()) continue;
+      if (!full || shape >= by_shape_.size()) continue;
       const auto& keys = by_shape_[shape];
       for (auto next = keys.upper_bound(k); next != keys.end(); ++next)
         if (jobs_[next->idx].pended_pass != pass_) {
-          heads.push_back(*next);
-          std::push_heap(heads.begin(), heads.end(), later);
+          push(*next);
           break;
         }
     }
@@ -1143,6 +1210,10 @@ class simulator_impl {
   json report(const std::vector<failed_expectation>& failures) {
     json r;
     r["scenario"] = sc_.name;
+    // how the host scheduled: the model that ordered pending jobs, and the cycle
+    const auto om = engine_.order_model();
+    r["scheduler"] = json{{"order", ordered_ && om ? json(sc_.policies.at(*om).model) : json("priority")},
+                          {"cycle_ms", sc_.cycle_ms}};
     json pols = json::array();
     for (std::size_t i = 0; i < models_.size(); ++i) pols.push_back(std::string(engine_.model(i).policy_name()));
     r["policies"] = pols;
@@ -1421,10 +1492,14 @@ class simulator_impl {
   std::vector<std::uint64_t> coarse_pass_;
   std::vector<std::string> coarse_reason_;
   bool coarse_denied_ = false;
-  std::vector<std::set<pkey>> by_shape_;  // pending jobs by shape id, in key order
-  std::vector<std::size_t> live_shapes_;  // the shapes with pending jobs (any order)
-  std::vector<std::size_t> live_pos_;     // a shape's place in live_shapes_, or npos
-  std::vector<pkey> heads_buf_;           // schedule's heap
+  std::vector<std::set<pkey>> by_shape_;      // pending jobs by shape id, in key order
+  std::vector<std::size_t> live_shapes_;      // the shapes with pending jobs (any order)
+  std::vector<std::size_t> live_pos_;         // a shape's place in live_shapes_, or npos
+  std::vector<std::vector<pkey>> qheads_;     // schedule's heap per queue
+  std::vector<std::size_t> active_;           // queues with heads in this pass
+  bool ordered_ = false;                      // a model orders pending work
+  std::vector<std::size_t> queue_of_, rank_;  // per job: its queue, its rank inside it
+  std::size_t queue_count_ = 1;
   std::uint64_t pass_ = 0;
   // trial preemption scratch (try_preempt_for)
   std::vector<victim> victims_buf_;

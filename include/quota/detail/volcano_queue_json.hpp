@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include <quota/detail/rfc3339.hpp>
 #include <quota/json.hpp>
 
 namespace quota::detail {
@@ -20,6 +21,7 @@ struct volcano_queue_object {
   std::string parent;  // "" for spec.parent absent or "root"
   std::int64_t weight = 1;
   std::int32_t priority = 0;
+  std::int64_t created_ms = 0;  // metadata.creationTimestamp (0: absent)
   bool reclaimable = true;
   std::string state = "Open";  // Open, Closed, Closing or Unknown (Volcano's QueueState values)
   resource_vector deserved;
@@ -38,6 +40,11 @@ void for_each_volcano_queue(const json& doc, resource_registry& reg, F&& f) {
     volcano_queue_object q;
     try {
       q.name = object_name(obj, path);
+      if (const json* md = object_section(obj, "metadata", path, diag); md && md->contains("creationTimestamp")) {
+        const json& ts = (*md)["creationTimestamp"];
+        if (!ts.is_string() || !parse_rfc3339_utc_ms(ts.get<std::string>(), q.created_ms))
+          diag.add(join_path(path, "metadata.creationTimestamp"), "expected an RFC 3339 UTC time");
+      }
       const json empty = json::object();
       const json* spec_p = object_section(obj, "spec", path, diag);
       const json& spec = spec_p ? *spec_p : empty;

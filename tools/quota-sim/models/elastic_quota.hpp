@@ -16,16 +16,13 @@
 
 namespace quota::sim {
 
-/// The policy adapter plus the quota set it points to (the adapter itself
-/// does not own its set); copies are deep.
+/// The policy adapter (which owns its quota set) plus the GPU-memory option;
+/// copies are deep. It orders pending pods as the adapter does.
 class sim_elastic_quota {
  public:
-  explicit sim_elastic_quota(std::shared_ptr<elastic_quota_set> s,
-                             std::shared_ptr<const resource_registry> gpu_reg = nullptr, std::int64_t gb_per_gpu = 0)
-      : set_(std::move(s)), p_(*set_), reg_(std::move(gpu_reg)), gb_(gb_per_gpu) {}
-  sim_elastic_quota(const sim_elastic_quota& o)
-      : set_(std::make_shared<elastic_quota_set>(*o.set_)), p_(*set_), reg_(o.reg_), gb_(o.gb_) {}
-  sim_elastic_quota& operator=(const sim_elastic_quota&) = delete;
+  explicit sim_elastic_quota(elastic_quota_set s, std::shared_ptr<const resource_registry> gpu_reg = nullptr,
+                             std::int64_t gb_per_gpu = 0)
+      : p_(std::move(s)), reg_(std::move(gpu_reg)), gb_(gb_per_gpu) {}
   [[nodiscard]] std::string_view policy_name() const noexcept { return p_.policy_name(); }
   [[nodiscard]] decision check(const job& j) const { return reg_ ? p_.check(with_gpu_memory(j)) : p_.check(j); }
   void commit(const job& j) { reg_ ? p_.commit(with_gpu_memory(j)) : p_.commit(j); }
@@ -33,7 +30,12 @@ class sim_elastic_quota {
   void victims(const job& j, std::vector<victim>& out) const {
     reg_ ? p_.victims(with_gpu_memory(j), out) : p_.victims(j, out);
   }
-  [[nodiscard]] const elastic_quota_set& set() const noexcept { return *set_; }
+  [[nodiscard]] std::string_view pending_queue(const job& j) const { return p_.pending_queue(j); }
+  [[nodiscard]] std::weak_ordering compare_pending(const job& a, const job& b) const {
+    return p_.compare_pending(a, b);
+  }
+  [[nodiscard]] std::weak_ordering compare_heads(const job& a, const job& b) const { return p_.compare_heads(a, b); }
+  [[nodiscard]] const elastic_quota_set& set() const noexcept { return p_.model(); }
 
  private:
   // option gpuMemoryPerGPU: nos counts a pod's GPUs as GPU memory,
@@ -44,12 +46,12 @@ class sim_elastic_quota {
     if (gb > 0) c.request.set(resources::gpu_memory, j.request.get(resources::gpu_memory) + gb);
     return c;
   }
-  std::shared_ptr<elastic_quota_set> set_;
   elastic_quota_policy p_;
   std::shared_ptr<const resource_registry> reg_;
   std::int64_t gb_ = 0;
 };
 static_assert(policy<sim_elastic_quota>);
+static_assert(order_aware<sim_elastic_quota>);
 
 /// {"quotas": {name: {"min", "max", "used", "guaranteed_over_quota"}}, "labels": {pod: "in-quota"|"over-quota"}}
 /// (amounts in base units, keyed by resource id names of the well-known resources or "#id").
@@ -125,7 +127,7 @@ inline void register_elastic_quota_model(std::map<std::string, model_kind>& kind
           diag.add(ps.path + ".objects", e.what());
         }
         diag.throw_if_any();
-        auto set = std::make_shared<elastic_quota_set>(std::move(specs), opt, nullptr);
+        elastic_quota_set set(std::move(specs), opt, nullptr);
         if (gb_per_gpu == 0) return instance_of(sim_elastic_quota(std::move(set)));
         return instance_of(
             sim_elastic_quota(std::move(set), std::make_shared<const resource_registry>(sc.registry), gb_per_gpu));

@@ -9,11 +9,11 @@
 // A job's `queue` is the leaf queue; its request (pods x per-pod request) is
 // the allocation checked against the queue's limits (and, for
 // non-preemptible jobs, its quota), leaf to root. The cluster capacity is the
-// sum of the nodes' allocatable. Demand: every job of the scenario counts
-// towards its queue's request from the start (a static demand, see
-// docs/fair-share.md "In quota-sim"), and fair shares are computed once from
-// it. Denials read `fair_share.<rule> [<queue>]`; reclaim victims are proposed
-// with the rule `reclaim`.
+// sum of the nodes' allocatable. Demand is live: a job counts towards its
+// queue's request from its submission until it ends (the adapter follows
+// demand, docs/fair-share.md "In quota-sim"), and pending jobs are offered in
+// KAI's queue order. Denials read `fair_share.<rule> [<queue>]`; reclaim
+// victims are proposed with the rule `reclaim`.
 #pragma once
 
 #include <algorithm>
@@ -107,24 +107,12 @@ inline model_instance kai_fair_share_make(const policy_spec& ps, scenario& sc) {
   tree->compute();
   fair_share_policy pol(std::move(*tree));
   pol.set_deny_beyond_capacity(true);  // the sim's placement does not run KAI's reclaim by itself
-  model_instance mi{any_policy(std::move(pol)), {}, {}, {}, {}, {}, {}};
+  model_instance mi{any_policy(std::move(pol)), {}, {}, {}, {}};
   auto reg = std::make_shared<resource_registry>(sc.registry);
   mi.introspect = [reg](const any_policy& p) {
     json j;
     if (const auto* m = p.target<fair_share_policy>()) j = kai_fair_share_state(m->tree(), *reg);
     return j;
-  };
-  mi.on_load = [](any_policy& p, const job& jb) {  // static demand: every job, before the replay
-    auto* m = p.target<fair_share_policy>();
-    if (m == nullptr) return;
-    auto& t = m->tree();
-    const auto q = t.find(jb.queue);
-    if (q == fair_share_tree::npos) return;  // check() denies it as unknown_queue
-    resource_vector r;
-    for (auto id : t.resources()) r.set(id, t.request(q, id));
-    r.add_in_place(jb.request);
-    t.set_request(q, r);
-    t.compute();
   };
   return mi;
 }

@@ -31,11 +31,27 @@ namespace quota::sim {
 namespace detail {
 
 /// The manager and the registry it names resources with, owned together.
-struct yunikorn_limits_holder {
-  explicit yunikorn_limits_holder(resource_registry r) : reg(std::move(r)), manager(reg) {}
-  resource_registry reg;
-  limits_manager manager;
+/// The adapter plus the registry its manager reads (shared: it never
+/// changes); copies are deep, as the adapter's are.
+class sim_yunikorn_limits {
+ public:
+  explicit sim_yunikorn_limits(std::shared_ptr<const resource_registry> reg) : reg_(std::move(reg)), p_(*reg_) {}
+  [[nodiscard]] std::string_view policy_name() const noexcept { return p_.policy_name(); }
+  [[nodiscard]] decision check(const job& j) const { return p_.check(j); }
+  void commit(const job& j) { p_.commit(j); }
+  void release(std::string_view id) { p_.release(id); }
+  void victims(const job& j, std::vector<victim>& out) const { p_.victims(j, out); }
+  [[nodiscard]] limits_policy& policy() noexcept { return p_; }
+  [[nodiscard]] const limits_policy& policy() const noexcept { return p_; }
+
+ private:
+  std::shared_ptr<const resource_registry> reg_;
+  limits_policy p_;
 };
+static_assert(quota::policy<sim_yunikorn_limits>);
+inline void to_json(json& j, const sim_yunikorn_limits& m) {
+  to_json(j, m.policy());
+}
 
 /// Leaf queue paths of a config ("root.a.b").
 inline void yunikorn_limits_leaves(const limits_queue& q, const std::string& path, std::vector<std::string>& leaves,
@@ -109,23 +125,22 @@ inline model_instance yunikorn_limits_make(const policy_spec& ps, scenario& sc) 
   }
   diag.throw_if_any();
 
-  auto holder = std::make_shared<yunikorn_limits_holder>(reg);
+  sim_yunikorn_limits model(std::make_shared<const resource_registry>(reg));
   try {
-    holder->manager.reload(cfg);
+    model.policy().manager().reload(cfg);
   } catch (const validation_error& e) {
     diagnostics d;
     for (const auto& p : e.problems()) d.add("config: " + p.path, p.message);
     d.throw_if_any();
   }
-  std::shared_ptr<limits_manager> mgr(holder, &holder->manager);
   sc.registry = std::move(reg);
-  model_instance mi = instance_of(limits_policy(std::move(mgr)));
+  model_instance mi = instance_of(std::move(model));
   // a reload event: limits_manager::reload swaps the config in and keeps the
   // usage (limits lowered below usage deny new work; nothing is released)
   mi.reload_into = [cfg](any_policy& current) {
-    auto* p = current.target<limits_policy>();
+    auto* p = current.target<sim_yunikorn_limits>();
     if (!p) throw state_error(error_id::state_conflict, "yunikorn_limits reload: not a yunikorn_limits model");
-    p->manager().reload(cfg);
+    p->policy().manager().reload(cfg);
   };
   return mi;
 }

@@ -6,7 +6,9 @@
 //    "options": {"plugin": "proportion"}}
 // The cluster total is the sum of the scenario nodes' allocatable. A job goes
 // to the Queue named by its `queue`; its request is pods x per-pod request.
-// Pending demand (for deserved) is every submitted job not yet admitted.
+// Pending demand (for deserved) is every submitted job not yet admitted
+// (the adapter follows demand); pending jobs are offered in Volcano
+// proportion's queue order (quota/capabilities.hpp).
 // Options of "volcano": "plugin": "proportion"; "enqueue": true adds the
 // enqueue gates to every check (job enqueueable against realCapability, then
 // the overcommit gate with the seed's guarantee exception); "overcommitFactor"
@@ -37,103 +39,63 @@ namespace quota::sim {
 
 namespace detail {
 
-/// Owns the queue tree (any_policy copies it) and the pending demand.
+/// The proportion adapter (which owns its queue tree and follows pending
+/// demand) plus the enqueue gates; copies are deep. Order and demand are the
+/// adapter's.
 class volcano_sim_policy {
  public:
   volcano_sim_policy(queue_tree t, const resource_registry& reg, bool enqueue_gate = false, std::int64_t factor_num = 6,
                      std::int64_t factor_den = 5)
-      : tree_(std::move(t)),
+      : p_(std::move(t)),
         reg_(std::make_shared<const resource_registry>(reg)),
         enqueue_gate_(enqueue_gate),
         factor_num_(factor_num),
-        factor_den_(factor_den) {
-    tree_.compute_deserved();
-  }
+        factor_den_(factor_den) {}
   [[nodiscard]] std::string_view policy_name() const noexcept { return "volcano"; }
-  /// A job's request joins its queue's pending demand at its arrival
-  /// (quota-sim's on_submit hook calls submit()), so deserved follows demand.
-  /// Not for concurrent checks: a check may end a restore (see restorable_).
   [[nodiscard]] decision check(const job& j) const {
-    // quota-sim's preemption trial releases victims and re-admits them before
-    // stopping them for real; that re-admission must not be denied.
-    if (restorable_.count(j.id)) return decision::allow();
-    if (restoring_) {  // the first check of another job ends the restore
-      restorable_.clear();
-      restoring_ = false;
-    }
-    if (!enqueue_gate_) return queue_policy(tree_).check(j);
+    if (!enqueue_gate_) return p_.check(j);
     // Volcano's enqueue action before allocate: the job (its whole request as
     // minResources) must be enqueueable and pass the overcommit gate.
-    const auto q = tree_.index(j.queue);
-    auto d = tree_.job_enqueueable(q, j.request);
-    if (d.allowed()) d = tree_.overcommit_gate(q, j.request, factor_num_, factor_den_);
-    if (d.allowed()) d = queue_policy(tree_).check(j);
+    const auto& tree = p_.tree();
+    const auto q = tree.index(j.queue);
+    auto d = tree.job_enqueueable(q, j.request);
+    if (d.allowed()) d = tree.overcommit_gate(q, j.request, factor_num_, factor_den_);
+    if (d.allowed()) d = p_.check(j);
     return d;
   }
-  void commit(const job& j) {
-    auto& p = pending_[j.queue];
-    // a victim re-admitted after a failed preemption trial left the pending
-    // demand when it was first admitted, and its trial release did not add
-    // it back: only a first admission takes the job out of the demand
-    const bool restore = restorable_.count(j.id) != 0;
-    const auto next = restore ? p : clamped_sub(p, j.request);
-    tree_.allocate(j.id, j.queue, j.request);  // strong on its own
-    try {
-      tree_.set_pending(j.queue, next);
-      tree_.compute_deserved();
-    } catch (...) {  // undo without copying the tree
-      tree_.deallocate(j.id);
-      tree_.set_pending(j.queue, p);
-      tree_.compute_deserved();
-      throw;
-    }
-    p = next;
-    queue_of_[j.id] = j.queue;
-    if (restorable_.count(j.id))
-      restoring_ = true;
-    else
-      restorable_.clear();
-  }
-  void release(std::string_view id) {
-    tree_.deallocate(id);
-    restorable_.insert(std::string(id));
-    tree_.compute_deserved();
-  }
+  void commit(const job& j) { p_.commit(j); }
+  void release(std::string_view id) { p_.release(id); }
   /// With the enqueue gates on, only a job that passes them (Volcano: an
   /// Inqueue job) reclaims.
   void victims(const job& j, std::vector<victim>& out) const {
     if (enqueue_gate_) {
-      const auto q = tree_.index(j.queue);
-      if (tree_.job_enqueueable(q, j.request).denied() ||
-          tree_.overcommit_gate(q, j.request, factor_num_, factor_den_).denied())
+      const auto& tree = p_.tree();
+      const auto q = tree.index(j.queue);
+      if (tree.job_enqueueable(q, j.request).denied() ||
+          tree.overcommit_gate(q, j.request, factor_num_, factor_den_).denied())
         return;
     }
-    queue_policy(tree_).victims(j, out);
+    p_.victims(j, out);
   }
-  void submit(const job& j) {
-    auto& p = pending_[j.queue];
-    auto next = p;
-    next.add_in_place(j.request);
-    tree_.set_pending(j.queue, next);
-    tree_.compute_deserved();
-    p = next;
+  [[nodiscard]] std::string_view pending_queue(const job& j) const { return p_.pending_queue(j); }
+  [[nodiscard]] std::weak_ordering compare_pending(const job& a, const job& b) const {
+    return p_.compare_pending(a, b);
   }
-  [[nodiscard]] const queue_tree& tree() const noexcept { return tree_; }
+  [[nodiscard]] std::weak_ordering compare_heads(const job& a, const job& b) const { return p_.compare_heads(a, b); }
+  void pending_added(const job& j) { p_.pending_added(j); }
+  void pending_withdrawn(std::string_view id) { p_.pending_withdrawn(id); }
+  [[nodiscard]] const queue_tree& tree() const noexcept { return p_.tree(); }
   [[nodiscard]] const resource_registry& registry() const noexcept { return *reg_; }
 
  private:
-  mutable queue_tree tree_;                       // queue_policy wants a non-const tree; check/victims only read it
+  queue_policy p_;
   std::shared_ptr<const resource_registry> reg_;  // a copy: the scenario's registry moves
-  std::map<std::string, resource_vector, std::less<>> pending_;
-  std::map<std::string, std::string, std::less<>> queue_of_;
-  // released jobs a failed preemption trial may re-admit (mutable: a check
-  // ends the restore, quota-sim's single scheduling thread only)
-  mutable std::set<std::string, std::less<>> restorable_;
-  mutable bool restoring_ = false;
   bool enqueue_gate_ = false;
   std::int64_t factor_num_ = 6, factor_den_ = 5;
 };
 static_assert(policy<volcano_sim_policy>);
+static_assert(order_aware<volcano_sim_policy>);
+static_assert(demand_aware<volcano_sim_policy>);
 
 inline void to_json(json& j, const volcano_sim_policy& p) {
   const auto& t = p.tree();
@@ -231,12 +193,7 @@ inline model_instance volcano_make(const policy_spec& ps, scenario& sc) {
   }
   diag.throw_if_any();
   volcano_sim_policy pol(std::move(*tree), sc.registry, enqueue_gate, factor_milli, 1000);
-  model_instance mi = instance_of(std::move(pol));
-  // a job's request joins its queue's pending demand at its arrival
-  mi.on_submit = [](any_policy& p, const job& j) {
-    if (auto* m = p.target<volcano_sim_policy>()) m->submit(j);
-  };
-  return mi;
+  return instance_of(std::move(pol));
 }
 
 /// One Queue per tenant, weight 1, guarantee = half an even share of the GPU dimension.
@@ -263,21 +220,22 @@ inline json volcano_synthesize(const std::vector<std::string>& tenants, const re
 class volcano_capacity_sim_policy {
  public:
   volcano_capacity_sim_policy(capacity_queues q, const resource_registry& reg)
-      : q_(std::move(q)), reg_(std::make_shared<const resource_registry>(reg)) {}
+      : p_(std::move(q)), reg_(std::make_shared<const resource_registry>(reg)) {}
   [[nodiscard]] std::string_view policy_name() const noexcept { return "volcano_capacity"; }
-  [[nodiscard]] decision check(const job& j) const { return q_.allocatable(q_.index(j.queue), j.request); }
-  void commit(const job& j) { q_.allocate(j.id, j.queue, j.request); }
-  void release(std::string_view id) { q_.deallocate(id); }
-  /// Volcano's reclaim: only a preemptive queue reclaims (PreemptiveFn).
-  void victims(const job& j, std::vector<victim>& out) const {
-    if (q_.preemptive(q_.index(j.queue), j.request).denied()) return;
-    q_.reclaimable_running(j.queue, j.request, out);
+  [[nodiscard]] decision check(const job& j) const { return p_.check(j); }
+  void commit(const job& j) { p_.commit(j); }
+  void release(std::string_view id) { p_.release(id); }
+  void victims(const job& j, std::vector<victim>& out) const { p_.victims(j, out); }
+  [[nodiscard]] std::string_view pending_queue(const job& j) const { return p_.pending_queue(j); }
+  [[nodiscard]] std::weak_ordering compare_pending(const job& a, const job& b) const {
+    return p_.compare_pending(a, b);
   }
-  [[nodiscard]] const capacity_queues& queues() const noexcept { return q_; }
+  [[nodiscard]] std::weak_ordering compare_heads(const job& a, const job& b) const { return p_.compare_heads(a, b); }
+  [[nodiscard]] const capacity_queues& queues() const noexcept { return p_.model(); }
   [[nodiscard]] const resource_registry& registry() const noexcept { return *reg_; }
 
  private:
-  capacity_queues q_;
+  capacity_queue_policy p_;
   std::shared_ptr<const resource_registry> reg_;
 };
 static_assert(policy<volcano_capacity_sim_policy>);

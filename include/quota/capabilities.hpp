@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+// quota/capabilities.hpp — optional capabilities a model may offer beside the
+// five members of quota::policy. Each one is detected with a requires-
+// expression; a model without it is composed as if it had a neutral one.
+//
+//   order_aware      the model orders pending work (queue, order inside a
+//                    queue, order of the queues' heads now)
+//   demand_aware     the model follows pending demand (shares that grow with
+//                    what waits): told when a job starts and stops waiting
+//   earliest_admission_aware  (quota/explain.hpp) when a denied job would fit
+//
+// Composition rules and the host's protocol: docs/architecture.md.
+#pragma once
+
+#include <compare>
+#include <concepts>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <quota/policy.hpp>
+#include <quota/resource_vector.hpp>
+
+namespace quota {
+
+/// The model decides in which order pending jobs are offered.
+///
+/// * `pending_queue(j)`: the queue j waits in, by the model's rule (a Volcano
+///   or KAI queue, a Kueue ClusterQueue); jobs of one queue are offered in
+///   `compare_pending` order, and only a queue's head competes with the other
+///   queues. An empty name: one queue for every job.
+/// * `compare_pending(a, b)`: the order of two jobs of one queue (less: a goes
+///   first). It must not depend on the model's usage, so a host may keep each
+///   queue sorted.
+/// * `compare_heads(a, b)`: the order of the heads of two different queues,
+///   at the model's current state (shares, borrowing): a host asks again after
+///   every admission.
+template <class P>
+concept order_aware = requires(const P& p, const job& a, const job& b) {
+  { p.pending_queue(a) } -> std::convertible_to<std::string_view>;
+  { p.compare_pending(a, b) } -> std::same_as<std::weak_ordering>;
+  { p.compare_heads(a, b) } -> std::same_as<std::weak_ordering>;
+};
+
+/// The model follows pending demand: a job counts as demand from its
+/// submission until it runs (then as allocation) and stops counting when it
+/// ends or is deleted.
+///
+/// * `pending_added(j)`: j waits from now on (submitted, or preempted and
+///   requeued). Adding an id that already waits, or that is committed,
+///   changes nothing.
+/// * `pending_withdrawn(id)`: the job no longer waits (deleted while pending).
+///   An id that does not wait changes nothing.
+/// * `commit(j)` of a waiting job moves its demand to its allocation;
+///   `release(id)` ends it (a preempted job is added again by the host).
+template <class P>
+concept demand_aware = requires(P& p, const job& j, std::string_view id) {
+  { p.pending_added(j) } -> std::same_as<void>;
+  { p.pending_withdrawn(id) } -> std::same_as<void>;
+};
+
+/// The default order of pending work when no model orders it: one queue,
+/// higher priority first, then earlier creation (kube-scheduler's order).
+[[nodiscard]] inline std::weak_ordering default_pending_order(const job& a, const job& b) noexcept {
+  if (a.priority != b.priority) return b.priority <=> a.priority;
+  return a.created_ms <=> b.created_ms;
+}
+
+namespace detail {
+/// Whether model `m` orders pending work: a type-erased holder says at run
+/// time (offers_order()), any other type by the concept.
+template <class P>
+[[nodiscard]] bool offers_order(const P& m) {
+  if constexpr (requires {
+                  { m.offers_order() } -> std::convertible_to<bool>;
+                })
+    return m.offers_order();
+  else
+    return order_aware<P>;
+}
+/// Whether model `m` follows demand (same rule as offers_order).
+template <class P>
+[[nodiscard]] bool follows_demand(const P& m) {
+  if constexpr (requires {
+                  { m.follows_demand() } -> std::convertible_to<bool>;
+                })
+    return m.follows_demand();
+  else
+    return demand_aware<P>;
+}
+}  // namespace detail
+
+}  // namespace quota

@@ -1,0 +1,2 @@
+# quota-sim as a host of the optional capabilities: the quota_sim library (tools/quota-sim/library.cmake).
+target_link_libraries(${name} PRIVATE quota_sim_lib)

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: Apache-2.0
+// quota-sim as a host of the optional capabilities (docs/architecture.md
+// "Optional capabilities", docs/scenario-format.md "Order and cycles"): the
+// order of a pass is the ordering model's, demand is live, a what-if agrees
+// with a run at the same instant for every model, cycles defer the pass to
+// the next boundary, and bad scheduler settings name the field.
+#include <quota_catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "explain.hpp"
+#include "generate.hpp"
+#include "models.hpp"
+#include "simulator.hpp"
+
+namespace {
+
+using quota::json;
+using namespace quota::sim;
+
+constexpr std::int64_t minute = 60'000;
+
+json job_json(const std::string& id, const std::string& tenant, std::int64_t submit, int gpus,
+              std::int64_t duration = 10 * 60 * minute, int priority = 100) {
+  return json{
+      {"id", id},
+      {"submit", submit},
+      {"duration", duration},
+      {"namespace", tenant},
+      {"queue", tenant},
+      {"user", "user-" + tenant},
+      {"groups", json::array({tenant})},
+      {"priority", priority},
+      {"request",
+       {{"cpu", std::to_string(8 * gpus)}, {"memory", std::to_string(64 * gpus) + "Gi"}, {"nvidia.com/gpu", gpus}}}};
+}
+
+// A generated cluster (4 nodes of 8 GPUs, tenants team-00..team-03) under one
+// model, no preemption: team-00 fills 24 GPUs at time 0.
+json base_scenario(const std::string& model) {
+  generate_options o;
+  o.nodes = 4;
+  o.tenants = 4;
+  o.jobs = 1;
+  o.policies = {model};
+  json doc = generate_scenario(o);
+  doc["scheduler"] = json{{"preemption", false}};
+  doc["jobs"] = json::array();
+  for (int i = 0; i < 3; ++i) doc["jobs"].push_back(job_json("fill-" + std::to_string(i), "team-00", 0, 8));
+  return doc;
+}
+
+std::string state_of(const json& report, const std::string& id) {
+  for (const auto& j : report["jobs"])
+    if (j["id"] == id) return j["state"].get<std::string>();
+  return "?";
+}
+
+}  // namespace
+
+TEST_CASE("composition: quota-sim explain agrees with a run for a job submitted at the same instant, every model") {
+  register_models();
+  const std::int64_t at = 10 * minute;
+  std::size_t asked = 0;
+  for (const auto& [name, kind] : model_kinds()) {
+    if (!kind.synthesize) continue;
+    CAPTURE(name);
+    ++asked;
+    for (int gpus : {2, 8}) {
+      CAPTURE(gpus);
+      // the what-if: replayed to `at`, the job explained as if submitted then
+      json doc = base_scenario(name);
+      doc["jobs"].push_back(job_json("probe", "team-01", at + 1, gpus));
+      scenario sc = load_scenario(doc);
+      auto models = build_models(sc);
+      simulator sim(std::move(sc), std::move(models));
+      (void)sim.run(at);
+      const job_spec* spec = nullptr;
+      for (const auto& js : sim.spec().jobs)
+        if (js.id == "probe") spec = &js;
+      REQUIRE(spec != nullptr);
+      const quota::explanation x = sim.quota_engine().explain(job_of(*spec, at));
+      // the run: the same job submitted at that instant (nodes have room: only quota decides)
+      json doc2 = base_scenario(name);
+      doc2["jobs"].push_back(job_json("probe", "team-01", at, gpus));
+      scenario sc2 = load_scenario(doc2);
+      auto models2 = build_models(sc2);
+      simulator run(std::move(sc2), std::move(models2));
+      const run_result r = run.run(at);
+      CHECK(x.allowed() == (state_of(r.report, "probe") == "running"));
+    }
+  }
+  CHECK(asked >= 10);
+}
+
+TEST_CASE("composition: a Volcano queue without demand is explained as a run admits it, not as deserved 0") {
+  register_models();
+  // before its job arrives, team-01 has no demand: deserved 0; once submitted it deserves a share
+  json doc = base_scenario("volcano");
+  doc["jobs"].push_back(job_json("probe", "team-01", 10 * minute + 1, 4));
+  scenario sc = load_scenario(doc);
+  auto models = build_models(sc);
+  simulator sim(std::move(sc), std::move(models));
+  (void)sim.run(10 * minute);
+  quota::job probe;
+  for (const auto& js : sim.spec().jobs)
+    if (js.id == "probe") probe = job_of(js, 10 * minute);
+  CHECK(sim.quota_engine().check(probe).denied());  // no demand counted: nothing deserved
+  CHECK(sim.quota_engine().explain(probe).allowed());
+}
+
+TEST_CASE("composition: KAI fair shares follow jobs as they arrive, finish and are deleted") {
+  register_models();
+  json doc = base_scenario("kai_fair_share");
+  doc["jobs"] =
+      json::array({job_json("a", "team-00", 0, 8, 60 * minute), job_json("b", "team-01", 10 * minute, 8, 20 * minute),
+                   job_json("c", "team-02", 5 * minute, 8, 60 * minute)});
+  doc["events"] = json::array({json{{"at", "15m"}, {"type", "delete"}, {"job", "c"}}});
+  const auto share = [](const std::string& q) { return "/" + q + "/fair_share/nvidia.com~1gpu"; };
+  doc["expect"] = json::array({
+      // only team-00 asks: all 8 of its request (the others: nothing)
+      json{{"at", "1m"}, {"model", "kai_fair_share"}, {"pointer", share("team-00")}, {"equals", 8}},
+      json{{"at", "1m"}, {"model", "kai_fair_share"}, {"pointer", share("team-01")}, {"equals", 0}},
+      // team-02 and team-01 arrive: each gets its request (32 GPUs cover 24)
+      json{{"at", "11m"}, {"model", "kai_fair_share"}, {"pointer", share("team-01")}, {"equals", 8}},
+      json{{"at", "11m"}, {"model", "kai_fair_share"}, {"pointer", share("team-02")}, {"equals", 8}},
+      // c deleted at 15m, b finished at 30m: their queues ask nothing any more
+      json{{"at", "16m"}, {"model", "kai_fair_share"}, {"pointer", share("team-02")}, {"equals", 0}},
+      json{{"at", "31m"}, {"model", "kai_fair_share"}, {"pointer", share("team-01")}, {"equals", 0}},
+      json{{"at", "31m"}, {"model", "kai_fair_share"}, {"pointer", share("team-00")}, {"equals", 8}},
+  });
+  scenario sc = load_scenario(doc);
+  auto models = build_models(sc);
+  simulator sim(std::move(sc), std::move(models));
+  const run_result r = sim.run();
+  for (const auto& f : r.failures) FAIL_CHECK(f.path << ": expected " << f.expected << ", got " << f.actual);
+  CHECK(r.failures.empty());
+}
+
+TEST_CASE("composition: in cycle mode the pass waits for the next cycle boundary") {
+  register_models();
+  json doc = base_scenario("kueue");
+  doc["scheduler"]["cycle"] = "10m";
+  doc["jobs"].push_back(job_json("late", "team-01", 12 * minute, 2));
+  doc["expect"] = json::array({
+      json{{"at", "0"}, {"job", "fill-0"}, {"state", "running"}},  // 0 is a boundary
+      json{{"at", "12m"}, {"job", "late"}, {"state", "pending"}},  // submitted between boundaries
+      json{{"at", "19m"}, {"job", "late"}, {"state", "pending"}},
+      json{{"at", "20m"}, {"job", "late"}, {"state", "running"}},  // the next boundary's pass
+  });
+  scenario sc = load_scenario(doc);
+  auto models = build_models(sc);
+  simulator sim(std::move(sc), std::move(models));
+  const run_result r = sim.run();
+  for (const auto& f : r.failures) FAIL_CHECK(f.path << ": expected " << f.expected << ", got " << f.actual);
+  CHECK(r.report["scheduler"]["cycle_ms"] == 10 * minute);
+  CHECK(r.report["scheduler"]["order"] == "kueue");
+  // the same scenario with a pass per instant admits the job when it arrives
+  doc["scheduler"].erase("cycle");
+  doc["expect"] = json::array({json{{"at", "12m"}, {"job", "late"}, {"state", "running"}}});
+  scenario sc2 = load_scenario(doc);
+  auto models2 = build_models(sc2);
+  simulator sim2(std::move(sc2), std::move(models2));
+  CHECK(sim2.run().failures.empty());
+}
+
+TEST_CASE("composition: scheduler.order and scheduler.cycle are checked, naming the field") {
+  register_models();
+  const auto problem_of = [](const json& doc) -> std::string {
+    try {
+      scenario sc = load_scenario(doc);
+      auto models = build_models(sc);
+      simulator sim(std::move(sc), std::move(models));
+    } catch (const quota::validation_error& e) {
+      return e.problems().empty() ? std::string() : e.problems().front().path + ": " + e.problems().front().message;
+    }
+    return {};
+  };
+  json doc = base_scenario("kueue");
+  doc["scheduler"]["order"] = "volcano";  // not composed
+  CHECK_THAT(problem_of(doc), Catch::Contains("scheduler.order") && Catch::Contains("not composed"));
+  json lim = base_scenario("yunikorn_limits");
+  lim["scheduler"]["order"] = "yunikorn_limits";  // composed, but it does not order
+  CHECK_THAT(problem_of(lim), Catch::Contains("scheduler.order") && Catch::Contains("does not order"));
+  for (const json& bad : {json(0), json(-5), json("0s"), json("soon"), json(true)}) {
+    json c = base_scenario("kueue");
+    c["scheduler"]["cycle"] = bad;
+    CAPTURE(bad.dump());
+    CHECK_THAT(problem_of(c), Catch::Contains("scheduler.cycle"));
+  }
+  json ok = base_scenario("kueue");
+  ok["scheduler"]["order"] = "priority";  // the host's own order
+  ok["scheduler"]["cycle"] = "1s";
+  CHECK(problem_of(ok).empty());
+}
+
+TEST_CASE("composition: Volcano's Queue priority decides who gets a freed GPU, not the jobs' priorities") {
+  register_models();
+  json doc = base_scenario("volcano_capacity");
+  doc["cluster"]["nodes"][0]["count"] = 1;                    // one node, 8 GPUs
+  doc["policies"][0]["objects"][1]["spec"]["priority"] = 10;  // team-01
+  doc["jobs"] = json::array({job_json("hold", "team-00", 0, 4, 60 * minute), job_json("keep", "team-01", 0, 4),
+                             job_json("t0-wait", "team-00", 5 * minute, 4, 60 * minute, 1000),
+                             job_json("t1-wait", "team-01", 6 * minute, 4, 60 * minute, 0)});
+  doc["expect"] = json::array({json{{"at", "1h"}, {"job", "t1-wait"}, {"state", "running"}},
+                               json{{"at", "1h"}, {"job", "t0-wait"}, {"state", "pending"}}});
+  scenario sc = load_scenario(doc);
+  auto models = build_models(sc);
+  simulator sim(std::move(sc), std::move(models));
+  const run_result r = sim.run();
+  for (const auto& f : r.failures) FAIL_CHECK(f.path << ": expected " << f.expected << ", got " << f.actual);
+  // with the host's own order, the higher job priority wins instead
+  doc["scheduler"]["order"] = "priority";
+  doc["expect"] = json::array({json{{"at", "1h"}, {"job", "t0-wait"}, {"state", "running"}}});
+  scenario sc2 = load_scenario(doc);
+  auto models2 = build_models(sc2);
+  simulator sim2(std::move(sc2), std::move(models2));
+  CHECK(sim2.run().failures.empty());
+}
