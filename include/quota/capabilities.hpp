@@ -7,6 +7,8 @@
 //                    queue, order of the queues' heads now)
 //   demand_aware     the model follows pending demand (shares that grow with
 //                    what waits): told when a job starts and stops waiting
+//   node_preemption_aware  the model's rule for who may be preempted when the
+//                    quotas allow a job but no node has room
 //   earliest_admission_aware  (quota/explain.hpp) when a denied job would fit
 //
 // Composition rules and the host's protocol: docs/architecture.md.
@@ -60,6 +62,17 @@ concept demand_aware = requires(P& p, const job& j, std::string_view id) {
   { p.pending_withdrawn(id) } -> std::same_as<void>;
 };
 
+/// The model has a node-level preemption rule: when the quotas allow `j` but
+/// no node has room, `node_candidates(j, out)` appends the running jobs it
+/// lets the host preempt for `j`, lowest importance first (nos and capacity
+/// scheduling: SelectVictimsOnNode's candidates; Volcano and KAI: their
+/// preempt predicates). The host takes them node by node, keeps only those on
+/// one node, and reprieves the most important ones the job does not need.
+template <class P>
+concept node_preemption_aware = requires(const P& p, const job& j, std::vector<victim>& out) {
+  { p.node_candidates(j, out) } -> std::same_as<void>;
+};
+
 /// The default order of pending work when no model orders it: one queue,
 /// higher priority first, then earlier creation (kube-scheduler's order).
 [[nodiscard]] inline std::weak_ordering default_pending_order(const job& a, const job& b) noexcept {
@@ -78,6 +91,16 @@ template <class P>
     return m.offers_order();
   else
     return order_aware<P>;
+}
+/// Whether model `m` has a node-level preemption rule (same rule as offers_order).
+template <class P>
+[[nodiscard]] bool has_node_rule(const P& m) {
+  if constexpr (requires {
+                  { m.has_node_rule() } -> std::convertible_to<bool>;
+                })
+    return m.has_node_rule();
+  else
+    return node_preemption_aware<P>;
 }
 /// Whether model `m` follows demand (same rule as offers_order).
 template <class P>

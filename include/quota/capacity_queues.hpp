@@ -56,6 +56,13 @@ struct capacity_queue_spec {
   bool open = true;
 };
 
+/// What reclaim and preempt read of a running task besides its queue and
+/// request (Volcano's job priority and volcano.sh/preemptable).
+struct capacity_task_meta {
+  std::int32_t priority = 0;
+  bool preemptible = true;
+};
+
 enum class capacity_mode : std::uint8_t { flat, hierarchical };
 
 struct capacity_options {
@@ -179,7 +186,10 @@ class capacity_queues {
   // ---- bookkeeping (incremental; counted in every ancestor) ----
   /// A task of `queue` is allocated. Errors: unknown queue or resource,
   /// negative amount, duplicate task id, non-leaf queue in hierarchical mode.
-  void allocate(std::string_view task_id, std::string_view queue, const resource_vector& req) {
+  /// `meta`: the task's job priority and whether it may be preempted (a
+  /// non-preemptible task is never a reclaim or preempt candidate).
+  void allocate(std::string_view task_id, std::string_view queue, const resource_vector& req,
+                capacity_task_meta meta = {}) {
     const auto q = index(queue);
     require_leaf(q, "allocate");
     if (tasks_.count(std::string(task_id)))
@@ -187,7 +197,7 @@ class capacity_queues {
                         "queue " + std::string(queue) + ": task '" + std::string(task_id) + "' is already allocated");
     // everything that may throw (allocation, overflow) before any change sticks
     order_.reserve(order_.size() + 1);
-    task_entry e{std::string(task_id), q, to_dense(req, queue)};
+    task_entry e{std::string(task_id), q, to_dense(req, queue), meta};
     const auto it = tasks_.emplace(e.id, task_pos{order_.size()}).first;
     try {
       add_chain(alloc_, q, e.req, +1);  // checks every sum before it changes one
@@ -390,6 +400,23 @@ class capacity_queues {
     reclaim_walk(self, rq, walk, out);
   }
 
+  /// Volcano's preempt action between the jobs of one queue: the running,
+  /// preemptible tasks of `queue` whose job priority is below `priority`,
+  /// lowest priority first, then the newest.
+  void preemptable_in_queue(std::string_view queue, std::int32_t priority, std::vector<victim>& out) const {
+    const auto q = index(queue);
+    std::vector<std::size_t> c;
+    for (std::size_t i = 0; i < order_.size(); ++i) {
+      const auto& t = order_[i];
+      if (!t.id.empty() && t.queue == q && t.meta.preemptible && t.meta.priority < priority) c.push_back(i);
+    }
+    std::stable_sort(c.begin(), c.end(), [&](std::size_t a, std::size_t b) {
+      if (order_[a].meta.priority != order_[b].meta.priority) return order_[a].meta.priority < order_[b].meta.priority;
+      return a > b;
+    });
+    for (auto i : c) out.push_back(victim{order_[i].id, model_name, "preempt_lower_priority", specs_[q].name});
+  }
+
   /// reclaimable() over the running tasks in victim_order(), without the
   /// tasks of queues that cannot give any: a victim's queue is another,
   /// reclaimable queue holding, in a dimension its task uses, either no
@@ -440,6 +467,7 @@ class capacity_queues {
     std::string id;
     std::size_t queue;
     std::vector<std::int64_t> req;
+    capacity_task_meta meta;
   };
   struct task_pos {
     std::size_t seq;
@@ -466,7 +494,7 @@ class capacity_queues {
     for (const task_entry* t : walk) {
       const auto q = t->queue;
       const auto& req = t->req;
-      if (q == self || !specs_[q].reclaimable) continue;
+      if (q == self || !specs_[q].reclaimable || !t->meta.preemptible) continue;
       // every test is a plain predicate on the running copy: the one that
       // rejects most tasks (a queue at or below its deserved) goes first
       const bool relevant = has_relevant_deserved(q, req);
@@ -852,8 +880,13 @@ class capacity_queue_policy {
   [[nodiscard]] const capacity_queues& model() const noexcept { return q_; }
   [[nodiscard]] capacity_queues& model() noexcept { return q_; }
   [[nodiscard]] decision check(const job& j) const { return q_.allocatable(q_.index(j.queue), j.request); }
-  void commit(const job& j) { q_.allocate(j.id, j.queue, j.request); }
+  void commit(const job& j) { q_.allocate(j.id, j.queue, j.request, capacity_task_meta{j.priority, j.preemptible}); }
   void release(std::string_view id) { q_.deallocate(id); }
+  /// Node-level rule (quota/capabilities.hpp): Volcano's preempt action, the
+  /// lower-priority preemptible tasks of the job's own queue.
+  void node_candidates(const job& j, std::vector<victim>& out) const {
+    if (q_.find(j.queue)) q_.preemptable_in_queue(j.queue, j.priority, out);
+  }
   /// Volcano's reclaim action: only a preemptive queue reclaims.
   void victims(const job& j, std::vector<victim>& out) const {
     if (q_.preemptive(q_.index(j.queue), j.request).denied()) return;
@@ -884,5 +917,6 @@ class capacity_queue_policy {
 };
 static_assert(policy<capacity_queue_policy>);
 static_assert(order_aware<capacity_queue_policy>);
+static_assert(node_preemption_aware<capacity_queue_policy>);
 
 }  // namespace quota

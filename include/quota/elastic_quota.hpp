@@ -409,6 +409,57 @@ class elastic_quota_set {
   /// Victims for a preemptor pod (not running yet) of namespace ns, in the
   /// order they should go: fewest, lowest priority first. Appends nothing when
   /// the pod fits already or no set of allowed victims makes it fit.
+  /// Node-level candidates (capacity scheduling's SelectVictimsOnNode): the
+  /// running pods the preemptor may take when its quota allows it but no node
+  /// has room, lowest importance first (lower priority, then newer). The host
+  /// keeps those on one node and reprieves the most important that are not
+  /// needed. With a quota: when the preemptor's usage plus its request goes
+  /// over its min in a resource min names, the lower-priority pods of its own
+  /// quota (and, nos, over-quota pods of quotas above their guaranteed
+  /// over-quota while the preemptor stays within its own); otherwise pods of
+  /// other quotas that use more than their min, at any priority (nos: the
+  /// over-quota ones only). Without a quota: nothing (pods outside quotas are
+  /// not tracked here).
+  void node_candidates(const elastic_pod& preemptor, std::vector<victim>& out) const {
+    const std::uint32_t a = quota_of(preemptor.ns);
+    if (a == npos) return;
+    const auto& qa = quotas_[a];
+    bool more_than_min = false;
+    for (const auto& e : preemptor.request)
+      if (e.value > 0 && qa.spec.min.has(e.id) &&
+          detail::int128{qa.used.get(e.id)} + qa.nominated.get(e.id) + e.value > qa.spec.min.get(e.id))
+        more_than_min = true;
+    const bool nos = opt_.preemption == elastic_preemption_policy::nos;
+    struct cand {
+      const pod_state* p;
+      std::string_view rule;
+    };
+    std::vector<cand> cands;
+    if (more_than_min) {
+      for (const auto* p : qa.running)
+        if (p->pod.priority < preemptor.priority) cands.push_back({p, "same_quota_lower_priority"});
+      if (nos && within_guaranteed(a, preemptor.request))
+        for (std::uint32_t b = 0; b < quotas_.size(); ++b) {
+          if (b == a || !over_guaranteed(b, preemptor.request)) continue;
+          for (const auto* p : quotas_[b].running)
+            if (p->label == elastic_capacity::over_quota) cands.push_back({p, "over_quota_fair_share"});
+        }
+    } else {
+      for (std::uint32_t b = 0; b < quotas_.size(); ++b) {
+        if (b == a || !borrowing(b)) continue;
+        for (const auto* p : quotas_[b].running)
+          if (!nos || p->label == elastic_capacity::over_quota) cands.push_back({p, "borrowed_from_guaranteed"});
+      }
+    }
+    std::sort(cands.begin(), cands.end(), [](const cand& x, const cand& y) {
+      if (x.p->pod.priority != y.p->pod.priority) return x.p->pod.priority < y.p->pod.priority;
+      if (x.p->pod.created_ms != y.p->pod.created_ms) return x.p->pod.created_ms > y.p->pod.created_ms;
+      return x.p->pod.name < y.p->pod.name;
+    });
+    for (const auto& c : cands)
+      out.push_back(victim{c.p->pod.name, elastic_model, c.rule, quotas_[c.p->quota].spec.name});
+  }
+
   void victims(const elastic_pod& preemptor, std::vector<victim>& out) const {
     const std::uint32_t a = quota_of(preemptor.ns);
     if (a == npos) return;
@@ -600,6 +651,8 @@ class elastic_quota_policy {
   void commit(const job& j) { set_.add_pod(to_pod(j), nullptr); }
   void release(std::string_view id) { set_.remove_pod(id, nullptr); }
   void victims(const job& j, std::vector<victim>& out) const { set_.victims(to_pod(j), out); }
+  /// Node-level rule (quota/capabilities.hpp): elastic_quota_set::node_candidates.
+  void node_candidates(const job& j, std::vector<victim>& out) const { set_.node_candidates(to_pod(j), out); }
   [[nodiscard]] elastic_quota_set& model() noexcept { return set_; }
   [[nodiscard]] const elastic_quota_set& model() const noexcept { return set_; }
 
@@ -617,5 +670,6 @@ class elastic_quota_policy {
 };
 static_assert(policy<elastic_quota_policy>);
 static_assert(order_aware<elastic_quota_policy>);
+static_assert(node_preemption_aware<elastic_quota_policy>);
 
 }  // namespace quota

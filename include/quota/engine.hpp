@@ -94,6 +94,10 @@ class any_policy {
   [[nodiscard]] bool follows_demand() const { return self_->follows_demand(); }
   void pending_added(const job& j) { self_->pending_added(j); }
   void pending_withdrawn(std::string_view id) { self_->pending_withdrawn(id); }
+  /// Whether the held model has a node-level preemption rule
+  /// (quota::node_preemption_aware); when it does not, node_candidates adds nothing.
+  [[nodiscard]] bool has_node_rule() const { return self_->has_node_rule(); }
+  void node_candidates(const job& j, std::vector<victim>& out) const { self_->node_candidates(j, out); }
 
   /// The held model, if it is a P.
   template <class P>
@@ -123,6 +127,8 @@ class any_policy {
     [[nodiscard]] virtual bool follows_demand() const = 0;
     virtual void pending_added(const job&) = 0;
     virtual void pending_withdrawn(std::string_view) = 0;
+    [[nodiscard]] virtual bool has_node_rule() const = 0;
+    virtual void node_candidates(const job&, std::vector<victim>&) const = 0;
     [[nodiscard]] virtual std::unique_ptr<concept_t> clone() const = 0;
   };
   template <class P>
@@ -163,6 +169,10 @@ class any_policy {
     void pending_withdrawn(std::string_view id) override {
       if constexpr (demand_aware<P>) value.pending_withdrawn(id);
     }
+    [[nodiscard]] bool has_node_rule() const override { return detail::has_node_rule(value); }
+    void node_candidates(const job& j, std::vector<victim>& out) const override {
+      if constexpr (node_preemption_aware<P>) value.node_candidates(j, out);
+    }
     [[nodiscard]] std::unique_ptr<concept_t> clone() const override {
       if constexpr (std::is_copy_constructible_v<P>)
         return std::make_unique<model>(value);
@@ -179,6 +189,7 @@ static_assert(policy<any_policy>);
 static_assert(earliest_admission_aware<any_policy>);
 static_assert(order_aware<any_policy>);
 static_assert(demand_aware<any_policy>);
+static_assert(node_preemption_aware<any_policy>);
 
 namespace detail {
 /// Records admitted job ids so release() can refuse unknown ones before any
@@ -359,6 +370,51 @@ class engine_base {
     });
   }
 
+  // ---- node-level preemption (quota/capabilities.hpp) ------------------------
+  /// The engine has a node-level rule when one of its models does.
+  [[nodiscard]] bool has_node_rule() const {
+    bool any = false;
+    self().for_each_model([&](const auto& m) { any = any || detail::has_node_rule(m); });
+    return any;
+  }
+  /// The running jobs every model with a node-level rule lets the host
+  /// preempt for `j` (each once, in the first such model's order), appended
+  /// to `out`. Models without a rule do not restrict; with no rule at all,
+  /// nothing is added (the host applies its own, has_node_rule() tells).
+  void node_candidates(const job& j, std::vector<victim>& out) const {
+    const std::size_t start = out.size();
+    bool first = true;
+    std::vector<victim> more;
+    self().for_each_model([&](const auto& m) {
+      if (!detail::has_node_rule(m)) return;
+      if constexpr (node_preemption_aware<std::remove_cvref_t<decltype(m)>>) {
+        if (first) {
+          m.node_candidates(j, out);
+          first = false;
+          // each job once
+          for (std::size_t i = start; i < out.size(); ++i)
+            for (std::size_t k = start; k < i; ++k)
+              if (out[k].job_id == out[i].job_id) {
+                out.erase(out.begin() + static_cast<std::ptrdiff_t>(i--));
+                break;
+              }
+          return;
+        }
+        more.clear();
+        m.node_candidates(j, more);
+        std::size_t keep = start;
+        for (std::size_t i = start; i < out.size(); ++i) {
+          bool named = false;
+          for (const auto& v : more) named = named || v.job_id == out[i].job_id;
+          if (!named) continue;
+          if (keep != i) out[keep] = std::move(out[i]);
+          ++keep;
+        }
+        out.resize(keep);
+      }
+    });
+  }
+
   /// The engine as a model of an outer engine: the latest time every denying
   /// model would allow the job, when each can tell.
   [[nodiscard]] std::optional<std::int64_t> earliest_admission_ms(const job& j) const {
@@ -484,5 +540,6 @@ static_assert(policy<engine>);
 static_assert(earliest_admission_aware<engine>);
 static_assert(order_aware<engine>);
 static_assert(demand_aware<engine>);
+static_assert(node_preemption_aware<engine>);
 
 }  // namespace quota

@@ -1090,22 +1090,13 @@ class fair_share_policy {
         }
       }
     }
-    // KAI's preempt action first drops a non-preemptible preemptor whose queue
-    // path would go over quota (IsNonPreemptibleJobOverQueueQuota)
-    if (!j.preemptible)
-      for (auto a = q; a != fair_share_tree::npos; a = tree_.parent(a))
-        for (const auto& e : j.request) {
-          const amount qt = tree_.quota(a, e.id);
-          if (e.value > 0 && qt >= 0 &&
-              static_cast<detail::int128>(tree_.allocated_non_preemptible(a, e.id)) + e.value > qt)
-            return;
-        }
-    if (q >= jobs_.size()) return;
-    std::vector<cand> pre;
-    for (const auto& r : jobs_[q])
-      if (tree_.can_preempt(j.priority, r.queue, r.priority, r.preemptible, r.started_ms, now_ms_)) pre.push_back(&r);
-    std::sort(pre.begin(), pre.end(), evict_first);
-    for (auto c : pre) out.push_back(victim{c->id, "fair_share", "preempt", tree_.spec(c->queue).name});
+    preempt_candidates(j, q, out);
+  }
+  /// Node-level rule (quota/capabilities.hpp): KAI's preempt action, the
+  /// same candidates as the preempt part of victims().
+  void node_candidates(const job& j, std::vector<victim>& out) const {
+    const auto q = tree_.find(j.queue);
+    if (q != fair_share_tree::npos) preempt_candidates(j, q, out);
   }
 
  private:
@@ -1125,6 +1116,30 @@ class fair_share_policy {
     fair_share_tree::queue_index queue;
     resource_vector request;
   };
+  // KAI's preempt action: strictly lower priority, preemptible, past the
+  // minimum runtime, same queue, the least important first
+  void preempt_candidates(const job& j, fair_share_tree::queue_index q, std::vector<victim>& out) const {
+    // a non-preemptible preemptor whose queue path would go over quota is
+    // dropped first (IsNonPreemptibleJobOverQueueQuota)
+    if (!j.preemptible)
+      for (auto a = q; a != fair_share_tree::npos; a = tree_.parent(a))
+        for (const auto& e : j.request) {
+          const amount qt = tree_.quota(a, e.id);
+          if (e.value > 0 && qt >= 0 &&
+              static_cast<detail::int128>(tree_.allocated_non_preemptible(a, e.id)) + e.value > qt)
+            return;
+        }
+    if (q >= jobs_.size()) return;
+    std::vector<const running*> pre;
+    for (const auto& r : jobs_[q])
+      if (tree_.can_preempt(j.priority, r.queue, r.priority, r.preemptible, r.started_ms, now_ms_)) pre.push_back(&r);
+    std::sort(pre.begin(), pre.end(), [](const running* a, const running* b) {
+      if (a->priority != b->priority) return a->priority < b->priority;
+      if (a->started_ms != b->started_ms) return a->started_ms > b->started_ms;
+      return a->id < b->id;
+    });
+    for (auto c : pre) out.push_back(victim{c->id, "fair_share", "preempt", tree_.spec(c->queue).name});
+  }
   // request of leaf q = its allocation + its pending jobs
   void set_leaf_request(fair_share_tree::queue_index q) {
     resource_vector r = q < pending_sum_.size() ? pending_sum_[q] : resource_vector{};
@@ -1149,5 +1164,6 @@ class fair_share_policy {
 static_assert(policy<fair_share_policy>);
 static_assert(order_aware<fair_share_policy>);
 static_assert(demand_aware<fair_share_policy>);
+static_assert(node_preemption_aware<fair_share_policy>);
 
 }  // namespace quota

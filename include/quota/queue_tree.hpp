@@ -54,6 +54,15 @@ struct queue_spec {
   std::int64_t created_ms = 0;
 };
 
+/// What the reclaim and preempt actions read of a running task besides its
+/// queue and request: its job's priority and whether it may be preempted
+/// (Volcano's volcano.sh/preemptable; non-preemptible tasks are never
+/// candidates, they are left out before any queue's reclaimable share counts).
+struct queue_task_meta {
+  std::int32_t priority = 0;
+  bool preemptible = true;
+};
+
 /// A candidate victim for reclaim: a running task of some queue.
 struct queue_task_ref {
   std::string task_id;
@@ -136,7 +145,8 @@ class queue_tree {
   }
 
   // ---- allocation bookkeeping (incremental) ----
-  void allocate(std::string_view task_id, std::string_view queue, const resource_vector& req) {
+  void allocate(std::string_view task_id, std::string_view queue, const resource_vector& req,
+                queue_task_meta meta = {}) {
     const auto q = index(queue);
     if (tasks_.count(std::string(task_id)))
       throw state_error(error_id::state_duplicate,
@@ -145,7 +155,7 @@ class queue_tree {
     std::vector<std::int64_t> next(alloc_.begin() + static_cast<std::ptrdiff_t>(q * D_),
                                    alloc_.begin() + static_cast<std::ptrdiff_t>(q * D_ + D_));
     for (std::size_t d = 0; d < D_; ++d) next[d] = detail::checked_add(next[d], dense[d]);
-    tasks_.emplace(std::string(task_id), task_rec{q, dense, order_.size()});
+    tasks_.emplace(std::string(task_id), task_rec{q, dense, order_.size(), meta});
     order_.push_back(std::string(task_id));
     std::copy(next.begin(), next.end(), alloc_.begin() + static_cast<std::ptrdiff_t>(q * D_));
   }
@@ -296,7 +306,7 @@ class queue_tree {
       auto it = tasks_.find(id);
       if (it == tasks_.end()) throw unknown_entity_error(error_id::unknown_job, "task", id);
       const auto q = it->second.queue;
-      if (q == self || !specs_[q].reclaimable) continue;
+      if (q == self || !specs_[q].reclaimable || !it->second.meta.preemptible) continue;
       bool exceeds = false;
       for (std::size_t d = 0; d < D_; ++d)
         if (running[q * D_ + d] > des_lo_[q * D_ + d]) exceeds = true;
@@ -314,7 +324,7 @@ class queue_tree {
       if (id.empty()) continue;
       const auto& rec = tasks_.find(id)->second;
       const auto q = rec.queue;
-      if (q == self || !specs_[q].reclaimable) continue;
+      if (q == self || !specs_[q].reclaimable || !rec.meta.preemptible) continue;
       bool exceeds = false;
       for (std::size_t d = 0; d < D_; ++d)
         if (running[q * D_ + d] > des_lo_[q * D_ + d]) exceeds = true;
@@ -322,6 +332,20 @@ class queue_tree {
       for (std::size_t d = 0; d < D_; ++d) running[q * D_ + d] -= rec.req[d];
       out.push_back(victim{id, model_name, "reclaim_over_deserved", specs_[q].name});
     }
+  }
+  /// Volcano's preempt action between the jobs of one queue: the running,
+  /// preemptible tasks of `queue` whose job priority is below `priority`,
+  /// lowest priority first, then the newest.
+  void preemptable_in_queue(std::string_view queue, std::int32_t priority, std::vector<victim>& out) const {
+    const auto q = index(queue);
+    std::vector<const std::pair<const std::string, task_rec>*> c;
+    for (const auto& e : tasks_)
+      if (e.second.queue == q && e.second.meta.preemptible && e.second.meta.priority < priority) c.push_back(&e);
+    std::sort(c.begin(), c.end(), [](const auto* a, const auto* b) {
+      if (a->second.meta.priority != b->second.meta.priority) return a->second.meta.priority < b->second.meta.priority;
+      return a->second.seq > b->second.seq;
+    });
+    for (const auto* e : c) out.push_back(victim{e->first, model_name, "preempt_lower_priority", specs_[q].name});
   }
   /// Running tasks in allocation order.
   [[nodiscard]] std::vector<std::string> running_tasks() const {
@@ -347,6 +371,7 @@ class queue_tree {
     std::size_t queue;
     std::vector<std::int64_t> req;
     std::size_t seq;
+    queue_task_meta meta;
   };
   struct event {
     std::int64_t num;  // breakpoint lambda = num / w
@@ -591,7 +616,7 @@ class queue_policy {
   [[nodiscard]] decision check(const job& j) const { return tree_.allocatable(tree_.index(j.queue), j.request); }
   void commit(const job& j) {
     const auto p = pending_.find(j.id);
-    tree_.allocate(j.id, j.queue, j.request);  // strong on its own
+    tree_.allocate(j.id, j.queue, j.request, queue_task_meta{j.priority, j.preemptible});  // strong on its own
     if (p == pending_.end()) return;
     // the job's demand moves from pending to allocated: the request is unchanged
     try {
@@ -607,6 +632,11 @@ class queue_policy {
     tree_.compute_deserved();
   }
   void victims(const job& j, std::vector<victim>& out) const { tree_.reclaimable_running(j.queue, out); }
+  /// Node-level rule (quota/capabilities.hpp): Volcano's preempt action, the
+  /// lower-priority preemptible tasks of the job's own queue.
+  void node_candidates(const job& j, std::vector<victim>& out) const {
+    if (tree_.find(j.queue)) tree_.preemptable_in_queue(j.queue, j.priority, out);
+  }
 
   // ---- order ----
   [[nodiscard]] std::string_view pending_queue(const job& j) const noexcept { return j.queue; }
@@ -657,5 +687,6 @@ class queue_policy {
 static_assert(policy<queue_policy>);
 static_assert(order_aware<queue_policy>);
 static_assert(demand_aware<queue_policy>);
+static_assert(node_preemption_aware<queue_policy>);
 
 }  // namespace quota

@@ -59,11 +59,20 @@ static_assert(!demand_aware<capacity_queue_policy>);  // deserved is configured,
 static_assert(!demand_aware<kueue::kueue_policy>);
 static_assert(!demand_aware<limits_policy>);
 static_assert(!demand_aware<claims_policy>);
+static_assert(node_preemption_aware<elastic_quota_policy>);   // SelectVictimsOnNode's candidates
+static_assert(node_preemption_aware<queue_policy>);           // Volcano's preempt action
+static_assert(node_preemption_aware<capacity_queue_policy>);  // Volcano's preempt action
+static_assert(node_preemption_aware<fair_share_policy>);      // KAI's preempt action
+static_assert(!node_preemption_aware<kueue::kueue_policy>);   // Kueue leaves nodes to kube-scheduler
+static_assert(!node_preemption_aware<limits_policy>);
+static_assert(!node_preemption_aware<claims_policy>);
+static_assert(!node_preemption_aware<running_limits>);
 // the type-erased holder and both engines forward them (engines nest)
 static_assert(order_aware<any_policy> && demand_aware<any_policy>);
 static_assert(order_aware<engine> && demand_aware<engine>);
 static_assert(order_aware<basic_engine<limits_policy, claims_policy>>);
 static_assert(demand_aware<basic_engine<limits_policy, claims_policy>>);
+static_assert(node_preemption_aware<any_policy> && node_preemption_aware<engine>);
 
 // a partial capability is no capability: order needs all three members
 struct order_without_heads {

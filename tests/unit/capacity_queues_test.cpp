@@ -677,3 +677,23 @@ TEST_CASE("queue: capacity reclaimable_running equals reclaimable over the runni
     }
   }
 }
+
+TEST_CASE("queue: capacity leaves non-preemptible tasks out of reclaim and preempt") {
+  // q2 deserves 20 and holds 25: a non-preemptible 5 first, then preemptible ones
+  capacity_queues c({gpu}, resource_vector{{gpu, 40}}, {cq("q1", {{gpu, 20}}), cq("q2", {{gpu, 20}})});
+  c.allocate("pinned", "q2", {{gpu, 5}}, capacity_task_meta{0, false});
+  c.allocate("free-1", "q2", {{gpu, 10}}, capacity_task_meta{0, true});
+  c.allocate("free-2", "q2", {{gpu, 10}}, capacity_task_meta{2, true});
+  std::vector<victim> v;
+  c.reclaimable_running("q1", {{gpu, 5}}, v);
+  REQUIRE_FALSE(v.empty());
+  for (const auto& x : v) CHECK(x.job_id != "pinned");
+  std::vector<victim> p;
+  c.preemptable_in_queue("q2", 3, p);
+  std::vector<std::string> ids;
+  for (const auto& x : p) ids.push_back(x.job_id);
+  CHECK(ids == std::vector<std::string>{"free-1", "free-2"});  // lower priority first; pinned never
+  std::vector<victim> none;
+  c.preemptable_in_queue("q2", 0, none);
+  CHECK(none.empty());
+}

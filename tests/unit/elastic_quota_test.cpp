@@ -880,3 +880,46 @@ TEST_CASE("elastic: self-assignment keeps the set and its label lists intact") {
   CHECK_FALSE(ch[0] == elastic_label_change{"a/2", elastic_capacity::none, elastic_capacity::in_quota});
   CHECK_FALSE(ch[0] == elastic_label_change{"a/2", elastic_capacity::over_quota, elastic_capacity::over_quota});
 }
+
+TEST_CASE("elastic: node-level candidates follow SelectVictimsOnNode (quota allows, the node is full)") {
+  // a: min 2 max 8; b: min 8 max 8; c: min 1 max 8 (GPUs)
+  auto make = [](elastic_preemption_policy mode) {
+    elastic_options o;
+    o.preemption = mode;
+    return elastic_quota_set(
+        {eq("A", "a", {{gm, 2}}, {{gm, 8}}), eq("B", "b", {{gm, 8}}, {{gm, 8}}), eq("C", "c", {{gm, 1}}, {{gm, 8}})},
+        o);
+  };
+  auto ids = [](const std::vector<victim>& v) {
+    std::vector<std::string> out;
+    for (const auto& x : v) out.push_back(x.job_id);
+    return out;
+  };
+  for (auto mode : {elastic_preemption_policy::capacity_scheduling, elastic_preemption_policy::nos}) {
+    CAPTURE(static_cast<int>(mode));
+    auto s = make(mode);
+    s.add_pod(pod("a/low", "a", {{gm, 2}}, 0, 1));
+    s.add_pod(pod("a/lower-newer", "a", {{gm, 1}}, 5, 0));
+    s.add_pod(pod("b/1", "b", {{gm, 2}}, 1, 0));
+    s.add_pod(pod("c/over", "c", {{gm, 3}}, 2, 0));  // c uses 3 > its min 1
+    // a's usage 3 + 2 > min 2: only a's own lower-priority pods, least important first
+    std::vector<victim> v;
+    s.node_candidates(pod("a/high", "a", {{gm, 2}}, 9, 10), v);
+    CHECK(ids(v) == std::vector<std::string>{"a/lower-newer", "a/low"});
+    CHECK(v[0].rule == "same_quota_lower_priority");
+    // b's usage 2 + 2 <= min 8: pods of quotas over their min, at any priority; never b's own or a quota within min
+    std::vector<victim> w;
+    s.node_candidates(pod("b/new", "b", {{gm, 2}}, 9, 0), w);
+    if (mode == elastic_preemption_policy::capacity_scheduling) {
+      CHECK(ids(w) == std::vector<std::string>{"a/lower-newer", "c/over", "a/low"});
+      CHECK(w[0].rule == "borrowed_from_guaranteed");
+    } else {
+      // nos: only pods labelled over-quota
+      for (const auto& x : w) CHECK(s.label(x.job_id) == elastic_capacity::over_quota);
+    }
+    // a namespace without a quota: no candidates
+    std::vector<victim> none;
+    s.node_candidates(pod("z/1", "z", {{gm, 1}}, 0, 100), none);
+    CHECK(none.empty());
+  }
+}

@@ -438,3 +438,49 @@ TEST_CASE("composition: a copied engine is independent of the original") {
   CHECK(b2.model<1>().model().used(0).get(resources::cpu) == cpu(4));
   CHECK(b.model<1>().model().used(0).is_zero());
 }
+
+namespace {
+// a model whose node-level rule names a fixed list
+struct named_node_rule {
+  std::string_view name;
+  std::vector<std::string> ids;
+  [[nodiscard]] std::string_view policy_name() const { return name; }
+  [[nodiscard]] decision check(const job&) const { return decision::allow(); }
+  void commit(const job&) {}
+  void release(std::string_view) {}
+  void victims(const job&, std::vector<victim>&) const {}
+  void node_candidates(const job&, std::vector<victim>& out) const {
+    for (const auto& id : ids) out.push_back(victim{id, name, "node", ""});
+  }
+};
+static_assert(node_preemption_aware<named_node_rule>);
+}  // namespace
+
+TEST_CASE("composition: node-level candidates are those every model with a node rule names") {
+  engine none;
+  none.add(any_policy(cap_policy("cap", resources::nvidia_gpu, 10)));
+  CHECK_FALSE(none.has_node_rule());
+  std::vector<victim> v;
+  none.node_candidates(gpu_job("j", "q", 1), v);
+  CHECK(v.empty());
+
+  engine e;
+  e.add(any_policy(cap_policy("cap", resources::nvidia_gpu, 10)));  // no rule: does not restrict
+  e.add(any_policy(named_node_rule{"first", {"c", "a", "b", "a"}}));
+  e.add(any_policy(named_node_rule{"second", {"b", "c", "x"}}));
+  CHECK(e.has_node_rule());
+  e.node_candidates(gpu_job("j", "q", 1), v);
+  std::vector<std::string> ids;
+  for (const auto& x : v) ids.push_back(x.job_id);
+  CHECK(ids == std::vector<std::string>{"c", "b"});  // the first rule's order, each once, named by both
+  CHECK(v[0].model == "first");
+
+  basic_engine<named_node_rule, cap_policy> b(named_node_rule{"only", {"a", "a", "b"}},
+                                              cap_policy("cap", resources::nvidia_gpu, 10));
+  std::vector<victim> w{victim{"kept", "", "", ""}};
+  b.node_candidates(gpu_job("j", "q", 1), w);
+  REQUIRE(w.size() == 3);  // appended after what was there
+  CHECK(w[0].job_id == "kept");
+  CHECK(w[1].job_id == "a");
+  CHECK(w[2].job_id == "b");
+}

@@ -232,6 +232,58 @@ TEST_CASE("queue: reclaim victims with a running copy of allocation") {
   CHECK(v.empty());
 }
 
+TEST_CASE("queue: non-preemptible tasks are left out before the reclaim walk counts a queue's share") {
+  auto t = seed_three();
+  t.add_queue(qs("queue4", 2, {{gpu, 10}}));
+  for (auto n : {"queue1", "queue2", "queue3", "queue4"}) t.set_pending(n, {{gpu, 100}});
+  // queue1 holds 10 > its deserved 6: a non-preemptible task started first, then a preemptible one
+  t.allocate("q1-pinned", "queue1", {{gpu, 5}}, queue_task_meta{0, false});
+  t.allocate("q1-free", "queue1", {{gpu, 5}});
+  t.compute_deserved();
+  std::vector<victim> v;
+  t.reclaimable_running("queue4", v);
+  // the pinned task cannot go: the walk takes the preemptible one (counting it would
+  // have stopped the walk at 5 <= 6 and left no usable victim)
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].job_id == "q1-free");
+  std::vector<victim> w;
+  t.reclaimable("queue4", t.running_tasks(), w);
+  CHECK(w == v);
+}
+
+TEST_CASE(
+    "queue: Volcano's preempt candidates are the queue's lower-priority preemptible tasks, least important first") {
+  auto t = seed_three();
+  t.allocate("a-old-low", "queue1", {{gpu, 1}}, queue_task_meta{1, true});
+  t.allocate("a-new-low", "queue1", {{gpu, 1}}, queue_task_meta{1, true});
+  t.allocate("a-mid", "queue1", {{gpu, 1}}, queue_task_meta{5, true});
+  t.allocate("a-pinned", "queue1", {{gpu, 1}}, queue_task_meta{0, false});
+  t.allocate("a-high", "queue1", {{gpu, 1}}, queue_task_meta{9, true});
+  t.allocate("b-low", "queue2", {{gpu, 1}}, queue_task_meta{0, true});
+  std::vector<victim> v;
+  t.preemptable_in_queue("queue1", 9, v);
+  std::vector<std::string> ids;
+  for (const auto& x : v) ids.push_back(x.job_id);
+  CHECK(ids == std::vector<std::string>{"a-new-low", "a-old-low", "a-mid"});
+  CHECK(v[0].rule == "preempt_lower_priority");
+  // through the adapter's node-level rule
+  queue_policy p(seed_three());
+  job j;
+  j.queue = "queue2";
+  j.request = {{gpu, 1}};
+  for (auto [id, prio] : {std::pair{"x", 1}, std::pair{"y", 3}}) {
+    j.id = id;
+    j.priority = prio;
+    p.commit(j);
+  }
+  j.id = "z";
+  j.priority = 3;
+  std::vector<victim> n;
+  p.node_candidates(j, n);
+  REQUIRE(n.size() == 1);
+  CHECK(n[0].job_id == "x");
+}
+
 TEST_CASE("queue: typed errors for double allocation, unknown task/queue, negative amount; state unchanged") {
   auto t = seed_three();
   t.allocate("a", "queue1", {{gpu, 2}});

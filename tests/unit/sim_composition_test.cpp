@@ -218,3 +218,48 @@ TEST_CASE("composition: Volcano's Queue priority decides who gets a freed GPU, n
   simulator sim2(std::move(sc2), std::move(models2));
   CHECK(sim2.run().failures.empty());
 }
+
+TEST_CASE("composition: when only the node is full, the host preempts the minimal set on one node") {
+  register_models();
+  // running_limits has no node-level rule: kube-scheduler's (lower priority), with its reprieve
+  json doc = base_scenario("running_limits");
+  doc["scheduler"]["preemption"] = true;
+  doc["cluster"]["nodes"][0]["count"] = 1;  // one node, 8 GPUs
+  doc["jobs"] = json::array({job_json("older", "team-00", 0, 3, 600 * minute, 1),
+                             job_json("big-newer", "team-01", 1 * minute, 4, 600 * minute, 1),
+                             job_json("tiny", "team-02", 2 * minute, 1, 600 * minute, 0),
+                             job_json("urgent", "team-03", 10 * minute, 4, 60 * minute, 10)});
+  // removing the least important first would take tiny, then big-newer; the reprieve keeps
+  // older (3 GPUs) and then tiny (1 GPU): big-newer alone makes room for 4
+  doc["expect"] = json::array({json{{"at", "10m"}, {"job", "urgent"}, {"state", "running"}},
+                               json{{"at", "10m"}, {"preemptions", 1}},
+                               json{{"at", "10m"}, {"job", "big-newer"}, {"state", "preempted"}},
+                               json{{"at", "10m"}, {"job", "tiny"}, {"state", "running"}},
+                               json{{"at", "10m"}, {"job", "older"}, {"state", "running"}}});
+  scenario sc = load_scenario(doc);
+  auto models = build_models(sc);
+  simulator sim(std::move(sc), std::move(models));
+  const run_result r = sim.run();
+  for (const auto& f : r.failures) FAIL_CHECK(f.path << ": expected " << f.expected << ", got " << f.actual);
+  CHECK(r.failures.empty());
+}
+
+TEST_CASE("composition: a model's node-level rule decides who goes when only the node is full") {
+  register_models();
+  // KAI's preempt predicate: the same queue's lower-priority jobs only, never another queue's
+  json doc = base_scenario("kai_fair_share");
+  doc["scheduler"]["preemption"] = true;
+  doc["cluster"]["nodes"][0]["count"] = 1;
+  doc["jobs"] = json::array({job_json("own-low", "team-00", 0, 4, 600 * minute, 1),
+                             job_json("other-lower", "team-01", 1 * minute, 4, 600 * minute, 0),
+                             job_json("urgent", "team-00", 10 * minute, 4, 60 * minute, 10)});
+  doc["expect"] = json::array({json{{"at", "10m"}, {"job", "urgent"}, {"state", "running"}},
+                               json{{"at", "10m"}, {"job", "own-low"}, {"state", "preempted"}},
+                               json{{"at", "10m"}, {"job", "other-lower"}, {"state", "running"}}});
+  scenario sc = load_scenario(doc);
+  auto models = build_models(sc);
+  simulator sim(std::move(sc), std::move(models));
+  const run_result r = sim.run();
+  for (const auto& f : r.failures) FAIL_CHECK(f.path << ": expected " << f.expected << ", got " << f.actual);
+  CHECK(r.failures.empty());
+}

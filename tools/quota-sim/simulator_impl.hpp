@@ -787,46 +787,84 @@ class simulator_impl {
     return true;
   }
 
-  // Candidates when only placement failed: kube-scheduler style, on one node
-  // at a time: the first node where removing lower-priority jobs would make
-  // room; on it, lowest priority first, newest first.
-  std::vector<std::size_t> placement_victims(std::size_t idx) const {
+  // Candidates when the quotas allow the job but no node has room. Who may go
+  // is the models' node-level rule (quota/capabilities.hpp: nos's
+  // SelectVictimsOnNode candidates, Volcano's and KAI's preempt predicates),
+  // or kube-scheduler's when no composed model has one (lower priority,
+  // preemptible). A one-pod job looks at one node at a time: the first node
+  // where removing every candidate on it makes room; on it the minimal set,
+  // reprieving the most important candidates (higher priority, then older)
+  // while the pod still fits. Returned lowest importance first.
+  std::vector<std::size_t> placement_victims(std::size_t idx) {
     const auto& jr = jobs_[idx];
     std::vector<std::size_t> cand;
-    if (running_by_priority_.empty() || running_by_priority_.begin()->first >= jr.spec->priority) return cand;
-    auto lower = [&](std::size_t v) {
-      return jobs_[v].spec->priority < jr.spec->priority && jobs_[v].spec->preemptible;
-    };
-    auto order = [&](std::size_t a, std::size_t b) {
+    auto& allowed = node_allowed_;
+    if (allowed.size() < jobs_.size()) allowed.resize(jobs_.size(), 0);
+    ++node_round_;
+    bool any = false;
+    if (engine_.has_node_rule()) {
+      auto& vs = victims_buf_;
+      vs.clear();
+      engine_.node_candidates(jr.j, vs);
+      for (const auto& v : vs) {
+        const std::size_t vi = job_index(v.job_id);
+        if (vi == npos || vi == idx || jobs_[vi].state != job_state::running || !jobs_[vi].spec->preemptible) continue;
+        allowed[vi] = node_round_;
+        any = true;
+      }
+    } else {
+      for (const auto& [prio, v] : running_by_priority_) {
+        if (prio >= jr.spec->priority) break;
+        if (jobs_[v].spec->preemptible) {
+          allowed[v] = node_round_;
+          any = true;
+        }
+      }
+    }
+    if (!any) return cand;
+    auto less_important = [&](std::size_t a, std::size_t b) {
       if (jobs_[a].spec->priority != jobs_[b].spec->priority) return jobs_[a].spec->priority < jobs_[b].spec->priority;
       if (jobs_[a].last_start != jobs_[b].last_start) return jobs_[a].last_start > jobs_[b].last_start;
       return a < b;
     };
-    if (jr.spec->pods == 1) {
-      for (std::size_t n = 0; n < nodes_.size(); ++n) {
-        if (!nodes_[n].alive || !selector_ok(nodes_[n], *jr.spec)) continue;
-        resource_vector potential = nodes_[n].free;
-        std::vector<std::size_t> here;
-        std::optional<std::size_t> prev;
-        for (auto v : node_jobs_[n])
-          if (v != prev && lower(v)) {
-            prev = v;
-            here.push_back(v);
-            for (const auto& [m, pods] : jobs_[v].placement)
-              if (m == n)
-                for (std::int32_t p = 0; p < pods; ++p) potential.add_in_place(jobs_[v].spec->per_pod);
-          }
-        if (here.empty() || !fits(jr.spec->per_pod, potential)) continue;
-        std::sort(here.begin(), here.end(), order);
-        return here;
-      }
+    if (jr.spec->pods != 1) {
+      for (auto v : running_)
+        if (allowed[v] == node_round_) cand.push_back(v);
+      std::sort(cand.begin(), cand.end(), less_important);
       return cand;
     }
-    for (const auto& [prio, v] : running_by_priority_) {
-      if (prio >= jr.spec->priority) break;
-      if (lower(v)) cand.push_back(v);
+    const auto on_node = [&](std::size_t v, std::size_t n) {
+      resource_vector r;
+      for (const auto& [m, pods] : jobs_[v].placement)
+        if (m == n)
+          for (std::int32_t p = 0; p < pods; ++p) r.add_in_place(jobs_[v].spec->per_pod);
+      return r;
+    };
+    for (std::size_t n = 0; n < nodes_.size(); ++n) {
+      if (!nodes_[n].alive || !selector_ok(nodes_[n], *jr.spec)) continue;
+      resource_vector potential = nodes_[n].free;
+      std::vector<std::size_t> here;
+      std::optional<std::size_t> prev;
+      for (auto v : node_jobs_[n])
+        if (v != prev && allowed[v] == node_round_) {
+          prev = v;
+          here.push_back(v);
+          potential.add_in_place(on_node(v, n));
+        }
+      if (here.empty() || !fits(jr.spec->per_pod, potential)) continue;
+      // reprieve the most important first: each stays when the pod still fits without it
+      std::sort(here.begin(), here.end(), [&](std::size_t a, std::size_t b) { return less_important(b, a); });
+      for (auto v : here) {
+        resource_vector without = potential;
+        without.sub_in_place(on_node(v, n));
+        if (fits(jr.spec->per_pod, without))
+          potential = std::move(without);  // not needed: reprieved
+        else
+          cand.push_back(v);
+      }
+      std::sort(cand.begin(), cand.end(), less_important);
+      return cand;
     }
-    std::sort(cand.begin(), cand.end(), order);
     return cand;
   }
 
@@ -1492,10 +1530,12 @@ class simulator_impl {
   std::vector<std::uint64_t> coarse_pass_;
   std::vector<std::string> coarse_reason_;
   bool coarse_denied_ = false;
-  std::vector<std::set<pkey>> by_shape_;      // pending jobs by shape id, in key order
-  std::vector<std::size_t> live_shapes_;      // the shapes with pending jobs (any order)
-  std::vector<std::size_t> live_pos_;         // a shape's place in live_shapes_, or npos
-  std::vector<std::vector<pkey>> qheads_;     // schedule's heap per queue
+  std::vector<std::set<pkey>> by_shape_;     // pending jobs by shape id, in key order
+  std::vector<std::size_t> live_shapes_;     // the shapes with pending jobs (any order)
+  std::vector<std::size_t> live_pos_;        // a shape's place in live_shapes_, or npos
+  std::vector<std::vector<pkey>> qheads_;    // schedule's heap per queue
+  std::vector<std::uint64_t> node_allowed_;  // placement_victims: candidates of round node_round_
+  std::uint64_t node_round_ = 0;
   std::vector<std::size_t> active_;           // queues with heads in this pass
   bool ordered_ = false;                      // a model orders pending work
   std::vector<std::size_t> queue_of_, rank_;  // per job: its queue, its rank inside it

@@ -30,6 +30,9 @@ class sim_elastic_quota {
   void victims(const job& j, std::vector<victim>& out) const {
     reg_ ? p_.victims(with_gpu_memory(j), out) : p_.victims(j, out);
   }
+  void node_candidates(const job& j, std::vector<victim>& out) const {
+    reg_ ? p_.node_candidates(with_gpu_memory(j), out) : p_.node_candidates(j, out);
+  }
   [[nodiscard]] std::string_view pending_queue(const job& j) const { return p_.pending_queue(j); }
   [[nodiscard]] std::weak_ordering compare_pending(const job& a, const job& b) const {
     return p_.compare_pending(a, b);
@@ -52,6 +55,7 @@ class sim_elastic_quota {
 };
 static_assert(policy<sim_elastic_quota>);
 static_assert(order_aware<sim_elastic_quota>);
+static_assert(node_preemption_aware<sim_elastic_quota>);
 
 /// {"quotas": {name: {"min", "max", "used", "guaranteed_over_quota"}}, "labels": {pod: "in-quota"|"over-quota"}}
 /// (amounts in base units, keyed by resource id names of the well-known resources or "#id").

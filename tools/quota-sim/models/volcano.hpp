@@ -77,6 +77,7 @@ class volcano_sim_policy {
     }
     p_.victims(j, out);
   }
+  void node_candidates(const job& j, std::vector<victim>& out) const { p_.node_candidates(j, out); }
   [[nodiscard]] std::string_view pending_queue(const job& j) const { return p_.pending_queue(j); }
   [[nodiscard]] std::weak_ordering compare_pending(const job& a, const job& b) const {
     return p_.compare_pending(a, b);
@@ -96,6 +97,7 @@ class volcano_sim_policy {
 static_assert(policy<volcano_sim_policy>);
 static_assert(order_aware<volcano_sim_policy>);
 static_assert(demand_aware<volcano_sim_policy>);
+static_assert(node_preemption_aware<volcano_sim_policy>);
 
 inline void to_json(json& j, const volcano_sim_policy& p) {
   const auto& t = p.tree();
@@ -226,6 +228,7 @@ class volcano_capacity_sim_policy {
   void commit(const job& j) { p_.commit(j); }
   void release(std::string_view id) { p_.release(id); }
   void victims(const job& j, std::vector<victim>& out) const { p_.victims(j, out); }
+  void node_candidates(const job& j, std::vector<victim>& out) const { p_.node_candidates(j, out); }
   [[nodiscard]] std::string_view pending_queue(const job& j) const { return p_.pending_queue(j); }
   [[nodiscard]] std::weak_ordering compare_pending(const job& a, const job& b) const {
     return p_.compare_pending(a, b);
@@ -239,6 +242,7 @@ class volcano_capacity_sim_policy {
   std::shared_ptr<const resource_registry> reg_;
 };
 static_assert(policy<volcano_capacity_sim_policy>);
+static_assert(node_preemption_aware<volcano_capacity_sim_policy>);
 
 inline void to_json(json& j, const volcano_capacity_sim_policy& p) {
   const auto& c = p.queues();
