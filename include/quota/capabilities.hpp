@@ -7,6 +7,10 @@
 //                    queue, order of the queues' heads now)
 //   demand_aware     the model follows pending demand (shares that grow with
 //                    what waits): told when a job starts and stops waiting
+//   charge_aware     the model states what admitting or releasing a job
+//                    charges a queue beyond the job's request (a shared
+//                    claim's devices, paid once by the owning queue)
+//   charge_receiver  the model accounts such charges in its queues
 //   node_preemption_aware  the model's rule for who may be preempted when the
 //                    quotas allow a job but no node has room
 //   earliest_admission_aware  (quota/explain.hpp) when a denied job would fit
@@ -73,6 +77,40 @@ concept node_preemption_aware = requires(const P& p, const job& j, std::vector<v
   { p.node_candidates(j, out) } -> std::same_as<void>;
 };
 
+/// What one queue pays beyond its jobs' requests, before and after a change
+/// (a charge model's answer). An empty `queue`: charged to no queue, taken
+/// from the cluster (an orphan claim's devices).
+struct queue_charge {
+  std::string queue;
+  resource_vector before;
+  resource_vector after;
+};
+
+/// The model charges queues beyond the jobs' requests (quota::claims_policy:
+/// a shared claim's devices, once, to the owning queue). Each call lists only
+/// the queues whose charge would change; it changes nothing.
+/// * `charges_after_commit(j, out)`: what committing j would change;
+/// * `charges_after_release(id, out)`: what releasing the job would change;
+/// * `current_charges(out)`: every queue charged now (before: nothing).
+/// Resource ids are the host's (the model shares the host's registry).
+template <class P>
+concept charge_aware = requires(const P& p, const job& j, std::string_view id, std::vector<queue_charge>& out) {
+  { p.charges_after_commit(j, out) } -> std::same_as<void>;
+  { p.charges_after_release(id, out) } -> std::same_as<void>;
+  { p.current_charges(out) } -> std::same_as<void>;
+};
+
+/// The model accounts a charge model's charges in its queues: `charge_added`
+/// takes a job of the paying queue (id: the charge's, request: the queue's
+/// whole charge) and allocates it as a running job that is nobody's victim;
+/// `charge_removed` gives it back. The engine checks an admission that
+/// charges the job's own queue with the charge added to the job's request.
+template <class P>
+concept charge_receiver = requires(P& p, const job& j, std::string_view id) {
+  { p.charge_added(j) } -> std::same_as<void>;
+  { p.charge_removed(id) } -> std::same_as<void>;
+};
+
 /// The default order of pending work when no model orders it: one queue,
 /// higher priority first, then earlier creation (kube-scheduler's order).
 [[nodiscard]] inline std::weak_ordering default_pending_order(const job& a, const job& b) noexcept {
@@ -91,6 +129,26 @@ template <class P>
     return m.offers_order();
   else
     return order_aware<P>;
+}
+/// Whether model `m` charges queues (same rule as offers_order).
+template <class P>
+[[nodiscard]] bool makes_charges(const P& m) {
+  if constexpr (requires {
+                  { m.makes_charges() } -> std::convertible_to<bool>;
+                })
+    return m.makes_charges();
+  else
+    return charge_aware<P>;
+}
+/// Whether model `m` accounts charges (same rule as offers_order).
+template <class P>
+[[nodiscard]] bool receives_charges(const P& m) {
+  if constexpr (requires {
+                  { m.receives_charges() } -> std::convertible_to<bool>;
+                })
+    return m.receives_charges();
+  else
+    return charge_receiver<P>;
 }
 /// Whether model `m` has a node-level preemption rule (same rule as offers_order).
 template <class P>

@@ -887,6 +887,9 @@ class capacity_queue_policy {
   void node_candidates(const job& j, std::vector<victim>& out) const {
     if (q_.find(j.queue)) q_.preemptable_in_queue(j.queue, j.priority, out);
   }
+  /// A charge of c.queue (quota/capabilities.hpp): a non-preemptible task.
+  void charge_added(const job& c) { q_.allocate(c.id, c.queue, c.request, capacity_task_meta{c.priority, false}); }
+  void charge_removed(std::string_view id) { q_.deallocate(id); }
   /// Volcano's reclaim action: only a preemptive queue reclaims.
   void victims(const job& j, std::vector<victim>& out) const {
     if (q_.preemptive(q_.index(j.queue), j.request).denied()) return;
@@ -918,5 +921,6 @@ class capacity_queue_policy {
 static_assert(policy<capacity_queue_policy>);
 static_assert(order_aware<capacity_queue_policy>);
 static_assert(node_preemption_aware<capacity_queue_policy>);
+static_assert(charge_receiver<capacity_queue_policy>);
 
 }  // namespace quota

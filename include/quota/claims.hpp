@@ -46,6 +46,7 @@
 #include <utility>
 #include <vector>
 
+#include <quota/capabilities.hpp>
 #include <quota/decision.hpp>
 #include <quota/detail/checked.hpp>
 #include <quota/error.hpp>
@@ -104,6 +105,12 @@ struct claim_config {
   /// Design mode: which device classes are accounted when the class has no
   /// flag of its own (set_class_accounted). Empty: every class is accounted.
   std::function<bool(std::string_view)> accounted_class;
+  /// What a claim's charge is in the other models' terms, when the policy
+  /// adapter passes it on (quota/capabilities.hpp, charge_aware): device
+  /// class (or "class/capacity") -> resource name. A class not listed is
+  /// charged as nvidia.com/gpu when it is a GPU class (its name contains
+  /// "gpu": KAI counts DRA GPU claims as GPUs), else under its own name.
+  std::map<std::string, std::string, std::less<>> charge_as;
 };
 
 /// One line of a claim's spec requests or allocation result.
@@ -235,6 +242,10 @@ class claim_model {
     if (cfg_.queue_label_key.empty()) throw validation_error("queue_label_key", "must not be empty");
     if (cfg_.max_consumers == 0) throw validation_error("max_consumers", "must be at least 1");
   }
+  /// A model whose registry starts as the host's: every name the host knows
+  /// keeps its id, so charges are in the host's resource ids (device classes
+  /// the host lacks are added; the host takes registry() back after loading).
+  claim_model(claim_config cfg, resource_registry host) : claim_model(std::move(cfg)) { reg_ = std::move(host); }
 
   [[nodiscard]] const claim_config& config() const noexcept { return cfg_; }
   [[nodiscard]] resource_registry& registry() noexcept { return reg_; }
@@ -896,6 +907,8 @@ class claim_model {
 class claims_policy {
  public:
   explicit claims_policy(claim_config cfg = {}) : model_(std::move(cfg)) {}
+  /// With the host's registry (claim_model(cfg, registry)): charges in its ids.
+  claims_policy(claim_config cfg, resource_registry host) : model_(std::move(cfg), std::move(host)) {}
 
   [[nodiscard]] std::string_view policy_name() const noexcept { return claim_model::model_name; }
   [[nodiscard]] claim_model& model() noexcept { return model_; }
@@ -971,11 +984,72 @@ class claims_policy {
                            std::string(model_.claim_key(f.second.second))});
   }
 
+  // ---- charges (quota/capabilities.hpp) ----
+  /// What committing j would change in the queues' charges (a what-if on a
+  /// copy of the model; nothing when j names no claim or would be refused).
+  void charges_after_commit(const job& j, std::vector<queue_charge>& out) const {
+    if (j.claims.empty()) return;
+    claims_policy next = *this;
+    try {
+      next.commit(j);
+    } catch (const error&) {
+      return;  // check() refuses it: no charge
+    }
+    charge_diff(next, out);
+  }
+  /// What releasing the job would change in the queues' charges.
+  void charges_after_release(std::string_view id, std::vector<queue_charge>& out) const {
+    const auto it = bindings_.find(id);
+    if (it == bindings_.end() || model_.binding_claims(it->second.binding).empty()) return;
+    claims_policy next = *this;
+    next.release(id);
+    charge_diff(next, out);
+  }
+  /// Every queue charged now, and the cluster's deduction (queue "").
+  void current_charges(std::vector<queue_charge>& out) const {
+    for (claim_queue_id q = 0; q < model_.queue_count(); ++q)
+      if (!model_.charge_of(q).empty())
+        out.push_back({std::string(model_.queue_name(q)), {}, passed_on(model_.charge_of(q))});
+    if (!model_.deducted().empty()) out.push_back({std::string(), {}, passed_on(model_.deducted())});
+  }
+  /// A charge in the other models' terms (claim_config::charge_as).
+  [[nodiscard]] resource_vector passed_on(const resource_vector& v) const {
+    resource_vector out;
+    const auto& reg = model_.registry();
+    for (const auto& e : v) {
+      const std::string_view name = reg.name(e.id);
+      const auto m = model_.config().charge_as.find(name);
+      std::optional<resource_id> id;
+      if (m != model_.config().charge_as.end())
+        id = reg.find(m->second);
+      else if (name.find('/') == std::string_view::npos && detail::claims_kai_gpu_class(name))
+        id = resources::nvidia_gpu;
+      else
+        id = e.id;
+      if (!id) throw unknown_entity_error(error_id::unknown_resource, "resource", m->second);
+      out.set(*id, detail::checked_add(out.get(*id), e.value));
+    }
+    return out;
+  }
+
   /// Actions (label upserts, pin reports) for the host since the last clear.
   [[nodiscard]] const std::vector<claim_action>& actions() const noexcept { return actions_; }
   void clear_actions() noexcept { actions_.clear(); }
 
  private:
+  // the queues whose charge differs in `next`, in the other models' terms
+  void charge_diff(const claims_policy& next, std::vector<queue_charge>& out) const {
+    const auto& a = model_;
+    const auto& b = next.model_;
+    for (claim_queue_id q = 0; q < b.queue_count(); ++q) {
+      const resource_vector none;
+      const resource_vector& before = q < a.queue_count() ? a.charge_of(q) : none;
+      if (before == b.charge_of(q)) continue;
+      out.push_back({std::string(b.queue_name(q)), passed_on(before), passed_on(b.charge_of(q))});
+    }
+    if (!(a.deducted() == b.deducted()))
+      out.push_back({std::string(), passed_on(a.deducted()), passed_on(b.deducted())});
+  }
   claim_pod pod_of(const job& j, claim_queue_id q, std::vector<claim_id>& ids) const {
     ids.reserve(j.claims.size());
     for (std::size_t i = 0; i < j.claims.size(); ++i) {
@@ -1006,5 +1080,6 @@ class claims_policy {
 };
 
 static_assert(policy<claims_policy>);
+static_assert(charge_aware<claims_policy>);
 
 }  // namespace quota

@@ -98,6 +98,17 @@ class any_policy {
   /// (quota::node_preemption_aware); when it does not, node_candidates adds nothing.
   [[nodiscard]] bool has_node_rule() const { return self_->has_node_rule(); }
   void node_candidates(const job& j, std::vector<victim>& out) const { self_->node_candidates(j, out); }
+  /// Whether the held model charges queues (quota::charge_aware) / accounts
+  /// charges (quota::charge_receiver); when not, those members do nothing.
+  [[nodiscard]] bool makes_charges() const { return self_->makes_charges(); }
+  void charges_after_commit(const job& j, std::vector<queue_charge>& out) const { self_->after_commit(j, out); }
+  void charges_after_release(std::string_view id, std::vector<queue_charge>& out) const {
+    self_->after_release(id, out);
+  }
+  void current_charges(std::vector<queue_charge>& out) const { self_->current(out); }
+  [[nodiscard]] bool receives_charges() const { return self_->receives_charges(); }
+  void charge_added(const job& c) { self_->charge_added(c); }
+  void charge_removed(std::string_view id) { self_->charge_removed(id); }
 
   /// The held model, if it is a P.
   template <class P>
@@ -129,6 +140,13 @@ class any_policy {
     virtual void pending_withdrawn(std::string_view) = 0;
     [[nodiscard]] virtual bool has_node_rule() const = 0;
     virtual void node_candidates(const job&, std::vector<victim>&) const = 0;
+    [[nodiscard]] virtual bool makes_charges() const = 0;
+    virtual void after_commit(const job&, std::vector<queue_charge>&) const = 0;
+    virtual void after_release(std::string_view, std::vector<queue_charge>&) const = 0;
+    virtual void current(std::vector<queue_charge>&) const = 0;
+    [[nodiscard]] virtual bool receives_charges() const = 0;
+    virtual void charge_added(const job&) = 0;
+    virtual void charge_removed(std::string_view) = 0;
     [[nodiscard]] virtual std::unique_ptr<concept_t> clone() const = 0;
   };
   template <class P>
@@ -173,6 +191,23 @@ class any_policy {
     void node_candidates(const job& j, std::vector<victim>& out) const override {
       if constexpr (node_preemption_aware<P>) value.node_candidates(j, out);
     }
+    [[nodiscard]] bool makes_charges() const override { return detail::makes_charges(value); }
+    void after_commit(const job& j, std::vector<queue_charge>& out) const override {
+      if constexpr (charge_aware<P>) value.charges_after_commit(j, out);
+    }
+    void after_release(std::string_view id, std::vector<queue_charge>& out) const override {
+      if constexpr (charge_aware<P>) value.charges_after_release(id, out);
+    }
+    void current(std::vector<queue_charge>& out) const override {
+      if constexpr (charge_aware<P>) value.current_charges(out);
+    }
+    [[nodiscard]] bool receives_charges() const override { return detail::receives_charges(value); }
+    void charge_added(const job& c) override {
+      if constexpr (charge_receiver<P>) value.charge_added(c);
+    }
+    void charge_removed(std::string_view id) override {
+      if constexpr (charge_receiver<P>) value.charge_removed(id);
+    }
     [[nodiscard]] std::unique_ptr<concept_t> clone() const override {
       if constexpr (std::is_copy_constructible_v<P>)
         return std::make_unique<model>(value);
@@ -190,6 +225,8 @@ static_assert(earliest_admission_aware<any_policy>);
 static_assert(order_aware<any_policy>);
 static_assert(demand_aware<any_policy>);
 static_assert(node_preemption_aware<any_policy>);
+static_assert(charge_aware<any_policy>);
+static_assert(charge_receiver<any_policy>);
 
 namespace detail {
 /// Records admitted job ids so release() can refuse unknown ones before any
@@ -227,9 +264,39 @@ class engine_base {
   [[nodiscard]] static constexpr std::string_view policy_name() noexcept { return "engine"; }
 
   /// Asks every model; the decision holds the reasons of every model that denies.
+  /// When a model charges queues for j (quota::charge_aware), the models that
+  /// account charges see j's request plus what its own queue would be
+  /// charged, and the charge of every other queue as a job of that queue.
   [[nodiscard]] decision check(const job& j) const {
     decision d;
-    self().for_each_model([&](const auto& m) { d.merge(m.check(j)); });
+    if (!charging_) {
+      self().for_each_model([&](const auto& m) { d.merge(m.check(j)); });
+      return d;
+    }
+    std::vector<queue_charge> ch;
+    collect_commit_charges(j, ch);
+    if (ch.empty()) {
+      self().for_each_model([&](const auto& m) { d.merge(m.check(j)); });
+      return d;
+    }
+    job folded = j;
+    std::vector<job> others;
+    for (const auto& c : ch) {
+      const resource_vector grow = growth(c);
+      if (grow.empty() || c.queue.empty()) continue;
+      if (c.queue == j.queue)
+        folded.request.add_in_place(grow);
+      else
+        others.push_back(charge_job(j, c.queue, grow));
+    }
+    self().for_each_model([&](const auto& m) {
+      if (!detail::receives_charges(m)) {
+        d.merge(m.check(j));
+        return;
+      }
+      d.merge(m.check(folded));
+      for (const auto& o : others) d.merge(m.check(o));
+    });
     return d;
   }
 
@@ -240,6 +307,8 @@ class engine_base {
     if (admitted_.contains(j.id)) throw_duplicate_job(j.id);
     decision d = check(j);
     if (d.denied()) return d;
+    std::vector<queue_charge> ch;
+    if (charging_) collect_commit_charges(j, ch);
     admitted_.insert(j.id);
     std::size_t done = 0;
     auto undo = [&] {
@@ -261,6 +330,15 @@ class engine_base {
       undo();
       throw;
     }
+    if (!ch.empty()) {
+      try {
+        apply_charges(j, ch);
+      } catch (...) {
+        done = self().model_count();
+        undo();  // apply_charges undid its own part
+        throw;
+      }
+    }
     return d;
   }
 
@@ -276,12 +354,57 @@ class engine_base {
   /// Releases the job from every model. Unknown id: unknown_entity_error, nothing changes.
   void release(std::string_view id) {
     if (!admitted_.contains(id)) throw_unknown_job(id);
+    std::vector<queue_charge> ch;
+    if (charging_)
+      self().for_each_model([&](const auto& m) {
+        if (detail::makes_charges(m)) charges_after_release_of(m, id, ch);
+      });
     self().for_each_model([&](auto& m) { m.release(id); });
     admitted_.erase(id);
+    if (!ch.empty()) {
+      job who;
+      who.id = std::string(id);
+      apply_charges(who, ch);  // smaller charges: the queues are known, nothing new is allocated
+    }
   }
 
+  // ---- charges (quota/capabilities.hpp) -------------------------------------
+  /// Passes every charge the charge models hold now to the models that
+  /// account charges (once, before the first admission: charges restored
+  /// with a model's initial state, such as claims bound by running pods).
+  void sync_charges() {
+    refresh_charging();
+    if (!charging_) return;
+    std::vector<queue_charge> ch;
+    self().for_each_model([&](const auto& m) {
+      if (detail::makes_charges(m)) current_charges_of(m, ch);
+    });
+    job who;
+    who.id = "initial state";
+    apply_charges(who, ch);
+  }
+  /// What the charge models take from the cluster, charged to no queue
+  /// (orphan claims' devices): the host removes it from its capacity.
+  [[nodiscard]] resource_vector deducted_charge() const {
+    std::vector<queue_charge> ch;
+    self().for_each_model([&](const auto& m) {
+      if (detail::makes_charges(m)) current_charges_of(m, ch);
+    });
+    resource_vector out;
+    for (const auto& c : ch)
+      if (c.queue.empty()) out.add_in_place(c.after);
+    return out;
+  }
+  /// The id under which a queue's charge is allocated in the models that account charges.
+  [[nodiscard]] static std::string charge_id(std::string_view queue) { return "charge:" + std::string(queue); }
+
+  /// Victims from every model; the models that account charges are asked
+  /// for j with what admitting it would charge its own queue.
   void victims(const job& j, std::vector<victim>& out) const {
-    self().for_each_model([&](const auto& m) { m.victims(j, out); });
+    const job* folded = &j;
+    job with_charge;
+    if (charging_ && fold_own_charge(j, with_charge)) folded = &with_charge;
+    self().for_each_model([&](const auto& m) { m.victims(detail::receives_charges(m) ? *folded : j, out); });
   }
 
   /// What-if: every model's decision with all its reasons, the victims each
@@ -291,9 +414,30 @@ class engine_base {
     explanation x;
     x.job_id = j.id;
     x.already_admitted = admitted_.contains(j.id);
+    // what admitting j would charge: the models that account charges are asked as check() asks them
+    job folded = j;
+    std::vector<job> others;
+    if (charging_ && !x.already_admitted) {
+      std::vector<queue_charge> ch;
+      collect_commit_charges(j, ch);
+      for (const auto& c : ch) {
+        const resource_vector grow = growth(c);
+        if (grow.empty() || c.queue.empty()) continue;
+        if (c.queue == j.queue)
+          folded.request.add_in_place(grow);
+        else
+          others.push_back(charge_job(j, c.queue, grow));
+      }
+    }
     self().for_each_model([&](const auto& m) {
       x.models.emplace_back();
-      explain_as_submitted(m, j, x.already_admitted, x.models.back());
+      auto& out = x.models.back();
+      if (!detail::receives_charges(m)) {
+        explain_as_submitted(m, j, x.already_admitted, out);
+        return;
+      }
+      explain_as_submitted(m, folded, x.already_admitted, out);
+      for (const auto& o : others) out.verdict.merge(m.check(o));
     });
     return x;
   }
@@ -357,10 +501,15 @@ class engine_base {
     self().for_each_model([&](const auto& m) { any = any || detail::follows_demand(m); });
     return any;
   }
-  /// The job waits from now on: every model that follows demand is told.
+  /// The job waits from now on: every model that follows demand is told
+  /// (a model that accounts charges, with what admitting it would charge its queue).
   void pending_added(const job& j) {
+    const job* folded = &j;
+    job with_charge;
+    if (charging_ && fold_own_charge(j, with_charge)) folded = &with_charge;
     self().for_each_model([&](auto& m) {
-      if constexpr (demand_aware<std::remove_cvref_t<decltype(m)>>) m.pending_added(j);
+      if constexpr (demand_aware<std::remove_cvref_t<decltype(m)>>)
+        m.pending_added(detail::receives_charges(m) ? *folded : j);
     });
   }
   /// The job no longer waits (deleted while pending).
@@ -454,6 +603,116 @@ class engine_base {
     }
     explain_model(m, j, out);
   }
+  // whether a model charges queues (kept up to date by refresh_charging)
+  bool charging_ = false;
+
+  template <class M>
+  static void charges_after_commit_of(const M& m, const job& j, std::vector<queue_charge>& out) {
+    if constexpr (charge_aware<M>) m.charges_after_commit(j, out);
+  }
+  template <class M>
+  static void charges_after_release_of(const M& m, std::string_view id, std::vector<queue_charge>& out) {
+    if constexpr (charge_aware<M>) m.charges_after_release(id, out);
+  }
+  template <class M>
+  static void current_charges_of(const M& m, std::vector<queue_charge>& out) {
+    if constexpr (charge_aware<M>) m.current_charges(out);
+  }
+  void collect_commit_charges(const job& j, std::vector<queue_charge>& out) const {
+    self().for_each_model([&](const auto& m) {
+      if (detail::makes_charges(m)) charges_after_commit_of(m, j, out);
+    });
+  }
+  // j with what admitting it would charge its own queue; false: nothing
+  bool fold_own_charge(const job& j, job& out) const {
+    std::vector<queue_charge> ch;
+    collect_commit_charges(j, ch);
+    bool any = false;
+    for (const auto& c : ch) {
+      if (c.queue != j.queue) continue;
+      const resource_vector grow = growth(c);
+      if (grow.empty()) continue;
+      if (!any) out = j;
+      out.request.add_in_place(grow);
+      any = true;
+    }
+    return any;
+  }
+  static resource_vector growth(const queue_charge& c) {
+    resource_vector g;
+    for (const auto& e : c.after)
+      if (e.value > c.before.get(e.id)) g.set(e.id, e.value - c.before.get(e.id));
+    return g;
+  }
+  static job charge_job(const job& who, const std::string& queue, const resource_vector& amount) {
+    job c;
+    c.id = charge_id(queue);
+    c.ns = who.ns;
+    c.queue = queue;
+    c.user = who.user;
+    c.groups = who.groups;
+    c.priority = who.priority;
+    c.created_ms = who.created_ms;
+    c.request = amount;
+    return c;
+  }
+  // The receivers' allocation of each changed queue's charge becomes `after`;
+  // on a failure, what was applied is undone and the error propagates.
+  void apply_charges(const job& who, const std::vector<queue_charge>& ch) {
+    struct step {
+      std::size_t model;
+      const queue_charge* c;
+      bool removed, added;
+    };
+    std::vector<step> done;
+    try {
+      std::size_t k = 0;
+      self().for_each_model([&](auto& m) {
+        const std::size_t mi = k++;
+        if (!detail::receives_charges(m)) return;
+        if constexpr (charge_receiver<std::remove_cvref_t<decltype(m)>>) {
+          for (const auto& c : ch) {
+            if (c.queue.empty()) continue;
+            step s{mi, &c, false, false};
+            if (!c.before.empty()) {
+              m.charge_removed(charge_id(c.queue));
+              s.removed = true;
+            }
+            if (!c.after.empty()) {
+              try {
+                m.charge_added(charge_job(who, c.queue, c.after));
+              } catch (...) {
+                if (s.removed) m.charge_added(charge_job(who, c.queue, c.before));
+                throw;
+              }
+              s.added = true;
+            }
+            done.push_back(s);
+          }
+        }
+      });
+    } catch (...) {
+      for (auto it = done.rbegin(); it != done.rend(); ++it) {
+        std::size_t k = 0;
+        self().for_each_model([&](auto& m) {
+          if (k++ != it->model) return;
+          if constexpr (charge_receiver<std::remove_cvref_t<decltype(m)>>) {
+            if (it->added) m.charge_removed(charge_id(it->c->queue));
+            if (it->removed) m.charge_added(charge_job(who, it->c->queue, it->c->before));
+          }
+        });
+      }
+      throw;
+    }
+  }
+
+ protected:
+  void refresh_charging() {
+    charging_ = false;
+    self().for_each_model([&](const auto& m) { charging_ = charging_ || detail::makes_charges(m); });
+  }
+
+ private:
   template <class F>
   void with_order_model(F&& f) const {
     const auto i = order_model();
@@ -475,8 +734,8 @@ class engine_base {
 template <policy... Ps>
 class basic_engine : public detail::engine_base<basic_engine<Ps...>> {
  public:
-  basic_engine() = default;
-  explicit basic_engine(Ps... ps) : models_(std::move(ps)...) {}
+  basic_engine() { this->refresh_charging(); }
+  explicit basic_engine(Ps... ps) : models_(std::move(ps)...) { this->refresh_charging(); }
 
   [[nodiscard]] static constexpr std::size_t model_count() noexcept { return sizeof...(Ps); }
 
@@ -517,6 +776,7 @@ class engine : public detail::engine_base<engine> {
     if (admitted_.size() != 0)
       throw state_error(error_id::state_conflict, "models cannot be added while jobs are admitted");
     models_.push_back(std::move(p));
+    this->refresh_charging();
   }
   [[nodiscard]] std::size_t model_count() const noexcept { return models_.size(); }
   [[nodiscard]] any_policy& model(std::size_t i) { return models_.at(i); }
@@ -541,5 +801,6 @@ static_assert(earliest_admission_aware<engine>);
 static_assert(order_aware<engine>);
 static_assert(demand_aware<engine>);
 static_assert(node_preemption_aware<engine>);
+static_assert(charge_aware<any_policy> && charge_receiver<any_policy>);
 
 }  // namespace quota

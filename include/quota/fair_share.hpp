@@ -1004,6 +1004,32 @@ class fair_share_policy {
   /// The host reported demand: the leaves' requests follow it.
   [[nodiscard]] bool live_demand() const noexcept { return live_; }
 
+  // ---- charges (quota/capabilities.hpp) ----
+  /// A charge of j.queue (a shared claim's devices): allocated to the queue
+  /// like a running job's request, part of its share and of what reclaim
+  /// counts, but never a victim itself. Duplicate id: state_error.
+  void charge_added(const job& c) {
+    if (charges_.count(c.id) || where_.count(c.id))
+      throw state_error(error_id::state_duplicate, "charge '" + c.id + "' already added");
+    const auto q = tree_.at(c.queue);
+    const auto it = charges_.emplace(c.id, waiting_job{q, c.request}).first;
+    try {
+      tree_.allocate(q, c.request, true);
+    } catch (...) {
+      charges_.erase(it);
+      throw;
+    }
+    if (live_) refresh_demand(q);
+  }
+  void charge_removed(std::string_view id) {
+    const auto it = charges_.find(id);
+    if (it == charges_.end()) throw unknown_entity_error(error_id::unknown_job, "charge", id);
+    const auto q = it->second.queue;
+    tree_.deallocate(q, it->second.request, true);
+    charges_.erase(it);
+    if (live_) refresh_demand(q);
+  }
+
   /// Victims for j, in KAI's order. Reclaim (other queues), only when
   /// can_reclaim holds: preemptible jobs that pass the victim pre-filter, in
   /// KAI's victim-queue order: from the root down, the queue that comes last
@@ -1152,7 +1178,8 @@ class fair_share_policy {
   }
   fair_share_tree tree_;
   std::map<std::string, waiting_job, std::less<>> pending_;
-  std::vector<resource_vector> pending_sum_;  // by leaf queue
+  std::map<std::string, waiting_job, std::less<>> charges_;  // charge id -> queue, amount
+  std::vector<resource_vector> pending_sum_;                 // by leaf queue
   bool live_ = false;
   // running jobs by leaf queue, in no order (victims sort their candidates), and where each one is
   std::vector<std::vector<running>> jobs_;
@@ -1165,5 +1192,6 @@ static_assert(policy<fair_share_policy>);
 static_assert(order_aware<fair_share_policy>);
 static_assert(demand_aware<fair_share_policy>);
 static_assert(node_preemption_aware<fair_share_policy>);
+static_assert(charge_receiver<fair_share_policy>);
 
 }  // namespace quota

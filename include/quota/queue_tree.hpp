@@ -638,6 +638,15 @@ class queue_policy {
     if (tree_.find(j.queue)) tree_.preemptable_in_queue(j.queue, j.priority, out);
   }
 
+  // ---- charges (quota/capabilities.hpp) ----
+  /// A charge of c.queue: allocated as a non-preemptible task (counted in the
+  /// queue's share and deserved, never a reclaim or preempt victim).
+  void charge_added(const job& c) {
+    tree_.allocate(c.id, c.queue, c.request, queue_task_meta{c.priority, false});
+    tree_.compute_deserved();
+  }
+  void charge_removed(std::string_view id) { release(id); }
+
   // ---- order ----
   [[nodiscard]] std::string_view pending_queue(const job& j) const noexcept { return j.queue; }
   [[nodiscard]] std::weak_ordering compare_pending(const job& a, const job& b) const noexcept {
@@ -688,5 +697,6 @@ static_assert(policy<queue_policy>);
 static_assert(order_aware<queue_policy>);
 static_assert(demand_aware<queue_policy>);
 static_assert(node_preemption_aware<queue_policy>);
+static_assert(charge_receiver<queue_policy>);
 
 }  // namespace quota

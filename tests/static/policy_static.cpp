@@ -67,6 +67,20 @@ static_assert(!node_preemption_aware<kueue::kueue_policy>);   // Kueue leaves no
 static_assert(!node_preemption_aware<limits_policy>);
 static_assert(!node_preemption_aware<claims_policy>);
 static_assert(!node_preemption_aware<running_limits>);
+static_assert(charge_aware<claims_policy>);  // a shared claim's devices, to the owning queue
+static_assert(!charge_aware<fair_share_policy>);
+static_assert(charge_receiver<fair_share_policy>);  // charges count in the queue's allocation
+static_assert(charge_receiver<queue_policy>);
+static_assert(charge_receiver<capacity_queue_policy>);
+static_assert(!charge_receiver<claims_policy>);
+static_assert(!charge_receiver<kueue::kueue_policy>);
+static_assert(!charge_receiver<running_limits>);  // a charge is not a running job
+static_assert(!charge_receiver<limits_policy>);
+struct charge_without_release {
+  void charges_after_commit(const job&, std::vector<queue_charge>&) const {}
+  void current_charges(std::vector<queue_charge>&) const {}
+};
+static_assert(!charge_aware<charge_without_release>);
 // the type-erased holder and both engines forward them (engines nest)
 static_assert(order_aware<any_policy> && demand_aware<any_policy>);
 static_assert(order_aware<engine> && demand_aware<engine>);

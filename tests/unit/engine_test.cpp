@@ -1,3 +1,4 @@
+#include <quota/claims.hpp>
 #include <quota/elastic_quota.hpp>
 #include <quota/engine.hpp>
 #include <quota/fair_share.hpp>
@@ -483,4 +484,150 @@ TEST_CASE("composition: node-level candidates are those every model with a node 
   CHECK(w[0].job_id == "kept");
   CHECK(w[1].job_id == "a");
   CHECK(w[2].job_id == "b");
+}
+
+namespace {
+// the claims model with one allocated claim ml/shared of `gpus` GPU devices, sharing the host's registry
+claims_policy shared_claim(const resource_registry& reg, std::int64_t gpus, std::string label = {}) {
+  claims_policy p(claim_config{}, reg);
+  claim_spec s;
+  s.ns = "ml";
+  s.name = "shared";
+  s.queue_label = std::move(label);
+  s.allocated = true;
+  s.requests.push_back(claim_device{"gpu.nvidia.com", gpus, false, false, {}});
+  for (std::int64_t i = 0; i < gpus; ++i) s.allocation.push_back(claim_device{"gpu.nvidia.com", 1, false, false, {}});
+  (void)p.model().add_claim(s);
+  return p;
+}
+job claim_job(std::string id, std::string queue, std::int64_t gpus = 0) {
+  job j = queue_job(std::move(id), std::move(queue), gpus);
+  j.ns = "ml";
+  j.claims = {"shared"};
+  return j;
+}
+amount alloc_gpu(const fair_share_policy& p, std::string_view q) {
+  return p.tree().allocated(p.tree().at(q), resources::nvidia_gpu);
+}
+}  // namespace
+
+TEST_CASE("composition: a shared claim's devices are charged once, to the owning queue, in the other models") {
+  resource_registry reg;
+  basic_engine<claims_policy, fair_share_policy> e(shared_claim(reg, 4), kai());
+  const auto& fs = e.model<1>();
+  CHECK(e.check(claim_job("a1", "a", 1)).allowed());
+  REQUIRE(e.admit(claim_job("a1", "a", 1)).allowed());  // a binds the claim first: a owns it
+  CHECK(alloc_gpu(fs, "a") == 5);                       // its pod's GPU and the claim's 4
+  REQUIRE(e.admit(claim_job("b1", "b")).allowed());     // another consumer: pays nothing for it
+  CHECK(alloc_gpu(fs, "b") == 0);
+  CHECK(alloc_gpu(fs, "a") == 5);
+  e.release("a1");  // b1 still holds the claim: it stays charged to a
+  CHECK(alloc_gpu(fs, "a") == 4);
+  e.release("b1");  // the last consumer left: no charge
+  CHECK(alloc_gpu(fs, "a") == 0);
+  CHECK(fs.tree().allocated(fs.tree().at("root"), resources::nvidia_gpu) == 0);
+}
+
+TEST_CASE("composition: an admission that charges the queue is checked with the charge") {
+  resource_registry reg;
+  auto limited = [] {
+    std::vector<fair_share_queue_spec> specs(2);
+    specs[0].name = "root";
+    specs[0].resources[resources::nvidia_gpu] = fair_share_resource{-1, 1, -1};
+    specs[1].name = "a";
+    specs[1].parent = "root";
+    specs[1].resources[resources::nvidia_gpu] = fair_share_resource{2, 1, 3};  // limit 3 GPUs
+    fair_share_tree t(std::move(specs));
+    t.set_capacity(resource_vector{{resources::nvidia_gpu, 8}});
+    t.compute();
+    return fair_share_policy(std::move(t));
+  };
+  engine e;
+  e.add(any_policy(shared_claim(reg, 4)));
+  e.add(any_policy(limited()));
+  const job j = claim_job("a1", "a");
+  const decision d = e.check(j);  // the pod asks nothing, the claim 4 > limit 3
+  REQUIRE(d.denied());
+  CHECK(d.has_rule("over_limit", "fair_share"));
+  CHECK(e.admit(j).denied());
+  CHECK(e.admitted_count() == 0);
+  const explanation x = e.explain(j);  // explain agrees with check
+  CHECK_FALSE(x.allowed());
+  CHECK(x.verdict().has_rule("over_limit", "fair_share"));
+  CHECK(e.explain(queue_job("plain", "a", 3)).allowed());  // no claim: nothing charged
+}
+
+TEST_CASE("composition: a charge to a queue a receiving model does not know is refused, naming it") {
+  resource_registry reg;
+  engine e;
+  e.add(any_policy(shared_claim(reg, 2, "team-x")));  // the claim's label names team-x: team-x pays
+  e.add(any_policy(kai()));
+  const job j = claim_job("a1", "a");
+  const decision d = e.admit(j);  // the fair-share tree has no team-x
+  REQUIRE(d.denied());
+  REQUIRE(d.has_rule("unknown_queue", "fair_share"));
+  CHECK(d.reasons().front().entity == "team-x");
+  CHECK(e.admitted_count() == 0);
+  CHECK_FALSE(e.is_admitted("a1"));
+  const auto* fs = e.model(1).target<fair_share_policy>();
+  CHECK(alloc_gpu(*fs, "a") == 0);
+  const auto* cl = e.model(0).target<claims_policy>();
+  CHECK(cl->model().consumers(cl->model().claim_at("ml/shared")) == 0);
+}
+
+TEST_CASE("composition: charges of a model's initial state reach the other models once") {
+  resource_registry reg;
+  claims_policy cl = shared_claim(reg, 3);
+  // a running pod of queue b restored with the claims: b owns the claim already
+  claim_pod pod;
+  pod.id = "restored";
+  pod.ns = "ml";
+  pod.queue = cl.model().queue("b");
+  pod.queue_name = "b";
+  const std::vector<claim_id> ids{cl.model().claim_at("ml/shared")};
+  (void)cl.model().restore(pod, ids);
+  cl.model().finish_snapshot();
+  engine e;
+  e.add(any_policy(std::move(cl)));
+  e.add(any_policy(kai()));
+  e.sync_charges();
+  CHECK(alloc_gpu(*e.model(1).target<fair_share_policy>(), "b") == 3);
+  CHECK(e.deducted_charge().empty());
+}
+
+namespace {
+// a model that accounts charges and can be told to fail the next one
+struct charge_book {
+  std::map<std::string, resource_vector> held;
+  bool fail_next = false;
+  [[nodiscard]] std::string_view policy_name() const { return "book"; }
+  [[nodiscard]] decision check(const job&) const { return decision::allow(); }
+  void commit(const job&) {}
+  void release(std::string_view) {}
+  void victims(const job&, std::vector<victim>&) const {}
+  void charge_added(const job& c) {
+    if (fail_next) {
+      fail_next = false;
+      throw overflow_error("injected");
+    }
+    if (!held.emplace(c.id, c.request).second) throw state_error(error_id::state_duplicate, c.id);
+  }
+  void charge_removed(std::string_view id) { held.erase(std::string(id)); }
+};
+static_assert(charge_receiver<charge_book>);
+}  // namespace
+
+TEST_CASE("composition: a receiver failing to take a charge leaves every model as before") {
+  resource_registry reg;
+  basic_engine<claims_policy, charge_book, charge_book> e(shared_claim(reg, 2), charge_book{}, charge_book{});
+  e.model<2>().fail_next = true;  // the second receiver fails: the first one's charge is taken back
+  CHECK_THROWS_AS(e.admit(claim_job("a1", "a")), overflow_error);
+  CHECK(e.admitted_count() == 0);
+  CHECK(e.model<1>().held.empty());
+  CHECK(e.model<2>().held.empty());
+  CHECK(e.model<0>().model().consumers(e.model<0>().model().claim_at("ml/shared")) == 0);
+  REQUIRE(e.admit(claim_job("a1", "a")).allowed());  // and it can be admitted afterwards
+  REQUIRE(e.model<1>().held.count("charge:a") == 1);
+  CHECK(e.model<1>().held.at("charge:a").get(resources::nvidia_gpu) == 2);
+  CHECK(e.model<2>().held.at("charge:a").get(resources::nvidia_gpu) == 2);
 }

@@ -60,6 +60,8 @@ class simulator_impl {
     node_jobs_.resize(nodes_.size());
     tree_build();
     set_up_order();
+    // charges restored with a model's initial state (claims bound by running pods)
+    engine_.sync_charges();
   }
 
   /// Replays the scenario up to `until_ms` (or its end). `progress` is called

@@ -10,7 +10,12 @@
 //                "min_runtime_locks": true, "owner_evicts": false, "orphans": "deduct" | "attribute",
 //                "owner_deleted": "deduct" | "transfer", "queue_label_key": "kai.scheduler/queue",
 //                "max_consumers": 256, "opt_out": ["team-a"], "accounted_classes": ["gpu.nvidia.com"],
-//                "class_flag_key": "quota.dev/accounted"}}
+//                "class_flag_key": "quota.dev/accounted",
+//                "charge_as": {"gpu.nvidia.com": "nvidia.com/gpu"}}}
+// Charges flow (quota/capabilities.hpp): a claim's devices are charged once, to
+// the owning queue, in the models composed with it that account charges
+// (kai_fair_share, volcano, volcano_capacity), as charge_as names them (GPU
+// classes count as nvidia.com/gpu by default).
 // A job is a pod (or a gang of `pods` pods) of queue `queue` in `namespace`;
 // its `claims` name shared claims ("name" in the job's namespace, or
 // "namespace/name"); `preemptible: false` makes it non-preemptible (locking).
@@ -104,6 +109,16 @@ inline model_instance claims_make(const policy_spec& ps, scenario& sc) {
             cfg.max_consumers = static_cast<std::uint32_t>(v.get<std::int64_t>());
         } else if (k == "opt_out") {
           strings(opt_out);
+        } else if (k == "charge_as") {
+          if (!v.is_object()) {
+            diag.add(p, "expected an object of device class: resource name");
+          } else {
+            for (auto c = v.begin(); c != v.end(); ++c)
+              if (!c.value().is_string() || c.value().get<std::string>().empty())
+                diag.add(p + "." + c.key(), "expected a resource name");
+              else
+                cfg.charge_as[c.key()] = c.value().get<std::string>();
+          }
         } else if (k == "accounted_classes") {
           std::vector<std::string> names;
           strings(names);
@@ -111,7 +126,7 @@ inline model_instance claims_make(const policy_spec& ps, scenario& sc) {
         } else {
           diag.add(p,
                    "unknown option (expected mode, locking, min_runtime_locks, owner_evicts, orphans, owner_deleted, "
-                   "queue_label_key, max_consumers, opt_out, accounted_classes, class_flag_key)");
+                   "queue_label_key, max_consumers, opt_out, accounted_classes, class_flag_key, charge_as)");
         }
       }
     }
@@ -120,7 +135,10 @@ inline model_instance claims_make(const policy_spec& ps, scenario& sc) {
   if (accounted_classes)
     cfg.accounted_class = [set = *accounted_classes](std::string_view c) { return set.find(c) != set.end(); };
 
-  claims_policy pol(std::move(cfg));
+  // the model's registry starts as the scenario's, so its charges are in the
+  // scenario's resource ids (the scenario takes the registry back below)
+  for (const auto& [cls, res] : cfg.charge_as) (void)sc.registry.intern(res);
+  claims_policy pol(std::move(cfg), sc.registry);
   claim_model& m = pol.model();
   const json& objects = ps.body["objects"];
   const std::string obase = base + ".objects";
@@ -209,6 +227,7 @@ inline model_instance claims_make(const policy_spec& ps, scenario& sc) {
     }
   }
   diag.throw_if_any();
+  sc.registry = m.registry();  // the scenario's names and ids, plus the device classes
   return instance_of(std::move(pol));
 }
 
