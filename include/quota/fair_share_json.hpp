@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include <quota/detail/rfc3339.hpp>
 #include <quota/fair_share.hpp>
 #include <quota/json.hpp>
 #include <quota/quantity.hpp>
@@ -72,6 +73,12 @@ inline amount fair_share_json_amount(const json& v, int scale, std::int64_t fact
     const json& spec = obj.contains("spec") && obj["spec"].is_object() ? obj["spec"] : empty;
     s.parent = field_or<std::string>(spec, "parentQueue", "", base + ".spec");
     s.priority = field_or<std::int32_t>(spec, "priority", 100, base + ".spec");
+    // metadata.creationTimestamp: the last tie-break of KAI's queue order
+    if (obj.contains("metadata") && obj["metadata"].is_object() && obj["metadata"].contains("creationTimestamp")) {
+      const json& ts = obj["metadata"]["creationTimestamp"];
+      if (!ts.is_string() || !detail::parse_rfc3339_utc_ms(ts.get<std::string>(), s.created_ms))
+        diag.add(base + ".metadata.creationTimestamp", "expected an RFC 3339 UTC time");
+    }
     if (spec.contains("resources") && spec["resources"].is_object()) {
       for (const auto& [key, val] : spec["resources"].items()) {
         std::string rname = key == "gpu" ? opts.gpu_resource : key;

@@ -634,6 +634,32 @@ TEST_CASE("fair share: JSON loader errors name the queue and field, registry unc
   REQUIRE_THROWS_AS(load_fair_share_queues(parse_json_text(R"({"kind":"Queue","spec":{}})"), reg), parse_error);
 }
 
+TEST_CASE("fair share: creationTimestamp is read and breaks queue-order ties; a bad one names the queue") {
+  resource_registry reg;
+  const json doc = json::parse(R"([
+    {"metadata": {"name": "root"}, "spec": {"resources": {"gpu": {"quota": -1, "overQuotaWeight": 1, "limit": -1}}}},
+    {"metadata": {"name": "b-old", "creationTimestamp": "2026-01-01T00:00:00Z"},
+     "spec": {"parentQueue": "root", "resources": {"gpu": {"quota": 2, "overQuotaWeight": 1, "limit": -1}}}},
+    {"metadata": {"name": "a-new", "creationTimestamp": "2026-03-01T00:00:00Z"},
+     "spec": {"parentQueue": "root", "resources": {"gpu": {"quota": 2, "overQuotaWeight": 1, "limit": -1}}}}
+  ])");
+  fair_share_tree t(load_fair_share_queues(doc, reg));
+  CHECK(t.spec(t.at("b-old")).created_ms == 1767225600000);
+  t.set_capacity(resource_vector{{R::nvidia_gpu, 8}});
+  t.compute();
+  // everything else equal: the older queue first, although its name sorts last
+  CHECK(t.queue_before(t.at("b-old"), resource_vector{{R::nvidia_gpu, 1}}, t.at("a-new"),
+                       resource_vector{{R::nvidia_gpu, 1}}));
+  const json bad = json::parse(R"([{"metadata": {"name": "q", "creationTimestamp": "yesterday"}, "spec": {}}])");
+  try {
+    (void)load_fair_share_queues(bad, reg);
+    FAIL("expected validation_error");
+  } catch (const validation_error& e) {
+    REQUIRE(e.problems().size() == 1);
+    CHECK(e.problems()[0].path == "q.metadata.creationTimestamp");
+  }
+}
+
 // Verified against KAI: pkg/apis/scheduling/v2/resources.go (plain float64 fields,
 // no kubebuilder default, so an omitted field is 0), docs/queues/README.md
 // ("limit 0 or unset: no additional resources allowed", "-1: no limit") and

@@ -433,3 +433,32 @@ TEST_CASE("queue: Queue status.state is one of Volcano's four values; only Open 
   CHECK(specs.at(0).parent.empty());
   CHECK(specs.at(1).parent.empty());
 }
+
+TEST_CASE("queue: Queue spec.priority and creationTimestamp are read for queue order; a bad time names the field") {
+  resource_registry reg;
+  const json doc = json::parse(R"([
+    {"kind": "Queue", "metadata": {"name": "late", "creationTimestamp": "2026-02-01T00:00:00Z"},
+     "spec": {"weight": 1, "priority": 5}},
+    {"kind": "Queue", "metadata": {"name": "early", "creationTimestamp": "2026-01-01T00:00:00Z"},
+     "spec": {"weight": 1}}
+  ])");
+  auto specs = parse_volcano_queues(doc, reg);
+  REQUIRE(specs.size() == 2);
+  CHECK(specs[0].priority == 5);
+  CHECK(specs[1].created_ms < specs[0].created_ms);
+  queue_tree t({gpu}, resource_vector{{gpu, 8}}, specs);
+  t.compute_deserved();
+  CHECK(t.compare_queues(t.index("late"), t.index("early")) < 0);  // priority first
+  specs[0].priority = 0;
+  queue_tree u({gpu}, resource_vector{{gpu, 8}}, specs);
+  u.compute_deserved();
+  CHECK(u.compare_queues(u.index("early"), u.index("late")) < 0);  // then (equal share) creation
+  const json bad = json::parse(R"([{"kind": "Queue", "metadata": {"name": "q", "creationTimestamp": 7}}])");
+  try {
+    (void)parse_volcano_queues(bad, reg);
+    FAIL("expected validation_error");
+  } catch (const validation_error& e) {
+    REQUIRE_FALSE(e.problems().empty());
+    CHECK(e.problems()[0].path.find("metadata.creationTimestamp") != std::string::npos);
+  }
+}
