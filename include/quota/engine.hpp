@@ -269,25 +269,11 @@ class engine_base {
   /// charged, and the charge of every other queue as a job of that queue.
   [[nodiscard]] decision check(const job& j) const {
     decision d;
-    if (!charging_) {
-      self().for_each_model([&](const auto& m) { d.merge(m.check(j)); });
-      return d;
-    }
-    std::vector<queue_charge> ch;
-    collect_commit_charges(j, ch);
-    if (ch.empty()) {
-      self().for_each_model([&](const auto& m) { d.merge(m.check(j)); });
-      return d;
-    }
-    job folded = j;
+    job folded;
     std::vector<job> others;
-    for (const auto& c : ch) {
-      const resource_vector grow = growth(c);
-      if (grow.empty() || c.queue.empty()) continue;
-      if (c.queue == j.queue)
-        folded.request.add_in_place(grow);
-      else
-        others.push_back(charge_job(j, c.queue, grow));
+    if (!charging_ || !charged_view(j, folded, others)) {
+      self().for_each_model([&](const auto& m) { d.merge(m.check(j)); });
+      return d;
     }
     self().for_each_model([&](const auto& m) {
       if (!detail::receives_charges(m)) {
@@ -403,7 +389,8 @@ class engine_base {
   void victims(const job& j, std::vector<victim>& out) const {
     const job* folded = &j;
     job with_charge;
-    if (charging_ && fold_own_charge(j, with_charge)) folded = &with_charge;
+    std::vector<job> others;
+    if (charging_ && charged_view(j, with_charge, others)) folded = &with_charge;
     self().for_each_model([&](const auto& m) { m.victims(detail::receives_charges(m) ? *folded : j, out); });
   }
 
@@ -415,24 +402,13 @@ class engine_base {
     x.job_id = j.id;
     x.already_admitted = admitted_.contains(j.id);
     // what admitting j would charge: the models that account charges are asked as check() asks them
-    job folded = j;
+    job folded;
     std::vector<job> others;
-    if (charging_ && !x.already_admitted) {
-      std::vector<queue_charge> ch;
-      collect_commit_charges(j, ch);
-      for (const auto& c : ch) {
-        const resource_vector grow = growth(c);
-        if (grow.empty() || c.queue.empty()) continue;
-        if (c.queue == j.queue)
-          folded.request.add_in_place(grow);
-        else
-          others.push_back(charge_job(j, c.queue, grow));
-      }
-    }
+    const bool charged = charging_ && !x.already_admitted && charged_view(j, folded, others);
     self().for_each_model([&](const auto& m) {
       x.models.emplace_back();
       auto& out = x.models.back();
-      if (!detail::receives_charges(m)) {
+      if (!charged || !detail::receives_charges(m)) {
         explain_as_submitted(m, j, x.already_admitted, out);
         return;
       }
@@ -506,7 +482,8 @@ class engine_base {
   void pending_added(const job& j) {
     const job* folded = &j;
     job with_charge;
-    if (charging_ && fold_own_charge(j, with_charge)) folded = &with_charge;
+    std::vector<job> others;
+    if (charging_ && charged_view(j, with_charge, others)) folded = &with_charge;
     self().for_each_model([&](auto& m) {
       if constexpr (demand_aware<std::remove_cvref_t<decltype(m)>>)
         m.pending_added(detail::receives_charges(m) ? *folded : j);
@@ -623,18 +600,22 @@ class engine_base {
       if (detail::makes_charges(m)) charges_after_commit_of(m, j, out);
     });
   }
-  // j with what admitting it would charge its own queue; false: nothing
-  bool fold_own_charge(const job& j, job& out) const {
+  // j as the models that account charges see it: `folded` (its request plus
+  // what admitting it would newly charge its own queue) and `others` (the new
+  // charges of other queues, as jobs of those queues); false: no new charge
+  bool charged_view(const job& j, job& folded, std::vector<job>& others) const {
     std::vector<queue_charge> ch;
     collect_commit_charges(j, ch);
     bool any = false;
     for (const auto& c : ch) {
-      if (c.queue != j.queue) continue;
       const resource_vector grow = growth(c);
-      if (grow.empty()) continue;
-      if (!any) out = j;
-      out.request.add_in_place(grow);
+      if (grow.empty() || c.queue.empty()) continue;
+      if (!any) folded = j;
       any = true;
+      if (c.queue == j.queue)
+        folded.request.add_in_place(grow);
+      else
+        others.push_back(charge_job(j, c.queue, grow));
     }
     return any;
   }

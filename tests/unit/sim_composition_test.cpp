@@ -51,6 +51,16 @@ json base_scenario(const std::string& model) {
   return doc;
 }
 
+// Replays the scenario; every failed expectation is reported as a failed check.
+run_result replay_checked(const json& doc) {
+  scenario sc = load_scenario(doc);
+  auto models = build_models(sc);
+  simulator sim(std::move(sc), std::move(models));
+  run_result r = sim.run();
+  for (const auto& f : r.failures) FAIL_CHECK(f.path << ": expected " << f.expected << ", got " << f.actual);
+  return r;
+}
+
 std::string state_of(const json& report, const std::string& id) {
   for (const auto& j : report["jobs"])
     if (j["id"] == id) return j["state"].get<std::string>();
@@ -130,11 +140,7 @@ TEST_CASE("composition: KAI fair shares follow jobs as they arrive, finish and a
       json{{"at", "31m"}, {"model", "kai_fair_share"}, {"pointer", share("team-01")}, {"equals", 0}},
       json{{"at", "31m"}, {"model", "kai_fair_share"}, {"pointer", share("team-00")}, {"equals", 8}},
   });
-  scenario sc = load_scenario(doc);
-  auto models = build_models(sc);
-  simulator sim(std::move(sc), std::move(models));
-  const run_result r = sim.run();
-  for (const auto& f : r.failures) FAIL_CHECK(f.path << ": expected " << f.expected << ", got " << f.actual);
+  const run_result r = replay_checked(doc);
   CHECK(r.failures.empty());
 }
 
@@ -149,20 +155,13 @@ TEST_CASE("composition: in cycle mode the pass waits for the next cycle boundary
       json{{"at", "19m"}, {"job", "late"}, {"state", "pending"}},
       json{{"at", "20m"}, {"job", "late"}, {"state", "running"}},  // the next boundary's pass
   });
-  scenario sc = load_scenario(doc);
-  auto models = build_models(sc);
-  simulator sim(std::move(sc), std::move(models));
-  const run_result r = sim.run();
-  for (const auto& f : r.failures) FAIL_CHECK(f.path << ": expected " << f.expected << ", got " << f.actual);
+  const run_result r = replay_checked(doc);
   CHECK(r.report["scheduler"]["cycle_ms"] == 10 * minute);
   CHECK(r.report["scheduler"]["order"] == "kueue");
   // the same scenario with a pass per instant admits the job when it arrives
   doc["scheduler"].erase("cycle");
   doc["expect"] = json::array({json{{"at", "12m"}, {"job", "late"}, {"state", "running"}}});
-  scenario sc2 = load_scenario(doc);
-  auto models2 = build_models(sc2);
-  simulator sim2(std::move(sc2), std::move(models2));
-  CHECK(sim2.run().failures.empty());
+  CHECK(replay_checked(doc).failures.empty());
 }
 
 TEST_CASE("composition: scheduler.order and scheduler.cycle are checked, naming the field") {
@@ -205,18 +204,11 @@ TEST_CASE("composition: Volcano's Queue priority decides who gets a freed GPU, n
                              job_json("t1-wait", "team-01", 6 * minute, 4, 60 * minute, 0)});
   doc["expect"] = json::array({json{{"at", "1h"}, {"job", "t1-wait"}, {"state", "running"}},
                                json{{"at", "1h"}, {"job", "t0-wait"}, {"state", "pending"}}});
-  scenario sc = load_scenario(doc);
-  auto models = build_models(sc);
-  simulator sim(std::move(sc), std::move(models));
-  const run_result r = sim.run();
-  for (const auto& f : r.failures) FAIL_CHECK(f.path << ": expected " << f.expected << ", got " << f.actual);
+  const run_result r = replay_checked(doc);
   // with the host's own order, the higher job priority wins instead
   doc["scheduler"]["order"] = "priority";
   doc["expect"] = json::array({json{{"at", "1h"}, {"job", "t0-wait"}, {"state", "running"}}});
-  scenario sc2 = load_scenario(doc);
-  auto models2 = build_models(sc2);
-  simulator sim2(std::move(sc2), std::move(models2));
-  CHECK(sim2.run().failures.empty());
+  CHECK(replay_checked(doc).failures.empty());
 }
 
 TEST_CASE("composition: when only the node is full, the host preempts the minimal set on one node") {
@@ -236,11 +228,7 @@ TEST_CASE("composition: when only the node is full, the host preempts the minima
                                json{{"at", "10m"}, {"job", "big-newer"}, {"state", "preempted"}},
                                json{{"at", "10m"}, {"job", "tiny"}, {"state", "running"}},
                                json{{"at", "10m"}, {"job", "older"}, {"state", "running"}}});
-  scenario sc = load_scenario(doc);
-  auto models = build_models(sc);
-  simulator sim(std::move(sc), std::move(models));
-  const run_result r = sim.run();
-  for (const auto& f : r.failures) FAIL_CHECK(f.path << ": expected " << f.expected << ", got " << f.actual);
+  const run_result r = replay_checked(doc);
   CHECK(r.failures.empty());
 }
 
@@ -256,10 +244,6 @@ TEST_CASE("composition: a model's node-level rule decides who goes when only the
   doc["expect"] = json::array({json{{"at", "10m"}, {"job", "urgent"}, {"state", "running"}},
                                json{{"at", "10m"}, {"job", "own-low"}, {"state", "preempted"}},
                                json{{"at", "10m"}, {"job", "other-lower"}, {"state", "running"}}});
-  scenario sc = load_scenario(doc);
-  auto models = build_models(sc);
-  simulator sim(std::move(sc), std::move(models));
-  const run_result r = sim.run();
-  for (const auto& f : r.failures) FAIL_CHECK(f.path << ": expected " << f.expected << ", got " << f.actual);
+  const run_result r = replay_checked(doc);
   CHECK(r.failures.empty());
 }
