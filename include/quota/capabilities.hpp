@@ -42,6 +42,11 @@ namespace quota {
 /// * `compare_heads(a, b)`: the order of the heads of two different queues,
 ///   at the model's current state (shares, borrowing): a host asks again after
 ///   every admission.
+///
+/// An ordering model may also have `bool head_blocks_queue(const job& head)
+/// const`: true when a denied head holds back the rest of its queue for the
+/// pass (Kueue's StrictFIFO); without it, a denied head leaves its queue to
+/// the next job (Volcano's and KAI's allocate loops, Kueue's BestEffortFIFO).
 template <class P>
 concept order_aware = requires(const P& p, const job& a, const job& b) {
   { p.pending_queue(a) } -> std::convertible_to<std::string_view>;
@@ -119,6 +124,16 @@ concept charge_receiver = requires(P& p, const job& j, std::string_view id) {
 }
 
 namespace detail {
+/// Whether `m` says that the denied head `j` holds back its queue.
+template <class P>
+[[nodiscard]] bool head_blocks_queue_of(const P& m, const job& j) {
+  if constexpr (requires {
+                  { m.head_blocks_queue(j) } -> std::convertible_to<bool>;
+                })
+    return m.head_blocks_queue(j);
+  else
+    return false;
+}
 /// Whether model `m` orders pending work: a type-erased holder says at run
 /// time (offers_order()), any other type by the concept.
 template <class P>

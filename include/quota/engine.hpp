@@ -89,6 +89,7 @@ class any_policy {
   [[nodiscard]] std::weak_ordering compare_heads(const job& a, const job& b) const {
     return self_->compare_heads(a, b);
   }
+  [[nodiscard]] bool head_blocks_queue(const job& head) const { return self_->head_blocks(head); }
   /// Whether the held model follows demand (quota::demand_aware); when it
   /// does not, the members below change nothing.
   [[nodiscard]] bool follows_demand() const { return self_->follows_demand(); }
@@ -135,6 +136,7 @@ class any_policy {
     [[nodiscard]] virtual std::string_view pending_queue(const job&) const = 0;
     [[nodiscard]] virtual std::weak_ordering compare_pending(const job&, const job&) const = 0;
     [[nodiscard]] virtual std::weak_ordering compare_heads(const job&, const job&) const = 0;
+    [[nodiscard]] virtual bool head_blocks(const job&) const = 0;
     [[nodiscard]] virtual bool follows_demand() const = 0;
     virtual void pending_added(const job&) = 0;
     virtual void pending_withdrawn(std::string_view) = 0;
@@ -180,6 +182,7 @@ class any_policy {
       else
         return default_pending_order(a, b);
     }
+    [[nodiscard]] bool head_blocks(const job& j) const override { return detail::head_blocks_queue_of(value, j); }
     [[nodiscard]] bool follows_demand() const override { return detail::follows_demand(value); }
     void pending_added(const job& j) override {
       if constexpr (demand_aware<P>) value.pending_added(j);
@@ -467,6 +470,12 @@ class engine_base {
     with_order_model([&](const auto& m) {
       if constexpr (order_aware<std::remove_cvref_t<decltype(m)>>) out = m.compare_heads(a, b);
     });
+    return out;
+  }
+  /// Whether the ordering model holds back the rest of a denied head's queue.
+  [[nodiscard]] bool head_blocks_queue(const job& head) const {
+    bool out = false;
+    with_order_model([&](const auto& m) { out = detail::head_blocks_queue_of(m, head); });
     return out;
   }
 

@@ -1185,6 +1185,13 @@ class kueue_policy {
   [[nodiscard]] std::weak_ordering compare_pending(const job& a, const job& b) const noexcept {
     return default_pending_order(a, b);
   }
+  /// A denied head of a StrictFIFO ClusterQueue holds back the rest of it.
+  [[nodiscard]] bool head_blocks_queue(const job& head) const {
+    const std::optional<node_index> cq = m_.forest().find_local_queue(head.ns, head.queue)
+                                             ? m_.forest().find_local_queue(head.ns, head.queue)
+                                             : m_.forest().find_cluster_queue(head.queue);
+    return cq && m_.forest().cluster_queue(*cq).queueing == queueing_strategy::strict_fifo;
+  }
   [[nodiscard]] std::weak_ordering compare_heads(const job& a, const job& b) const {
     const bool ba = borrows(a), bb = borrows(b);
     if (ba != bb) return ba ? std::weak_ordering::greater : std::weak_ordering::less;

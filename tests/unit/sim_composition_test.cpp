@@ -247,3 +247,21 @@ TEST_CASE("composition: a model's node-level rule decides who goes when only the
   const run_result r = replay_checked(doc);
   CHECK(r.failures.empty());
 }
+
+TEST_CASE("composition: a denied head of a StrictFIFO ClusterQueue holds back the rest of it") {
+  register_models();
+  for (const char* strategy : {"StrictFIFO", "BestEffortFIFO"}) {
+    CAPTURE(strategy);
+    json doc = base_scenario("kueue");
+    doc["scheduler"]["preemption"] = false;
+    for (auto& o : doc["policies"][0]["objects"])
+      if (o["kind"] == "ClusterQueue" && o["metadata"]["name"] == "team-01") o["spec"]["queueingStrategy"] = strategy;
+    // team-01's head asks more than the cohort has left; a smaller job of the same queue would fit
+    doc["jobs"].push_back(job_json("t1-big", "team-01", 5 * minute, 16, 60 * minute, 100));
+    doc["jobs"].push_back(job_json("t1-small", "team-01", 6 * minute, 2, 60 * minute, 0));
+    const bool strict = std::string(strategy) == "StrictFIFO";
+    doc["expect"] = json::array({json{{"at", "10m"}, {"job", "t1-big"}, {"state", "pending"}},
+                                 json{{"at", "10m"}, {"job", "t1-small"}, {"state", strict ? "pending" : "running"}}});
+    CHECK(replay_checked(doc).failures.empty());
+  }
+}

@@ -318,7 +318,11 @@ class simulator_impl {
       return c < 0;
     });
     rank_.assign(jobs_.size(), 0);
-    for (std::size_t r = 0; r < order.size(); ++r) rank_[order[r]] = r;
+    queue_first_rank_.assign(queue_count_, 0);
+    for (std::size_t r = order.size(); r-- > 0;) {  // ranks of one queue are contiguous
+      rank_[order[r]] = r;
+      queue_first_rank_[queue_of_[order[r]]] = r;
+    }
   }
   // The first cycle boundary at or after t (cycle mode).
   [[nodiscard]] std::int64_t next_boundary(std::int64_t t) const {
@@ -1033,8 +1037,17 @@ class simulator_impl {
       for (const std::size_t shape : live_shapes_)
         if (!shape_fixed_[shape]) push(*by_shape_[shape].begin());
     } else {
-      for (const auto idx : arrivals_)
-        if (jobs_[idx].state == job_state::pending) push(pending_key(idx));
+      for (const auto idx : arrivals_) {
+        if (jobs_[idx].state != job_state::pending) continue;
+        // behind a StrictFIFO head that waits, a new job waits too
+        if (ordered_) {
+          const auto head = pending_.lower_bound(pkey{queue_first_rank_[queue_of_[idx]], 0});
+          if (head != pending_.end() && head->idx != idx && queue_of_[head->idx] == queue_of_[idx] &&
+              engine_.head_blocks_queue(jobs_[head->idx].j))
+            continue;
+        }
+        push(pending_key(idx));
+      }
     }
     while (!active_.empty()) {
       std::size_t best = 0;
@@ -1048,14 +1061,20 @@ class simulator_impl {
       std::pop_heap(h.begin(), h.end(), later);
       const pkey k = h.back();
       h.pop_back();
-      if (h.empty()) {
+      const auto drop_queue = [&] {
+        h.clear();
         active_[best] = active_.back();
         active_.pop_back();
-      }
+      };
+      if (h.empty()) drop_queue();
       const auto& jr = jobs_[k.idx];
       const std::size_t shape = jr.shape;
       if (!full && (jr.state != job_state::pending || shape_pass_[shape] == pass_)) continue;
-      if (!attempt(k.idx)) continue;  // the rest of this shape is skipped for this pass
+      if (!attempt(k.idx)) {  // the rest of this shape is skipped for this pass
+        // a StrictFIFO head holds back the rest of its queue
+        if (!h.empty() && ordered_ && engine_.head_blocks_queue(jr.j)) drop_queue();
+        continue;
+      }
       if (!full || shape >= by_shape_.size()) continue;
       const auto& keys = by_shape_[shape];
       for (auto next = keys.upper_bound(k); next != keys.end(); ++next)
@@ -1538,9 +1557,10 @@ class simulator_impl {
   std::vector<std::vector<pkey>> qheads_;    // schedule's heap per queue
   std::vector<std::uint64_t> node_allowed_;  // placement_victims: candidates of round node_round_
   std::uint64_t node_round_ = 0;
-  std::vector<std::size_t> active_;           // queues with heads in this pass
-  bool ordered_ = false;                      // a model orders pending work
-  std::vector<std::size_t> queue_of_, rank_;  // per job: its queue, its rank inside it
+  std::vector<std::size_t> active_;            // queues with heads in this pass
+  bool ordered_ = false;                       // a model orders pending work
+  std::vector<std::size_t> queue_of_, rank_;   // per job: its queue, its rank inside it
+  std::vector<std::size_t> queue_first_rank_;  // per queue: the smallest rank of its jobs
   std::size_t queue_count_ = 1;
   std::uint64_t pass_ = 0;
   // trial preemption scratch (try_preempt_for)
