@@ -271,22 +271,14 @@ class engine_base {
   /// account charges see j's request plus what its own queue would be
   /// charged, and the charge of every other queue as a job of that queue.
   [[nodiscard]] decision check(const job& j) const {
-    decision d;
-    job folded;
-    std::vector<job> others;
-    if (!charging_ || !charged_view(j, folded, others)) {
+    if (!charging_) {
+      decision d;
       self().for_each_model([&](const auto& m) { d.merge(m.check(j)); });
       return d;
     }
-    self().for_each_model([&](const auto& m) {
-      if (!detail::receives_charges(m)) {
-        d.merge(m.check(j));
-        return;
-      }
-      d.merge(m.check(folded));
-      for (const auto& o : others) d.merge(m.check(o));
-    });
-    return d;
+    std::vector<queue_charge> ch;
+    collect_commit_charges(j, ch);
+    return check_charged(j, ch);
   }
 
   /// Admits the job in every model, or in none. A denial is returned, not thrown.
@@ -294,10 +286,11 @@ class engine_base {
   /// again and the error propagates; the engine is as before.
   decision admit(const job& j) {
     if (admitted_.contains(j.id)) throw_duplicate_job(j.id);
-    decision d = check(j);
-    if (d.denied()) return d;
+    // what admitting j would charge, asked once for the check and the commit
     std::vector<queue_charge> ch;
     if (charging_) collect_commit_charges(j, ch);
+    decision d = charging_ ? check_charged(j, ch) : check(j);
+    if (d.denied()) return d;
     admitted_.insert(j.id);
     std::size_t done = 0;
     auto undo = [&] {
@@ -615,6 +608,10 @@ class engine_base {
   bool charged_view(const job& j, job& folded, std::vector<job>& others) const {
     std::vector<queue_charge> ch;
     collect_commit_charges(j, ch);
+    return fold_charges(j, ch, folded, others);
+  }
+  // the same from the charge changes `ch` admitting j would make
+  static bool fold_charges(const job& j, const std::vector<queue_charge>& ch, job& folded, std::vector<job>& others) {
     bool any = false;
     for (const auto& c : ch) {
       const resource_vector grow = growth(c);
@@ -627,6 +624,22 @@ class engine_base {
         others.push_back(charge_job(j, c.queue, grow));
     }
     return any;
+  }
+  // check() given the charge changes admitting j would make
+  [[nodiscard]] decision check_charged(const job& j, const std::vector<queue_charge>& ch) const {
+    decision d;
+    job folded;
+    std::vector<job> others;
+    const bool charged = fold_charges(j, ch, folded, others);
+    self().for_each_model([&](const auto& m) {
+      if (!charged || !detail::receives_charges(m)) {
+        d.merge(m.check(j));
+        return;
+      }
+      d.merge(m.check(folded));
+      for (const auto& o : others) d.merge(m.check(o));
+    });
+    return d;
   }
   static resource_vector growth(const queue_charge& c) {
     resource_vector g;
