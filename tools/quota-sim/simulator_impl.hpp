@@ -804,9 +804,10 @@ class simulator_impl {
   std::vector<std::size_t> placement_victims(std::size_t idx) {
     const auto& jr = jobs_[idx];
     std::vector<std::size_t> cand;
-    auto& allowed = node_allowed_;
+    // candidates are marked in victim_seen_ with a round of their own
+    auto& allowed = victim_seen_;
     if (allowed.size() < jobs_.size()) allowed.resize(jobs_.size(), 0);
-    ++node_round_;
+    const std::uint64_t round = ++victim_round_;
     bool any = false;
     if (engine_.has_node_rule()) {
       auto& vs = victims_buf_;
@@ -815,14 +816,14 @@ class simulator_impl {
       for (const auto& v : vs) {
         const std::size_t vi = job_index(v.job_id);
         if (vi == npos || vi == idx || jobs_[vi].state != job_state::running || !jobs_[vi].spec->preemptible) continue;
-        allowed[vi] = node_round_;
+        allowed[vi] = round;
         any = true;
       }
     } else {
       for (const auto& [prio, v] : running_by_priority_) {
         if (prio >= jr.spec->priority) break;
         if (jobs_[v].spec->preemptible) {
-          allowed[v] = node_round_;
+          allowed[v] = round;
           any = true;
         }
       }
@@ -835,7 +836,7 @@ class simulator_impl {
     };
     if (jr.spec->pods != 1) {
       for (auto v : running_)
-        if (allowed[v] == node_round_) cand.push_back(v);
+        if (allowed[v] == round) cand.push_back(v);
       std::sort(cand.begin(), cand.end(), less_important);
       return cand;
     }
@@ -852,7 +853,7 @@ class simulator_impl {
       std::vector<std::size_t> here;
       std::optional<std::size_t> prev;
       for (auto v : node_jobs_[n])
-        if (v != prev && allowed[v] == node_round_) {
+        if (v != prev && allowed[v] == round) {
           prev = v;
           here.push_back(v);
           potential.add_in_place(on_node(v, n));
@@ -1551,12 +1552,10 @@ class simulator_impl {
   std::vector<std::uint64_t> coarse_pass_;
   std::vector<std::string> coarse_reason_;
   bool coarse_denied_ = false;
-  std::vector<std::set<pkey>> by_shape_;     // pending jobs by shape id, in key order
-  std::vector<std::size_t> live_shapes_;     // the shapes with pending jobs (any order)
-  std::vector<std::size_t> live_pos_;        // a shape's place in live_shapes_, or npos
-  std::vector<std::vector<pkey>> qheads_;    // schedule's heap per queue
-  std::vector<std::uint64_t> node_allowed_;  // placement_victims: candidates of round node_round_
-  std::uint64_t node_round_ = 0;
+  std::vector<std::set<pkey>> by_shape_;       // pending jobs by shape id, in key order
+  std::vector<std::size_t> live_shapes_;       // the shapes with pending jobs (any order)
+  std::vector<std::size_t> live_pos_;          // a shape's place in live_shapes_, or npos
+  std::vector<std::vector<pkey>> qheads_;      // schedule's heap per queue
   std::vector<std::size_t> active_;            // queues with heads in this pass
   bool ordered_ = false;                       // a model orders pending work
   std::vector<std::size_t> queue_of_, rank_;   // per job: its queue, its rank inside it
