@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <quota/policy.hpp>
@@ -134,56 +135,43 @@ template <class P>
   else
     return false;
 }
-/// Whether model `m` orders pending work: a type-erased holder says at run
-/// time (offers_order()), any other type by the concept.
+/// Whether `m` has a capability: a type-erased holder says at run time (`ask`
+/// answers for a type that can tell), any other type by its concept (`Static`).
+template <bool Static, class P, class Ask>
+[[nodiscard]] bool capability_of(const P& m, Ask ask) {
+  if constexpr (std::is_invocable_r_v<bool, Ask, const P&>)
+    return ask(m);
+  else
+    return Static;
+}
+/// Whether model `m` orders pending work (any_policy: offers_order()).
 template <class P>
 [[nodiscard]] bool offers_order(const P& m) {
-  if constexpr (requires {
-                  { m.offers_order() } -> std::convertible_to<bool>;
-                })
-    return m.offers_order();
-  else
-    return order_aware<P>;
+  return capability_of<order_aware<P>>(m, [](const auto& x) -> decltype(x.offers_order()) { return x.offers_order(); });
 }
-/// Whether model `m` charges queues (same rule as offers_order).
+/// Whether model `m` charges queues (any_policy: makes_charges()).
 template <class P>
 [[nodiscard]] bool makes_charges(const P& m) {
-  if constexpr (requires {
-                  { m.makes_charges() } -> std::convertible_to<bool>;
-                })
-    return m.makes_charges();
-  else
-    return charge_aware<P>;
+  return capability_of<charge_aware<P>>(m,
+                                        [](const auto& x) -> decltype(x.makes_charges()) { return x.makes_charges(); });
 }
-/// Whether model `m` accounts charges (same rule as offers_order).
+/// Whether model `m` accounts charges (any_policy: receives_charges()).
 template <class P>
 [[nodiscard]] bool receives_charges(const P& m) {
-  if constexpr (requires {
-                  { m.receives_charges() } -> std::convertible_to<bool>;
-                })
-    return m.receives_charges();
-  else
-    return charge_receiver<P>;
+  return capability_of<charge_receiver<P>>(
+      m, [](const auto& x) -> decltype(x.receives_charges()) { return x.receives_charges(); });
 }
-/// Whether model `m` has a node-level preemption rule (same rule as offers_order).
+/// Whether model `m` has a node-level preemption rule (any_policy: has_node_rule()).
 template <class P>
 [[nodiscard]] bool has_node_rule(const P& m) {
-  if constexpr (requires {
-                  { m.has_node_rule() } -> std::convertible_to<bool>;
-                })
-    return m.has_node_rule();
-  else
-    return node_preemption_aware<P>;
+  return capability_of<node_preemption_aware<P>>(
+      m, [](const auto& x) -> decltype(x.has_node_rule()) { return x.has_node_rule(); });
 }
-/// Whether model `m` follows demand (same rule as offers_order).
+/// Whether model `m` follows demand (any_policy: follows_demand()).
 template <class P>
 [[nodiscard]] bool follows_demand(const P& m) {
-  if constexpr (requires {
-                  { m.follows_demand() } -> std::convertible_to<bool>;
-                })
-    return m.follows_demand();
-  else
-    return demand_aware<P>;
+  return capability_of<demand_aware<P>>(
+      m, [](const auto& x) -> decltype(x.follows_demand()) { return x.follows_demand(); });
 }
 }  // namespace detail
 
