@@ -3,7 +3,7 @@
 //   when a job is submitted: tell the engine it waits (models that follow
 //   demand, such as Volcano's deserved share, count it from then on);
 //   in each scheduling pass, in the order the models give (docs/architecture.md):
-//     the queues' heads compete by the ordering model's compare_heads, asked
+//     the ordering model picks among the queues' heads (select_head), asked
 //     again at every pick; inside a queue, compare_pending order;
 //     1. ask the quota engine (every model) whether the job may be admitted;
 //     2. place its pods on nodes (first-fit or best-fit);
@@ -199,11 +199,18 @@ int main() {
       std::stable_sort(jobs.begin(), jobs.end(),
                        [&](const pod_job& a, const pod_job& b) { return quotas.compare_pending(a.spec, b.spec) < 0; });
     std::vector<pod_job> requeued;
+    std::vector<std::deque<pod_job>*> queues;
+    std::vector<const quota::job*> heads;
     while (true) {
-      std::deque<pod_job>* best = nullptr;
+      queues.clear();
+      heads.clear();
       for (auto& [q, jobs] : by_queue)
-        if (!jobs.empty() && (!best || quotas.compare_heads(jobs.front().spec, best->front().spec) < 0)) best = &jobs;
-      if (!best) break;
+        if (!jobs.empty()) {
+          queues.push_back(&jobs);
+          heads.push_back(&jobs.front().spec);
+        }
+      if (heads.empty()) break;
+      std::deque<pod_job>* best = queues[quotas.select_head(heads)];
       pod_job j = std::move(best->front());
       best->pop_front();
       if (!try_job(j, requeued)) pending.push_back(std::move(j));  // waits for the next pass

@@ -20,7 +20,9 @@
 
 #include <compare>
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -48,6 +50,12 @@ namespace quota {
 /// const`: true when a denied head holds back the rest of its queue for the
 /// pass (Kueue's StrictFIFO); without it, a denied head leaves its queue to
 /// the next job (Volcano's and KAI's allocate loops, Kueue's BestEffortFIFO).
+///
+/// When the next head is not found by comparing two heads at a time (Kueue's
+/// fair-sharing tournament measures each head at every level of the cohort
+/// tree), the model also has `std::size_t select_head(std::span<const job*
+/// const> heads) const`: the index of the head to offer next. Without it, the
+/// next head is the first of the lowest by compare_heads.
 template <class P>
 concept order_aware = requires(const P& p, const job& a, const job& b) {
   { p.pending_queue(a) } -> std::convertible_to<std::string_view>;
@@ -125,6 +133,28 @@ concept charge_receiver = requires(P& p, const job& j, std::string_view id) {
 }
 
 namespace detail {
+/// The head `m` offers next among `heads` (non-empty): its select_head, else
+/// the first of the lowest by compare_heads (by the default order for a
+/// model that does not order).
+template <class P>
+[[nodiscard]] std::size_t select_head_of(const P& m, std::span<const job* const> heads) {
+  if constexpr (requires {
+                  { m.select_head(heads) } -> std::convertible_to<std::size_t>;
+                }) {
+    return m.select_head(heads);
+  } else {
+    std::size_t pick = 0;
+    for (std::size_t i = 1; i < heads.size(); ++i) {
+      std::weak_ordering c = std::weak_ordering::equivalent;
+      if constexpr (order_aware<P>)
+        c = m.compare_heads(*heads[i], *heads[pick]);
+      else
+        c = default_pending_order(*heads[i], *heads[pick]);
+      if (std::is_lt(c)) pick = i;
+    }
+    return pick;
+  }
+}
 /// Whether `m` says that the denied head `j` holds back its queue.
 template <class P>
 [[nodiscard]] bool head_blocks_queue_of(const P& m, const job& j) {

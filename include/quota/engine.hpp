@@ -37,6 +37,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -90,6 +91,7 @@ class any_policy {
     return self_->compare_heads(a, b);
   }
   [[nodiscard]] bool head_blocks_queue(const job& head) const { return self_->head_blocks(head); }
+  [[nodiscard]] std::size_t select_head(std::span<const job* const> heads) const { return self_->select_head(heads); }
   /// Whether the held model follows demand (quota::demand_aware); when it
   /// does not, the members below change nothing.
   [[nodiscard]] bool follows_demand() const { return self_->follows_demand(); }
@@ -137,6 +139,7 @@ class any_policy {
     [[nodiscard]] virtual std::weak_ordering compare_pending(const job&, const job&) const = 0;
     [[nodiscard]] virtual std::weak_ordering compare_heads(const job&, const job&) const = 0;
     [[nodiscard]] virtual bool head_blocks(const job&) const = 0;
+    [[nodiscard]] virtual std::size_t select_head(std::span<const job* const>) const = 0;
     [[nodiscard]] virtual bool follows_demand() const = 0;
     virtual void pending_added(const job&) = 0;
     virtual void pending_withdrawn(std::string_view) = 0;
@@ -183,6 +186,9 @@ class any_policy {
         return default_pending_order(a, b);
     }
     [[nodiscard]] bool head_blocks(const job& j) const override { return detail::head_blocks_queue_of(value, j); }
+    [[nodiscard]] std::size_t select_head(std::span<const job* const> heads) const override {
+      return detail::select_head_of(value, heads);
+    }
     [[nodiscard]] bool follows_demand() const override { return detail::follows_demand(value); }
     void pending_added(const job& j) override {
       if constexpr (demand_aware<P>) value.pending_added(j);
@@ -463,6 +469,17 @@ class engine_base {
     with_order_model([&](const auto& m) {
       if constexpr (order_aware<std::remove_cvref_t<decltype(m)>>) out = m.compare_heads(a, b);
     });
+    return out;
+  }
+  /// The head to offer next among `heads` (non-empty), by the ordering model
+  /// (quota/capabilities.hpp: its select_head, or compare_heads).
+  [[nodiscard]] std::size_t select_head(std::span<const job* const> heads) const {
+    std::size_t out = heads.size();
+    with_order_model([&](const auto& m) { out = detail::select_head_of(m, heads); });
+    if (out != heads.size()) return out;
+    out = 0;  // no ordering model: the default order
+    for (std::size_t i = 1; i < heads.size(); ++i)
+      if (std::is_lt(default_pending_order(*heads[i], *heads[out]))) out = i;
     return out;
   }
   /// Whether the ordering model holds back the rest of a denied head's queue.

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -916,10 +917,9 @@ class kueue_model {
     return admitted;
   }
 
-  /// With fair sharing: at each step the head of every ClusterQueue that fits
-  /// competes; the one whose side of the tree would have the lowest share
-  /// after admitting it (compared below the lowest common cohort, as Kueue's
-  /// fair-sharing iterator does) goes first; ties keep queue order.
+  /// With fair sharing: at each step the heads of the ClusterQueues that fit
+  /// compete in Kueue's fair-sharing tournament (fair_tournament); the winner
+  /// is admitted and its queue's next workload becomes the head.
   std::vector<std::string> schedule_fair(const std::vector<std::pair<node_index, const workload*>>& order) {
     const std::size_t ncq = forest_.cluster_queue_count();
     std::vector<std::vector<const workload*>> queues(ncq);
@@ -927,9 +927,11 @@ class kueue_model {
     std::vector<std::size_t> head(ncq, 0);
     std::vector<std::string> admitted;
     std::vector<admission_attempt> fas(ncq);
-    std::vector<std::vector<amount>> after(ncq);
+    std::vector<fair_head> heads;
+    std::vector<node_index> head_cq;
     while (true) {
-      node_index best = no_node;
+      heads.clear();
+      head_cq.clear();
       for (node_index cq = 0; cq < ncq; ++cq) {
         // advance to the first head that fits (BestEffortFIFO) or stop at it (StrictFIFO)
         while (head[cq] < queues[cq].size()) {
@@ -940,26 +942,91 @@ class kueue_model {
             ++head[cq];
         }
         if (head[cq] >= queues[cq].size()) continue;
-        after[cq] = forest_.usage_table();
-        for (const auto& [sl, v] : fas[cq].assignment.usage) forest_.add_usage_in(after[cq].data(), cq, sl, v);
-        if (best == no_node) {
-          best = cq;
-          continue;
-        }
-        auto [pa, pb] = below_common_ancestor(cq, best);
-        const auto sa = forest_.share_in(after[cq].data(), pa), sb = forest_.share_in(after[best].data(), pb);
-        const workload* wa = queues[cq][head[cq]];
-        const workload* wb = queues[best][head[best]];
-        if (sa < sb ||
-            (sa == sb && (wa->priority > wb->priority || (wa->priority == wb->priority && wa->created < wb->created))))
-          best = cq;
+        heads.push_back(fair_head{queues[cq][head[cq]], &fas[cq].assignment});
+        head_cq.push_back(cq);
       }
-      if (best == no_node) break;
+      if (heads.empty()) break;
+      const node_index best = head_cq[fair_tournament(heads)];
       const workload* w = queues[best][head[best]++];
       admit(*w, fas[best].assignment);
       admitted.push_back(w->name);
     }
     return admitted;
+  }
+
+  /// A head taking part in the fair-sharing tournament: the workload and the
+  /// flavor assignment it would be admitted with now.
+  struct fair_head {
+    const workload* wl = nullptr;
+    const flavor_assignment* assignment = nullptr;
+  };
+  /// Kueue's fair-sharing tournament (its scheduler's fair-sharing iterator):
+  /// in every cohort, from the deepest up, the heads coming from its children
+  /// (ClusterQueues, and the winners of child cohorts) meet; each is measured
+  /// by the child it comes through, with its own admission added: a child
+  /// that would not borrow on the flavor-resources the head requests goes
+  /// first (FairSharingPrioritizeNonBorrowing, on by default), then the lower
+  /// dominant resource share, then higher priority, then older; a full tie
+  /// keeps the head listed first. Heads of different cohort trees (and of
+  /// ClusterQueues without a cohort) never meet in Kueue, which takes the
+  /// trees in no set order: here the trees' winners go by priority, then
+  /// creation, then listing order. Returns the winner's index in `heads`.
+  [[nodiscard]] std::size_t fair_tournament(std::span<const fair_head> heads) const {
+    struct entry {
+      std::vector<node_index> path;  // root ... ClusterQueue
+      std::vector<amount> after;     // usage table with the head admitted
+      bool alive = true;
+    };
+    std::vector<entry> es(heads.size());
+    std::size_t depth = 0;
+    for (std::size_t i = 0; i < heads.size(); ++i) {
+      forest_.path_from_root(heads[i].assignment->cluster_queue, es[i].path);
+      es[i].after = forest_.usage_table();
+      for (const auto& [s, v] : heads[i].assignment->usage)
+        forest_.add_usage_in(es[i].after.data(), heads[i].assignment->cluster_queue, s, v);
+      depth = std::max(depth, es[i].path.size());
+    }
+    const auto later_listed_wins = [&](std::size_t x, std::size_t y) {  // x listed after y
+      const workload& a = *heads[x].wl;
+      const workload& b = *heads[y].wl;
+      if (a.priority != b.priority) return a.priority > b.priority;
+      return a.created < b.created;
+    };
+    const auto wins = [&](std::size_t x, std::size_t y, std::size_t level) {
+      const node_index nx = es[x].path[level], ny = es[y].path[level];
+      const auto borrows = [&](std::size_t i, node_index n) {
+        for (const auto& [s, v] : heads[i].assignment->usage)
+          if (v > 0 && forest_.over_quota_in(es[i].after.data(), n, s)) return true;
+        return false;
+      };
+      const bool bx = borrows(x, nx), by = borrows(y, ny);
+      if (bx != by) return !bx;
+      const auto sx = forest_.share_in(es[x].after.data(), nx), sy = forest_.share_in(es[y].after.data(), ny);
+      if (sx != sy) return sx < sy;
+      return later_listed_wins(x, y);
+    };
+    // cohorts from the deepest level up: one survivor per cohort
+    std::vector<std::pair<node_index, std::size_t>> best;  // cohort -> surviving head
+    for (std::size_t d = depth; d-- > 0;) {
+      best.clear();
+      for (std::size_t i = 0; i < es.size(); ++i) {
+        if (!es[i].alive || es[i].path.size() <= d + 1) continue;
+        const node_index cohort = es[i].path[d];
+        auto it = std::find_if(best.begin(), best.end(), [&](const auto& b) { return b.first == cohort; });
+        if (it == best.end()) {
+          best.emplace_back(cohort, i);
+        } else if (wins(i, it->second, d + 1)) {
+          es[it->second].alive = false;
+          it->second = i;
+        } else {
+          es[i].alive = false;
+        }
+      }
+    }
+    std::size_t pick = heads.size();
+    for (std::size_t i = 0; i < es.size(); ++i)
+      if (es[i].alive && (pick == heads.size() || later_listed_wins(i, pick))) pick = i;
+    return pick;
   }
 
   /// Kueue's hierarchical fair-sharing comparison: is `a` (with request
@@ -1196,6 +1263,40 @@ class kueue_policy {
     const bool ba = borrows(a), bb = borrows(b);
     if (ba != bb) return ba ? std::weak_ordering::greater : std::weak_ordering::less;
     return default_pending_order(a, b);
+  }
+  /// The head to offer next. Without fair sharing: Kueue's classical order
+  /// (compare_heads, the first of equals). With fair sharing: Kueue's
+  /// fair-sharing tournament over the heads that have a flavor assignment
+  /// now (kueue_model::fair_tournament); heads without one (unknown queue,
+  /// no flavor fits even by preemption) come after them, in classical order.
+  [[nodiscard]] std::size_t select_head(std::span<const job* const> heads) const {
+    const bool fair = m_.forest().cluster_queue_count() > 0 && m_.forest().cluster_queue(0).fair_sharing;
+    std::size_t pick = 0;
+    if (fair) {
+      std::vector<workload> wls;
+      std::vector<flavor_assignment> fas(heads.size());
+      std::vector<std::size_t> index;
+      wls.reserve(heads.size());
+      for (std::size_t i = 0; i < heads.size(); ++i) {
+        if (pending_queue(*heads[i]).empty()) continue;
+        wls.push_back(to_workload(*heads[i]));
+        m_.assign(wls.back(), fas[index.size()]);
+        if (fas[index.size()].mode == fit_mode::no_fit) {
+          wls.pop_back();
+          continue;
+        }
+        index.push_back(i);
+      }
+      if (!index.empty()) {
+        std::vector<kueue_model::fair_head> fh;
+        fh.reserve(index.size());
+        for (std::size_t k = 0; k < index.size(); ++k) fh.push_back({&wls[k], &fas[k]});
+        return index[m_.fair_tournament(fh)];
+      }
+    }
+    for (std::size_t i = 1; i < heads.size(); ++i)
+      if (std::is_lt(compare_heads(*heads[i], *heads[pick]))) pick = i;
+    return pick;
   }
 
   [[nodiscard]] workload to_workload(const job& j) const {

@@ -1,5 +1,7 @@
 // Every model of the library satisfies the policy concept, and any subset of
 // them composes into an engine that is itself a policy.
+#include <span>
+
 #include <quota/budget.hpp>
 #include <quota/capabilities.hpp>
 #include <quota/capacity_queues.hpp>
@@ -51,6 +53,17 @@ static_assert(!order_aware<claims_policy>);
 static_assert(!order_aware<running_limits>);
 static_assert(!order_aware<budget_policy>);
 static_assert(!order_aware<priority_class_quota>);
+// a model that picks among heads itself (Kueue's fair-sharing tournament), or not
+template <class P>
+concept selects_head = requires(const P& p, std::span<const job* const> heads) {
+  { p.select_head(heads) } -> std::same_as<std::size_t>;
+};
+static_assert(selects_head<kueue::kueue_policy>);
+static_assert(selects_head<any_policy>);
+static_assert(selects_head<engine>);
+static_assert(!selects_head<queue_policy>);
+static_assert(!selects_head<fair_share_policy>);
+static_assert(!selects_head<elastic_quota_policy>);
 static_assert(!order_aware<sharing_pools>);
 static_assert(demand_aware<queue_policy>);       // deserved follows pending demand
 static_assert(demand_aware<fair_share_policy>);  // fair share follows pending demand

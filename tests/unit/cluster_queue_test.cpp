@@ -2,6 +2,7 @@
 // and lending limits, validation, usage, loading upstream objects.
 #include <quota/cluster_queue.hpp>
 #include <quota/cluster_queue_json.hpp>
+#include <quota/engine.hpp>
 #include <quota/flavor_assignment.hpp>
 #include <quota/kueue_preemption.hpp>
 
@@ -1138,4 +1139,100 @@ TEST_CASE("kueue: an owning policy adapter copies its model deeply and reports i
   CHECK(s["clusterQueues"]["a"]["dominantShare"] == 167);
   CHECK(s["clusterQueues"]["a"]["dominantResource"] == "cpu");
   CHECK_FALSE(s.contains("localQueues"));
+}
+
+TEST_CASE(
+    "kueue: with fair sharing, a head whose side would not borrow on what it requests goes before a lower share") {
+  // FairSharingPrioritizeNonBorrowing (on by default in Kueue): b borrows
+  // memory but asks only for CPU within its nominal quota; a would borrow CPU.
+  // By dominant share alone a goes first (1 of 8 CPUs < 40 of 110Gi).
+  resource_registry reg;
+  kueue_config cfg;
+  cfg.resource_flavors = {"f"};
+  auto two = [](std::string name, amount c, amount mem) {
+    cluster_queue_spec q;
+    q.name = std::move(name);
+    q.cohort = "co";
+    resource_group_spec g;
+    g.covered_resources = {resources::cpu, resources::memory};
+    g.flavors.push_back({"f", {rq(resources::cpu, c), rq(resources::memory, mem)}});
+    q.resource_groups.push_back(std::move(g));
+    return q;
+  };
+  cfg.cluster_queues = {two("a", cpu(4), gib(100)), two("b", cpu(4), gib(10))};
+  cfg.fair_sharing = true;
+  kueue_model m(cfg, reg);
+  REQUIRE(m.admit(wl("a-run", "a", cpu(4))).allowed());
+  auto mem_only = wl("b-run", "b", 0);
+  mem_only.pod_sets[0].per_pod.set(resources::memory, gib(50));
+  REQUIRE(m.admit(mem_only).allowed());
+  const auto a = m.forest().cluster_queue_at("a");
+  const auto b = m.forest().cluster_queue_at("b");
+  CHECK(m.forest().share(a, nullptr) < m.forest().share(b, nullptr));  // b borrows, a does not (yet)
+
+  const std::vector<workload> pending = {wl("a-next", "a", cpu(1), 1, 0, 0), wl("b-next", "b", cpu(1), 1, 0, 1)};
+  flavor_assignment fa, fb;
+  m.assign(pending[0], fa);
+  m.assign(pending[1], fb);
+  REQUIRE(fa.borrowing);
+  REQUIRE_FALSE(fb.borrowing);
+  const std::vector<kueue_model::fair_head> ab = {{&pending[0], &fa}, {&pending[1], &fb}};
+  const std::vector<kueue_model::fair_head> ba = {{&pending[1], &fb}, {&pending[0], &fa}};
+  CHECK(m.fair_tournament(ab) == 1);
+  CHECK(m.fair_tournament(ba) == 0);
+  CHECK(m.schedule(pending) == std::vector<std::string>{"b-next", "a-next"});
+}
+
+TEST_CASE("kueue: the fair-sharing tournament is decided cohort by cohort, not by comparing heads two at a time") {
+  // root cohort r (20 CPUs of its own) holds cohort x {a, b} and ClusterQueue c (2 CPUs).
+  // In x, b's head wins (b would borrow 2 CPUs, a 6). At r, x with b's head borrows 7 CPUs
+  // and c with its head 6.5: c wins. Comparing two heads at a time from c would let a beat
+  // c at r (x with a's head borrows 6) and then b beat a in x.
+  resource_registry reg;
+  kueue_config cfg;
+  cfg.resource_flavors = {"f"};
+  cohort_spec r;
+  r.name = "r";
+  r.resource_groups.push_back({{resources::cpu}, {{"f", {rq(resources::cpu, cpu(20))}}}});
+  cohort_spec x;
+  x.name = "x";
+  x.parent = "r";
+  cfg.cohorts = {r, x};
+  cfg.cluster_queues = {cq_cpu("a", "x", rq(resources::cpu, 0)), cq_cpu("b", "x", rq(resources::cpu, 0)),
+                        cq_cpu("c", "r", rq(resources::cpu, cpu(2)))};
+  cfg.fair_sharing = true;
+  kueue_model m(cfg, reg);
+  REQUIRE(m.admit(wl("a-run", "a", cpu(5))).allowed());
+  REQUIRE(m.admit(wl("c-run", "c", 7500)).allowed());
+  const std::vector<workload> heads = {wl("c-next", "c", cpu(1), 1, 0, 0), wl("a-next", "a", cpu(1), 1, 0, 1),
+                                       wl("b-next", "b", cpu(2), 1, 0, 2)};
+  std::vector<flavor_assignment> fas(3);
+  std::vector<kueue_model::fair_head> fh;
+  for (std::size_t i = 0; i < 3; ++i) {
+    m.assign(heads[i], fas[i]);
+    REQUIRE(fas[i].mode == fit_mode::fit);
+    fh.push_back({&heads[i], &fas[i]});
+  }
+  CHECK(m.fair_tournament(fh) == 0);  // c
+  // the same through the policy's select_head, whatever the listing order
+  kueue_policy p(m);
+  auto as_job = [](const workload& w) {
+    job j;
+    j.id = w.name;
+    j.queue = w.queue;
+    j.pods = 1;
+    j.created_ms = w.created;
+    j.request = w.pod_sets[0].per_pod;
+    return j;
+  };
+  const job jc = as_job(heads[0]), ja = as_job(heads[1]), jb = as_job(heads[2]);
+  const std::vector<const job*> cab = {&jc, &ja, &jb}, bac = {&jb, &ja, &jc};
+  CHECK(p.select_head(cab) == 0);
+  CHECK(p.select_head(bac) == 2);
+  // without c, b wins inside x
+  const std::vector<const job*> only_x = {&ja, &jb};
+  CHECK(p.select_head(only_x) == 1);
+  // an engine composed with it offers the same head (its ordering model's select_head)
+  basic_engine<kueue_policy> e(std::move(p));
+  CHECK(e.select_head(cab) == 0);
 }

@@ -1051,12 +1051,14 @@ class simulator_impl {
       }
     }
     while (!active_.empty()) {
+      // the heads in rank order (equals go by rank), then the ordering model's pick
       std::size_t best = 0;
-      for (std::size_t a = 1; a < active_.size(); ++a) {
-        const pkey& x = qheads_[active_[a]].front();
-        const pkey& y = qheads_[active_[best]].front();
-        const auto c = engine_.compare_heads(jobs_[x.idx].j, jobs_[y.idx].j);
-        if (c < 0 || (c == 0 && x < y)) best = a;
+      if (active_.size() > 1) {
+        std::sort(active_.begin(), active_.end(),
+                  [&](std::size_t a, std::size_t b) { return qheads_[a].front() < qheads_[b].front(); });
+        head_jobs_.clear();
+        for (const std::size_t q : active_) head_jobs_.push_back(&jobs_[qheads_[q].front().idx].j);
+        best = engine_.select_head(head_jobs_);
       }
       auto& h = qheads_[active_[best]];
       std::pop_heap(h.begin(), h.end(), later);
@@ -1557,6 +1559,7 @@ class simulator_impl {
   std::vector<std::size_t> live_pos_;          // a shape's place in live_shapes_, or npos
   std::vector<std::vector<pkey>> qheads_;      // schedule's heap per queue
   std::vector<std::size_t> active_;            // queues with heads in this pass
+  std::vector<const job*> head_jobs_;          // schedule(): the queues' heads offered to select_head
   bool ordered_ = false;                       // a model orders pending work
   std::vector<std::size_t> queue_of_, rank_;   // per job: its queue, its rank inside it
   std::vector<std::size_t> queue_first_rank_;  // per queue: the smallest rank of its jobs
