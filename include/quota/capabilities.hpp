@@ -11,6 +11,8 @@
 //                    charges a queue beyond the job's request (a shared
 //                    claim's devices, paid once by the owning queue)
 //   charge_receiver  the model accounts such charges in its queues
+//   allocation_sharing  the model knows what jobs share on a node (a claim's
+//                    devices), allocated once by the host
 //   node_preemption_aware  the model's rule for who may be preempted when the
 //                    quotas allow a job but no node has room
 //   earliest_admission_aware  (quota/explain.hpp) when a denied job would fit
@@ -119,10 +121,48 @@ concept charge_aware = requires(const P& p, const job& j, std::string_view id, s
 /// whole charge) and allocates it as a running job that is nobody's victim;
 /// `charge_removed` gives it back. The engine checks an admission that
 /// charges the job's own queue with the charge added to the job's request.
+///
+/// A receiver may also have `void capacity_deducted(const resource_vector& v)`:
+/// `v` is what charges of no queue take from the cluster now (orphan claims'
+/// devices), replacing the previous value; the model shrinks the capacity it
+/// divides by it (KAI fair share).
 template <class P>
 concept charge_receiver = requires(P& p, const job& j, std::string_view id) {
   { p.charge_added(j) } -> std::same_as<void>;
   { p.charge_removed(id) } -> std::same_as<void>;
+};
+
+namespace detail {
+/// Whether a charge receiver shrinks its capacity by deductions.
+template <class P>
+concept takes_deductions = requires(P& p, const resource_vector& v) {
+  { p.capacity_deducted(v) } -> std::same_as<void>;
+};
+}  // namespace detail
+
+/// Something several jobs use at once that the host allocates once, on one
+/// node (a shared DRA claim's devices): `key` names it, `amount` is what it
+/// takes from that node in the host's resource ids, `node` the node it is
+/// bound to when the model knows (an allocated claim's node), else empty.
+struct shared_allocation {
+  std::string key;
+  resource_vector amount;
+  std::string node;
+};
+
+/// The model knows what jobs share on a node (quota::claims_policy: a
+/// claim's devices).
+/// * `shared_allocations(j, out)`: what j uses that is shared, each once;
+///   the host takes `amount` from the node of the first running holder,
+///   places every later holder (all pods of it) on that node, and gives it
+///   back when the last holder stops;
+/// * `held_allocations(out)`: what is allocated now by holders the host does
+///   not run (pods restored from a snapshot); the host takes it from `node`
+///   (or the first node with room) for good.
+template <class P>
+concept allocation_sharing = requires(const P& p, const job& j, std::vector<shared_allocation>& out) {
+  { p.shared_allocations(j, out) } -> std::same_as<void>;
+  { p.held_allocations(out) } -> std::same_as<void>;
 };
 
 /// The default order of pending work when no model orders it: one queue,
@@ -196,6 +236,12 @@ template <class P>
 [[nodiscard]] bool has_node_rule(const P& m) {
   return capability_of<node_preemption_aware<P>>(
       m, [](const auto& x) -> decltype(x.has_node_rule()) { return x.has_node_rule(); });
+}
+/// Whether model `m` knows shared allocations (any_policy: shares_allocations()).
+template <class P>
+[[nodiscard]] bool shares_allocations(const P& m) {
+  return capability_of<allocation_sharing<P>>(
+      m, [](const auto& x) -> decltype(x.shares_allocations()) { return x.shares_allocations(); });
 }
 /// Whether model `m` follows demand (any_policy: follows_demand()).
 template <class P>

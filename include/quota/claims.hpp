@@ -139,6 +139,9 @@ struct claim_spec {
   bool allocated = false;
   std::vector<claim_device> requests;
   std::vector<claim_device> allocation;
+  /// The node the allocation is bound to (status.allocation.nodeSelector
+  /// naming one node), empty when unknown or not allocated.
+  std::string node;
 };
 
 /// A pod (or a gang of `count` pods) that wants to use claims.
@@ -190,6 +193,8 @@ struct claims_claim {
   bool orphan = false;
   bool pinned = false;
   resource_vector charge;
+  std::vector<std::pair<std::string, std::int64_t>> devices;  // every class's devices (accounted or not)
+  std::string node;
   claim_queue_id owner = claim_none;
   claim_owner_source source = claim_owner_source::none;
   claims_target target = claims_target::none;
@@ -411,6 +416,18 @@ class claim_model {
         c.charge.add(reg.intern(r.device_class), r.all ? 1 : (r.count > 0 ? r.count : 1));
       }
     }
+    // the devices on the node, whoever pays for them: the allocation, or the
+    // requests whose count is known before allocation
+    for (const auto& l : s.allocated ? s.allocation : s.requests) {
+      if (!s.allocated && (l.all || l.alternative)) continue;
+      auto it =
+          std::find_if(c.devices.begin(), c.devices.end(), [&](const auto& d) { return d.first == l.device_class; });
+      if (it == c.devices.end())
+        c.devices.emplace_back(l.device_class, l.count);
+      else
+        it->second = detail::checked_add(it->second, l.count);
+    }
+    c.node = s.node;
     for (const auto& l : s.requests) c.classes.push_back(l.device_class);
     c.uses.reserve(2);
     const auto id = static_cast<claim_id>(claims_.size());
@@ -475,6 +492,13 @@ class claim_model {
   /// The claim's charge (design: allocation result of accounted classes;
   /// kai_strict: what each consuming pod is charged).
   [[nodiscard]] const resource_vector& claim_charge(claim_id c) const { return claim_ref(c).charge; }
+  /// The claim's devices on its node, by device class, accounted or not (the
+  /// allocation; before it, the requests with a known count).
+  [[nodiscard]] std::span<const std::pair<std::string, std::int64_t>> claim_devices(claim_id c) const {
+    return claim_ref(c).devices;
+  }
+  /// The node the claim's allocation is bound to ("" when unknown).
+  [[nodiscard]] std::string_view claim_node(claim_id c) const { return claim_ref(c).node; }
   /// Orphan charges reduced from cluster capacity and charged to no queue.
   [[nodiscard]] const resource_vector& deducted() const noexcept { return deducted_; }
 
@@ -1012,6 +1036,51 @@ class claims_policy {
         out.push_back({std::string(model_.queue_name(q)), {}, passed_on(model_.charge_of(q))});
     if (!model_.deducted().empty()) out.push_back({std::string(), {}, passed_on(model_.deducted())});
   }
+  // ---- shared allocations (quota/capabilities.hpp) ----
+  /// The claims j names, each once: key "namespace/name", amount the claim's
+  /// devices in the host's terms (on_node), node the allocation's node.
+  /// Claims the model does not know are left out (check() refuses them).
+  void shared_allocations(const job& j, std::vector<shared_allocation>& out) const {
+    const std::size_t first = out.size();
+    for (const std::string& n : j.claims) {
+      if (n.empty()) continue;
+      const std::string key = n.find('/') == std::string::npos ? (j.ns.empty() ? "default" : j.ns) + "/" + n : n;
+      const claim_id c = model_.find_claim(key);
+      if (c == claim_none) continue;
+      bool seen = false;
+      for (std::size_t i = first; i < out.size() && !seen; ++i) seen = out[i].key == key;
+      if (!seen) out.push_back({key, on_node(model_.claim_devices(c)), std::string(model_.claim_node(c))});
+    }
+  }
+  /// The claims reserved by pods this policy did not bind (pods restored
+  /// with the model's snapshot, which the host does not run).
+  void held_allocations(std::vector<shared_allocation>& out) const {
+    std::vector<std::uint8_t> ours(model_.claim_count(), 0);
+    for (const auto& [id, b] : bindings_)
+      for (const claim_id c : model_.binding_claims(b.binding)) ours[c] = 1;
+    for (claim_id c = 0; c < model_.claim_count(); ++c)
+      if (model_.consumers(c) > 0 && !ours[c])
+        out.push_back(
+            {std::string(model_.claim_key(c)), on_node(model_.claim_devices(c)), std::string(model_.claim_node(c))});
+  }
+  /// Devices in the host's node terms: a class named in charge_as counts as
+  /// that resource, a GPU class as nvidia.com/gpu; other classes are devices
+  /// the host does not track and are left out.
+  [[nodiscard]] resource_vector on_node(std::span<const std::pair<std::string, std::int64_t>> devices) const {
+    resource_vector out;
+    const auto& reg = model_.registry();
+    for (const auto& [cls, count] : devices) {
+      const auto m = model_.config().charge_as.find(cls);
+      std::optional<resource_id> id;
+      if (m != model_.config().charge_as.end())
+        id = reg.find(m->second);
+      else if (detail::claims_kai_gpu_class(cls))
+        id = resources::nvidia_gpu;
+      if (id) out.set(*id, detail::checked_add(out.get(*id), count));
+    }
+    return out;
+  }
+
   /// A charge in the other models' terms (claim_config::charge_as).
   [[nodiscard]] resource_vector passed_on(const resource_vector& v) const {
     resource_vector out;
@@ -1081,5 +1150,6 @@ class claims_policy {
 
 static_assert(policy<claims_policy>);
 static_assert(charge_aware<claims_policy>);
+static_assert(allocation_sharing<claims_policy>);
 
 }  // namespace quota

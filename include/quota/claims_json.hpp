@@ -67,6 +67,30 @@ namespace detail {
   auto it = o.find(key);
   return it == o.end() || it->is_null() ? nullptr : &*it;
 }
+/// The one node an allocation's nodeSelector names (a term matching field
+/// metadata.name or label kubernetes.io/hostname In exactly one value), else
+/// "" (no selector, several nodes, or another shape). Never throws.
+[[nodiscard]] inline std::string claims_allocation_node(const json& alloc) {
+  const json* sel = claims_field(alloc, "nodeSelector");
+  const json* terms = sel ? claims_field(*sel, "nodeSelectorTerms") : nullptr;
+  if (!terms || !terms->is_array() || terms->size() != 1) return {};
+  const json& term = (*terms)[0];
+  for (const auto& [list, key] : {std::pair<const char*, const char*>{"matchFields", "metadata.name"},
+                                  std::pair<const char*, const char*>{"matchExpressions", "kubernetes.io/hostname"}}) {
+    const json* reqs = claims_field(term, list);
+    if (!reqs || !reqs->is_array()) continue;
+    for (const json& r : *reqs) {
+      if (!r.is_object()) continue;
+      const json* k = claims_field(r, "key");
+      const json* op = claims_field(r, "operator");
+      const json* vals = claims_field(r, "values");
+      if (k && k->is_string() && *k == key && op && op->is_string() && *op == "In" && vals && vals->is_array() &&
+          vals->size() == 1 && (*vals)[0].is_string())
+        return (*vals)[0].get<std::string>();
+    }
+  }
+  return {};
+}
 /// A string field, or `def` when absent, null or not a string (never throws json::type_error).
 [[nodiscard]] inline std::string claims_str(const json& o, const char* key, const char* def = "") {
   const json* v = claims_field(o, key);
@@ -179,6 +203,7 @@ inline void claims_request_line(const json& r, const std::string& path, claim_sp
   const json* alloc = status ? claims_field(*status, "allocation") : nullptr;
   if (alloc) {
     s.allocated = true;
+    s.node = detail::claims_allocation_node(*alloc);
     const json* adev = claims_field(*alloc, "devices");
     const json* results = adev ? claims_field(*adev, "results") : nullptr;
     if (results && !results->is_array()) diag.add(p + ".status.allocation.devices.results", "not an array");

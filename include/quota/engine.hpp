@@ -109,9 +109,16 @@ class any_policy {
     self_->after_release(id, out);
   }
   void current_charges(std::vector<queue_charge>& out) const { self_->current(out); }
+  /// Whether the held model knows shared allocations (quota::allocation_sharing);
+  /// when it does not, the members below add nothing.
+  [[nodiscard]] bool shares_allocations() const { return self_->shares_allocations(); }
+  void shared_allocations(const job& j, std::vector<shared_allocation>& out) const { self_->shared(j, out); }
+  void held_allocations(std::vector<shared_allocation>& out) const { self_->held(out); }
   [[nodiscard]] bool receives_charges() const { return self_->receives_charges(); }
   void charge_added(const job& c) { self_->charge_added(c); }
   void charge_removed(std::string_view id) { self_->charge_removed(id); }
+  /// Deductions reach the held model when it shrinks its capacity by them.
+  void capacity_deducted(const resource_vector& v) { self_->capacity_deducted(v); }
 
   /// The held model, if it is a P.
   template <class P>
@@ -149,9 +156,13 @@ class any_policy {
     virtual void after_commit(const job&, std::vector<queue_charge>&) const = 0;
     virtual void after_release(std::string_view, std::vector<queue_charge>&) const = 0;
     virtual void current(std::vector<queue_charge>&) const = 0;
+    [[nodiscard]] virtual bool shares_allocations() const = 0;
+    virtual void shared(const job&, std::vector<shared_allocation>&) const = 0;
+    virtual void held(std::vector<shared_allocation>&) const = 0;
     [[nodiscard]] virtual bool receives_charges() const = 0;
     virtual void charge_added(const job&) = 0;
     virtual void charge_removed(std::string_view) = 0;
+    virtual void capacity_deducted(const resource_vector&) = 0;
     [[nodiscard]] virtual std::unique_ptr<concept_t> clone() const = 0;
   };
   template <class P>
@@ -210,12 +221,22 @@ class any_policy {
     void current(std::vector<queue_charge>& out) const override {
       if constexpr (charge_aware<P>) value.current_charges(out);
     }
+    [[nodiscard]] bool shares_allocations() const override { return detail::shares_allocations(value); }
+    void shared(const job& j, std::vector<shared_allocation>& out) const override {
+      if constexpr (allocation_sharing<P>) value.shared_allocations(j, out);
+    }
+    void held(std::vector<shared_allocation>& out) const override {
+      if constexpr (allocation_sharing<P>) value.held_allocations(out);
+    }
     [[nodiscard]] bool receives_charges() const override { return detail::receives_charges(value); }
     void charge_added(const job& c) override {
       if constexpr (charge_receiver<P>) value.charge_added(c);
     }
     void charge_removed(std::string_view id) override {
       if constexpr (charge_receiver<P>) value.charge_removed(id);
+    }
+    void capacity_deducted(const resource_vector& v) override {
+      if constexpr (detail::takes_deductions<P>) value.capacity_deducted(v);
     }
     [[nodiscard]] std::unique_ptr<concept_t> clone() const override {
       if constexpr (std::is_copy_constructible_v<P>)
@@ -236,6 +257,7 @@ static_assert(demand_aware<any_policy>);
 static_assert(node_preemption_aware<any_policy>);
 static_assert(charge_aware<any_policy>);
 static_assert(charge_receiver<any_policy>);
+static_assert(allocation_sharing<any_policy>);
 
 namespace detail {
 /// Records admitted job ids so release() can refuse unknown ones before any
@@ -382,6 +404,25 @@ class engine_base {
     for (const auto& c : ch)
       if (c.queue.empty()) out.add_in_place(c.after);
     return out;
+  }
+  // ---- shared allocations (quota/capabilities.hpp) -------------------------
+  /// Whether a composed model knows shared allocations.
+  [[nodiscard]] bool shares_allocations() const {
+    bool any = false;
+    self().for_each_model([&](const auto& m) { any = any || detail::shares_allocations(m); });
+    return any;
+  }
+  /// What j shares with other jobs on a node, from every model that knows.
+  void shared_allocations(const job& j, std::vector<shared_allocation>& out) const {
+    self().for_each_model([&](const auto& m) {
+      if constexpr (allocation_sharing<std::remove_cvref_t<decltype(m)>>) m.shared_allocations(j, out);
+    });
+  }
+  /// What is allocated by holders the host does not run, from every model that knows.
+  void held_allocations(std::vector<shared_allocation>& out) const {
+    self().for_each_model([&](const auto& m) {
+      if constexpr (allocation_sharing<std::remove_cvref_t<decltype(m)>>) m.held_allocations(out);
+    });
   }
   /// The id under which a queue's charge is allocated in the models that account charges.
   [[nodiscard]] static std::string charge_id(std::string_view queue) { return "charge:" + std::string(queue); }
@@ -682,7 +723,7 @@ class engine_base {
     struct step {
       std::size_t model;
       const queue_charge* c;
-      bool removed, added;
+      bool removed, added, deducted;
     };
     std::vector<step> done;
     try {
@@ -692,8 +733,14 @@ class engine_base {
         if (!detail::receives_charges(m)) return;
         if constexpr (charge_receiver<std::remove_cvref_t<decltype(m)>>) {
           for (const auto& c : ch) {
-            if (c.queue.empty()) continue;
-            step s{mi, &c, false, false};
+            if (c.queue.empty()) {  // taken from the cluster: its capacity shrinks
+              if constexpr (detail::takes_deductions<std::remove_cvref_t<decltype(m)>>) {
+                m.capacity_deducted(c.after);
+                done.push_back(step{mi, &c, false, false, true});
+              }
+              continue;
+            }
+            step s{mi, &c, false, false, false};
             if (!c.before.empty()) {
               m.charge_removed(charge_id(c.queue));
               s.removed = true;
@@ -717,6 +764,8 @@ class engine_base {
         self().for_each_model([&](auto& m) {
           if (k++ != it->model) return;
           if constexpr (charge_receiver<std::remove_cvref_t<decltype(m)>>) {
+            if constexpr (detail::takes_deductions<std::remove_cvref_t<decltype(m)>>)
+              if (it->deducted) m.capacity_deducted(it->c->before);
             if (it->added) m.charge_removed(charge_id(it->c->queue));
             if (it->removed) m.charge_added(charge_job(who, it->c->queue, it->c->before));
           }
@@ -822,5 +871,6 @@ static_assert(order_aware<engine>);
 static_assert(demand_aware<engine>);
 static_assert(node_preemption_aware<engine>);
 static_assert(charge_aware<any_policy> && charge_receiver<any_policy>);
+static_assert(allocation_sharing<engine>);
 
 }  // namespace quota

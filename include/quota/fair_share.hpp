@@ -1030,6 +1030,22 @@ class fair_share_policy {
     if (live_) refresh_demand(q);
   }
 
+  /// What the cluster loses to charges of no queue (orphan claims' devices,
+  /// deducted from the resources KAI divides): the capacity the queues share
+  /// becomes the tree's capacity before the deduction minus `v` (never below
+  /// 0), and fair shares are computed again. Replaces the previous deduction.
+  void capacity_deducted(const resource_vector& v) {
+    resource_vector next;
+    for (const auto r : tree_.resources()) {
+      const amount base = detail::checked_add(tree_.capacity(r), deducted_.get(r));
+      next.set(r, std::max<amount>(0, detail::checked_sub(base, v.get(r))));
+    }
+    tree_.set_capacity(next);
+    deducted_ = v;
+    tree_.compute();
+  }
+  [[nodiscard]] const resource_vector& capacity_deduction() const noexcept { return deducted_; }
+
   /// Victims for j, in KAI's order. Reclaim (other queues), only when
   /// can_reclaim holds: preemptible jobs that pass the victim pre-filter, in
   /// KAI's victim-queue order: from the root down, the queue that comes last
@@ -1186,6 +1202,7 @@ class fair_share_policy {
   std::map<std::string, place, std::less<>> where_;
   std::int64_t now_ms_ = 0;
   bool deny_beyond_capacity_ = false;
+  resource_vector deducted_;  // capacity_deducted
 };
 
 static_assert(policy<fair_share_policy>);

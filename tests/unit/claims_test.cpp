@@ -1478,3 +1478,36 @@ TEST_CASE("claims: pod creationTimestamp must be an RFC 3339 UTC time with valid
     CHECK(ms == 42);  // untouched
   }
 }
+
+TEST_CASE("claims: the node of an allocation is read from its nodeSelector when it names one node") {
+  claim_model m;
+  const auto claim = [](const char* name, const char* selector) {
+    return json::parse(std::string(R"({"kind": "ResourceClaim", "metadata": {"name": ")") + name +
+                       R"(", "namespace": "ns"},
+      "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu.nvidia.com"}}]}},
+      "status": {"allocation": {"devices": {"results": [
+        {"request": "r", "driver": "d", "pool": "p", "device": "g0"}]}, "nodeSelector": )" +
+                       selector + "}}}");
+  };
+  (void)load_resource_claims(
+      m,
+      claim(
+          "by-field",
+          R"({"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]})"));
+  (void)load_resource_claims(m, claim("by-label", R"({"nodeSelectorTerms": [{"matchExpressions": [
+        {"key": "kubernetes.io/hostname", "operator": "In", "values": ["n2"]}]}]})"));
+  (void)load_resource_claims(m, claim("two-nodes", R"({"nodeSelectorTerms": [{"matchFields": [
+        {"key": "metadata.name", "operator": "In", "values": ["n1", "n2"]}]}]})"));
+  (void)load_resource_claims(m, claim("odd", R"({"nodeSelectorTerms": "x"})"));
+  (void)load_resource_claims(m, claim("none", "null"));
+  CHECK(m.claim_node(m.claim_at("ns/by-field")) == "n1");
+  CHECK(m.claim_node(m.claim_at("ns/by-label")) == "n2");
+  CHECK(m.claim_node(m.claim_at("ns/two-nodes")).empty());
+  CHECK(m.claim_node(m.claim_at("ns/odd")).empty());
+  CHECK(m.claim_node(m.claim_at("ns/none")).empty());
+  // its devices, whoever pays: the allocation's one device
+  const auto devs = m.claim_devices(m.claim_at("ns/by-field"));
+  REQUIRE(devs.size() == 1);
+  CHECK(devs[0].first == "gpu.nvidia.com");
+  CHECK(devs[0].second == 1);
+}

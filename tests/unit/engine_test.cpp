@@ -595,6 +595,73 @@ TEST_CASE("composition: charges of a model's initial state reach the other model
   CHECK(e.deducted_charge().empty());
 }
 
+TEST_CASE("composition: an orphan claim's devices shrink the capacity KAI fair share divides") {
+  resource_registry reg;
+  claims_policy cl = shared_claim(reg, 3);
+  // held at the start by pods of two queues, no label: an orphan, deducted
+  for (const char* q : {"a", "b"}) {
+    claim_pod pod;
+    pod.id = q;
+    pod.ns = "ml";
+    pod.queue = cl.model().queue(q);
+    pod.queue_name = q;
+    const std::vector<claim_id> ids{cl.model().claim_at("ml/shared")};
+    (void)cl.model().restore(pod, ids);
+  }
+  cl.model().finish_snapshot();
+  REQUIRE(cl.model().orphan(cl.model().claim_at("ml/shared")));
+  engine e;
+  e.add(any_policy(std::move(cl)));
+  e.add(any_policy(kai()));
+  const auto* fs = e.model(1).target<fair_share_policy>();
+  const auto cap = [&] { return fs->tree().capacity(resources::nvidia_gpu); };
+  REQUIRE(cap() == 8);
+  e.sync_charges();
+  CHECK(cap() == 5);  // 8 GPUs less the orphan's 3
+  CHECK(fs->capacity_deduction().get(resources::nvidia_gpu) == 3);
+  CHECK(e.deducted_charge().get(resources::nvidia_gpu) == 3);
+  CHECK(alloc_gpu(*fs, "a") == 0);  // charged to no queue
+  // the holders the host does not run: the claim on no known node
+  std::vector<shared_allocation> held;
+  e.held_allocations(held);
+  REQUIRE(held.size() == 1);
+  CHECK(held[0].key == "ml/shared");
+  CHECK(held[0].amount.get(resources::nvidia_gpu) == 3);
+  CHECK(held[0].node.empty());
+  // a new consumer shares it: it is not held by it, and the deduction stays
+  REQUIRE(e.admit(claim_job("c1", "a")).allowed());
+  held.clear();
+  e.held_allocations(held);
+  CHECK(held.empty());
+  CHECK(cap() == 5);
+}
+
+TEST_CASE("composition: a job's shared allocations are its claims' devices in node terms, each once") {
+  resource_registry reg;
+  claims_policy p = shared_claim(reg, 2);
+  claim_spec nic;
+  nic.ns = "ml";
+  nic.name = "nic";
+  nic.requests.push_back(claim_device{"nic.example.com", 2, false, false, {}});
+  nic.requests.push_back(claim_device{"gpu.nvidia.com", 1, false, false, {}});
+  nic.requests.push_back(claim_device{"gpu.nvidia.com", 0, true, false, {}});  // All: unknown before allocation
+  (void)p.model().add_claim(nic);
+  job j = claim_job("j", "a");
+  j.claims = {"shared", "ml/shared", "nic", "missing"};
+  std::vector<shared_allocation> out;
+  engine e;
+  CHECK_FALSE(e.shares_allocations());
+  e.add(any_policy(std::move(p)));
+  CHECK(e.shares_allocations());
+  e.shared_allocations(j, out);
+  REQUIRE(out.size() == 2);  // "shared" and "ml/shared" are one claim; "missing" is not known
+  CHECK(out[0].key == "ml/shared");
+  CHECK(out[0].amount == resource_vector{{resources::nvidia_gpu, 2}});
+  CHECK(out[1].key == "ml/nic");
+  CHECK(out[1].amount == resource_vector{{resources::nvidia_gpu, 1}});  // the NIC is not a node resource here
+  CHECK_FALSE(reg.find("nic.example.com").has_value());
+}
+
 namespace {
 // a model that accounts charges and can be told to fail the next one
 struct charge_book {

@@ -515,7 +515,7 @@ inline scenario load_scenario(const json& doc) {
         }
         detail::check_keys(r, xj, p,
                            {"at", "job", "state", "reason", "tenant", "usage", "admitted", "pending", "preemptions",
-                            "model", "pointer", "equals", "victims", "note"});
+                            "model", "pointer", "equals", "victims", "node", "note"});
         expectation x;
         x.at_ms = end_of_time;
         if (xj.contains("at")) r.duration(xj, "at", x.at_ms, p, false);
@@ -529,6 +529,8 @@ inline scenario load_scenario(const json& doc) {
           if (!st.is_string() || (st != "pending" && st != "running" && st != "finished" && st != "preempted"))
             r.problem(join_path(p, "state"), "expected pending, running, finished or preempted");
         }
+        if (xj.contains("node") && (!xj.contains("job") || !xj["node"].is_string()))
+          r.problem(join_path(p, "node"), "expected a node name, with job (the node all its pods run on)");
         if (xj.contains("usage"))
           (void)parse_resource_list(xj["usage"], sc.registry, "$." + join_path(p, "usage"), &diag);
         if (xj.contains("model") && !xj.contains("pointer"))

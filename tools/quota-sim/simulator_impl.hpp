@@ -62,6 +62,7 @@ class simulator_impl {
     set_up_order();
     // charges restored with a model's initial state (claims bound by running pods)
     engine_.sync_charges();
+    set_up_shared();
   }
 
   /// Replays the scenario up to `until_ms` (or its end). `progress` is called
@@ -215,6 +216,7 @@ class simulator_impl {
     std::uint64_t tried_pass = 0;
     std::uint64_t pended_pass = 0;
     std::vector<std::size_t> devices, device_nodes;               // GPU devices held (device index, node)
+    std::vector<std::size_t> shared;                              // its shared allocations (shared_ index)
     std::multimap<std::int64_t, std::size_t>::iterator finish{};  // its entry in finishes_
     bool has_finish = false;
   };
@@ -494,9 +496,165 @@ class simulator_impl {
     return best;
   }
 
+  // ---- shared allocations (quota/capabilities.hpp: a claim's devices) -------
+  // Each is allocated once, on the node of its first running holder; every
+  // later holder runs there (all its pods); the last holder to stop gives it
+  // back. Those held by pods the host does not run are taken at the start.
+  struct shared_state {
+    std::string key;
+    resource_vector amount;
+    std::size_t node = npos;
+    std::uint32_t holders = 0;
+    bool held = false;                 // by pods outside the scenario: for good
+    std::vector<std::size_t> devices;  // whole GPU devices taken on `node`
+  };
+  void set_up_shared() {
+    if (!engine_.shares_allocations()) return;
+    std::vector<shared_allocation> buf;
+    std::unordered_map<std::string, std::size_t> ids;
+    const auto intern = [&](const shared_allocation& a) {
+      const auto [it, fresh] = ids.emplace(a.key, shared_.size());
+      if (fresh) shared_.push_back(shared_state{a.key, a.amount, npos, 0, false, {}});
+      return it->second;
+    };
+    for (auto& jr : jobs_) {
+      if (jr.j.claims.empty()) continue;
+      buf.clear();
+      engine_.shared_allocations(jr.j, buf);
+      for (const auto& a : buf)
+        if (!a.amount.empty()) jr.shared.push_back(intern(a));
+    }
+    buf.clear();
+    engine_.held_allocations(buf);
+    for (const auto& a : buf) {
+      if (a.amount.empty()) continue;
+      const std::size_t sh = intern(a);
+      std::size_t at = npos;
+      for (std::size_t n = 0; n < nodes_.size() && at == npos; ++n)
+        if ((a.node.empty() || nodes_[n].spec.name == a.node) &&
+            shared_fits(n, shared_[sh].amount, shared_[sh].amount.get(resources::nvidia_gpu)))
+          at = n;
+      if (at == npos) {
+        bool named = false;
+        for (const auto& n : nodes_) named = named || n.spec.name == a.node;
+        throw validation_error("claim " + a.key,
+                               a.node.empty() ? "its devices, reserved at the start, fit on no node"
+                               : named ? "its devices, reserved at the start on node '" + a.node + "', do not fit there"
+                                       : "its devices are reserved at the start on node '" + a.node +
+                                             "', which the cluster does not have");
+      }
+      take_shared(at, sh);
+      shared_[sh].held = true;
+    }
+  }
+  // Whole free GPU devices of node n.
+  std::int64_t whole_free_devices(std::size_t n) const {
+    std::int64_t k = 0;
+    for (const auto f : nodes_[n].device_free) k += f == 1000 ? 1 : 0;
+    return k;
+  }
+  // `v` fits on node n now, and `whole` whole GPU devices are free on it (when it tracks devices).
+  bool shared_fits(std::size_t n, const resource_vector& v, std::int64_t whole) const {
+    if (!nodes_[n].alive || !fits(v, nodes_[n].free)) return false;
+    return nodes_[n].device_free.empty() || whole_free_devices(n) >= whole;
+  }
+  void take_shared(std::size_t n, std::size_t sh) {
+    auto& st = shared_[sh];
+    nodes_[n].free.sub_in_place(st.amount);
+    st.node = n;
+    st.devices.clear();
+    if (!nodes_[n].device_free.empty())
+      for (std::size_t d = 0, left = static_cast<std::size_t>(st.amount.get(resources::nvidia_gpu));
+           d < nodes_[n].device_free.size() && left > 0; ++d)
+        if (nodes_[n].device_free[d] == 1000) {
+          set_device(n, d, 0);
+          st.devices.push_back(d);
+          --left;
+        }
+    tree_update(n);
+  }
+  void give_shared(std::size_t sh) {
+    auto& st = shared_[sh];
+    const std::size_t n = st.node;
+    nodes_[n].free.add_in_place(st.amount);
+    for (const auto d : st.devices) set_device(n, d, 1000);
+    st.devices.clear();
+    st.node = npos;
+    tree_update(n);
+  }
+  // A job with shared allocations: all its pods on one node, the node its
+  // allocated ones are on, else (first-fit or best-fit) one with room for the
+  // pods and the allocations not made yet.
+  bool place_shared(std::size_t idx) {
+    auto& jr = jobs_[idx];
+    const auto& js = *jr.spec;
+    std::size_t bound = npos;
+    resource_vector extra;
+    for (const auto sh : jr.shared) {
+      const auto& st = shared_[sh];
+      if (st.node == npos) {
+        extra.add_in_place(st.amount);
+      } else if (bound == npos) {
+        bound = st.node;
+      } else if (bound != st.node) {
+        return false;  // allocated on two nodes: no node has them both
+      }
+    }
+    resource_vector total = extra;
+    for (const auto& e : js.per_pod)
+      total.set(e.id,
+                quota::detail::checked_add(total.get(e.id), quota::detail::checked_mul<amount>(e.value, js.pods)));
+    const std::int64_t pod_gpus = js.gpu.milli == 1000 ? std::int64_t{js.gpu.count} * js.pods : 0;
+    const auto room = [&](std::size_t n) {
+      return selector_ok(nodes_[n], js) && shared_fits(n, total, extra.get(resources::nvidia_gpu) + pod_gpus);
+    };
+    std::size_t at = npos;
+    if (bound != npos) {
+      if (room(bound)) at = bound;
+    } else {
+      amount best_left = 0;
+      for (std::size_t n = 0; n < nodes_.size(); ++n) {
+        if (!room(n)) continue;
+        const amount left = nodes_[n].free.get(chart_) - total.get(chart_);
+        if (at == npos || (sc_.placement != "first-fit" && left < best_left)) {
+          at = n;
+          best_left = left;
+        }
+        if (sc_.placement == "first-fit") break;
+      }
+    }
+    if (at == npos) return false;
+    // the allocations first (whole devices), then the pods
+    std::vector<std::size_t> taken;
+    for (const auto sh : jr.shared)
+      if (shared_[sh].node == npos) {
+        take_shared(at, sh);
+        taken.push_back(sh);
+      }
+    for (std::int32_t p = 0; p < js.pods; ++p) {
+      if (js.gpu.count > 0 && !devices_fit(at, js.gpu)) {  // fractional devices: not known before
+        for (std::int32_t q = 0; q < p; ++q) give(at, js.per_pod, idx);
+        for (const auto sh : taken) give_shared(sh);
+        return false;
+      }
+      take(at, js.per_pod, idx);
+    }
+    for (const auto sh : jr.shared) ++shared_[sh].holders;
+    jr.placement = {{at, js.pods}};
+    return true;
+  }
+  // The job stops holding its shared allocations; the last holder gives them back.
+  void drop_shared(std::size_t idx) {
+    for (const auto sh : jobs_[idx].shared) {
+      auto& st = shared_[sh];
+      if (st.holders > 0 && --st.holders == 0 && !st.held && st.node != npos) give_shared(sh);
+    }
+  }
+
   // Places all pods of the job; on failure nothing is placed.
   bool place(std::size_t idx) {
     auto& jr = jobs_[idx];
+    if (!jr.shared.empty()) return place_shared(idx);
     const auto& js = *jr.spec;
     std::vector<std::pair<std::size_t, std::int32_t>> plan;
     for (std::int32_t p = 0; p < js.pods; ++p) {
@@ -519,11 +677,17 @@ class simulator_impl {
     auto& jr = jobs_[idx];
     for (const auto& [n, pods] : jr.placement)
       for (std::int32_t p = 0; p < pods; ++p) give(n, jr.spec->per_pod, idx);
+    if (!jr.placement.empty()) drop_shared(idx);
     jr.placement.clear();
   }
   void replace_on(std::size_t idx, const std::vector<std::pair<std::size_t, std::int32_t>>& pl) {
     auto& jr = jobs_[idx];
     jr.placement = pl;
+    if (!pl.empty())
+      for (const auto sh : jr.shared) {
+        if (shared_[sh].node == npos) take_shared(pl.front().first, sh);
+        ++shared_[sh].holders;
+      }
     for (const auto& [n, pods] : pl)
       for (std::int32_t p = 0; p < pods; ++p) take(n, jr.spec->per_pod, idx);
   }
@@ -1147,6 +1311,7 @@ class simulator_impl {
         if (n < dev.size() && d < dev[n].size()) dev[n][d] += jr.spec->gpu.milli;
       }
     }
+    for (const auto& st : shared_) add_shared_use(st, used, dev, nr);
     // node specs never change (nodes are only added): their dense allocatable is kept
     if (inv_alloc_.size() != nn * nr) {
       inv_alloc_.assign(nn * nr, 0);
@@ -1176,6 +1341,15 @@ class simulator_impl {
                          "held " + std::to_string(dev[n][d]) + ", free " + std::to_string(nodes_[n].device_free[d])});
     }
   }
+  // A shared allocation's use of its node, for check_capacity.
+  static void add_shared_use(const shared_state& st, std::vector<amount>& used,
+                             std::vector<std::vector<std::int64_t>>& dev, std::size_t nr) {
+    if (st.node == npos) return;
+    amount* row = used.data() + st.node * nr;
+    for (const auto& e : st.amount) row[e.id] = quota::detail::checked_add(row[e.id], e.value);
+    for (const auto d : st.devices)
+      if (d < dev[st.node].size()) dev[st.node][d] += 1000;
+  }
   // Every submitted, not deleted job ran or says why it waits.
   void check_outcomes(std::vector<failed_expectation>& out) const {
     for (std::size_t i = 0; i < jobs_.size(); ++i) {
@@ -1201,6 +1375,14 @@ class simulator_impl {
         if (want == "preempted") have = jr.preempted > 0 ? "preempted" : have;
         const std::string& why = reason_of(index_.at(jr.j.id));
         if (have != want) fail("job " + jr.j.id + " " + want, have + (why.empty() ? "" : " (" + why + ")"));
+      }
+      if (b.contains("node")) {
+        const std::string want = b["node"].get<std::string>();
+        std::string have;
+        for (const auto& [n, k] : jr.placement)
+          have += (have.empty() ? "" : ", ") + nodes_[n].spec.name + (k > 1 ? " x" + std::to_string(k) : "");
+        if (jr.placement.size() != 1 || nodes_[jr.placement.front().first].spec.name != want)
+          fail("job " + jr.j.id + " on node " + want, have.empty() ? "on no node" : "on " + have);
       }
       if (b.contains("reason")) {
         const std::string want = b["reason"].get<std::string>();
@@ -1560,6 +1742,7 @@ class simulator_impl {
   std::vector<std::vector<pkey>> qheads_;      // schedule's heap per queue
   std::vector<std::size_t> active_;            // queues with heads in this pass
   std::vector<const job*> head_jobs_;          // schedule(): the queues' heads offered to select_head
+  std::vector<shared_state> shared_;           // shared allocations (a claim's devices), by first use
   bool ordered_ = false;                       // a model orders pending work
   std::vector<std::size_t> queue_of_, rank_;   // per job: its queue, its rank inside it
   std::vector<std::size_t> queue_first_rank_;  // per queue: the smallest rank of its jobs
