@@ -265,3 +265,41 @@ TEST_CASE("composition: a denied head of a StrictFIFO ClusterQueue holds back th
     CHECK(replay_checked(doc).failures.empty());
   }
 }
+
+TEST_CASE("composition: a job on a shared claim preempts on the claim's node, not on the first node with room") {
+  // node-1 is full of low-big, node-2 holds low-one and the claim (bound there by h1).
+  // h2 names the claim: it must run on node-2, so its victim is low-one, not low-big.
+  const json claim = {
+      {"apiVersion", "resource.k8s.io/v1"},
+      {"kind", "ResourceClaim"},
+      {"metadata", {{"name", "c"}, {"namespace", "ml"}}},
+      {"spec",
+       {{"devices",
+         {{"requests",
+           json::array(
+               {{{"name", "g"},
+                 {"exactly",
+                  {{"deviceClassName", "gpu.nvidia.com"}, {"allocationMode", "ExactCount"}, {"count", 1}}}}})}}}}}};
+  const auto node = [](const char* name) {
+    return json{{"name", name}, {"allocatable", {{"cpu", "8"}, {"memory", "32Gi"}, {"nvidia.com/gpu", 2}}}};
+  };
+  const auto pod = [](const char* id, std::int64_t submit, int gpus, int priority, bool with_claim) {
+    json j = {{"id", id},          {"submit", submit},     {"namespace", "ml"},
+              {"queue", "team-a"}, {"priority", priority}, {"request", {{"cpu", "1"}, {"nvidia.com/gpu", gpus}}}};
+    if (with_claim) j["claims"] = json::array({"c"});
+    return j;
+  };
+  json doc = {{"name", "claim node victims"},
+              {"cluster", {{"nodes", json::array({node("node-1"), node("node-2")})}}},
+              {"scheduler", {{"placement", "first-fit"}, {"preemption", true}}},
+              {"policies", json::array({{{"model", "kai_claims"}, {"objects", json::array({claim})}}})},
+              {"jobs", json::array({pod("low-big", 0, 2, 0, false), pod("low-one", minute, 1, 0, false),
+                                    pod("h1", 2 * minute, 0, 10, true), pod("h2", 3 * minute, 1, 10, true)})},
+              {"expect", json::array({{{"at", 2 * minute + 1}, {"job", "h1"}, {"node", "node-2"}},
+                                      {{"at", 3 * minute + 1}, {"job", "h2"}, {"node", "node-2"}},
+                                      {{"at", 3 * minute + 1}, {"job", "low-one"}, {"state", "preempted"}},
+                                      {{"at", 3 * minute + 1}, {"job", "low-big"}, {"state", "running"}},
+                                      {{"at", "end"}, {"preemptions", 1}}})}};
+  const run_result r = replay_checked(doc);
+  CHECK(r.failures.empty());
+}

@@ -961,10 +961,12 @@ class simulator_impl {
   // is the models' node-level rule (quota/capabilities.hpp: nos's
   // SelectVictimsOnNode candidates, Volcano's and KAI's preempt predicates),
   // or kube-scheduler's when no composed model has one (lower priority,
-  // preemptible). A one-pod job looks at one node at a time: the first node
-  // where removing every candidate on it makes room; on it the minimal set,
-  // reprieving the most important candidates (higher priority, then older)
-  // while the pod still fits. Returned lowest importance first.
+  // preemptible). A one-pod job (or one with shared allocations: all its pods
+  // and the allocations not made yet, only on their node once made) looks at
+  // one node at a time: the first node where removing every candidate on it
+  // makes room; on it the minimal set, reprieving the most important
+  // candidates (higher priority, then older) while it still fits. Returned
+  // lowest importance first.
   std::vector<std::size_t> placement_victims(std::size_t idx) {
     const auto& jr = jobs_[idx];
     std::vector<std::size_t> cand;
@@ -998,7 +1000,21 @@ class simulator_impl {
       if (jobs_[a].last_start != jobs_[b].last_start) return jobs_[a].last_start > jobs_[b].last_start;
       return a < b;
     };
-    if (jr.spec->pods != 1) {
+    // what the job needs on one node: a pod, or (with shared allocations) all
+    // its pods and the allocations not made yet, on their node when made
+    resource_vector need = jr.spec->per_pod;
+    std::size_t only = npos;
+    if (!jr.shared.empty()) {
+      for (const auto& e : jr.spec->per_pod) need.set(e.id, quota::detail::checked_mul<amount>(e.value, jr.spec->pods));
+      for (const auto sh : jr.shared) {
+        if (shared_[sh].node == npos)
+          need.add_in_place(shared_[sh].amount);
+        else if (only == npos)
+          only = shared_[sh].node;
+        else if (only != shared_[sh].node)
+          return cand;  // on two nodes: nothing makes room
+      }
+    } else if (jr.spec->pods != 1) {
       for (auto v : running_)
         if (allowed[v] == round) cand.push_back(v);
       std::sort(cand.begin(), cand.end(), less_important);
@@ -1012,7 +1028,7 @@ class simulator_impl {
       return r;
     };
     for (std::size_t n = 0; n < nodes_.size(); ++n) {
-      if (!nodes_[n].alive || !selector_ok(nodes_[n], *jr.spec)) continue;
+      if (!nodes_[n].alive || !selector_ok(nodes_[n], *jr.spec) || (only != npos && n != only)) continue;
       resource_vector potential = nodes_[n].free;
       std::vector<std::size_t> here;
       std::optional<std::size_t> prev;
@@ -1022,13 +1038,13 @@ class simulator_impl {
           here.push_back(v);
           potential.add_in_place(on_node(v, n));
         }
-      if (here.empty() || !fits(jr.spec->per_pod, potential)) continue;
+      if (here.empty() || !fits(need, potential)) continue;
       // reprieve the most important first: each stays when the pod still fits without it
       std::sort(here.begin(), here.end(), [&](std::size_t a, std::size_t b) { return less_important(b, a); });
       for (auto v : here) {
         resource_vector without = potential;
         without.sub_in_place(on_node(v, n));
-        if (fits(jr.spec->per_pod, without))
+        if (fits(need, without))
           potential = std::move(without);  // not needed: reprieved
         else
           cand.push_back(v);
