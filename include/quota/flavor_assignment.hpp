@@ -101,13 +101,41 @@ struct flavor_assignment {
 
 inline constexpr std::string_view kueue_model_name = "kueue";
 
+/// What preemption could do for one (flavor, resource) that needs it
+/// (Kueue's preemption oracle): nothing (no candidates), make room inside
+/// the workload's own ClusterQueue, or reclaim from other ClusterQueues.
+enum class preemption_possibility : std::uint8_t { no_candidates, preempt, reclaim };
+
+/// Asked by the flavor assigner for every (flavor, resource) that needs
+/// preemption: what preemption of `val` of slot `s` for `wl` in `cq` could do
+/// now (kueue_model answers with its preemption targets).
+class preemption_oracle {
+ public:
+  virtual ~preemption_oracle() = default;
+  [[nodiscard]] virtual preemption_possibility simulate(node_index cq, const workload& wl, fr_slot s,
+                                                        amount val) const = 0;
+
+ protected:
+  preemption_oracle() = default;
+  preemption_oracle(const preemption_oracle&) = default;
+  preemption_oracle& operator=(const preemption_oracle&) = default;
+};
+
 namespace detail {
 struct kueue_flavor_note {
   flavor_index flavor;
   resource_id resource;
   amount request, available, potential;
   fit_mode mode;
+  bool no_candidates = false;
 };
+
+/// Kueue's finer modes of a flavor, worst to best: no fit, preemption without
+/// candidates, preemption inside the ClusterQueue, reclaim, fit.
+enum class kueue_rank : std::uint8_t { no_fit, no_candidates, preempt, reclaim, fit };
+[[nodiscard]] inline fit_mode kueue_mode_of(kueue_rank r) noexcept {
+  return r == kueue_rank::fit ? fit_mode::fit : r == kueue_rank::no_fit ? fit_mode::no_fit : fit_mode::preempt;
+}
 
 [[nodiscard]] inline bool kueue_should_try_next(fit_mode m, const flavor_fungibility& ff, bool borrowing) noexcept {
   if (m == fit_mode::preempt && ff.when_can_preempt == fungibility_action::may_stop_search)
@@ -125,6 +153,12 @@ struct kueue_flavor_note {
 class flavor_assigner {
  public:
   explicit flavor_assigner(const cohort_forest& f, const resource_registry& reg) : f_(&f), reg_(&reg) {}
+  /// With an oracle, a flavor that needs preemption where preemption finds no
+  /// candidates ranks below one where it finds some, and the search goes on
+  /// to the next flavor whatever whenCanPreempt says; reclaim ranks above
+  /// preemption inside the ClusterQueue (Kueue's flavor assigner). Without
+  /// one, every flavor that needs preemption is taken as preemptible.
+  void set_oracle(const preemption_oracle* o) noexcept { oracle_ = o; }
 
   void assign(node_index cq, const workload& wl, flavor_assignment& out, const std::int32_t* counts = nullptr) const {
     out.clear();
@@ -155,7 +189,7 @@ class flavor_assigner {
         bool any = false;
         for (auto r : grp.covered_resources) any = any || ps.per_pod.get(r) != 0;
         if (!any) continue;
-        assign_group(cq, spec, g, ps, count, pa, out, live);
+        assign_group(cq, spec, g, wl, ps, count, pa, out, live);
       }
       if (static_cast<int>(pa.mode) < static_cast<int>(out.mode)) out.mode = pa.mode;
     }
@@ -231,15 +265,16 @@ class flavor_assigner {
   }
   static void add_reason(flavor_assignment& out, reason r) { out.reasons.push_back(std::move(r)); }
 
-  void assign_group(node_index cq, const cluster_queue_spec& spec, std::size_t g, const pod_set& ps, std::int32_t count,
-                    pod_set_assignment& pa, flavor_assignment& out, const amount* live) const {
+  void assign_group(node_index cq, const cluster_queue_spec& spec, std::size_t g, const workload& wl, const pod_set& ps,
+                    std::int32_t count, pod_set_assignment& pa, flavor_assignment& out, const amount* live) const {
+    using detail::kueue_rank;
     const auto& grp = spec.resource_groups[g];
     const auto& flavors = f_->group_flavors(cq, g);
-    fit_mode best_mode = fit_mode::no_fit;
+    kueue_rank best_rank = kueue_rank::no_fit;
     bool best_borrow = false;
     flavor_index best = no_flavor;
     for (const auto fl : flavors) {
-      fit_mode m = fit_mode::fit;
+      kueue_rank m = kueue_rank::fit;
       bool borrow = false;
       for (auto r : grp.covered_resources) {
         const amount per = ps.per_pod.get(r);
@@ -249,31 +284,47 @@ class flavor_assigner {
         const amount val = quota::detail::checked_add(req, out.usage_of(s));
         const amount pot = f_->potential_available(cq, s);
         const amount avail = f_->available_in(live, cq, s);
-        fit_mode rm;
+        kueue_rank rm;
         if (val > pot) {
-          rm = fit_mode::no_fit;
+          rm = kueue_rank::no_fit;
         } else if (val <= avail) {
-          rm = fit_mode::fit;
+          rm = kueue_rank::fit;
         } else if (val <= f_->nominal(cq, s) || spec.fair_sharing || f_->may_reclaim_in_hierarchy(cq, s, val) ||
                    spec.preemption.borrow_within_cohort != borrow_within_cohort_policy::never) {
-          rm = fit_mode::preempt;
+          rm = kueue_rank::preempt;
+          if (oracle_) switch (oracle_->simulate(cq, wl, s, val)) {
+              case preemption_possibility::no_candidates:
+                rm = kueue_rank::no_candidates;
+                break;
+              case preemption_possibility::preempt:
+                rm = kueue_rank::preempt;
+                break;
+              case preemption_possibility::reclaim:
+                rm = kueue_rank::reclaim;
+                break;
+            }
         } else {
-          rm = fit_mode::no_fit;
+          rm = kueue_rank::no_fit;
         }
         if (f_->usage(cq, s) + val > f_->subtree_quota(cq, s)) borrow = true;
-        if (rm != fit_mode::fit) notes_.push_back({fl, r, val, avail, pot, rm});
-        if (static_cast<int>(rm) < static_cast<int>(m)) m = rm;
+        if (rm != kueue_rank::fit)
+          notes_.push_back({fl, r, val, avail, pot, detail::kueue_mode_of(rm), rm == kueue_rank::no_candidates});
+        if (rm < m) m = rm;
       }
       // preferred: a better mode; at the same mode, no borrowing over borrowing
       const int score = static_cast<int>(m) * 2 + (borrow ? 0 : 1);
-      const int best_score = static_cast<int>(best_mode) * 2 + (best_borrow ? 0 : 1);
+      const int best_score = static_cast<int>(best_rank) * 2 + (best_borrow ? 0 : 1);
       if (best == no_flavor || score > best_score) {
         best = fl;
-        best_mode = m;
+        best_rank = m;
         best_borrow = borrow;
       }
-      if (!detail::kueue_should_try_next(m, spec.fungibility, borrow)) break;
+      // a flavor whose preemption has no candidates never stops the search
+      if (m != kueue_rank::no_candidates &&
+          !detail::kueue_should_try_next(detail::kueue_mode_of(m), spec.fungibility, borrow))
+        break;
     }
+    const fit_mode best_mode = detail::kueue_mode_of(best_rank);
     // record the chosen flavor for every requested resource of the group
     for (auto r : grp.covered_resources) {
       const amount per = ps.per_pod.get(r);
@@ -309,6 +360,7 @@ class flavor_assigner {
         msg += ": request exceeds the maximum capacity " + std::to_string(n.potential);
       else
         msg += ": insufficient unused quota, " + std::to_string(n.available) + " available";
+      if (n.no_candidates) msg += ", and no workload can be preempted for it";
       add_reason(out,
                  reason{kueue_model_name, n.mode == fit_mode::no_fit ? "no_fit" : "needs_preemption", cq, n.resource,
                         rn(n.resource), n.request, f_->usage(out.cluster_queue, f_->slot(n.flavor, n.resource)),
@@ -318,6 +370,7 @@ class flavor_assigner {
 
   const cohort_forest* f_;
   const resource_registry* reg_;
+  const preemption_oracle* oracle_ = nullptr;
   mutable std::vector<detail::kueue_flavor_note> notes_;
 };
 

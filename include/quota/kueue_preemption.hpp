@@ -119,7 +119,8 @@ struct admission_attempt {
 class kueue_model {
  public:
   kueue_model(const kueue_config& cfg, resource_registry reg)
-      : reg_(std::move(reg)), forest_(cfg, reg_), assigner_(forest_, reg_) {
+      : reg_(std::move(reg)), forest_(cfg, reg_), assigner_(forest_, reg_), oracle_(*this) {
+    assigner_.set_oracle(&oracle_);
     afs_ = afs_states(forest_, {});
     if (cfg.namespaces) {
       ns_.emplace();
@@ -131,11 +132,14 @@ class kueue_model {
       : reg_(o.reg_),
         forest_(o.forest_),
         assigner_(forest_, reg_),
+        oracle_(*this),
         admitted_(o.admitted_),
         seq_(o.seq_),
         afs_(o.afs_),
         ns_(o.ns_),
-        clock_(o.clock_) {}
+        clock_(o.clock_) {
+    assigner_.set_oracle(&oracle_);
+  }
   kueue_model& operator=(const kueue_model&) = delete;
   /// Every admitted workload, by name.
   [[nodiscard]] const std::unordered_map<std::string, admitted_workload>& admitted() const noexcept {
@@ -493,6 +497,21 @@ class kueue_model {
       if (out.assignment.mode == fit_mode::preempt) out.targets = targets_for(wl, out.assignment);
     }
     return attempt_decision(out);
+  }
+  /// Kueue's preemption oracle for one (flavor, resource): the targets of
+  /// preemption for `val` of slot `s` alone; none: no candidates; some in
+  /// `cq` itself: preempt; all in other ClusterQueues: reclaim.
+  [[nodiscard]] preemption_possibility simulate_preemption(node_index cq, const workload& wl, fr_slot s,
+                                                           amount val) const {
+    flavor_assignment probe;
+    probe.cluster_queue = cq;
+    probe.mode = fit_mode::preempt;
+    probe.usage.emplace_back(s, val);
+    const auto targets = targets_for(wl, probe);
+    if (targets.empty()) return preemption_possibility::no_candidates;
+    for (const auto& t : targets)
+      if (t.cluster_queue == cq) return preemption_possibility::preempt;
+    return preemption_possibility::reclaim;
   }
   /// Preemption targets for an assignment: fair-sharing preemption when the
   /// configuration enables fair sharing, else classical.
@@ -1212,9 +1231,19 @@ class kueue_model {
     }
     return true;
   }
+  // the flavor assigner's oracle: this model's simulate_preemption
+  struct model_oracle final : preemption_oracle {
+    explicit model_oracle(const kueue_model& m) noexcept : model(&m) {}
+    [[nodiscard]] preemption_possibility simulate(node_index cq, const workload& wl, fr_slot s,
+                                                  amount val) const override {
+      return model->simulate_preemption(cq, wl, s, val);
+    }
+    const kueue_model* model;
+  };
   resource_registry reg_;
   cohort_forest forest_;
   flavor_assigner assigner_;
+  model_oracle oracle_;
   std::unordered_map<std::string, admitted_workload> admitted_;
   std::uint64_t seq_ = 0;
   std::unordered_map<std::string, local_queue_usage> afs_;

@@ -571,3 +571,66 @@ TEST_CASE("kueue: randomized: limits hold against the spec, and jointly fitting 
     }
   }
 }
+
+TEST_CASE("kueue: upstream a flavor whose preemption finds no candidates does not stop the flavor search") {
+  // f1 is full of a workload the newcomer may not preempt (higher priority);
+  // f2 is free. Kueue's oracle finds no candidates on f1, so even with
+  // whenCanPreempt MayStopSearch the search goes on and f2 fits.
+  resource_registry reg;
+  kueue_config cfg;
+  cfg.resource_flavors = {"f1", "f2"};
+  cfg.cluster_queues.push_back(cq_cpu("a", "", {{"f1", rq(cpu(4))}, {"f2", rq(cpu(4))}}));
+  cfg.cluster_queues[0].preemption.within_cluster_queue = within_cluster_queue_policy::lower_priority;
+  cfg.cluster_queues[0].fungibility.when_can_preempt = fungibility_action::may_stop_search;
+  kueue_model m(cfg, reg);
+  REQUIRE(m.admit(wl("vip", "a", cpu(4), 1, 100, 0)).allowed());
+  const auto f1 = m.forest().find_flavor("f1"), f2 = m.forest().find_flavor("f2");
+  CHECK(m.simulate_preemption(0, wl("low", "a", cpu(2), 1, 0, 1), m.forest().slot(*f1, resources::cpu), cpu(2)) ==
+        preemption_possibility::no_candidates);
+  flavor_assignment fa;
+  m.assign(wl("low", "a", cpu(2), 1, 0, 1), fa);
+  CHECK(fa.mode == fit_mode::fit);
+  CHECK(fa.pod_sets[0].resources[0].flavor == *f2);
+  CHECK(m.admit(wl("low", "a", cpu(2), 1, 0, 1)).allowed());
+
+  // a workload that may preempt vip (higher priority) stops at f1 under MayStopSearch
+  flavor_assignment fb;
+  const auto boss = wl("boss", "a", cpu(4), 1, 1000, 2);
+  CHECK(m.simulate_preemption(0, boss, m.forest().slot(*f1, resources::cpu), cpu(4)) ==
+        preemption_possibility::preempt);
+  m.assign(boss, fb);
+  CHECK(fb.mode == fit_mode::preempt);
+  CHECK(fb.pod_sets[0].resources[0].flavor == *f1);
+
+  // the assigner alone (no oracle) still takes f1 as preemptible and stops there
+  flavor_assigner bare(m.forest(), reg);
+  flavor_assignment fc;
+  bare.assign(0, wl("low2", "a", cpu(4), 1, 0, 3), fc);
+  CHECK(fc.mode == fit_mode::preempt);
+  CHECK(fc.pod_sets[0].resources[0].flavor == *f1);
+}
+
+TEST_CASE(
+    "kueue: upstream a flavor where preemption reclaims from the cohort ranks above one that preempts in the queue") {
+  // flavor p: a's own lower-priority workload holds it (preempt in a);
+  // flavor r: b borrows a's nominal quota there (reclaim). Kueue prefers reclaim.
+  resource_registry reg;
+  kueue_config cfg;
+  cfg.resource_flavors = {"p", "r"};
+  cfg.cluster_queues.push_back(cq_cpu("a", "co", {{"p", rq(cpu(2))}, {"r", rq(cpu(2))}}));
+  cfg.cluster_queues.push_back(cq_cpu("b", "co", {{"p", rq(0)}, {"r", rq(0)}}));
+  cfg.cluster_queues[0].preemption.within_cluster_queue = within_cluster_queue_policy::lower_priority;
+  cfg.cluster_queues[0].preemption.reclaim_within_cohort = reclaim_within_cohort_policy::any;
+  kueue_model m(cfg, reg);
+  REQUIRE(m.admit(wl("a-low", "a", cpu(2), 1, 0, 0)).allowed());     // takes p
+  REQUIRE(m.admit(wl("b-borrow", "b", cpu(2), 1, 0, 1)).allowed());  // borrows a's r
+  const auto p = m.forest().find_flavor("p"), r = m.forest().find_flavor("r");
+  REQUIRE(m.find_admitted("a-low")->usage.front().first == m.forest().slot(*p, resources::cpu));
+  const auto w = wl("a-hi", "a", cpu(2), 1, 10, 2);
+  CHECK(m.simulate_preemption(0, w, m.forest().slot(*p, resources::cpu), cpu(2)) == preemption_possibility::preempt);
+  CHECK(m.simulate_preemption(0, w, m.forest().slot(*r, resources::cpu), cpu(2)) == preemption_possibility::reclaim);
+  flavor_assignment fa;
+  m.assign(w, fa);
+  CHECK(fa.mode == fit_mode::preempt);
+  CHECK(fa.pod_sets[0].resources[0].flavor == *r);
+}
