@@ -353,7 +353,7 @@ class kueue_model {
     if (x.cluster_queue == y.cluster_queue && x.local_queue != y.local_queue && afs_enabled(x.cluster_queue) &&
         find_local_queue_usage(x.local_queue) && find_local_queue_usage(y.local_queue)) {
       const auto ux = local_queue_fs_usage(x.local_queue), uy = local_queue_fs_usage(y.local_queue);
-      // nullopt: a zero-weight LocalQueue with usage, an infinite usage
+      // nullopt: a zero-weight LocalQueue, an infinite usage
       if (ux.has_value() != uy.has_value()) return ux.has_value() ? 1 : -1;
       if (ux && *ux != *uy) return *ux > *uy ? -1 : 1;
     }
@@ -435,7 +435,8 @@ class kueue_model {
   /// A LocalQueue's admission fair-sharing usage, exact: the sum over
   /// resources of weight x (consumed + penalty) in units of the Kubernetes
   /// quantity (cores, bytes, devices), divided by the LocalQueue's weight.
-  /// A zero-weight LocalQueue with usage has no finite value: nullopt.
+  /// A zero-weight LocalQueue has no finite value, with usage or without
+  /// (Kueue counts it as +Inf, so it goes last): nullopt.
   [[nodiscard]] std::optional<rational> local_queue_fs_usage(std::string_view key) const {
     const auto* st = find_local_queue_usage(key);
     if (!st) throw unknown_entity_error(error_id::unknown_queue, "LocalQueue", key);
@@ -450,10 +451,7 @@ class kueue_model {
     };
     add(st->consumed);
     add(st->penalty);
-    if (st->weight_milli == 0) {
-      if (u == 0) return rational(0);
-      return std::nullopt;
-    }
+    if (st->weight_milli <= 0) return std::nullopt;
     return u * 1000 / st->weight_milli;
   }
 

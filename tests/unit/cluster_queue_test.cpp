@@ -1236,3 +1236,16 @@ TEST_CASE("kueue: the fair-sharing tournament is decided cohort by cohort, not b
   basic_engine<kueue_policy> e(std::move(p));
   CHECK(e.select_head(cab) == 0);
 }
+
+TEST_CASE("kueue: upstream a zero-weight LocalQueue goes last under admission fair sharing, also without usage") {
+  // Kueue: CalculateUsage is +Inf for a weight <= 0, so the queue's older
+  // workload pops after the other queue's newer one (its manager test
+  // TestHeadsRespectLocalQueueWeightForPreexistingWorkloads).
+  resource_registry reg;
+  kueue_model m(afs_config(cpu(10), true, 0), reg);
+  CHECK_FALSE(m.local_queue_fs_usage("ns-a/qa").has_value());
+  CHECK(*m.local_queue_fs_usage("ns-b/qb") == 0);
+  const std::vector<workload> pending = {lq_wl("wl-zero", "ns-a", "qa", cpu(6), 0, 0),
+                                         lq_wl("wl-normal", "ns-b", "qb", cpu(6), 0, 1)};
+  CHECK(m.schedule(pending) == std::vector<std::string>{"wl-normal"});
+}
