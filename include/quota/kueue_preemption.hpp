@@ -690,29 +690,47 @@ class kueue_model {
     return out;
   }
 
-  /// Fair-sharing preemption (Kueue with fair sharing enabled): candidates as
-  /// in classical preemption; the ClusterQueue with the highest dominant
-  /// resource share gives up its next candidate (lowest priority, newest
-  /// first) while the strategy allows it, comparing shares of the two sides'
-  /// ancestors just below their lowest common cohort. Strategies are tried in
-  /// order (Kueue's default: both, final share first). Own-queue candidates
-  /// are not subject to the strategy.
+  /// Fair-sharing preemption (Kueue's fairPreemptions), with the preemptor's
+  /// usage added to its ClusterQueue while shares are measured:
+  ///
+  /// * candidates: the preemptor's ClusterQueue by withinClusterQueue, and
+  ///   (with a cohort and reclaimWithinCohort) every ClusterQueue of its
+  ///   cohort tree that borrows in a (flavor, resource) needing preemption;
+  ///   each must use one of those; sorted by candidate_order;
+  /// * the ClusterQueues are visited in Kueue's target order
+  ///   (fs_ordering): from the root, the child with the highest dominant
+  ///   share (cohorts win ties against ClusterQueues; equal ClusterQueues by
+  ///   their next candidate), pruning those that do not borrow;
+  /// * first strategy: the preemptor's own ClusterQueue gives its next
+  ///   candidate (InClusterQueue); when the preemptor stays within its
+  ///   nominal quota in every (flavor, resource) needing preemption, any
+  ///   visited ClusterQueue does (InCohortReclamation); otherwise the
+  ///   ClusterQueue's candidates are tried in order against the strategy
+  ///   (comparing the two sides just below their lowest common cohort): the
+  ///   first that passes is taken (InCohortFairSharing) and the order is
+  ///   asked again; those that fail wait for the second strategy;
+  /// * second strategy (LessThanInitialShare, when two are configured): over
+  ///   what the first skipped, one candidate per visited ClusterQueue;
+  /// * once the preemptor fits, the targets are filled back in reverse
+  ///   (Kueue's order of removal kept: a target given back is replaced by the
+  ///   last one). Nothing when it never fits.
   [[nodiscard]] std::vector<preemption_target> fair_preemption_targets(
       const workload& wl, const flavor_assignment& a,
       const std::vector<fair_preemption_strategy>& strategies = {
           fair_preemption_strategy::less_than_or_equal_to_final_share,
           fair_preemption_strategy::less_than_initial_share}) const {
     std::vector<preemption_target> out;
-    if (a.mode != fit_mode::preempt) return out;
+    if (a.mode != fit_mode::preempt || strategies.empty()) return out;
     const node_index cq = a.cluster_queue;
     const auto& pol = forest_.cluster_queue(cq).preemption;
+    const std::size_t ns = forest_.slot_count();
     std::vector<fr_slot> frs;
     for (const auto& [s, v] : a.usage)
-      if (v > forest_.available(cq, s)) frs.push_back(s);
+      if (v > std::max<amount>(0, forest_.available(cq, s))) frs.push_back(s);
     if (frs.empty()) return out;
+    const amount* live = forest_.usage_table().data();
     const node_index root = root_of(cq);
-    // candidates per ClusterQueue, each list in preemption order
-    std::map<node_index, std::vector<const admitted_workload*>> per_cq;
+    std::vector<const admitted_workload*> cands;
     for (const auto& [name, w] : admitted_) {
       bool uses = false;
       for (const auto& [s, v] : w.usage) uses = uses || (v > 0 && std::find(frs.begin(), frs.end(), s) != frs.end());
@@ -722,79 +740,108 @@ class kueue_model {
         ok = (pol.within_cluster_queue == within_cluster_queue_policy::lower_priority && w.priority < wl.priority) ||
              (pol.within_cluster_queue == within_cluster_queue_policy::lower_or_newer_equal_priority &&
               (w.priority < wl.priority || (w.priority == wl.priority && w.created > wl.created)));
-      } else if (root != no_node && root_of(w.cluster_queue) == root) {
+      } else if (root != no_node && root_of(w.cluster_queue) == root && is_borrowing(live, w.cluster_queue, frs)) {
         ok = pol.reclaim_within_cohort == reclaim_within_cohort_policy::any ||
              (pol.reclaim_within_cohort == reclaim_within_cohort_policy::lower_priority && w.priority < wl.priority);
       }
-      if (ok) per_cq[w.cluster_queue].push_back(&w);
+      if (ok) cands.push_back(&w);
     }
-    for (auto& [q, v] : per_cq)
-      std::sort(v.begin(), v.end(), [&](auto* x, auto* y) { return candidate_order(*x, *y, cq) < 0; });
-    for (const auto strategy : strategies) {
-      std::vector<amount> u = forest_.usage_table();
-      std::map<node_index, std::size_t> next;
-      std::vector<node_index> exhausted;
-      std::vector<const admitted_workload*> targets;
-      bool ok = false;
-      while (!ok) {
-        // the ClusterQueue with the highest share that still has candidates
-        node_index pick = no_node;
-        dominant_share pick_share;
-        for (const auto& [q, v] : per_cq) {
-          if (next[q] >= v.size() || std::find(exhausted.begin(), exhausted.end(), q) != exhausted.end()) continue;
-          const auto sh = forest_.share_in(u.data(), q);
-          if (pick == no_node || sh > pick_share) {
-            pick = q;
-            pick_share = sh;
-          }
-        }
-        if (pick == no_node) break;
-        const admitted_workload* w = per_cq[pick][next[pick]];
-        if (pick != cq) {
-          if (!is_borrowing(u.data(), pick, frs)) {
-            exhausted.push_back(pick);
-            continue;
-          }
-          auto [pa, pb] = below_common_ancestor(cq, pick);
-          std::vector<amount> after = u;
-          for (const auto& [s, v] : w->usage) forest_.remove_usage_in(after.data(), pick, s, v);
-          std::vector<amount> with_wl = after;
-          for (const auto& [s, v] : a.usage) forest_.add_usage_in(with_wl.data(), cq, s, v);
-          const auto preemptor_new = forest_.share_in(with_wl.data(), pa);
-          const auto target_old = forest_.share_in(u.data(), pb);
-          const auto target_new = forest_.share_in(after.data(), pb);
-          const bool allowed = strategy == fair_preemption_strategy::less_than_or_equal_to_final_share
-                                   ? preemptor_new <= target_new
-                                   : preemptor_new < target_old;
-          if (!allowed) {
-            exhausted.push_back(pick);
-            continue;
-          }
-        }
-        ++next[pick];
-        for (const auto& [s, v] : w->usage) forest_.remove_usage_in(u.data(), w->cluster_queue, s, v);
-        targets.push_back(w);
-        ok = fits(u.data(), cq, a, true);
-      }
-      if (!ok) continue;
-      for (std::size_t k = targets.size() - 1; k-- > 0;) {
-        const auto* w = targets[k];
-        for (const auto& [s, v] : w->usage) forest_.add_usage_in(u.data(), w->cluster_queue, s, v);
-        if (fits(u.data(), cq, a, true))
-          targets.erase(targets.begin() + static_cast<std::ptrdiff_t>(k));
-        else
-          for (const auto& [s, v] : w->usage) forest_.remove_usage_in(u.data(), w->cluster_queue, s, v);
-      }
-      for (const auto* t : targets)
-        out.push_back(
-            {t->name, t->cluster_queue,
-             t->cluster_queue == cq ? std::string_view("withinClusterQueue")
-             : strategy == fair_preemption_strategy::less_than_or_equal_to_final_share
+    if (cands.empty()) return out;
+    std::sort(cands.begin(), cands.end(), [&](auto* x, auto* y) { return candidate_order(*x, *y, cq) < 0; });
+
+    std::vector<amount> u = forest_.usage_table();
+    for (const auto& [s, v] : a.usage) forest_.add_usage_in(u.data(), cq, s, v);  // the preemptor, simulated
+    const auto take_away = [&](std::vector<amount>& t, const admitted_workload* w) {
+      for (const auto& [s, v] : w->usage) forest_.remove_usage_in(t.data(), w->cluster_queue, s, v);
+    };
+    const auto fits_now = [&] {
+      std::vector<amount> t = u;
+      for (const auto& [s, v] : a.usage) forest_.remove_usage_in(t.data(), cq, s, v);
+      return fits(t.data(), cq, a, true);
+    };
+    bool within_nominal = true;
+    for (auto s : frs) within_nominal = within_nominal && u[cq * ns + s] <= forest_.subtree_quota(cq, s);
+    const auto infinite = [](const dominant_share& d) { return d.zero_weight_borrows(); };
+    struct taken {
+      const admitted_workload* w;
+      std::string_view rule, reason;
+    };
+    std::vector<taken> targets;
+    std::vector<const admitted_workload*> retry;
+    bool fit = false;
+    const auto strategy_name = [](fair_preemption_strategy st) {
+      return st == fair_preemption_strategy::less_than_or_equal_to_final_share
                  ? std::string_view("LessThanOrEqualToFinalShare")
-                 : std::string_view("LessThanInitialShare"),
-             t->cluster_queue == cq ? std::string_view("InClusterQueue") : std::string_view("InCohortFairSharing")});
-      return out;
+                 : std::string_view("LessThanInitialShare");
+    };
+    {
+      fs_ordering ord(*this, u, cq, cands);
+      for (node_index t = ord.next(); t != no_node && !fit; t = ord.next()) {
+        if (t == cq || within_nominal) {
+          const admitted_workload* w = ord.pop(t);
+          take_away(u, w);
+          targets.push_back(t == cq ? taken{w, "withinClusterQueue", "InClusterQueue"}
+                                    : taken{w, "reclaimWithinCohort", "InCohortReclamation"});
+          fit = fits_now();
+          continue;
+        }
+        const auto [pa, pb] = below_common_ancestor(cq, t);
+        const auto preemptor_new = forest_.share_in(u.data(), pa);
+        const auto target_old = forest_.share_in(u.data(), pb);
+        if (infinite(preemptor_new) && !infinite(target_old)) {  // no candidate here can pass
+          while (ord.has_workload(t)) retry.push_back(ord.pop(t));
+          continue;
+        }
+        while (ord.has_workload(t)) {
+          const admitted_workload* w = ord.pop(t);
+          std::vector<amount> after = u;
+          take_away(after, w);
+          const auto target_new = forest_.share_in(after.data(), pb);
+          const bool passed = strategies[0] == fair_preemption_strategy::less_than_or_equal_to_final_share
+                                  ? preemptor_new <= target_new
+                                  : preemptor_new < target_old;
+          if (!passed) {
+            retry.push_back(w);
+            continue;
+          }
+          u = std::move(after);
+          targets.push_back({w, strategy_name(strategies[0]), "InCohortFairSharing"});
+          fit = fits_now();
+          break;
+        }
+      }
     }
+    if (!fit && strategies.size() > 1) {
+      fs_ordering ord(*this, u, cq, retry);
+      for (node_index t = ord.next(); t != no_node && !fit; t = ord.next()) {
+        const admitted_workload* w = ord.pop(t);
+        if (t != cq) {
+          const auto [pa, pb] = below_common_ancestor(cq, t);
+          if (forest_.share_in(u.data(), pa) < forest_.share_in(u.data(), pb)) {
+            take_away(u, w);
+            targets.push_back(
+                {w, strategy_name(fair_preemption_strategy::less_than_initial_share), "InCohortFairSharing"});
+            fit = fits_now();
+          }
+        }
+        ord.drop(t);
+      }
+    }
+    if (!fit) return out;
+    // fill back, without the preemptor's usage (Kueue's fillBackWorkloads)
+    for (const auto& [s, v] : a.usage) forest_.remove_usage_in(u.data(), cq, s, v);
+    if (targets.size() >= 2)
+      for (std::size_t i = targets.size() - 1; i-- > 0;) {
+        const auto* w = targets[i].w;
+        for (const auto& [s, v] : w->usage) forest_.add_usage_in(u.data(), w->cluster_queue, s, v);
+        if (fits(u.data(), cq, a, true)) {
+          targets[i] = targets.back();
+          targets.pop_back();
+        } else {
+          take_away(u, w);
+        }
+      }
+    for (const auto& t : targets) out.push_back({t.w->name, t.w->cluster_queue, t.rule, t.reason});
     return out;
   }
 
@@ -1229,6 +1276,71 @@ class kueue_model {
     }
     return true;
   }
+  // Kueue's target ClusterQueue ordering for fair-sharing preemption
+  // (TargetClusterQueueOrdering), over a usage table the caller keeps up to date.
+  struct fs_ordering {
+    fs_ordering(const kueue_model& m, const std::vector<amount>& u, node_index preemptor,
+                const std::vector<const admitted_workload*>& cands)
+        : m_(m), u_(u), preemptor_(preemptor) {
+      const std::size_t n = m.forest_.node_count();
+      lists_.resize(n);
+      head_.assign(n, 0);
+      pruned_.assign(n, 0);
+      for (const auto* c : cands) lists_[c->cluster_queue].push_back(c);
+      m.forest_.path_from_root(preemptor, path_);
+    }
+    [[nodiscard]] bool has_workload(node_index q) const { return head_[q] < lists_[q].size(); }
+    const admitted_workload* pop(node_index q) { return lists_[q][head_[q]++]; }
+    void drop(node_index q) { pruned_[q] = 1; }
+    // The next ClusterQueue to take a candidate from; no_node: none is left.
+    node_index next() {
+      if (m_.forest_.at(preemptor_).parent == no_node)
+        return !pruned_[preemptor_] && has_workload(preemptor_) ? preemptor_ : no_node;
+      const node_index root = path_.front();
+      while (!pruned_[root])
+        if (const node_index t = next_target(root); t != no_node) return t;
+      return no_node;
+    }
+
+   private:
+    node_index next_target(node_index cohort) {
+      node_index best_cq = no_node, best_co = no_node;
+      dominant_share cq_share, co_share;
+      for (const node_index c : m_.forest_.at(cohort).children) {
+        if (pruned_[c]) continue;
+        const auto share = m_.forest_.share_in(u_.data(), c);
+        if (!m_.forest_.at(c).is_cohort) {
+          if ((!share.borrowing && c != preemptor_) || !has_workload(c)) {
+            pruned_[c] = 1;
+          } else if (best_cq == no_node || share > cq_share) {
+            best_cq = c;
+            cq_share = share;
+          } else if (share == cq_share &&
+                     m_.candidate_order(*lists_[c][head_[c]], *lists_[best_cq][head_[best_cq]], preemptor_) < 0) {
+            best_cq = c;
+          }
+        } else if (!share.borrowing && std::find(path_.begin(), path_.end(), c) == path_.end()) {
+          pruned_[c] = 1;
+        } else if (best_co == no_node || share >= co_share) {
+          best_co = c;
+          co_share = share;
+        }
+      }
+      if (best_cq == no_node && best_co == no_node) {
+        pruned_[cohort] = 1;
+        return no_node;
+      }
+      if (best_co != no_node && (best_cq == no_node || co_share >= cq_share)) return next_target(best_co);
+      return best_cq;
+    }
+    const kueue_model& m_;
+    const std::vector<amount>& u_;
+    node_index preemptor_;
+    std::vector<node_index> path_;  // root ... preemptor
+    std::vector<std::vector<const admitted_workload*>> lists_;
+    std::vector<std::size_t> head_;
+    std::vector<std::uint8_t> pruned_;
+  };
   // the flavor assigner's oracle: this model's simulate_preemption
   struct model_oracle final : preemption_oracle {
     explicit model_oracle(const kueue_model& m) noexcept : model(&m) {}

@@ -702,14 +702,17 @@ TEST_CASE("kueue: fair-sharing preemption strategies") {
   CHECK(m.forest().dominant_resource_share(2) == 134);  // 133.3 rounded up, as Kueue reports it
   CHECK(m.forest().share(2) < m.forest().share(1));
   flavor_assignment fa;
-  // within a's nominal: the queue with the highest share gives up its newest workload
+  // within a's nominal: the queue with the highest share gives up its newest
+  // workload, reclaimed without a strategy check (Kueue's
+  // FairSharingPreemptWithinNominal, on by default)
   auto small = wl("in4", "a", cpu(4));
   m.assign(small, fa);
   REQUIRE(fa.mode == fit_mode::preempt);
   auto t = m.fair_preemption_targets(small, fa);
   REQUIRE(t.size() == 1);
   CHECK(t[0].name == "b4");
-  CHECK(t[0].rule == "LessThanOrEqualToFinalShare");
+  CHECK(t[0].rule == "reclaimWithinCohort");
+  CHECK(t[0].reason == "InCohortReclamation");
   // 12 (a would borrow 2, share 66): final-share rule stops after b4 (c would fall to 0 < 66)
   auto big = wl("in12", "a", cpu(12));
   m.assign(big, fa);
@@ -721,6 +724,8 @@ TEST_CASE("kueue: fair-sharing preemption strategies") {
   CHECK(t[0].name == "b4");
   CHECK(t[1].name == "c2");
   CHECK(t[1].rule == "LessThanInitialShare");
+  CHECK(t[0].reason == "InCohortFairSharing");
+  CHECK(t[1].reason == "InCohortFairSharing");
 }
 
 TEST_CASE("kueue: typed errors leave the state unchanged") {
@@ -1248,4 +1253,44 @@ TEST_CASE("kueue: upstream a zero-weight LocalQueue goes last under admission fa
   const std::vector<workload> pending = {lq_wl("wl-zero", "ns-a", "qa", cpu(6), 0, 0),
                                          lq_wl("wl-normal", "ns-b", "qb", cpu(6), 0, 1)};
   CHECK(m.schedule(pending) == std::vector<std::string>{"wl-normal"});
+}
+
+TEST_CASE("kueue: upstream fair-sharing preemption tries a ClusterQueue's next candidate when one fails the strategy") {
+  // a lends its 10 CPUs; b and c (5 each) borrow 5 each. a's 12-CPU workload
+  // borrows 2. Kueue's first strategy (final share) skips each queue's big
+  // newest workload, takes a small one per queue while the queue keeps
+  // borrowing at least 2, and asks the target order again after each; the
+  // second strategy (initial share) continues with what the first skipped:
+  // c-big, then b-big, and the preemptor fits. Filling back (in reverse,
+  // replacing a target given back by the last one) keeps c-big and b-big.
+  resource_registry reg;
+  kueue_config cfg;
+  cfg.fair_sharing = true;
+  cfg.resource_flavors = {"f"};
+  cfg.cluster_queues.push_back(cq_cpu("a", "co", {{"f", rq(resources::cpu, cpu(10))}}));
+  cfg.cluster_queues.push_back(cq_cpu("b", "co", {{"f", rq(resources::cpu, cpu(5))}}));
+  cfg.cluster_queues.push_back(cq_cpu("c", "co", {{"f", rq(resources::cpu, cpu(5))}}));
+  cfg.cluster_queues[0].preemption.reclaim_within_cohort = reclaim_within_cohort_policy::any;
+  kueue_model m(cfg, reg);
+  int t = 0;
+  for (const char* q : {"b", "c"}) {
+    const std::string p(q);
+    REQUIRE(m.admit(wl(p + "-s1", q, cpu(2), 1, 0, ++t)).allowed());
+    REQUIRE(m.admit(wl(p + "-s2", q, cpu(2), 1, 0, ++t)).allowed());
+    REQUIRE(m.admit(wl(p + "-big", q, cpu(6), 1, 0, ++t)).allowed());
+  }
+  const auto w = wl("a-new", "a", cpu(12), 1, 0, ++t);
+  flavor_assignment fa;
+  m.assign(w, fa);
+  REQUIRE(fa.mode == fit_mode::preempt);
+  const auto targets = m.fair_preemption_targets(w, fa);
+  REQUIRE(targets.size() == 2);
+  CHECK(targets[0].name == "c-big");
+  CHECK(targets[1].name == "b-big");
+  for (const auto& x : targets) {
+    CHECK(x.rule == "LessThanInitialShare");
+    CHECK(x.reason == "InCohortFairSharing");
+  }
+  // with the final-share strategy alone, the small ones it takes never make room
+  CHECK(m.fair_preemption_targets(w, fa, {fair_preemption_strategy::less_than_or_equal_to_final_share}).empty());
 }
