@@ -426,6 +426,31 @@ class cohort_forest {
     }
     return false;
   }
+  /// Kueue's borrowing level (FindHeightOfLowestSubtreeThatFits): 0 when cq
+  /// holds `val` more in slot s within its nominal quota (or has no cohort);
+  /// else the height of the lowest ancestor cohort whose subtree quota holds
+  /// what reaches it (val less the unused guaranteed parts on the way up),
+  /// or of the root when none does. A cohort's height: 1 for one with
+  /// children, plus the height of its tallest child cohort.
+  [[nodiscard]] std::int32_t borrow_height_in(const amount* u, node_index cq, fr_slot s, amount val) const {
+    if (nodes_[cq].parent == no_node || u[idx(cq, s)] + val <= subtree_[idx(cq, s)]) return 0;
+    amount remaining = val - std::max<amount>(0, guaranteed(cq, s) - u[idx(cq, s)]);
+    node_index top = cq;
+    for (node_index cur = nodes_[cq].parent; cur != no_node; cur = nodes_[cur].parent) {
+      if (u[idx(cur, s)] + remaining <= subtree_[idx(cur, s)]) return height(cur);
+      remaining -= std::max<amount>(0, guaranteed(cur, s) - u[idx(cur, s)]);
+      top = cur;
+    }
+    return height(top);
+  }
+  /// Height of a cohort (0 for a ClusterQueue).
+  [[nodiscard]] std::int32_t height(node_index n) const {
+    if (!nodes_[n].is_cohort) return 0;
+    std::int32_t h = nodes_[n].children.empty() ? 0 : 1;
+    for (const auto c : nodes_[n].children)
+      if (nodes_[c].is_cohort) h = std::max(h, height(c) + 1);
+    return h;
+  }
   /// Would ancestor-or-self `top` of `cq` stay within its subtree quota in
   /// slot s if `val` more were used in cq (usage table u)? What reaches `top`
   /// is val less the unused guaranteed parts on the way up.

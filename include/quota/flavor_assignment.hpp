@@ -78,6 +78,10 @@ struct flavor_assignment {
   node_index cluster_queue = no_node;
   fit_mode mode = fit_mode::fit;  // the worst over pod sets (Kueue's representative mode)
   bool borrowing = false;
+  /// Kueue's borrowing level (Assignment.Borrowing): the highest, over the
+  /// chosen flavors' resources, of cohort_forest::borrow_height_in; 0 when
+  /// nothing borrows.
+  std::int32_t borrow_level = 0;
   std::vector<pod_set_assignment> pod_sets;
   /// Total the workload adds per slot (one entry per slot, no duplicates).
   std::vector<std::pair<fr_slot, amount>> usage;
@@ -88,6 +92,7 @@ struct flavor_assignment {
     cluster_queue = no_node;
     mode = fit_mode::fit;
     borrowing = false;
+    borrow_level = 0;
     for (auto& p : pod_sets) p.resources.clear();  // pod_sets is resized by assign(), keeping capacity
     usage.clear();
     reasons.clear();
@@ -105,6 +110,13 @@ inline constexpr std::string_view kueue_model_name = "kueue";
 /// (Kueue's preemption oracle): nothing (no candidates), make room inside
 /// the workload's own ClusterQueue, or reclaim from other ClusterQueues.
 enum class preemption_possibility : std::uint8_t { no_candidates, preempt, reclaim };
+/// The oracle's answer: what preemption could do, and the borrowing level
+/// after it (cohort_forest::borrow_height_in once the targets are gone; on
+/// the current usage when there are none).
+struct preemption_outlook {
+  preemption_possibility possibility = preemption_possibility::no_candidates;
+  std::int32_t borrow_level = 0;
+};
 
 /// Asked by the flavor assigner for every (flavor, resource) that needs
 /// preemption: what preemption of `val` of slot `s` for `wl` in `cq` could do
@@ -112,8 +124,7 @@ enum class preemption_possibility : std::uint8_t { no_candidates, preempt, recla
 class preemption_oracle {
  public:
   virtual ~preemption_oracle() = default;
-  [[nodiscard]] virtual preemption_possibility simulate(node_index cq, const workload& wl, fr_slot s,
-                                                        amount val) const = 0;
+  [[nodiscard]] virtual preemption_outlook simulate(node_index cq, const workload& wl, fr_slot s, amount val) const = 0;
 
  protected:
   preemption_oracle() = default;
@@ -272,10 +283,12 @@ class flavor_assigner {
     const auto& flavors = f_->group_flavors(cq, g);
     kueue_rank best_rank = kueue_rank::no_fit;
     bool best_borrow = false;
+    std::int32_t best_level = 0;
     flavor_index best = no_flavor;
     for (const auto fl : flavors) {
       kueue_rank m = kueue_rank::fit;
       bool borrow = false;
+      std::int32_t level = 0;
       for (auto r : grp.covered_resources) {
         const amount per = ps.per_pod.get(r);
         if (per == 0) continue;
@@ -292,7 +305,9 @@ class flavor_assigner {
         } else if (val <= f_->nominal(cq, s) || spec.fair_sharing || f_->may_reclaim_in_hierarchy(cq, s, val) ||
                    spec.preemption.borrow_within_cohort != borrow_within_cohort_policy::never) {
           rm = kueue_rank::preempt;
-          if (oracle_) switch (oracle_->simulate(cq, wl, s, val)) {
+          if (oracle_) {
+            const preemption_outlook o = oracle_->simulate(cq, wl, s, val);
+            switch (o.possibility) {
               case preemption_possibility::no_candidates:
                 rm = kueue_rank::no_candidates;
                 break;
@@ -303,21 +318,26 @@ class flavor_assigner {
                 rm = kueue_rank::reclaim;
                 break;
             }
+            level = std::max(level, o.borrow_level);
+          }
         } else {
           rm = kueue_rank::no_fit;
         }
         if (f_->usage(cq, s) + val > f_->subtree_quota(cq, s)) borrow = true;
+        if (rm == kueue_rank::fit) level = std::max(level, f_->borrow_height_in(live, cq, s, val));
         if (rm != kueue_rank::fit)
           notes_.push_back({fl, r, val, avail, pot, detail::kueue_mode_of(rm), rm == kueue_rank::no_candidates});
         if (rm < m) m = rm;
       }
-      // preferred: a better mode; at the same mode, no borrowing over borrowing
-      const int score = static_cast<int>(m) * 2 + (borrow ? 0 : 1);
-      const int best_score = static_cast<int>(best_rank) * 2 + (best_borrow ? 0 : 1);
-      if (best == no_flavor || score > best_score) {
+      // preferred (Kueue's BorrowingOverPreemption default): a better mode; at
+      // the same mode, a lower borrowing level, then not borrowing
+      const bool better = best == no_flavor || m > best_rank ||
+                          (m == best_rank && (level < best_level || (level == best_level && !borrow && best_borrow)));
+      if (better) {
         best = fl;
         best_rank = m;
         best_borrow = borrow;
+        best_level = level;
       }
       // a flavor whose preemption has no candidates never stops the search
       if (m != kueue_rank::no_candidates &&
@@ -349,6 +369,7 @@ class flavor_assigner {
       pa.resources.push_back(ra);
     }
     if (best_borrow) out.borrowing = true;
+    out.borrow_level = std::max(out.borrow_level, best_level);
     if (static_cast<int>(best_mode) < static_cast<int>(pa.mode)) pa.mode = best_mode;
   }
 

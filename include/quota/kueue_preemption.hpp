@@ -499,17 +499,23 @@ class kueue_model {
   /// Kueue's preemption oracle for one (flavor, resource): the targets of
   /// preemption for `val` of slot `s` alone; none: no candidates; some in
   /// `cq` itself: preempt; all in other ClusterQueues: reclaim.
-  [[nodiscard]] preemption_possibility simulate_preemption(node_index cq, const workload& wl, fr_slot s,
-                                                           amount val) const {
+  [[nodiscard]] preemption_outlook simulate_preemption(node_index cq, const workload& wl, fr_slot s, amount val) const {
     flavor_assignment probe;
     probe.cluster_queue = cq;
     probe.mode = fit_mode::preempt;
     probe.usage.emplace_back(s, val);
     const auto targets = targets_for(wl, probe);
-    if (targets.empty()) return preemption_possibility::no_candidates;
-    for (const auto& t : targets)
-      if (t.cluster_queue == cq) return preemption_possibility::preempt;
-    return preemption_possibility::reclaim;
+    if (targets.empty())
+      return {preemption_possibility::no_candidates,
+              forest_.borrow_height_in(forest_.usage_table().data(), cq, s, val)};
+    std::vector<amount> u = forest_.usage_table();
+    bool own = false;
+    for (const auto& t : targets) {
+      own = own || t.cluster_queue == cq;
+      for (const auto& [ts, v] : admitted_.at(t.name).usage) forest_.remove_usage_in(u.data(), t.cluster_queue, ts, v);
+    }
+    return {own ? preemption_possibility::preempt : preemption_possibility::reclaim,
+            forest_.borrow_height_in(u.data(), cq, s, val)};
   }
   /// Preemption targets for an assignment: fair-sharing preemption when the
   /// configuration enables fair sharing, else classical.
@@ -1344,8 +1350,7 @@ class kueue_model {
   // the flavor assigner's oracle: this model's simulate_preemption
   struct model_oracle final : preemption_oracle {
     explicit model_oracle(const kueue_model& m) noexcept : model(&m) {}
-    [[nodiscard]] preemption_possibility simulate(node_index cq, const workload& wl, fr_slot s,
-                                                  amount val) const override {
+    [[nodiscard]] preemption_outlook simulate(node_index cq, const workload& wl, fr_slot s, amount val) const override {
       return model->simulate_preemption(cq, wl, s, val);
     }
     const kueue_model* model;
@@ -1399,8 +1404,8 @@ class kueue_policy {
     return cq && m_.forest().cluster_queue(*cq).queueing == queueing_strategy::strict_fifo;
   }
   [[nodiscard]] std::weak_ordering compare_heads(const job& a, const job& b) const {
-    const bool ba = borrows(a), bb = borrows(b);
-    if (ba != bb) return ba ? std::weak_ordering::greater : std::weak_ordering::less;
+    const std::int32_t la = borrow_level(a), lb = borrow_level(b);
+    if (la != lb) return la <=> lb;
     return default_pending_order(a, b);
   }
   /// The head to offer next. Without fair sharing: Kueue's classical order
@@ -1482,12 +1487,12 @@ class kueue_policy {
   }
 
  private:
-  // Would the job's flavor assignment borrow from the cohort now?
-  [[nodiscard]] bool borrows(const job& j) const {
-    if (pending_queue(j).empty()) return false;
+  // The borrowing level of the job's flavor assignment now (0: within nominal).
+  [[nodiscard]] std::int32_t borrow_level(const job& j) const {
+    if (pending_queue(j).empty()) return 0;
     flavor_assignment a;
     m_.assign(to_workload(j), a);
-    return a.borrowing;
+    return a.borrow_level;
   }
   kueue_model m_;
 };

@@ -585,8 +585,8 @@ TEST_CASE("kueue: upstream a flavor whose preemption finds no candidates does no
   kueue_model m(cfg, reg);
   REQUIRE(m.admit(wl("vip", "a", cpu(4), 1, 100, 0)).allowed());
   const auto f1 = m.forest().find_flavor("f1"), f2 = m.forest().find_flavor("f2");
-  CHECK(m.simulate_preemption(0, wl("low", "a", cpu(2), 1, 0, 1), m.forest().slot(*f1, resources::cpu), cpu(2)) ==
-        preemption_possibility::no_candidates);
+  CHECK(m.simulate_preemption(0, wl("low", "a", cpu(2), 1, 0, 1), m.forest().slot(*f1, resources::cpu), cpu(2))
+            .possibility == preemption_possibility::no_candidates);
   flavor_assignment fa;
   m.assign(wl("low", "a", cpu(2), 1, 0, 1), fa);
   CHECK(fa.mode == fit_mode::fit);
@@ -596,7 +596,7 @@ TEST_CASE("kueue: upstream a flavor whose preemption finds no candidates does no
   // a workload that may preempt vip (higher priority) stops at f1 under MayStopSearch
   flavor_assignment fb;
   const auto boss = wl("boss", "a", cpu(4), 1, 1000, 2);
-  CHECK(m.simulate_preemption(0, boss, m.forest().slot(*f1, resources::cpu), cpu(4)) ==
+  CHECK(m.simulate_preemption(0, boss, m.forest().slot(*f1, resources::cpu), cpu(4)).possibility ==
         preemption_possibility::preempt);
   m.assign(boss, fb);
   CHECK(fb.mode == fit_mode::preempt);
@@ -627,10 +627,58 @@ TEST_CASE(
   const auto p = m.forest().find_flavor("p"), r = m.forest().find_flavor("r");
   REQUIRE(m.find_admitted("a-low")->usage.front().first == m.forest().slot(*p, resources::cpu));
   const auto w = wl("a-hi", "a", cpu(2), 1, 10, 2);
-  CHECK(m.simulate_preemption(0, w, m.forest().slot(*p, resources::cpu), cpu(2)) == preemption_possibility::preempt);
-  CHECK(m.simulate_preemption(0, w, m.forest().slot(*r, resources::cpu), cpu(2)) == preemption_possibility::reclaim);
+  CHECK(m.simulate_preemption(0, w, m.forest().slot(*p, resources::cpu), cpu(2)).possibility ==
+        preemption_possibility::preempt);
+  CHECK(m.simulate_preemption(0, w, m.forest().slot(*r, resources::cpu), cpu(2)).possibility ==
+        preemption_possibility::reclaim);
   flavor_assignment fa;
   m.assign(w, fa);
   CHECK(fa.mode == fit_mode::preempt);
   CHECK(fa.pod_sets[0].resources[0].flavor == *r);
+}
+
+TEST_CASE(
+    "kueue: upstream heads go by borrowing level: borrowing inside a lower cohort goes before borrowing at the root") {
+  // root r (10 CPUs of its own) holds cohort x {a: 2, a2: 4} and b (2).
+  // a's head borrows within x (level 1, x's height); b's head borrows at r
+  // (level 2, r's height). Kueue's classical order puts a first, whatever
+  // the priorities (scheduler.go: Borrows() before priority).
+  resource_registry reg;
+  kueue_config cfg;
+  cfg.resource_flavors = {"f"};
+  cohort_spec r;
+  r.name = "r";
+  r.resource_groups.push_back({{resources::cpu}, {{"f", {rq(cpu(10))}}}});
+  cohort_spec x;
+  x.name = "x";
+  x.parent = "r";
+  cfg.cohorts = {r, x};
+  cfg.cluster_queues = {cq_cpu("a", "x", rq(cpu(2))), cq_cpu("a2", "x", rq(cpu(4))), cq_cpu("b", "r", rq(cpu(2)))};
+  kueue_policy p(cfg, reg);
+  const auto& f = p.model().forest();
+  CHECK(f.height(*f.find_cohort("x")) == 1);
+  CHECK(f.height(*f.find_cohort("r")) == 2);
+  CHECK(f.height(f.cluster_queue_at("a")) == 0);
+  job ja, jb, jc;
+  ja.id = "a-head";
+  ja.queue = "a";
+  ja.request.set(resources::cpu, cpu(4));
+  jb = ja;
+  jb.id = "b-head";
+  jb.queue = "b";
+  jb.priority = 100;
+  jc = ja;
+  jc.id = "a-small";
+  jc.request.set(resources::cpu, cpu(2));
+  flavor_assignment fa;
+  p.model().assign(p.to_workload(ja), fa);
+  CHECK(fa.borrow_level == 1);
+  p.model().assign(p.to_workload(jb), fa);
+  CHECK(fa.borrow_level == 2);
+  p.model().assign(p.to_workload(jc), fa);
+  CHECK(fa.borrow_level == 0);
+  CHECK(std::is_lt(p.compare_heads(ja, jb)));  // level 1 before level 2, despite b's priority
+  CHECK(std::is_lt(p.compare_heads(jc, ja)));  // within nominal first
+  const std::vector<const job*> heads = {&jb, &ja};
+  CHECK(p.select_head(heads) == 1);
 }
