@@ -8,7 +8,7 @@
 // `available` of every ClusterQueue by the documented recursion, and the
 // flavor each resource group gets (flavors in order; stop at a fit without
 // borrowing, or at a fit with borrowing when whenCanBorrow is MayStopSearch;
-// else the first fit that borrows). Three flavors (f0, f1 for cpu+memory;
+// else the fit that borrows at the lowest borrowing level, the first of equals). Three flavors (f0, f1 for cpu+memory;
 // f2 for nvidia.com/gpu), nominal quotas, borrowing and lending limits on
 // ClusterQueues and cohorts.
 //
@@ -257,6 +257,27 @@ class reference {
     usage_memo[memo_index(n, s)] = u;
     return u;
   }
+  // docs/cohorts.md "borrowing level": 0 within the ClusterQueue's quota (or
+  // without a cohort), else the height of the lowest cohort up the path whose
+  // subtree holds what reaches it, else the root's height
+  int height(std::size_t n) const {
+    if (n < n_cq) return 0;
+    int h = children(n).empty() ? 0 : 1;
+    for (const auto c : children(n))
+      if (c >= n_cq) h = std::max(h, height(c) + 1);
+    return h;
+  }
+  int level(std::size_t cq, slot_key s, amount req) const {
+    if (!parent(cq) || usage(cq, s) + req <= subtree(cq, s)) return 0;
+    amount remaining = req - std::max<amount>(0, guaranteed(cq, s) - usage(cq, s));
+    std::size_t top = cq;
+    for (auto p = parent(cq); p; p = parent(*p)) {
+      if (usage(*p, s) + remaining <= subtree(*p, s)) return height(*p);
+      remaining -= std::max<amount>(0, guaranteed(*p, s) - usage(*p, s));
+      top = *p;
+    }
+    return height(top);
+  }
   amount available(std::size_t n, slot_key s) const {
     const auto p = parent(n);
     if (!p) return subtree(n, s) - usage(n, s);
@@ -278,23 +299,29 @@ class reference {
       bool any = false;
       for (const auto k : ks) any = any || req[k] != 0;
       if (!any) return true;
-      std::optional<std::size_t> chosen, first_borrowing;
+      std::optional<std::size_t> chosen, best_borrowing;
+      int best_level = 0;
       for (const auto f : fl) {
         bool fit = true, borrow = false;
+        int lv = 0;
         for (const auto k : ks) {
           if (req[k] == 0) continue;
           const slot_key s{f, k};
           if (req[k] > std::max<amount>(0, available(cq, s))) fit = false;
           if (usage(cq, s) + req[k] > subtree(cq, s)) borrow = true;
+          lv = std::max(lv, level(cq, s, req[k]));
         }
         if (!fit) continue;
         if (!borrow || !sh.cq_try_next[cq]) {
           chosen = f;
           break;
         }
-        if (!first_borrowing) first_borrowing = f;
+        if (!best_borrowing || lv < best_level) {  // the lowest borrowing level, the first of equals
+          best_borrowing = f;
+          best_level = lv;
+        }
       }
-      if (!chosen) chosen = first_borrowing;
+      if (!chosen) chosen = best_borrowing;
       if (!chosen) return false;
       for (const auto k : ks)
         if (req[k] != 0) out[{*chosen, k}] = req[k];
