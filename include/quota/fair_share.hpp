@@ -1051,11 +1051,14 @@ class fair_share_policy {
   /// KAI's victim-queue order: from the root down, the queue that comes last
   /// in queue order (compared without a job, with its victims so far and its
   /// next victim subtracted) first; inside a leaf queue the job that comes
-  /// last in job order first (lower priority, then later creation, then id).
-  /// A candidate is kept when the kept victims plus it pass validate_reclaim.
-  /// Then preempt (same queue): strictly lower priority, preemptible, past the
-  /// minimum runtime, in reverse job order too; none for a non-preemptible job
-  /// that would take its queue path over quota.
+  /// last in job order first (lower priority, then later creation, then the
+  /// larger id: KAI's job order ends with the UID ascending). As KAI's solver
+  /// accumulates victims, the list is every prefix that passes
+  /// validate_reclaim: it ends before the first victim whose prefix fails
+  /// (every longer scenario holds that victim and fails too), and a host
+  /// takes the shortest prefix that makes room. Then preempt (same queue): strictly lower priority, preemptible, past
+  /// the minimum runtime, in reverse job order too; none for a non-preemptible job that would take its queue path over
+  /// quota.
   void victims(const job& j, std::vector<victim>& out) const {
     const auto q = tree_.find(j.queue);
     if (q == fair_share_tree::npos) return;
@@ -1063,7 +1066,7 @@ class fair_share_policy {
     const auto evict_first = [](cand a, cand b) {
       if (a->priority != b->priority) return a->priority < b->priority;
       if (a->started_ms != b->started_ms) return a->started_ms > b->started_ms;
-      return a->id < b->id;
+      return a->id > b->id;
     };
     if (tree_.can_reclaim(q, j.request, j.preemptible)) {
       const std::size_t n = tree_.size();
@@ -1125,10 +1128,9 @@ class fair_share_policy {
             for (std::size_t d = 0; d < R; ++d) taken[a * R + d] += v->request.get(rids[d]);
           }
           chunks.push_back(fair_share_victim_chunk{leaf, &v->request});
-          if (tree_.validate_reclaim(q, j.request, j.preemptible, chunks))
-            out.push_back(victim{v->id, "fair_share", "reclaim", tree_.spec(leaf).name});
-          else
-            chunks.pop_back();
+          // KAI keeps a refused victim in every later scenario: they all fail
+          if (!tree_.validate_reclaim(q, j.request, j.preemptible, chunks)) break;
+          out.push_back(victim{v->id, "fair_share", "reclaim", tree_.spec(leaf).name});
         }
       }
     }
@@ -1178,7 +1180,7 @@ class fair_share_policy {
     std::sort(pre.begin(), pre.end(), [](const running* a, const running* b) {
       if (a->priority != b->priority) return a->priority < b->priority;
       if (a->started_ms != b->started_ms) return a->started_ms > b->started_ms;
-      return a->id < b->id;
+      return a->id > b->id;
     });
     for (auto c : pre) out.push_back(victim{c->id, "fair_share", "preempt", tree_.spec(c->queue).name});
   }
