@@ -105,6 +105,12 @@ struct fair_share_options {
   bool remainder_after_all_buckets = false;
   /// Minimum runtime when no queue on the path sets one, ms.
   std::int64_t default_min_runtime_ms = 0;
+  /// KAI compatibility: divide as KAI's proportion plugin does. A finite
+  /// quota is granted up to the requestable demand even beyond the share being
+  /// divided (only an unlimited quota is capped by it); the remainder passes
+  /// run after all buckets (as remainder_after_all_buckets) and the saturation
+  /// multiplier applies at KAI's place (sibling_ratio).
+  bool upstream = false;
 };
 
 /// The two reclaim strategies.
@@ -234,6 +240,10 @@ class fair_share_tree {
     if (opts_.saturation_den <= 0 || opts_.saturation_num < opts_.saturation_den)
       opts_.saturation_num = 1, opts_.saturation_den = 1;
     if (opts_.usage_k_den <= 0 || opts_.usage_k_num <= 0) opts_.usage_k_num = 0, opts_.usage_k_den = 1;
+    if (opts_.upstream) {
+      opts_.remainder_after_all_buckets = true;
+      opts_.saturation_placement = fair_share_saturation_placement::sibling_ratio;
+    }
     usage_.assign(n * R_, 0);
     usage_total_.assign(R_, 0);
     max_weight_.assign(R_, 0);
@@ -737,8 +747,11 @@ class fair_share_tree {
       for (auto c : sibs) {
         const auto k = c * R_ + d;
         const amount want = requestable(k);
-        // a single child never deserves more than the whole parent share
-        const amount g = std::min({detail::fair_share_cap(quota_[k]), want, total[d]});
+        // a single child never deserves more than the whole parent share;
+        // upstream (KAI): only an unlimited quota is capped by it
+        const amount g = opts_.upstream && quota_[k] >= 0
+                             ? std::min(quota_[k], want)
+                             : std::min({detail::fair_share_cap(quota_[k]), want, total[d]});
         fair_[k] = g;
         remaining = remaining - std::min(remaining, g);  // oversubscription: nothing left, never negative
       }

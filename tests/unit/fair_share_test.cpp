@@ -1082,3 +1082,42 @@ TEST_CASE("fair share: upstream victims stop at the first victim the reclaim che
   // which alone would be allowed (d 2 > quota 1), is never taken.
   CHECK(ids == std::vector<std::string>{"c3"});
 }
+
+// KAI (resource_division.go, setDeservedResource): deserved = min(quota,
+// requestable); only an unlimited quota (-1) is replaced by the amount being
+// divided, the parent's share. Ported from resource_division_test.go "gives
+// up to deserved when over subscribed".
+TEST_CASE("fair share: upstream grants a finite quota beyond the capacity and the parent's share") {
+  SECTION("one queue, quota 3, request 2, capacity 1") {
+    fair_share_options o;
+    o.upstream = true;
+    fair_share_tree up({q("a", "", 3, 0)}, o);
+    fair_share_tree def({q("a", "", 3, 0)});
+    for (auto* t : {&up, &def}) {
+      t->set_capacity(gpu(1));
+      t->set_request(t->at("a"), gpu(2));
+      t->compute();
+    }
+    CHECK(fs(up, "a") == 2);
+    CHECK(fs(def, "a") == 1);  // default: never more than the whole share divided
+  }
+  SECTION("a child's finite quota is not capped by its parent; an unlimited one is") {
+    auto make = [](fair_share_options o) {
+      fair_share_tree t({q("p", "", 4, 0), q("c", "p", 6, 0), q("u", "p", -1, 0), q("v", "", 0, 0, -1)}, o);
+      t.set_capacity(gpu(8));
+      t.set_request(t.at("c"), gpu(10));
+      t.set_request(t.at("u"), gpu(10));
+      t.compute();
+      return t;
+    };
+    fair_share_options o;
+    o.upstream = true;
+    const auto up = make(o);
+    REQUIRE(fs(up, "p") == 4);
+    CHECK(fs(up, "c") == 6);  // its quota, beyond the parent's 4
+    CHECK(fs(up, "u") == 4);  // unlimited: the parent's share
+    const auto def = make({});
+    CHECK(fs(def, "c") == 4);
+    CHECK(fs(def, "u") == 4);
+  }
+}
