@@ -107,10 +107,17 @@ struct fair_share_options {
   std::int64_t default_min_runtime_ms = 0;
   /// KAI compatibility: divide as KAI's proportion plugin does. A finite
   /// quota is granted up to the requestable demand even beyond the share being
-  /// divided (only an unlimited quota is capped by it); the remainder passes
-  /// run after all buckets (as remainder_after_all_buckets) and the saturation
-  /// multiplier applies at KAI's place (sibling_ratio).
+  /// divided (only an unlimited quota is capped by it); in the over-quota
+  /// rounds a queue whose share does not cover its want gets the share floored
+  /// to whole units of the resource (whole_units), and each remainder pass
+  /// gives min(one unit, what is left), also beyond a fractional request;
+  /// the remainder passes run after all buckets (as remainder_after_all_buckets)
+  /// and the saturation multiplier applies at KAI's place (sibling_ratio).
   bool upstream = false;
+  /// KAI's whole unit of a resource in base units, for upstream mode: e.g.
+  /// 1000 for a GPU counted in thousandths (KAI counts GPUs in devices, cpu in
+  /// millicores, memory in bytes). A resource not listed: 1. Must be > 0.
+  std::vector<std::pair<resource_id, amount>> whole_units;
 };
 
 /// The two reclaim strategies.
@@ -183,6 +190,10 @@ class fair_share_tree {
       while (q != npos && steps <= specs.size()) q = parent_[q], ++steps;
       if (q != npos) diag.add(specs[i].name + ".spec.parentQueue", "cycle in the queue hierarchy");
     }
+    for (std::size_t i = 0; i < opts_.whole_units.size(); ++i)
+      if (opts_.whole_units[i].second <= 0)
+        diag.add("options.whole_units[" + std::to_string(i) + "]",
+                 "a whole unit must be at least 1 base unit, got " + std::to_string(opts_.whole_units[i].second));
     diag.throw_if_any();
     std::sort(rids_.begin(), rids_.end());
     R_ = rids_.size();
@@ -240,9 +251,12 @@ class fair_share_tree {
     if (opts_.saturation_den <= 0 || opts_.saturation_num < opts_.saturation_den)
       opts_.saturation_num = 1, opts_.saturation_den = 1;
     if (opts_.usage_k_den <= 0 || opts_.usage_k_num <= 0) opts_.usage_k_num = 0, opts_.usage_k_den = 1;
+    unit_.assign(R_, 1);
     if (opts_.upstream) {
       opts_.remainder_after_all_buckets = true;
       opts_.saturation_placement = fair_share_saturation_placement::sibling_ratio;
+      for (const auto& [rid, u] : opts_.whole_units)
+        if (const int d = dense(rid); d >= 0) unit_[static_cast<std::size_t>(d)] = u;
     }
     usage_.assign(n * R_, 0);
     usage_total_.assign(R_, 0);
@@ -825,8 +839,11 @@ class fair_share_tree {
           has_frac_[c] = 0;
           c = npos;
         } else {
-          fair_[k] += fl, remaining -= fl;
-          if (rm > 0) frac_num_[c] = rm, frac_den_[c] = S, has_frac_[c] = 1;
+          // upstream: KAI floors the share to whole units of the resource
+          const amount give = fl - fl % unit_[d];
+          const detail::int128 left = rm + static_cast<detail::int128>(fl - give) * S;  // (share - give) x S
+          fair_[k] += give, remaining -= give;
+          if (left > 0) frac_num_[c] = left, frac_den_[c] = S, has_frac_[c] = 1;
         }
       }
       work_.erase(std::remove(work_.begin(), work_.end(), npos), work_.end());
@@ -852,7 +869,8 @@ class fair_share_tree {
     });
     for (auto c : rem_) {
       if (remaining == 0) break;
-      fair_[c * R_ + d] += 1, remaining -= 1;
+      const amount give = std::min(unit_[d], remaining);  // one unit (upstream: KAI's, even beyond the request)
+      fair_[c * R_ + d] += give, remaining -= give;
     }
     return remaining;
   }
@@ -869,6 +887,7 @@ class fair_share_tree {
   std::vector<amount> quota_, weight_, limit_, request_, alloc_, alloc_np_, fair_, capacity_;
   mutable std::vector<amount> scratch_;
   std::vector<amount> usage_, usage_total_, max_weight_;
+  std::vector<amount> unit_;  // per resource: 1, or KAI's whole unit in upstream mode
   std::vector<detail::int128> sw_, frac_num_, frac_den_;
   std::vector<char> has_frac_;
   std::vector<queue_index> work_, ord_, stack_, rem_;

@@ -1083,6 +1083,82 @@ TEST_CASE("fair share: upstream victims stop at the first victim the reclaim che
   CHECK(ids == std::vector<std::string>{"c3"});
 }
 
+namespace {
+// upstream mode with the GPU counted in thousandths (KAI's whole unit = 1000)
+fair_share_options kai_milli() {
+  fair_share_options o;
+  o.upstream = true;
+  o.whole_units = {{R::nvidia_gpu, 1000}};
+  return o;
+}
+}  // namespace
+
+// KAI (resource_division.go, getResourceToGiveInCurrentRound and
+// divideRemainingResource): a queue whose share does not cover its want gets
+// math.Floor of the share in the resource's own unit (whole GPUs); the
+// remainder passes run after every bucket and give min(1, left) per queue.
+TEST_CASE("fair share: upstream rounds to whole units with fractional totals") {
+  // 3.5 GPUs over quota; two priority-200 queues and one priority-100 queue, all want 5
+  auto make = [](fair_share_options o) {
+    fair_share_tree t({q("high1", "", 0, 1, -1, 200, 1), q("high2", "", 0, 1, -1, 200, 2), q("low", "", 0, 1, -1, 100)},
+                      o);
+    t.set_capacity(gpu(3500));
+    for (auto n : {"high1", "high2", "low"}) t.set_request(t.at(n), gpu(5000));
+    t.compute();
+    return t;
+  };
+  SECTION("upstream: 1.75 each floors to 1, the 1.5 left gives low a whole GPU") {
+    const auto t = make(kai_milli());
+    // low's round: 1.5 -> 1, fraction 0.5; remainders, bucket 200 first: both
+    // have 0.75, high1 was created first and gets the 0.5 left
+    CHECK(fs(t, "high1") == 1500);
+    CHECK(fs(t, "high2") == 1000);
+    CHECK(fs(t, "low") == 1000);
+  }
+  SECTION("default: the high bucket is divided at the registry's scale") {
+    const auto t = make({});
+    CHECK(fs(t, "high1") == 1750);
+    CHECK(fs(t, "high2") == 1750);
+    CHECK(fs(t, "low") == 0);
+  }
+}
+
+// KAI's resource_division_test.go "gives remainder fraction" and "gives with
+// fraction if requested", and the remainder pass giving a whole unit to a
+// queue that wanted less (divideRemainingResource does not look at the request).
+TEST_CASE("fair share: upstream remainder gives min(unit, left), beyond a fractional request") {
+  SECTION("0.5 GPU left over quota goes to the one queue that wants more") {
+    fair_share_tree t({q("a", "", 3000, 1)}, kai_milli());
+    t.set_capacity(gpu(3500));
+    t.set_request(t.at("a"), gpu(5000));
+    t.compute();
+    CHECK(fs(t, "a") == 3500);
+  }
+  SECTION("a request of 4.5 with 2 spare is met exactly") {
+    fair_share_tree t({q("a", "", 3000, 1)}, kai_milli());
+    t.set_capacity(gpu(5000));
+    t.set_request(t.at("a"), gpu(4500));
+    t.compute();
+    CHECK(fs(t, "a") == 4500);
+  }
+  SECTION("two queues wanting 1.5 share 2.6: 1.3 each floors to 1, the 0.6 left goes whole to the first") {
+    auto make = [](fair_share_options o) {
+      fair_share_tree t({q("a", "", 0, 1, -1, 100, 1), q("b", "", 0, 1, -1, 100, 2)}, o);
+      t.set_capacity(gpu(2600));
+      t.set_request(t.at("a"), gpu(1500));
+      t.set_request(t.at("b"), gpu(1500));
+      t.compute();
+      return t;
+    };
+    const auto up = make(kai_milli());
+    CHECK(fs(up, "a") == 1600);  // beyond its request of 1.5, as KAI grants it
+    CHECK(fs(up, "b") == 1000);
+    const auto def = make({});
+    CHECK(fs(def, "a") == 1300);
+    CHECK(fs(def, "b") == 1300);
+  }
+}
+
 // KAI (resource_division.go, setDeservedResource): deserved = min(quota,
 // requestable); only an unlimited quota (-1) is replaced by the amount being
 // divided, the parent's share. Ported from resource_division_test.go "gives
@@ -1120,4 +1196,45 @@ TEST_CASE("fair share: upstream grants a finite quota beyond the capacity and th
     CHECK(fs(def, "c") == 4);
     CHECK(fs(def, "u") == 4);
   }
+}
+
+TEST_CASE("fair share: upstream whole units must be positive, named in the error") {
+  fair_share_options o = kai_milli();
+  o.whole_units.push_back({R::cpu, 0});
+  try {
+    fair_share_tree t({q("a", "", 1, 1)}, o);
+    FAIL("expected a validation_error");
+  } catch (const validation_error& e) {
+    REQUIRE_FALSE(e.problems().empty());
+    CHECK(e.problems()[0].path == "options.whole_units[1]");
+  }
+}
+
+TEST_CASE("fair share: upstream whole units from KAI Queue JSON - a GPU at milli scale, cpu in millicores") {
+  resource_registry reg;
+  reg.intern("run.ai/gpu-milli", 3);
+  fair_share_json_options o;
+  o.gpu_resource = "run.ai/gpu-milli";
+  const json doc = json::parse(R"([
+    {"metadata": {"name": "high1", "creationTimestamp": "2026-01-01T00:00:00Z"},
+     "spec": {"priority": 200, "resources": {"gpu": {"quota": 0, "overQuotaWeight": 1, "limit": -1}}}},
+    {"metadata": {"name": "high2", "creationTimestamp": "2026-01-02T00:00:00Z"},
+     "spec": {"priority": 200, "resources": {"gpu": {"quota": 0, "overQuotaWeight": 1, "limit": -1}}}},
+    {"metadata": {"name": "low"},
+     "spec": {"priority": 100, "resources": {"gpu": {"quota": 0, "overQuotaWeight": 1, "limit": -1}}}}])");
+  auto specs = load_fair_share_queues(doc, reg, o);
+  const auto units = fair_share_kai_whole_units(reg, o);
+  const auto g = reg.at("run.ai/gpu-milli");
+  CHECK(std::find(units.begin(), units.end(), std::pair<resource_id, amount>{g, 1000}) != units.end());
+  CHECK(std::find(units.begin(), units.end(), std::pair<resource_id, amount>{R::cpu, 1}) != units.end());
+  fair_share_options fo;
+  fo.upstream = true;
+  fo.whole_units = units;
+  fair_share_tree t(std::move(specs), fo);
+  t.set_capacity(resource_vector{{g, 3500}});
+  for (auto n : {"high1", "high2", "low"}) t.set_request(t.at(n), resource_vector{{g, 5000}});
+  t.compute();
+  CHECK(t.fair_share(t.at("high1"), g) == 1500);
+  CHECK(t.fair_share(t.at("high2"), g) == 1000);
+  CHECK(t.fair_share(t.at("low"), g) == 1000);
 }

@@ -96,6 +96,7 @@ inline model_instance kai_fair_share_make(const policy_spec& ps, scenario& sc) {
     for (const auto& d : e.problems()) p.push_back({ps.path + ".objects." + d.path, d.message});
     throw validation_error(std::move(p));
   }
+  if (fopt.upstream) fopt.whole_units = fair_share_kai_whole_units(sc.registry, opt);
   std::unique_ptr<fair_share_tree> tree;
   try {
     tree = std::make_unique<fair_share_tree>(std::move(specs), fopt);
