@@ -290,6 +290,8 @@ class fair_share_tree {
   [[nodiscard]] queue_index parent(queue_index q) const { return parent_.at(q); }
   [[nodiscard]] bool is_leaf(queue_index q) const { return children_.at(q).empty(); }
   [[nodiscard]] const std::vector<diagnostic>& warnings() const noexcept { return warnings_; }
+  /// The options in effect (after normalisation: upstream sets what it implies).
+  [[nodiscard]] const fair_share_options& options() const noexcept { return opts_; }
   [[nodiscard]] std::span<const resource_id> resources() const noexcept { return rids_; }
 
   // ---- inputs ---------------------------------------------------------------
@@ -1129,9 +1131,13 @@ class fair_share_policy {
         };
         std::stable_sort(by_depth.begin(), by_depth.end(), [&](auto a, auto b) { return depth(a) > depth(b); });
         std::vector<amount> taken(n * R, 0), va(R), vb(R);
+        // upstream (KAI): a parent is compared with its best leaf's victims
+        // only; by default with every victim taken in its subtree
+        const bool leaf_victims = tree_.options().upstream;
         const auto vict = [&](std::size_t y, std::vector<amount>& v) {
           const auto& next = per[best[y]].back()->request;
-          for (std::size_t d = 0; d < R; ++d) v[d] = taken[y * R + d] + next.get(rids[d]);
+          const std::size_t from = leaf_victims ? best[y] : y;
+          for (std::size_t d = 0; d < R; ++d) v[d] = taken[from * R + d] + next.get(rids[d]);
         };
         const auto worse = [&](std::size_t a, std::size_t b) {  // a is evicted from before b
           vict(a, va), vict(b, vb);

@@ -1238,3 +1238,47 @@ TEST_CASE("fair share: upstream whole units from KAI Queue JSON - a GPU at milli
   CHECK(t.fair_share(t.at("high2"), g) == 1000);
   CHECK(t.fair_share(t.at("low"), g) == 1000);
 }
+
+// KAI (actions/utils/job_order_by_queue.go, buildNodeOrderFn and
+// getBestJobFromNode): a parent queue is compared with the victims of its best
+// leaf only (that leaf's popped victims and its next one), not with all the
+// victims taken in its subtree.
+TEST_CASE("fair share: upstream victim order compares a parent with its best leaf's victims") {
+  auto make = [](bool upstream) {
+    fair_share_options o;
+    o.upstream = upstream;
+    fair_share_tree t({q("r", "", 4, 1), q("P", "", 2, 1, -1, 100, 2), q("p1", "P", 1, 1, -1, 100, 2),
+                       q("p2", "P", 1, 1, -1, 100, 1), q("Q", "", 2, 1, -1, 100, 1)},
+                      o);
+    t.set_capacity(gpu(12));
+    t.set_request(t.at("r"), gpu(4));
+    for (auto n : {"p1", "p2"}) t.set_request(t.at(n), gpu(2));
+    t.set_request(t.at("Q"), gpu(4));
+    t.compute();
+    REQUIRE(fs(t, "P") == 4);
+    REQUIRE(fs(t, "Q") == 4);
+    REQUIRE(fs(t, "p1") == 2);
+    fair_share_policy p(std::move(t));
+    for (auto id : {"p1a", "p1b"}) p.commit(mk(id, "p1", 0, gpu(1)));
+    for (auto id : {"p2a", "p2b"}) p.commit(mk(id, "p2", 0, gpu(1)));
+    for (auto id : {"qa", "qb", "qc", "qd"}) p.commit(mk(id, "Q", 0, gpu(1)));
+    std::vector<victim> out;
+    p.victims(mk("r1", "r", 0, gpu(1)), out);
+    std::vector<std::string> ids;
+    for (const auto& v : out) ids.push_back(v.job_id);
+    return ids;
+  };
+  // 1. P and Q both at 3/4 with their next victim; Q was created first, so P
+  //    goes last in queue order: p1 (created after p2) gives p1b.
+  // 2. P's best leaf is now p2: KAI subtracts p2's next victim only, P at 3/4
+  //    ties with Q again and gives p2b; with everything taken in P subtracted
+  //    P is at 2/4 and Q (3/4) gives qd.
+  const auto up = make(true);
+  REQUIRE(up.size() >= 2);
+  CHECK(up[0] == "p1b");
+  CHECK(up[1] == "p2b");
+  const auto def = make(false);
+  REQUIRE(def.size() >= 2);
+  CHECK(def[0] == "p1b");
+  CHECK(def[1] == "qd");
+}
