@@ -1282,3 +1282,76 @@ TEST_CASE("fair share: upstream victim order compares a parent with its best lea
   CHECK(def[0] == "p1b");
   CHECK(def[1] == "qd");
 }
+
+// Upstream mode on random trees with fractional amounts (units of 1, 10 and
+// 1000 base units): the result does not depend on input order; a finite
+// quota is granted up to the demand whatever the parent has; nothing is
+// handed out over quota beyond what was left; a queue ends below its
+// demand plus one unit (the remainder pass may give a whole unit to a
+// fractional want); weight 0 gets its deserved share only.
+TEST_CASE("fair share: upstream randomized invariants with whole units") {
+  std::mt19937_64 rng(2718);
+  for (int round = 0; round < 300; ++round) {
+    const amount unit = round % 3 == 0 ? 1 : (round % 3 == 1 ? 10 : 1000);
+    const auto frac = [&] { return static_cast<amount>(rng() % static_cast<std::uint64_t>(unit)); };
+    std::vector<fair_share_queue_spec> specs;
+    const int tops = 2 + static_cast<int>(rng() % 3);
+    for (int i = 0; i < tops; ++i) {
+      const amount qt = rng() % 7 == 0 ? -1 : static_cast<amount>(rng() % 5) * unit + (rng() % 2 ? frac() : 0);
+      specs.push_back(q("t" + std::to_string(i), "", qt, static_cast<amount>(rng() % 4),
+                        rng() % 3 == 0 ? static_cast<amount>(rng() % 20) * unit : -1,
+                        static_cast<std::int32_t>(rng() % 3) * 50, static_cast<std::int64_t>(rng() % 5)));
+      const int kids = static_cast<int>(rng() % 4);
+      for (int k = 0; k < kids; ++k)
+        specs.push_back(q("t" + std::to_string(i) + "-" + std::to_string(k), "t" + std::to_string(i),
+                          static_cast<amount>(rng() % 3) * unit, static_cast<amount>(rng() % 4), -1,
+                          static_cast<std::int32_t>(rng() % 3) * 50, static_cast<std::int64_t>(rng() % 5)));
+    }
+    const amount cap = static_cast<amount>(rng() % 40) * unit + frac();
+    std::vector<amount> req(specs.size());
+    for (auto& r : req) r = static_cast<amount>(rng() % 15) * unit + frac();
+    fair_share_options o;
+    o.upstream = true;
+    o.whole_units = {{R::nvidia_gpu, unit}};
+    auto run = [&](std::vector<std::size_t> perm) {
+      std::vector<fair_share_queue_spec> s;
+      for (auto i : perm) s.push_back(specs[i]);
+      fair_share_tree t(s, o);
+      t.set_capacity(gpu(cap));
+      for (auto i : perm)
+        if (t.is_leaf(t.at(specs[i].name))) t.set_request(t.at(specs[i].name), gpu(req[i]));
+      t.compute();
+      return t;
+    };
+    std::vector<std::size_t> perm(specs.size());
+    for (std::size_t i = 0; i < perm.size(); ++i) perm[i] = i;
+    const auto t = run(perm);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    const auto u = run(perm);
+    for (const auto& s : specs) REQUIRE(fs(t, s.name) == fs(u, s.name));
+    auto check_set = [&](const std::vector<std::size_t>& sibs, amount total) {
+      amount deserved = 0, sum = 0;
+      for (auto c : sibs) {
+        const auto& r = t.spec(c).resources.at(R::nvidia_gpu);
+        const amount want = std::min(r.limit < 0 ? amount{1} << 60 : r.limit, t.request(c, R::nvidia_gpu));
+        const amount f = t.fair_share(c, R::nvidia_gpu);
+        const amount d = std::min(r.quota < 0 ? total : r.quota, want);  // KAI: no other cap
+        REQUIRE(f >= d);
+        REQUIRE(f < std::max(want, d) + unit);
+        if (r.over_quota_weight == 0) REQUIRE(f == d);
+        deserved += d, sum += f;
+      }
+      REQUIRE(sum - deserved <= std::max<amount>(0, total - deserved));
+    };
+    std::vector<std::size_t> roots;
+    for (std::size_t i = 0; i < t.size(); ++i)
+      if (t.parent(i) == fair_share_tree::npos) roots.push_back(i);
+    check_set(roots, cap);
+    for (std::size_t p = 0; p < t.size(); ++p) {
+      std::vector<std::size_t> kids;
+      for (std::size_t i = 0; i < t.size(); ++i)
+        if (t.parent(i) == p) kids.push_back(i);
+      if (!kids.empty()) check_set(kids, t.fair_share(p, R::nvidia_gpu));
+    }
+  }
+}
