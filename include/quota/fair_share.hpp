@@ -15,6 +15,10 @@
 //   3. units left over by the floors go one unit per child, ordered by
 //      largest fractional leftover, then earlier creation, then name.
 // Everything is exact integer arithmetic (128-bit intermediates).
+// fair_share_options::upstream reproduces KAI's numbers where the default
+// differs: a finite quota uncapped by the share divided, floors and remainders
+// in KAI's whole units (whole_units), remainders after all buckets, and
+// parents compared with their best leaf's victims in the victim order.
 //
 // Predicates: allocation checks (limit, non-preemptible quota) from the leaf up;
 // reclaim as KAI (can-reclaim, victim pre-filter, the two strategies per
