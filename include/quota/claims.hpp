@@ -125,6 +125,10 @@ struct claim_device {
   bool alternative = false;
   /// Consumed capacities of an allocation result: (capacity name, amount in base units).
   std::vector<std::pair<std::string, std::int64_t>> capacity;
+  /// allocationMode neither ExactCount nor All (spec requests only): a
+  /// validation error in design mode; kai_strict skips the request (counts 0),
+  /// as KAI does.
+  bool unknown_mode = false;
 };
 
 /// A ResourceClaim as the model sees it.
@@ -142,6 +146,10 @@ struct claim_spec {
   /// The node the allocation is bound to (status.allocation.nodeSelector
   /// naming one node), empty when unknown or not allocated.
   std::string node;
+  /// Entries in status.reservedFor when the claim was read, of any kind. Each
+  /// pod restored on the claim is taken as one of them; the others (entries
+  /// without a pod the host knows) still count toward max_consumers.
+  std::uint32_t reserved_entries = 0;
 };
 
 /// A pod (or a gang of `count` pods) that wants to use claims.
@@ -200,6 +208,7 @@ struct claims_claim {
   claims_target target = claims_target::none;
   claim_queue_id target_queue = claim_none;
   std::uint32_t consumers = 0;
+  std::uint32_t unmatched = 0;  // reservedFor entries no restored pod stands for
   std::vector<claims_use> uses;
   std::vector<std::string> classes;
 };
@@ -374,7 +383,12 @@ class claim_model {
       for (std::size_t i = 0; i < lines.size(); ++i) {
         const std::string p = "claim " + key + "." + std::string(field) + "[" + std::to_string(i) + "]";
         if (lines[i].device_class.empty()) diag.add(p + ".deviceClassName", "empty device class");
-        if (lines[i].count < 0) diag.add(p + ".count", "negative count " + std::to_string(lines[i].count));
+        // kai_strict: a request count <= 0 counts 1, as in KAI
+        const bool kai_request = cfg_.mode == claim_mode::kai_strict && &lines == &s.requests;
+        if (lines[i].count < 0 && !kai_request)
+          diag.add(p + ".count", "negative count " + std::to_string(lines[i].count));
+        if (lines[i].unknown_mode && cfg_.mode == claim_mode::design)
+          diag.add(p + ".allocationMode", "unknown allocation mode (ExactCount or All)");
         for (const auto& [cap, v] : lines[i].capacity) {
           if (v < 0) diag.add(p + ".consumedCapacity." + cap, "negative amount");
           if (!lines[i].device_class.empty() && !detail::valid_resource_name(lines[i].device_class + "/" + cap))
@@ -409,17 +423,20 @@ class claim_model {
         for (const auto& [cap, v] : l.capacity) c.charge.add(reg.intern(l.device_class + "/" + cap), v);
       }
     } else {
-      // KAI today: GPU classes of `exactly` requests, ExactCount count (1 if unset), All = 1.
+      // KAI today: GPU classes of `exactly` requests, ExactCount count (1 when
+      // not above 0), All = 1, another allocation mode 0 (the claim is still a
+      // GPU claim for the label rule)
       for (const auto& r : s.requests) {
         if (r.alternative || !detail::claims_kai_gpu_class(r.device_class)) continue;
         c.accounted = true;
+        if (r.unknown_mode) continue;
         c.charge.add(reg.intern(r.device_class), r.all ? 1 : (r.count > 0 ? r.count : 1));
       }
     }
     // the devices on the node, whoever pays for them: the allocation, or the
     // requests whose count is known before allocation
     for (const auto& l : s.allocated ? s.allocation : s.requests) {
-      if (!s.allocated && (l.all || l.alternative)) continue;
+      if (!s.allocated && (l.all || l.alternative || l.unknown_mode || l.count <= 0)) continue;
       auto it =
           std::find_if(c.devices.begin(), c.devices.end(), [&](const auto& d) { return d.first == l.device_class; });
       if (it == c.devices.end())
@@ -428,6 +445,7 @@ class claim_model {
         it->second = detail::checked_add(it->second, l.count);
     }
     c.node = s.node;
+    c.unmatched = s.reserved_entries;
     for (const auto& l : s.requests) c.classes.push_back(l.device_class);
     c.uses.reserve(2);
     const auto id = static_cast<claim_id>(claims_.size());
@@ -651,15 +669,17 @@ class claim_model {
 
   void check_one(const claim_pod& p, claim_id c, decision& d) const {
     const auto& cl = claims_[c];
-    // Rule 7: status.reservedFor holds at most max_consumers entries.
-    if (static_cast<std::uint64_t>(cl.consumers) + p.count > cfg_.max_consumers)
+    // Rule 7: status.reservedFor holds at most max_consumers entries, with or
+    // without a pod the host knows
+    const std::uint64_t entries = static_cast<std::uint64_t>(cl.consumers) + cl.unmatched;
+    if (entries + p.count > cfg_.max_consumers)
       d.add(reason{model_name,
                    "consumer_cap",
                    cl.key,
                    no_resource,
                    {},
                    p.count,
-                   cl.consumers,
+                   static_cast<amount>(entries),
                    cfg_.max_consumers,
                    "claim '" + cl.key + "' would pass its maximum number of consumers"});
     if (!cl.accounted || cl.per_pod) return;  // rule 4 / per-pod claims: no sharing checks
@@ -775,6 +795,7 @@ class claim_model {
         }
       if (!found) cl.uses.push_back({p.queue, p.count, seq, p.created_ms});  // capacity reserved above
       cl.consumers += p.count;
+      if (restoring) cl.unmatched -= std::min(cl.unmatched, p.count);  // restored pods are reservedFor entries
       if (cl.pinned && cl.owner == p.queue) {
         cl.pinned = false;
         if (actions) actions->push_back({claim_action_kind::unpinned, c, p.queue});

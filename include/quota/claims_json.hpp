@@ -17,7 +17,9 @@
 // with its path, and the model is unchanged on any error.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -106,7 +108,8 @@ namespace detail {
 // One request (or firstAvailable alternative) into a spec line.
 inline void claims_request_line(const json& r, const std::string& path, claim_spec& s, bool alternative,
                                 std::vector<std::pair<std::string, std::string>>& classes, const std::string& name,
-                                diagnostics& diag) {
+                                diagnostics& diag, claim_mode model_mode) {
+  const bool kai = model_mode == claim_mode::kai_strict;
   claim_device dev;
   dev.alternative = alternative;
   const json* cls = claims_field(r, "deviceClassName");
@@ -128,11 +131,15 @@ inline void claims_request_line(const json& r, const std::string& path, claim_sp
   } else if (mode == "ExactCount") {
     dev.count = 1;
     if (const json* c = claims_field(r, "count")) {
-      if (!c->is_number_integer() || c->get<std::int64_t>() < 1)
-        diag.add(path + ".count", "must be an integer >= 1");
+      // kai_strict reads any integer: KAI counts 1 for a count not above 0
+      if (!c->is_number_integer() || (!kai && c->get<std::int64_t>() < 1))
+        diag.add(path + ".count", kai ? "must be an integer" : "must be an integer >= 1");
       else
-        dev.count = c->get<std::int64_t>();
+        dev.count = kai ? std::max<std::int64_t>(0, c->get<std::int64_t>()) : c->get<std::int64_t>();
     }
+  } else if (kai) {
+    dev.unknown_mode = true;  // KAI skips the request: it counts 0
+    dev.count = 0;
   } else {
     diag.add(path + ".allocationMode", "unknown allocation mode '" + mode + "' (ExactCount or All)");
   }
@@ -144,8 +151,11 @@ inline void claims_request_line(const json& r, const std::string& path, claim_sp
 
 /// One ResourceClaim. Throws validation_error listing every problem (paths
 /// start with `path`), parse_error for a missing metadata.name.
+/// `mode`: kai_strict reads requests as KAI does (an unknown allocationMode is
+/// skipped, a count not above 0 counts 1) instead of rejecting them.
 [[nodiscard]] inline claim_object parse_resource_claim(const json& obj, const std::string& path,
-                                                       std::string_view queue_label_key = "kai.scheduler/queue") {
+                                                       std::string_view queue_label_key = "kai.scheduler/queue",
+                                                       claim_mode mode = claim_mode::design) {
   using detail::claims_field;
   claim_object out;
   claim_spec& s = out.spec;
@@ -184,14 +194,14 @@ inline void claims_request_line(const json& r, const std::string& path, claim_sp
       if (exactly && first) {
         diag.add(rp, "both exactly and firstAvailable are set");
       } else if (exactly) {
-        detail::claims_request_line(*exactly, rp + ".exactly", s, false, classes, rname, diag);
+        detail::claims_request_line(*exactly, rp + ".exactly", s, false, classes, rname, diag, mode);
       } else if (first && first->is_array() && !first->empty()) {
         for (std::size_t k = 0; k < first->size(); ++k) {
           const json& sub = (*first)[k];
           const std::string sp = detail::index_path(rp + ".firstAvailable", k);
           const std::string sname = detail::claims_str(sub, "name");
           if (sname.empty()) diag.add(sp + ".name", "missing subrequest name (or not a string)");
-          detail::claims_request_line(sub, sp, s, true, classes, rname + "/" + sname, diag);
+          detail::claims_request_line(sub, sp, s, true, classes, rname + "/" + sname, diag, mode);
         }
       } else {
         diag.add(rp, "needs exactly or a non-empty firstAvailable");
@@ -253,6 +263,9 @@ inline void claims_request_line(const json& r, const std::string& path, claim_sp
           else if (detail::claims_str(r, "resource", "pods") == "pods")
             out.reserved_for.push_back(r["name"].get<std::string>());
         }
+        // every entry counts toward the consumer limit, a pod or not
+        s.reserved_entries =
+            static_cast<std::uint32_t>(std::min<std::size_t>(rf->size(), std::numeric_limits<std::uint32_t>::max()));
       }
     }
   diag.throw_if_any();
@@ -267,7 +280,8 @@ inline std::vector<claim_object> load_resource_claims(claim_model& m, const json
   std::unordered_set<std::string> seen;
   for_each_object(doc, [&](const json& o, const std::string& path) {
     try {
-      auto c = parse_resource_claim(o, path.empty() ? std::string() : path, m.config().queue_label_key);
+      auto c =
+          parse_resource_claim(o, path.empty() ? std::string() : path, m.config().queue_label_key, m.config().mode);
       const std::string key = c.spec.ns + "/" + c.spec.name;
       if (!seen.insert(key).second || m.find_claim(key) != claim_none)
         diag.add(path.empty() ? "ResourceClaim " + key : path, "claim '" + key + "' appears twice");

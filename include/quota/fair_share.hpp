@@ -15,6 +15,10 @@
 //   3. units left over by the floors go one unit per child, ordered by
 //      largest fractional leftover, then earlier creation, then name.
 // Everything is exact integer arithmetic (128-bit intermediates).
+// fair_share_options::upstream reproduces KAI's numbers where the default
+// differs: a finite quota uncapped by the share divided, floors and remainders
+// in KAI's whole units (whole_units), remainders after all buckets, and
+// parents compared with their best leaf's victims in the victim order.
 //
 // Predicates: allocation checks (limit, non-preemptible quota) from the leaf up;
 // reclaim as KAI (can-reclaim, victim pre-filter, the two strategies per
@@ -105,6 +109,19 @@ struct fair_share_options {
   bool remainder_after_all_buckets = false;
   /// Minimum runtime when no queue on the path sets one, ms.
   std::int64_t default_min_runtime_ms = 0;
+  /// KAI compatibility: divide as KAI's proportion plugin does. A finite
+  /// quota is granted up to the requestable demand even beyond the share being
+  /// divided (only an unlimited quota is capped by it); in the over-quota
+  /// rounds a queue whose share does not cover its want gets the share floored
+  /// to whole units of the resource (whole_units), and each remainder pass
+  /// gives min(one unit, what is left), also beyond a fractional request;
+  /// the remainder passes run after all buckets (as remainder_after_all_buckets)
+  /// and the saturation multiplier applies at KAI's place (sibling_ratio).
+  bool upstream = false;
+  /// KAI's whole unit of a resource in base units, for upstream mode: e.g.
+  /// 1000 for a GPU counted in thousandths (KAI counts GPUs in devices, cpu in
+  /// millicores, memory in bytes). A resource not listed: 1. Must be > 0.
+  std::vector<std::pair<resource_id, amount>> whole_units;
 };
 
 /// The two reclaim strategies.
@@ -177,6 +194,10 @@ class fair_share_tree {
       while (q != npos && steps <= specs.size()) q = parent_[q], ++steps;
       if (q != npos) diag.add(specs[i].name + ".spec.parentQueue", "cycle in the queue hierarchy");
     }
+    for (std::size_t i = 0; i < opts_.whole_units.size(); ++i)
+      if (opts_.whole_units[i].second <= 0)
+        diag.add("options.whole_units[" + std::to_string(i) + "]",
+                 "a whole unit must be at least 1 base unit, got " + std::to_string(opts_.whole_units[i].second));
     diag.throw_if_any();
     std::sort(rids_.begin(), rids_.end());
     R_ = rids_.size();
@@ -234,6 +255,13 @@ class fair_share_tree {
     if (opts_.saturation_den <= 0 || opts_.saturation_num < opts_.saturation_den)
       opts_.saturation_num = 1, opts_.saturation_den = 1;
     if (opts_.usage_k_den <= 0 || opts_.usage_k_num <= 0) opts_.usage_k_num = 0, opts_.usage_k_den = 1;
+    unit_.assign(R_, 1);
+    if (opts_.upstream) {
+      opts_.remainder_after_all_buckets = true;
+      opts_.saturation_placement = fair_share_saturation_placement::sibling_ratio;
+      for (const auto& [rid, u] : opts_.whole_units)
+        if (const int d = dense(rid); d >= 0) unit_[static_cast<std::size_t>(d)] = u;
+    }
     usage_.assign(n * R_, 0);
     usage_total_.assign(R_, 0);
     max_weight_.assign(R_, 0);
@@ -266,6 +294,8 @@ class fair_share_tree {
   [[nodiscard]] queue_index parent(queue_index q) const { return parent_.at(q); }
   [[nodiscard]] bool is_leaf(queue_index q) const { return children_.at(q).empty(); }
   [[nodiscard]] const std::vector<diagnostic>& warnings() const noexcept { return warnings_; }
+  /// The options in effect (after normalisation: upstream sets what it implies).
+  [[nodiscard]] const fair_share_options& options() const noexcept { return opts_; }
   [[nodiscard]] std::span<const resource_id> resources() const noexcept { return rids_; }
 
   // ---- inputs ---------------------------------------------------------------
@@ -737,8 +767,11 @@ class fair_share_tree {
       for (auto c : sibs) {
         const auto k = c * R_ + d;
         const amount want = requestable(k);
-        // a single child never deserves more than the whole parent share
-        const amount g = std::min({detail::fair_share_cap(quota_[k]), want, total[d]});
+        // a single child never deserves more than the whole parent share;
+        // upstream (KAI): only an unlimited quota is capped by it
+        const amount g = opts_.upstream && quota_[k] >= 0
+                             ? std::min(quota_[k], want)
+                             : std::min({detail::fair_share_cap(quota_[k]), want, total[d]});
         fair_[k] = g;
         remaining = remaining - std::min(remaining, g);  // oversubscription: nothing left, never negative
       }
@@ -812,8 +845,11 @@ class fair_share_tree {
           has_frac_[c] = 0;
           c = npos;
         } else {
-          fair_[k] += fl, remaining -= fl;
-          if (rm > 0) frac_num_[c] = rm, frac_den_[c] = S, has_frac_[c] = 1;
+          // upstream: KAI floors the share to whole units of the resource
+          const amount give = fl - fl % unit_[d];
+          const detail::int128 left = rm + static_cast<detail::int128>(fl - give) * S;  // (share - give) x S
+          fair_[k] += give, remaining -= give;
+          if (left > 0) frac_num_[c] = left, frac_den_[c] = S, has_frac_[c] = 1;
         }
       }
       work_.erase(std::remove(work_.begin(), work_.end(), npos), work_.end());
@@ -839,7 +875,8 @@ class fair_share_tree {
     });
     for (auto c : rem_) {
       if (remaining == 0) break;
-      fair_[c * R_ + d] += 1, remaining -= 1;
+      const amount give = std::min(unit_[d], remaining);  // one unit (upstream: KAI's, even beyond the request)
+      fair_[c * R_ + d] += give, remaining -= give;
     }
     return remaining;
   }
@@ -856,6 +893,7 @@ class fair_share_tree {
   std::vector<amount> quota_, weight_, limit_, request_, alloc_, alloc_np_, fair_, capacity_;
   mutable std::vector<amount> scratch_;
   std::vector<amount> usage_, usage_total_, max_weight_;
+  std::vector<amount> unit_;  // per resource: 1, or KAI's whole unit in upstream mode
   std::vector<detail::int128> sw_, frac_num_, frac_den_;
   std::vector<char> has_frac_;
   std::vector<queue_index> work_, ord_, stack_, rem_;
@@ -1051,11 +1089,14 @@ class fair_share_policy {
   /// KAI's victim-queue order: from the root down, the queue that comes last
   /// in queue order (compared without a job, with its victims so far and its
   /// next victim subtracted) first; inside a leaf queue the job that comes
-  /// last in job order first (lower priority, then later creation, then id).
-  /// A candidate is kept when the kept victims plus it pass validate_reclaim.
-  /// Then preempt (same queue): strictly lower priority, preemptible, past the
-  /// minimum runtime, in reverse job order too; none for a non-preemptible job
-  /// that would take its queue path over quota.
+  /// last in job order first (lower priority, then later creation, then the
+  /// larger id: KAI's job order ends with the UID ascending). As KAI's solver
+  /// accumulates victims, the list is every prefix that passes
+  /// validate_reclaim: it ends before the first victim whose prefix fails
+  /// (every longer scenario holds that victim and fails too), and a host
+  /// takes the shortest prefix that makes room. Then preempt (same queue): strictly lower priority, preemptible, past
+  /// the minimum runtime, in reverse job order too; none for a non-preemptible job that would take its queue path over
+  /// quota.
   void victims(const job& j, std::vector<victim>& out) const {
     const auto q = tree_.find(j.queue);
     if (q == fair_share_tree::npos) return;
@@ -1063,7 +1104,7 @@ class fair_share_policy {
     const auto evict_first = [](cand a, cand b) {
       if (a->priority != b->priority) return a->priority < b->priority;
       if (a->started_ms != b->started_ms) return a->started_ms > b->started_ms;
-      return a->id < b->id;
+      return a->id > b->id;
     };
     if (tree_.can_reclaim(q, j.request, j.preemptible)) {
       const std::size_t n = tree_.size();
@@ -1094,9 +1135,13 @@ class fair_share_policy {
         };
         std::stable_sort(by_depth.begin(), by_depth.end(), [&](auto a, auto b) { return depth(a) > depth(b); });
         std::vector<amount> taken(n * R, 0), va(R), vb(R);
+        // upstream (KAI): a parent is compared with its best leaf's victims
+        // only; by default with every victim taken in its subtree
+        const bool leaf_victims = tree_.options().upstream;
         const auto vict = [&](std::size_t y, std::vector<amount>& v) {
           const auto& next = per[best[y]].back()->request;
-          for (std::size_t d = 0; d < R; ++d) v[d] = taken[y * R + d] + next.get(rids[d]);
+          const std::size_t from = leaf_victims ? best[y] : y;
+          for (std::size_t d = 0; d < R; ++d) v[d] = taken[from * R + d] + next.get(rids[d]);
         };
         const auto worse = [&](std::size_t a, std::size_t b) {  // a is evicted from before b
           vict(a, va), vict(b, vb);
@@ -1125,10 +1170,9 @@ class fair_share_policy {
             for (std::size_t d = 0; d < R; ++d) taken[a * R + d] += v->request.get(rids[d]);
           }
           chunks.push_back(fair_share_victim_chunk{leaf, &v->request});
-          if (tree_.validate_reclaim(q, j.request, j.preemptible, chunks))
-            out.push_back(victim{v->id, "fair_share", "reclaim", tree_.spec(leaf).name});
-          else
-            chunks.pop_back();
+          // KAI keeps a refused victim in every later scenario: they all fail
+          if (!tree_.validate_reclaim(q, j.request, j.preemptible, chunks)) break;
+          out.push_back(victim{v->id, "fair_share", "reclaim", tree_.spec(leaf).name});
         }
       }
     }
@@ -1178,7 +1222,7 @@ class fair_share_policy {
     std::sort(pre.begin(), pre.end(), [](const running* a, const running* b) {
       if (a->priority != b->priority) return a->priority < b->priority;
       if (a->started_ms != b->started_ms) return a->started_ms > b->started_ms;
-      return a->id < b->id;
+      return a->id > b->id;
     });
     for (auto c : pre) out.push_back(victim{c->id, "fair_share", "preempt", tree_.spec(c->queue).name});
   }

@@ -123,6 +123,26 @@ inline amount fair_share_json_amount(const json& v, int scale, std::int64_t fact
 }
 
 /// Fair share of every queue as JSON: {name: {resource: amount}}.
+/// KAI's whole unit of the resources its Queue names, in base units, for
+/// fair_share_options::whole_units in upstream mode: a GPU (the resource
+/// `gpu` maps to) is one device, cpu one millicore, memory one byte. Resources
+/// the registry does not know are left out (their unit is 1).
+[[nodiscard]] inline std::vector<std::pair<resource_id, amount>> fair_share_kai_whole_units(
+    const resource_registry& reg, const fair_share_json_options& opts = {}) {
+  std::vector<std::pair<resource_id, amount>> out;
+  const auto add = [&](std::string_view name, int kai_scale) {
+    const auto id = reg.find(name);
+    if (!id) return;
+    amount u = 1;
+    for (int i = kai_scale; i < reg.scale(*id); ++i) u *= 10;
+    out.emplace_back(*id, u);
+  };
+  add(opts.gpu_resource, 0);
+  add("cpu", 3);
+  add("memory", 0);
+  return out;
+}
+
 [[nodiscard]] inline json fair_share_to_json(const fair_share_tree& t, const resource_registry& reg) {
   json j = json::object();
   for (std::size_t q = 0; q < t.size(); ++q) {

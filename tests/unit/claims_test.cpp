@@ -1511,3 +1511,105 @@ TEST_CASE("claims: the node of an allocation is read from its nodeSelector when 
   CHECK(devs[0].first == "gpu.nvidia.com");
   CHECK(devs[0].second == 1);
 }
+
+namespace {
+// A labelled GPU claim of queue "a" whose status.reservedFor has `entries`
+// pods p0, p1, ...
+json reserved_claim(std::size_t entries) {
+  json rf = json::array();
+  for (std::size_t i = 0; i < entries; ++i)
+    rf.push_back(json{{"resource", "pods"}, {"name", "p" + std::to_string(i)}, {"uid", "u" + std::to_string(i)}});
+  return json{
+      {"kind", "ResourceClaim"},
+      {"metadata", {{"name", "shared"}, {"namespace", "ns"}, {"labels", {{"kai.scheduler/queue", "a"}}}}},
+      {"spec",
+       {{"devices",
+         {{"requests", json::array({{{"name", "g"}, {"exactly", {{"deviceClassName", "gpu.nvidia.com"}}}}})}}}}},
+      {"status", {{"reservedFor", rf}}}};
+}
+}  // namespace
+
+// KAI (plugins/dynamicresources/dynamicresources.go, preFilter) refuses a pod
+// when len(status.reservedFor) has reached ResourceClaimReservedForMaxSize,
+// whether or not the scheduler knows the pods those entries name.
+TEST_CASE("claims: strict - status.reservedFor entries without pods count toward the consumer limit") {
+  claim_config cfg;
+  cfg.mode = claim_mode::kai_strict;
+  SECTION("256 entries: the next pod is refused") {
+    claim_model m(cfg);
+    load_resource_claims(m, reserved_claim(256));
+    const claim_id ids[] = {m.claim_at("ns/shared")};
+    claim_pod p = pod("late", m.queue("a"));
+    p.ns = "ns";
+    const auto d = m.check(p, ids);
+    REQUIRE(d.has_rule("consumer_cap"));
+    CHECK(d.reasons()[0].used == 256);
+  }
+  SECTION("255 entries: one more fits, then the claim is full") {
+    claim_model m(cfg);
+    load_resource_claims(m, reserved_claim(255));
+    const claim_id ids[] = {m.claim_at("ns/shared")};
+    claim_pod p = pod("late", m.queue("a"));
+    p.ns = "ns";
+    REQUIRE(m.bind(p, ids).verdict.allowed());
+    p.id = "later";
+    CHECK(m.check(p, ids).has_rule("consumer_cap"));
+  }
+  SECTION("a restored pod is one of the entries, not one more") {
+    claim_model m(cfg);
+    load_resource_claims(m, reserved_claim(255));
+    const claim_id ids[] = {m.claim_at("ns/shared")};
+    claim_pod p0 = pod("p0", m.queue("a"));
+    p0.ns = "ns";
+    (void)m.restore(p0, ids);
+    m.finish_snapshot();
+    claim_pod p = pod("late", m.queue("a"));
+    p.ns = "ns";
+    REQUIRE(m.bind(p, ids).verdict.allowed());
+    p.id = "later";
+    CHECK(m.check(p, ids).has_rule("consumer_cap"));
+  }
+}
+
+// KAI (pkg/common/resources/dra.go, countGPUDevicesFromClaim): ExactCount
+// counts `count` when above 0, else 1; All counts 1; any other allocation
+// mode is skipped. The claim stays a GPU claim (IsGpuResourceClaim), so the
+// queue-label rule still applies.
+TEST_CASE("claims: strict - an unknown allocationMode counts 0 and an explicit count 0 counts 1") {
+  const json doc = json::parse(R"([
+    {"kind": "ResourceClaim", "metadata": {"name": "odd", "namespace": "ns", "labels": {"kai.scheduler/queue": "a"}},
+     "spec": {"devices": {"requests": [
+       {"name": "x", "exactly": {"deviceClassName": "gpu.nvidia.com", "allocationMode": "Some"}},
+       {"name": "z", "exactly": {"deviceClassName": "gpu.nvidia.com", "count": 0}},
+       {"name": "t", "exactly": {"deviceClassName": "gpu.nvidia.com", "count": 2}}]}}},
+    {"kind": "ResourceClaim", "metadata": {"name": "only-odd", "namespace": "ns"},
+     "spec": {"devices": {"requests": [
+       {"name": "x", "exactly": {"deviceClassName": "gpu.nvidia.com", "allocationMode": "Some"}}]}}}])");
+  claim_config cfg;
+  cfg.mode = claim_mode::kai_strict;
+  claim_model m(cfg);
+  REQUIRE_NOTHROW(load_resource_claims(m, doc));
+  const auto gpu = m.registry().at("gpu.nvidia.com");
+  CHECK(m.claim_charge(m.claim_at("ns/odd")).get(gpu) == 3);  // 0 + 1 + 2
+  const auto only = m.claim_at("ns/only-odd");
+  CHECK(m.claim_charge(only).get(gpu) == 0);
+  // still a GPU claim: the label is required
+  const claim_id ids[] = {only};
+  claim_pod p = pod("p", m.queue("a"));
+  p.ns = "ns";
+  CHECK(m.check(p, ids).has_rule("missing_queue_label"));
+  // the design mode keeps rejecting both, naming the fields
+  const auto has_problem = [](const validation_error& e, std::string_view path) {
+    for (const auto& pr : e.problems())
+      if (pr.path == path) return true;
+    return false;
+  };
+  claim_model d;
+  try {
+    load_resource_claims(d, doc);
+    FAIL("expected a validation_error");
+  } catch (const validation_error& e) {
+    CHECK(has_problem(e, "[0].spec.devices.requests[0].exactly.allocationMode"));
+    CHECK(has_problem(e, "[0].spec.devices.requests[1].exactly.count"));
+  }
+}

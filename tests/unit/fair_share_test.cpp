@@ -1022,3 +1022,336 @@ TEST_CASE("fair share: queues that name no resource divide nothing, and every sh
   CHECK(fs(t, "research") == 0);
   CHECK(fs(t, "team-a") == 0);
 }
+
+// KAI (actions/utils/job_order_by_queue.go, framework/session_plugins.go
+// JobOrderFn): inside a victim queue the job order is reversed, and the last
+// tie-break of the job order is the UID ascending, so among jobs of equal
+// priority and creation the larger UID is evicted first.
+TEST_CASE("fair share: upstream victims break equal priority and creation by the larger id first") {
+  fair_share_tree t({q("a", "", 4, 1), q("b", "", 4, 1)});
+  t.set_capacity(gpu(8));
+  t.set_request(t.at("a"), gpu(1));
+  t.set_request(t.at("b"), gpu(8));
+  t.compute();
+  REQUIRE(fs(t, "a") == 1);
+  REQUIRE(fs(t, "b") == 7);
+  fair_share_policy p(std::move(t));
+  p.commit(mk("b-big", "b", 0, gpu(4)));
+  p.commit(mk("b-other", "b", 0, gpu(3)));
+  p.commit(mk("b-small", "b", 0, gpu(1)));
+  std::vector<victim> out;
+  p.victims(mk("a1", "a", 0, gpu(1)), out);
+  // b holds 8 > 7: the first chunk is allowed whichever it is; KAI's order
+  // puts b-small (largest UID) first, so a host that evicts in order until the
+  // job fits takes the 1-GPU job, not the 4-GPU one
+  REQUIRE_FALSE(out.empty());
+  CHECK(out[0].job_id == "b-small");
+  std::vector<std::string> ids;
+  for (const auto& v : out) ids.push_back(v.job_id);
+  // b-small leaves 7 (not above 7, but above quota 4: guarantee deserved),
+  // b-other leaves 4, b-big would take b from 4, at its quota: no strategy
+  CHECK(ids == std::vector<std::string>{"b-small", "b-other"});
+}
+
+// KAI accumulates victims (actions/common/solvers/pod_scenario_builder.go):
+// every scenario holds all the victims popped so far, so once a scenario
+// fails the reclaim check (reclaimable.go), every larger one fails too and
+// no victim after it can be taken.
+TEST_CASE("fair share: upstream victims stop at the first victim the reclaim check refuses") {
+  // 9 GPUs; a deserves 2 and asks 2; c deserves 2, asks 3; d deserves 1, asks 4:
+  // deserved 2 + 2 + 1, the 4 spare to c (1, satisfied) and d (3): c 3, d 4
+  fair_share_tree t({q("a", "", 2, 1), q("c", "", 2, 1), q("d", "", 1, 1)});
+  t.set_capacity(gpu(9));
+  t.set_request(t.at("a"), gpu(2));
+  t.set_request(t.at("c"), gpu(3));
+  t.set_request(t.at("d"), gpu(4));
+  t.compute();
+  REQUIRE(fs(t, "c") == 3);
+  REQUIRE(fs(t, "d") == 4);
+  fair_share_policy p(std::move(t));
+  for (auto id : {"c1", "c2", "c3"}) p.commit(mk(id, "c", 0, gpu(1)));
+  for (auto id : {"d1", "d2"}) p.commit(mk(id, "d", 0, gpu(1)));
+  std::vector<victim> out;
+  p.victims(mk("a1", "a", 0, gpu(1)), out);
+  std::vector<std::string> ids;
+  for (const auto& v : out) ids.push_back(v.job_id);
+  // c with its next victim out has the larger share (2/3 against d's 1/4):
+  // c3 first (c at 3, above its quota 2: guarantee deserved). c is still
+  // ahead (1/3 against 1/4): c2, but c is now at its quota and at its
+  // allocatable share: refused. KAI keeps c2 in every later scenario, so d1,
+  // which alone would be allowed (d 2 > quota 1), is never taken.
+  CHECK(ids == std::vector<std::string>{"c3"});
+}
+
+namespace {
+// upstream mode with the GPU counted in thousandths (KAI's whole unit = 1000)
+fair_share_options kai_milli() {
+  fair_share_options o;
+  o.upstream = true;
+  o.whole_units = {{R::nvidia_gpu, 1000}};
+  return o;
+}
+}  // namespace
+
+// KAI (resource_division.go, getResourceToGiveInCurrentRound and
+// divideRemainingResource): a queue whose share does not cover its want gets
+// math.Floor of the share in the resource's own unit (whole GPUs); the
+// remainder passes run after every bucket and give min(1, left) per queue.
+TEST_CASE("fair share: upstream rounds to whole units with fractional totals") {
+  // 3.5 GPUs over quota; two priority-200 queues and one priority-100 queue, all want 5
+  auto make = [](fair_share_options o) {
+    fair_share_tree t({q("high1", "", 0, 1, -1, 200, 1), q("high2", "", 0, 1, -1, 200, 2), q("low", "", 0, 1, -1, 100)},
+                      o);
+    t.set_capacity(gpu(3500));
+    for (auto n : {"high1", "high2", "low"}) t.set_request(t.at(n), gpu(5000));
+    t.compute();
+    return t;
+  };
+  SECTION("upstream: 1.75 each floors to 1, the 1.5 left gives low a whole GPU") {
+    const auto t = make(kai_milli());
+    // low's round: 1.5 -> 1, fraction 0.5; remainders, bucket 200 first: both
+    // have 0.75, high1 was created first and gets the 0.5 left
+    CHECK(fs(t, "high1") == 1500);
+    CHECK(fs(t, "high2") == 1000);
+    CHECK(fs(t, "low") == 1000);
+  }
+  SECTION("default: the high bucket is divided at the registry's scale") {
+    const auto t = make({});
+    CHECK(fs(t, "high1") == 1750);
+    CHECK(fs(t, "high2") == 1750);
+    CHECK(fs(t, "low") == 0);
+  }
+}
+
+// KAI's resource_division_test.go "gives remainder fraction" and "gives with
+// fraction if requested", and the remainder pass giving a whole unit to a
+// queue that wanted less (divideRemainingResource does not look at the request).
+TEST_CASE("fair share: upstream remainder gives min(unit, left), beyond a fractional request") {
+  SECTION("0.5 GPU left over quota goes to the one queue that wants more") {
+    fair_share_tree t({q("a", "", 3000, 1)}, kai_milli());
+    t.set_capacity(gpu(3500));
+    t.set_request(t.at("a"), gpu(5000));
+    t.compute();
+    CHECK(fs(t, "a") == 3500);
+  }
+  SECTION("a request of 4.5 with 2 spare is met exactly") {
+    fair_share_tree t({q("a", "", 3000, 1)}, kai_milli());
+    t.set_capacity(gpu(5000));
+    t.set_request(t.at("a"), gpu(4500));
+    t.compute();
+    CHECK(fs(t, "a") == 4500);
+  }
+  SECTION("two queues wanting 1.5 share 2.6: 1.3 each floors to 1, the 0.6 left goes whole to the first") {
+    auto make = [](fair_share_options o) {
+      fair_share_tree t({q("a", "", 0, 1, -1, 100, 1), q("b", "", 0, 1, -1, 100, 2)}, o);
+      t.set_capacity(gpu(2600));
+      t.set_request(t.at("a"), gpu(1500));
+      t.set_request(t.at("b"), gpu(1500));
+      t.compute();
+      return t;
+    };
+    const auto up = make(kai_milli());
+    CHECK(fs(up, "a") == 1600);  // beyond its request of 1.5, as KAI grants it
+    CHECK(fs(up, "b") == 1000);
+    const auto def = make({});
+    CHECK(fs(def, "a") == 1300);
+    CHECK(fs(def, "b") == 1300);
+  }
+}
+
+// KAI (resource_division.go, setDeservedResource): deserved = min(quota,
+// requestable); only an unlimited quota (-1) is replaced by the amount being
+// divided, the parent's share. Ported from resource_division_test.go "gives
+// up to deserved when over subscribed".
+TEST_CASE("fair share: upstream grants a finite quota beyond the capacity and the parent's share") {
+  SECTION("one queue, quota 3, request 2, capacity 1") {
+    fair_share_options o;
+    o.upstream = true;
+    fair_share_tree up({q("a", "", 3, 0)}, o);
+    fair_share_tree def({q("a", "", 3, 0)});
+    for (auto* t : {&up, &def}) {
+      t->set_capacity(gpu(1));
+      t->set_request(t->at("a"), gpu(2));
+      t->compute();
+    }
+    CHECK(fs(up, "a") == 2);
+    CHECK(fs(def, "a") == 1);  // default: never more than the whole share divided
+  }
+  SECTION("a child's finite quota is not capped by its parent; an unlimited one is") {
+    auto make = [](fair_share_options o) {
+      fair_share_tree t({q("p", "", 4, 0), q("c", "p", 6, 0), q("u", "p", -1, 0), q("v", "", 0, 0, -1)}, o);
+      t.set_capacity(gpu(8));
+      t.set_request(t.at("c"), gpu(10));
+      t.set_request(t.at("u"), gpu(10));
+      t.compute();
+      return t;
+    };
+    fair_share_options o;
+    o.upstream = true;
+    const auto up = make(o);
+    REQUIRE(fs(up, "p") == 4);
+    CHECK(fs(up, "c") == 6);  // its quota, beyond the parent's 4
+    CHECK(fs(up, "u") == 4);  // unlimited: the parent's share
+    const auto def = make({});
+    CHECK(fs(def, "c") == 4);
+    CHECK(fs(def, "u") == 4);
+  }
+}
+
+TEST_CASE("fair share: upstream whole units must be positive, named in the error") {
+  fair_share_options o = kai_milli();
+  o.whole_units.push_back({R::cpu, 0});
+  try {
+    fair_share_tree t({q("a", "", 1, 1)}, o);
+    FAIL("expected a validation_error");
+  } catch (const validation_error& e) {
+    REQUIRE_FALSE(e.problems().empty());
+    CHECK(e.problems()[0].path == "options.whole_units[1]");
+  }
+}
+
+TEST_CASE("fair share: upstream whole units from KAI Queue JSON - a GPU at milli scale, cpu in millicores") {
+  resource_registry reg;
+  reg.intern("run.ai/gpu-milli", 3);
+  fair_share_json_options o;
+  o.gpu_resource = "run.ai/gpu-milli";
+  const json doc = json::parse(R"([
+    {"metadata": {"name": "high1", "creationTimestamp": "2026-01-01T00:00:00Z"},
+     "spec": {"priority": 200, "resources": {"gpu": {"quota": 0, "overQuotaWeight": 1, "limit": -1}}}},
+    {"metadata": {"name": "high2", "creationTimestamp": "2026-01-02T00:00:00Z"},
+     "spec": {"priority": 200, "resources": {"gpu": {"quota": 0, "overQuotaWeight": 1, "limit": -1}}}},
+    {"metadata": {"name": "low"},
+     "spec": {"priority": 100, "resources": {"gpu": {"quota": 0, "overQuotaWeight": 1, "limit": -1}}}}])");
+  auto specs = load_fair_share_queues(doc, reg, o);
+  const auto units = fair_share_kai_whole_units(reg, o);
+  const auto g = reg.at("run.ai/gpu-milli");
+  CHECK(std::find(units.begin(), units.end(), std::pair<resource_id, amount>{g, 1000}) != units.end());
+  CHECK(std::find(units.begin(), units.end(), std::pair<resource_id, amount>{R::cpu, 1}) != units.end());
+  fair_share_options fo;
+  fo.upstream = true;
+  fo.whole_units = units;
+  fair_share_tree t(std::move(specs), fo);
+  t.set_capacity(resource_vector{{g, 3500}});
+  for (auto n : {"high1", "high2", "low"}) t.set_request(t.at(n), resource_vector{{g, 5000}});
+  t.compute();
+  CHECK(t.fair_share(t.at("high1"), g) == 1500);
+  CHECK(t.fair_share(t.at("high2"), g) == 1000);
+  CHECK(t.fair_share(t.at("low"), g) == 1000);
+}
+
+// KAI (actions/utils/job_order_by_queue.go, buildNodeOrderFn and
+// getBestJobFromNode): a parent queue is compared with the victims of its best
+// leaf only (that leaf's popped victims and its next one), not with all the
+// victims taken in its subtree.
+TEST_CASE("fair share: upstream victim order compares a parent with its best leaf's victims") {
+  auto make = [](bool upstream) {
+    fair_share_options o;
+    o.upstream = upstream;
+    fair_share_tree t({q("r", "", 4, 1), q("P", "", 2, 1, -1, 100, 2), q("p1", "P", 1, 1, -1, 100, 2),
+                       q("p2", "P", 1, 1, -1, 100, 1), q("Q", "", 2, 1, -1, 100, 1)},
+                      o);
+    t.set_capacity(gpu(12));
+    t.set_request(t.at("r"), gpu(4));
+    for (auto n : {"p1", "p2"}) t.set_request(t.at(n), gpu(2));
+    t.set_request(t.at("Q"), gpu(4));
+    t.compute();
+    REQUIRE(fs(t, "P") == 4);
+    REQUIRE(fs(t, "Q") == 4);
+    REQUIRE(fs(t, "p1") == 2);
+    fair_share_policy p(std::move(t));
+    for (auto id : {"p1a", "p1b"}) p.commit(mk(id, "p1", 0, gpu(1)));
+    for (auto id : {"p2a", "p2b"}) p.commit(mk(id, "p2", 0, gpu(1)));
+    for (auto id : {"qa", "qb", "qc", "qd"}) p.commit(mk(id, "Q", 0, gpu(1)));
+    std::vector<victim> out;
+    p.victims(mk("r1", "r", 0, gpu(1)), out);
+    std::vector<std::string> ids;
+    for (const auto& v : out) ids.push_back(v.job_id);
+    return ids;
+  };
+  // 1. P and Q both at 3/4 with their next victim; Q was created first, so P
+  //    goes last in queue order: p1 (created after p2) gives p1b.
+  // 2. P's best leaf is now p2: KAI subtracts p2's next victim only, P at 3/4
+  //    ties with Q again and gives p2b; with everything taken in P subtracted
+  //    P is at 2/4 and Q (3/4) gives qd.
+  const auto up = make(true);
+  REQUIRE(up.size() >= 2);
+  CHECK(up[0] == "p1b");
+  CHECK(up[1] == "p2b");
+  const auto def = make(false);
+  REQUIRE(def.size() >= 2);
+  CHECK(def[0] == "p1b");
+  CHECK(def[1] == "qd");
+}
+
+// Upstream mode on random trees with fractional amounts (units of 1, 10 and
+// 1000 base units): the result does not depend on input order; a finite
+// quota is granted up to the demand whatever the parent has; nothing is
+// handed out over quota beyond what was left; a queue ends below its
+// demand plus one unit (the remainder pass may give a whole unit to a
+// fractional want); weight 0 gets its deserved share only.
+TEST_CASE("fair share: upstream randomized invariants with whole units") {
+  std::mt19937_64 rng(2718);
+  for (int round = 0; round < 300; ++round) {
+    const amount unit = round % 3 == 0 ? 1 : (round % 3 == 1 ? 10 : 1000);
+    const auto frac = [&] { return static_cast<amount>(rng() % static_cast<std::uint64_t>(unit)); };
+    std::vector<fair_share_queue_spec> specs;
+    const int tops = 2 + static_cast<int>(rng() % 3);
+    for (int i = 0; i < tops; ++i) {
+      const amount qt = rng() % 7 == 0 ? -1 : static_cast<amount>(rng() % 5) * unit + (rng() % 2 ? frac() : 0);
+      specs.push_back(q("t" + std::to_string(i), "", qt, static_cast<amount>(rng() % 4),
+                        rng() % 3 == 0 ? static_cast<amount>(rng() % 20) * unit : -1,
+                        static_cast<std::int32_t>(rng() % 3) * 50, static_cast<std::int64_t>(rng() % 5)));
+      const int kids = static_cast<int>(rng() % 4);
+      for (int k = 0; k < kids; ++k)
+        specs.push_back(q("t" + std::to_string(i) + "-" + std::to_string(k), "t" + std::to_string(i),
+                          static_cast<amount>(rng() % 3) * unit, static_cast<amount>(rng() % 4), -1,
+                          static_cast<std::int32_t>(rng() % 3) * 50, static_cast<std::int64_t>(rng() % 5)));
+    }
+    const amount cap = static_cast<amount>(rng() % 40) * unit + frac();
+    std::vector<amount> req(specs.size());
+    for (auto& r : req) r = static_cast<amount>(rng() % 15) * unit + frac();
+    fair_share_options o;
+    o.upstream = true;
+    o.whole_units = {{R::nvidia_gpu, unit}};
+    auto run = [&](std::vector<std::size_t> perm) {
+      std::vector<fair_share_queue_spec> s;
+      for (auto i : perm) s.push_back(specs[i]);
+      fair_share_tree t(s, o);
+      t.set_capacity(gpu(cap));
+      for (auto i : perm)
+        if (t.is_leaf(t.at(specs[i].name))) t.set_request(t.at(specs[i].name), gpu(req[i]));
+      t.compute();
+      return t;
+    };
+    std::vector<std::size_t> perm(specs.size());
+    for (std::size_t i = 0; i < perm.size(); ++i) perm[i] = i;
+    const auto t = run(perm);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    const auto u = run(perm);
+    for (const auto& s : specs) REQUIRE(fs(t, s.name) == fs(u, s.name));
+    auto check_set = [&](const std::vector<std::size_t>& sibs, amount total) {
+      amount deserved = 0, sum = 0;
+      for (auto c : sibs) {
+        const auto& r = t.spec(c).resources.at(R::nvidia_gpu);
+        const amount want = std::min(r.limit < 0 ? amount{1} << 60 : r.limit, t.request(c, R::nvidia_gpu));
+        const amount f = t.fair_share(c, R::nvidia_gpu);
+        const amount d = std::min(r.quota < 0 ? total : r.quota, want);  // KAI: no other cap
+        REQUIRE(f >= d);
+        REQUIRE(f < std::max(want, d) + unit);
+        if (r.over_quota_weight == 0) REQUIRE(f == d);
+        deserved += d, sum += f;
+      }
+      REQUIRE(sum - deserved <= std::max<amount>(0, total - deserved));
+    };
+    std::vector<std::size_t> roots;
+    for (std::size_t i = 0; i < t.size(); ++i)
+      if (t.parent(i) == fair_share_tree::npos) roots.push_back(i);
+    check_set(roots, cap);
+    for (std::size_t p = 0; p < t.size(); ++p) {
+      std::vector<std::size_t> kids;
+      for (std::size_t i = 0; i < t.size(); ++i)
+        if (t.parent(i) == p) kids.push_back(i);
+      if (!kids.empty()) check_set(kids, t.fair_share(p, R::nvidia_gpu));
+    }
+  }
+}

@@ -177,7 +177,7 @@ inline model_instance claims_make(const policy_spec& ps, scenario& sc) {
         [&](const json& o, const std::string& p) {
           if (kind_of(o) != "ResourceClaim") return;
           try {
-            const claim_object c = parse_resource_claim(o, p, m.config().queue_label_key);
+            const claim_object c = parse_resource_claim(o, p, m.config().queue_label_key, m.config().mode);
             (void)m.add_claim(c.spec);
           } catch (const validation_error& e) {
             for (const auto& pr : e.problems())

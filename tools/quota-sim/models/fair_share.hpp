@@ -4,7 +4,7 @@
 // Policy entry:
 //   {"model": "kai_fair_share",
 //    "objects": [ KAI Queue objects (scheduling.run.ai/v2), a List or one object ],
-//    "options": {"gpuResource": "nvidia.com/gpu", "remainderAfterAllBuckets": false,
+//    "options": {"gpuResource": "nvidia.com/gpu", "upstream": false, "remainderAfterAllBuckets": false,
 //                "saturationMultiplier": [3, 2], "saturationPlacement": "sibling_ratio"}}
 // A job's `queue` is the leaf queue; its request (pods x per-pod request) is
 // the allocation checked against the queue's limits (and, for
@@ -66,6 +66,8 @@ inline model_instance kai_fair_share_make(const policy_spec& ps, scenario& sc) {
         const auto& v = it.value();
         if (it.key() == "gpuResource" && v.is_string()) {
           opt.gpu_resource = v.get<std::string>();
+        } else if (it.key() == "upstream" && v.is_boolean()) {
+          fopt.upstream = v.get<bool>();
         } else if (it.key() == "remainderAfterAllBuckets" && v.is_boolean()) {
           fopt.remainder_after_all_buckets = v.get<bool>();
         } else if (it.key() == "saturationPlacement" && v.is_string() &&
@@ -78,7 +80,8 @@ inline model_instance kai_fair_share_make(const policy_spec& ps, scenario& sc) {
           fopt.saturation_den = v[1].get<std::int64_t>();
         } else {
           diag.add(ps.path + ".options." + it.key(),
-                   "unknown option or wrong type (known: gpuResource (string), remainderAfterAllBuckets (bool), "
+                   "unknown option or wrong type (known: gpuResource (string), upstream (bool), "
+                   "remainderAfterAllBuckets (bool), "
                    "saturationPlacement (\"sibling_ratio\" or \"can_reclaim_bound\"), saturationMultiplier "
                    "([num, den] integers, den > 0))");
         }
@@ -93,6 +96,7 @@ inline model_instance kai_fair_share_make(const policy_spec& ps, scenario& sc) {
     for (const auto& d : e.problems()) p.push_back({ps.path + ".objects." + d.path, d.message});
     throw validation_error(std::move(p));
   }
+  if (fopt.upstream) fopt.whole_units = fair_share_kai_whole_units(sc.registry, opt);
   std::unique_ptr<fair_share_tree> tree;
   try {
     tree = std::make_unique<fair_share_tree>(std::move(specs), fopt);
