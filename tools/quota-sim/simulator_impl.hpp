@@ -1459,6 +1459,8 @@ class simulator_impl {
   }
 
  private:
+  // Text for an SVG (XML 1.0): markup characters escaped; control characters,
+  // which XML 1.0 does not allow even as references, written as \xNN.
   static std::string xml(const std::string& in) {
     std::string o;
     for (char c : in) {
@@ -1470,7 +1472,12 @@ class simulator_impl {
         o += "&amp;";
       else if (c == '"')
         o += "&quot;";
-      else
+      else if ((static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
+        static const char* hex = "0123456789abcdef";
+        o += "\\x";
+        o += hex[(static_cast<unsigned char>(c) >> 4) & 0xf];
+        o += hex[static_cast<unsigned char>(c) & 0xf];
+      } else
         o += c;
     }
     return o;
