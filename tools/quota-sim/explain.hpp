@@ -157,20 +157,14 @@ inline int cmd_explain(const std::vector<std::string>& args) {
     std::cerr << explain_help;
     return usage;
   }
-  std::optional<std::int64_t> at;
-  try {
-    at = parse_duration(at_text.find_first_not_of("0123456789") == std::string::npos ? json(std::stoll(at_text))
-                                                                                     : json(at_text));
-  } catch (const std::exception&) {
-    at.reset();  // a number too large for int64
-  }
-  if (!at || *at == end_of_time) {
+  const std::optional<std::int64_t> at = parse_time_option(at_text);
+  if (!at) {
     std::cerr << "quota-sim explain: --at expects a time (milliseconds, or 90s, 5m, 2h), got '" << at_text << "'\n";
     return usage;
   }
   try {
-    json doc = load_json_file(file);
-    json jj = load_json_file(job_file);
+    json doc = load_scenario_file(file);
+    json jj = load_scenario_file(job_file);
     if (!jj.is_object() || !jj.contains("id") || !jj["id"].is_string())
       throw validation_error(job_file, "expected one job object with a string \"id\"");
     if (jj.contains("count") && jj["count"] != 1)
@@ -196,7 +190,7 @@ inline int cmd_explain(const std::vector<std::string>& args) {
     }
     auto models = build_models(sc);
     simulator sim(std::move(sc), std::move(models));
-    (void)sim.run(*at);
+    (void)sim.run(*at);  // --at is at most the time limit, so *at + 1 above stays finite
     const std::string id = jj["id"].get<std::string>();
     const job_spec* spec = nullptr;
     for (const auto& js : sim.spec().jobs)
