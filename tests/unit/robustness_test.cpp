@@ -331,3 +331,69 @@ TEST_CASE("robustness: control characters in names are escaped in the SVG") {
   CHECK(svg.find("bell\\x07 &lt;name&gt;") != std::string::npos);
   CHECK(svg.find("team\\x01") != std::string::npos);
 }
+
+// ---- upstream objects inside policies ----------------------------------------------
+
+TEST_CASE("robustness: a misspelt field of an upstream object is an error naming it, or a warning when lenient") {
+  json doc = base();
+  doc["jobs"][0]["queue"] = "a";
+  doc["policies"] = json::array(
+      {json{{"model", "volcano"},
+            {"objects", json::array({json{{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+                                          {"kind", "Queue"},
+                                          {"metadata", {{"name", "a"}, {"creationTimestamp", "2024-01-01T00:00:00Z"}}},
+                                          {"spec", {{"wieght", 3}, {"capability", {{"nvidia.com/gpu", 8}}}}},
+                                          {"status", {{"state", "Open"}, {"anything", 1}}}}})}}});
+  const auto ps = problems_of(doc);
+  CHECK(ps == std::vector<std::string>{"$.policies[0].objects[0].spec.wieght: unknown field of Queue "
+                                       "(scheduling.volcano.sh/v1beta1) (quota-sim --lenient-objects makes this a "
+                                       "warning)"});
+  input_limits lenient;
+  lenient.lenient_objects = true;
+  quota::diagnostics d;
+  const scenario sc = load_scenario(doc, d, lenient);
+  CHECK(d.empty());
+  REQUIRE(sc.warnings.size() == 1);
+  CHECK(sc.warnings[0].path == "$.policies[0].objects[0].spec.wieght");
+  // the upstream field is accepted
+  doc["policies"][0]["objects"][0]["spec"].erase("wieght");
+  doc["policies"][0]["objects"][0]["spec"]["weight"] = 3;
+  CHECK(problems_of(doc).empty());
+}
+
+TEST_CASE("robustness: unknown fields are found in Lists, nested structures, reload bodies and YuniKorn configs") {
+  const auto objects = json{
+      {"kind", "List"},
+      {"items",
+       json::array({json{
+           {"apiVersion", "kueue.x-k8s.io/v1beta1"},
+           {"kind", "ClusterQueue"},
+           {"metadata", {{"name", "cq"}, {"nmae", "x"}}},
+           {"spec",
+            {{"resourceGroups",
+              json::array({json{
+                  {"coveredResources", {"cpu"}},
+                  {"flavors", json::array({json{{"name", "f"},
+                                                {"resources", json::array({json{{"name", "cpu"},
+                                                                                {"nominalQuota", 1},
+                                                                                {"borowingLimit", 1}}})}}})}}})}}}}})}};
+  const auto found = unknown_object_fields(json{{"model", "kueue"}, {"objects", objects}}, "$.policies[0]");
+  REQUIRE(found.size() == 2);
+  CHECK(found[0].path == "$.policies[0].objects.items[0].metadata.nmae");
+  CHECK(found[1].path == "$.policies[0].objects.items[0].spec.resourceGroups[0].flavors[0].resources[0].borowingLimit");
+  const auto yk = unknown_object_fields(
+      json{{"model", "yunikorn_limits"},
+           {"config",
+            {{"partitions",
+              json::array({json{
+                  {"name", "default"},
+                  {"queues",
+                   json::array({json{
+                       {"name", "root"},
+                       {"queues", json::array({json{
+                                      {"name", "a"},
+                                      {"limits", json::array({json{{"limit", "x"}, {"maxapps", 2}}})}}})}}})}}})}}}},
+      "$.events[0]");
+  REQUIRE(yk.size() == 1);
+  CHECK(yk[0].path == "$.events[0].config.partitions[0].queues[0].queues[0].limits[0].maxapps");
+}

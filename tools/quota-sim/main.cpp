@@ -43,6 +43,8 @@ const char* main_help =
     "  --max-input-mb N   largest scenario or job file read (default 64)\n"
     "  --max-jobs N       jobs after count copies (default 1000000)\n"
     "  --max-nodes N      nodes after count copies (default 100000)\n"
+    "  --lenient-objects  unknown fields of the Kubernetes objects in policies are warnings,\n"
+    "                     not errors (as kubectl --validate=warn)\n"
     "\n"
     "exit status: 0 every expectation holds; 1 an expectation failed; 2 invalid scenario; 64 usage error\n";
 
@@ -115,6 +117,7 @@ loaded load(const std::string& file) {
     for (const auto& p : e.problems()) diag.add(p.path, p.message);
   }
   diag.throw_if_any();
+  for (const auto& w : l.sc.warnings) std::cerr << "quota-sim: warning: " << w.path << ": " << w.message << "\n";
   return l;
 }
 
@@ -547,12 +550,18 @@ int cmd_models(const std::vector<std::string>& args) {
   return exit_ok;
 }
 
-/// Takes the input-limit options (--max-input-mb, --max-jobs, --max-nodes) out
-/// of args, wherever they are, into default_limits(). False on a bad value.
+/// Takes the input-limit options (--max-input-mb, --max-jobs, --max-nodes,
+/// --lenient-objects) out of args, wherever they are, into default_limits().
+/// False on a bad value.
 bool take_limit_options(std::vector<std::string>& args) {
   auto& lim = quota::sim::default_limits();
   for (std::size_t i = 0; i < args.size();) {
     const std::string a = args[i];
+    if (a == "--lenient-objects") {
+      lim.lenient_objects = true;
+      args.erase(args.begin() + static_cast<std::ptrdiff_t>(i));
+      continue;
+    }
     if (a != "--max-input-mb" && a != "--max-jobs" && a != "--max-nodes") {
       ++i;
       continue;

@@ -25,6 +25,8 @@
 #include <yaml-cpp/yaml.h>
 #endif
 
+#include "object_schema.hpp"
+
 namespace quota::sim {
 
 using quota::detail::index_path;
@@ -124,6 +126,8 @@ struct scenario {
   std::map<std::string, std::int64_t> chart_lines;  // tenant -> reference line (base units)
   std::int64_t until_ms = -1;
   resource_registry registry;
+  /// Problems that do not stop the replay (unknown object fields under --lenient-objects).
+  std::vector<diagnostic> warnings;
 };
 
 constexpr std::int64_t end_of_time = INT64_MAX;
@@ -146,6 +150,9 @@ struct input_limits {
   /// Times and durations (ms): 2^62 (about 146 million years), so that a start
   /// time plus a duration never overflows 64 bits.
   std::int64_t max_time_ms = std::int64_t{1} << 62;
+  /// Unknown fields of the upstream objects inside policies (object_schema.hpp):
+  /// errors, or with this set (quota-sim --lenient-objects) warnings.
+  bool lenient_objects = false;
 };
 
 /// The limits in force: the defaults, or those a command line set.
@@ -455,6 +462,16 @@ inline scenario load_scenario(const json& doc, diagnostics& diag, const input_li
     }
   }
 
+  // unknown fields of the upstream objects of a policy entry: errors, or warnings when lenient
+  auto unknown_fields = [&](const json& entry, const std::string& path) {
+    for (const auto& u : unknown_object_fields(entry, "$." + path)) {
+      if (lim.lenient_objects)
+        sc.warnings.push_back(u);
+      else
+        diag.add(u.path, u.message + " (quota-sim --lenient-objects makes this a warning)");
+    }
+  };
+
   // policies
   if (doc.contains("policies")) {
     if (!doc["policies"].is_array())
@@ -493,6 +510,7 @@ inline scenario load_scenario(const json& doc, diagnostics& diag, const input_li
             }
           }
         }
+        unknown_fields(pj, p);
         sc.policies.push_back(std::move(ps));
         sc.shrink.push_back(so);
       }
@@ -712,6 +730,7 @@ inline scenario load_scenario(const json& doc, diagnostics& diag, const input_li
             if (ej.contains("model") && ej["model"] != ev.policy_body["model"])
               r.problem(join_path(p, "model"),
                         "a reload keeps the policy's model ('" + sc.policies[ev.policy].model + "')");
+            unknown_fields(ev.policy_body, p);
           }
         } else if (!ev.type.empty()) {
           r.problem(join_path(p, "type"),
