@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -320,6 +321,46 @@ class reader {
   std::int64_t max_time_ = std::int64_t{1} << 62;
 };
 
+/// Before anything is copied: do the `count` copies of the entries of `arr`
+/// (nodes or jobs) stay within `max_total` entries and the expansion memory
+/// limit? Reports the entry where a limit is passed and returns false; the
+/// loader then reads every entry once and makes no copies.
+inline bool copies_fit(reader& r, const json& arr, const std::string& base, std::size_t max_total, const char* what,
+                       const input_limits& lim) {
+  std::uint64_t total = 0, bytes = 0;
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    const json& e = arr[i];
+    std::uint64_t count = 1;
+    if (e.is_object() && e.contains("count")) {
+      const json& c = e["count"];
+      if (c.is_number_unsigned() && c.get<std::uint64_t>() >= 1 && c.get<std::uint64_t>() <= max_total)
+        count = c.get<std::uint64_t>();
+      else if (c.is_number_integer() && c.get<std::int64_t>() >= 1 &&
+               static_cast<std::uint64_t>(c.get<std::int64_t>()) <= max_total)
+        count = static_cast<std::uint64_t>(c.get<std::int64_t>());
+      // any other count is reported with the entry
+    }
+    const std::string p = index_path(base, i);
+    total += count;
+    if (total > max_total) {
+      r.problem(count > 1 ? join_path(p, "count") : p,
+                "the scenario would have more than " + std::to_string(max_total) + " " + what + " (the " +
+                    std::string(what).substr(0, std::strlen(what) - 1) + " limit)");
+      return false;
+    }
+    if (count > 1) {
+      bytes += count * (e.dump(-1, ' ', false, json::error_handler_t::replace).size() + 256);
+      if (bytes > lim.max_expanded_bytes) {
+        r.problem(join_path(p, "count"), std::string("the copies of ") + what + " would take more than " +
+                                             std::to_string(lim.max_expanded_bytes >> 20) +
+                                             " MiB (the expansion limit)");
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 inline void check_keys(reader& r, const json& obj, const std::string& path, std::initializer_list<const char*> keys) {
   for (auto it = obj.begin(); it != obj.end(); ++it) {
     bool known = false;
@@ -340,6 +381,7 @@ inline scenario load_scenario(const json& doc, diagnostics& diag, const input_li
     diag.add("$", std::string("a scenario must be a JSON object, got ") + doc.type_name());
     return sc;
   }
+  bool copies_skipped = false;  // a size limit was passed: entries were read once, not copied
   detail::check_keys(r, doc, "",
                      {"name", "description", "cluster", "scheduler", "policies", "jobs", "events", "expect", "chart",
                       "tenant_by", "until", "$schema"});
@@ -358,9 +400,8 @@ inline scenario load_scenario(const json& doc, diagnostics& diag, const input_li
     const auto& nodes = doc["cluster"]["nodes"];
     detail::check_keys(r, doc["cluster"], "cluster", {"nodes"});
     std::map<std::string, int> seen;
-    std::size_t total = 0;       // nodes after copies
-    std::uint64_t expanded = 0;  // estimated bytes of the copies
-    bool over = false;           // a size limit was passed: nothing more is expanded
+    const bool expand = detail::copies_fit(r, nodes, "cluster.nodes", lim.max_nodes, "nodes", lim);
+    copies_skipped = copies_skipped || !expand;
     for (std::size_t i = 0; i < nodes.size(); ++i) {
       const std::string p = index_path("cluster.nodes", i);
       const auto& n = nodes[i];
@@ -388,21 +429,7 @@ inline scenario load_scenario(const json& doc, diagnostics& diag, const input_li
         r.problem(join_path(p, "count"), "expected 1 to " + std::to_string(lim.max_nodes) + " (the node limit)");
         count = 1;
       }
-      if (!over && total + static_cast<std::size_t>(count) > lim.max_nodes) {
-        r.problem(count > 1 ? join_path(p, "count") : p,
-                  "the cluster would have more than " + std::to_string(lim.max_nodes) + " nodes (the node limit)");
-        over = true;
-      }
-      if (!over && count > 1) {
-        expanded +=
-            static_cast<std::uint64_t>(count) * (n.dump(-1, ' ', false, json::error_handler_t::replace).size() + 64);
-        if (expanded > lim.max_expanded_bytes) {
-          r.problem(join_path(p, "count"), "the node copies would take more than " +
-                                               std::to_string(lim.max_expanded_bytes >> 20) +
-                                               " MiB (the expansion limit)");
-          over = true;
-        }
-      }
+      if (!expand) count = 1;  // over a size limit: each entry once, to check the rest of the file
       if (!n.contains("allocatable")) r.problem(join_path(p, "allocatable"), "is required");
       spec.allocatable = parse_resource_list(n.value("allocatable", json::object()), sc.registry,
                                              "$." + join_path(p, "allocatable"), &diag);
@@ -417,8 +444,6 @@ inline scenario load_scenario(const json& doc, diagnostics& diag, const input_li
               r.problem(join_path(join_path(p, "labels"), it.key()), "expected a string");
           }
       }
-      if (over) continue;
-      total += static_cast<std::size_t>(count);
       for (std::int64_t c = 0; c < count; ++c) {
         node_spec copy = spec;
         if (count > 1) copy.name = spec.name + "-" + std::to_string(c);
@@ -531,9 +556,8 @@ inline scenario load_scenario(const json& doc, diagnostics& diag, const input_li
   } else {
     std::map<std::string, int> seen;
     const auto& jobs = doc["jobs"];
-    std::size_t total = 0;       // jobs after copies
-    std::uint64_t expanded = 0;  // estimated bytes of the copies
-    bool over = false;           // a size limit was passed: nothing more is expanded
+    const bool expand = detail::copies_fit(r, jobs, "jobs", lim.max_jobs, "jobs", lim);
+    copies_skipped = copies_skipped || !expand;
     for (std::size_t i = 0; i < jobs.size(); ++i) {
       const std::string p = index_path("jobs", i);
       const auto& jj = jobs[i];
@@ -601,24 +625,7 @@ inline scenario load_scenario(const json& doc, diagnostics& diag, const input_li
         r.problem(join_path(p, "count"), "expected 1 to " + std::to_string(lim.max_jobs) + " (the job limit)");
         count = 1;
       }
-      // sizes are checked before anything is copied
-      if (!over && total + static_cast<std::size_t>(count) > lim.max_jobs) {
-        r.problem(count > 1 ? join_path(p, "count") : p,
-                  "the scenario would have more than " + std::to_string(lim.max_jobs) + " jobs (the job limit)");
-        over = true;
-      }
-      if (!over && count > 1) {
-        expanded +=
-            static_cast<std::uint64_t>(count) * (jj.dump(-1, ' ', false, json::error_handler_t::replace).size() + 256);
-        if (expanded > lim.max_expanded_bytes) {
-          r.problem(join_path(p, "count"), "the job copies would take more than " +
-                                               std::to_string(lim.max_expanded_bytes >> 20) +
-                                               " MiB (the expansion limit)");
-          over = true;
-        }
-      }
-      if (over) continue;
-      total += static_cast<std::size_t>(count);
+      if (!expand) count = 1;  // over a size limit: each entry once, to check the rest of the file
       for (std::int64_t c = 0; c < count; ++c) {
         job_spec copy = js;
         if (count > 1) copy.id = js.id + "-" + std::to_string(c);
@@ -779,7 +786,7 @@ inline scenario load_scenario(const json& doc, diagnostics& diag, const input_li
   }
 
   // node_remove names a node of the cluster or of a node_add event
-  if (!sc.nodes.empty() || !added_nodes.empty()) {
+  if (!copies_skipped && (!sc.nodes.empty() || !added_nodes.empty())) {
     std::set<std::string> names(added_nodes);
     for (const auto& n : sc.nodes) names.insert(n.name);
     for (const auto& [name, path] : removed_nodes)
@@ -820,11 +827,12 @@ inline scenario load_scenario(const json& doc, diagnostics& diag, const input_li
   std::map<std::string, bool> ids;
   for (const auto& j : sc.jobs) ids[j.id] = true;
   for (const auto& ev : sc.events)
-    if (ev.type == "delete" && ev.body.contains("job") && ev.body["job"].is_string() &&
+    if (!copies_skipped && ev.type == "delete" && ev.body.contains("job") && ev.body["job"].is_string() &&
         !ids.count(ev.body["job"].get<std::string>()))
       diag.add(ev.path + ".job", "unknown job '" + ev.body["job"].get<std::string>() + "'");
   for (const auto& x : sc.expectations)
-    if (x.body.contains("job") && x.body["job"].is_string() && !ids.count(x.body["job"].get<std::string>()))
+    if (!copies_skipped && x.body.contains("job") && x.body["job"].is_string() &&
+        !ids.count(x.body["job"].get<std::string>()))
       diag.add(x.path + ".job", "unknown job '" + x.body["job"].get<std::string>() + "'");
 
   // deterministic order of jobs: submission time, then file order (stable)
@@ -876,6 +884,56 @@ inline scenario load_scenario(const json& doc, const input_limits& lim = default
 }
 
 namespace detail {
+/// A message fragment that quotes input: bytes that are not printable ASCII
+/// (control characters, any non-ASCII byte) become \xNN.
+[[nodiscard]] inline std::string printable(std::string_view in) {
+  static const char* hex = "0123456789abcdef";
+  std::string o;
+  for (char c : in) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u < 0x7f) {
+      o += c;
+    } else {
+      o += "\\x";
+      o += hex[u >> 4];
+      o += hex[u & 0xf];
+    }
+  }
+  return o;
+}
+
+/// True when `s` is well-formed UTF-8 (as JSON text must be): no stray
+/// continuation bytes, no overlong forms, no surrogates, nothing above U+10FFFF.
+[[nodiscard]] inline bool valid_utf8(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t more = 0;
+    unsigned char lo = 0x80, hi = 0xbf;  // range of the first continuation byte
+    if (c < 0x80)
+      more = 0;
+    else if (c >= 0xc2 && c <= 0xdf)
+      more = 1;
+    else if (c >= 0xe0 && c <= 0xef) {
+      more = 2;
+      if (c == 0xe0) lo = 0xa0;
+      if (c == 0xed) hi = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      more = 3;
+      if (c == 0xf0) lo = 0x90;
+      if (c == 0xf4) hi = 0x8f;
+    } else
+      return false;
+    if (i + more >= s.size() && more > 0) return false;
+    for (std::size_t k = 1; k <= more; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + k]);
+      if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xbf)) return false;
+    }
+    i += more + 1;
+  }
+  return true;
+}
+
 /// Where the JSON parser is (for messages), and the bounds it enforces: depth,
 /// value count, string length, and no key twice in one object.
 class json_guard {
@@ -966,10 +1024,12 @@ class json_guard {
     throw validation_error(std::move(ps));
   } catch (const json::parse_error& e) {
     throw parse_error(error_id::parse_malformed_document, what + ": invalid JSON at byte " + std::to_string(e.byte) +
-                                                              " (" + guard.path() + "): " + e.what());
+                                                              " (" + detail::printable(guard.path()) +
+                                                              "): " + detail::printable(e.what()));
   } catch (const json::exception& e) {
     // out_of_range 406: a number beyond a double (1e400)
-    throw parse_error(error_id::parse_malformed_document, what + ": " + guard.path() + ": " + e.what());
+    throw parse_error(error_id::parse_malformed_document,
+                      what + ": " + detail::printable(guard.path()) + ": " + detail::printable(e.what()));
   }
 }
 
@@ -983,11 +1043,17 @@ namespace detail {
 /// a key twice in one map is an error, as in JSON.
 class yaml_converter {
  public:
-  explicit yaml_converter(const input_limits& lim) : lim_(lim) {}
+  /// `text_bytes`: the size of the YAML text. Aliases may repeat what they
+  /// name, but the tree may hold at most 16 values per byte of text (and the
+  /// value limit): a document of plain nodes stays far below, an alias bomb
+  /// stops at once.
+  yaml_converter(const input_limits& lim, std::size_t text_bytes)
+      : lim_(lim), budget_(std::min<std::size_t>(lim.max_values, 16 * text_bytes + 10'000)) {}
   [[nodiscard]] json convert(const YAML::Node& n, const std::string& path, std::size_t depth) {
-    if (++values_ > lim_.max_values)
-      throw validation_error(
-          path, "more than " + std::to_string(lim_.max_values) + " values, aliases expanded (the value limit)");
+    if (++values_ > budget_)
+      throw validation_error(path, "more than " + std::to_string(budget_) +
+                                       " values once aliases are expanded (at most 16 per byte of YAML text, and "
+                                       "the value limit)");
     if (depth >= lim_.max_depth)
       throw validation_error(path, "nested deeper than the limit of " + std::to_string(lim_.max_depth) + " levels");
     switch (n.Type()) {
@@ -996,6 +1062,7 @@ class yaml_converter {
         return nullptr;
       case YAML::NodeType::Scalar: {
         const std::string& v = n.Scalar();
+        if (!valid_utf8(v)) throw validation_error(path, "not valid UTF-8: " + printable(v.substr(0, 40)));
         if (v.size() > lim_.max_string_bytes)
           throw validation_error(path, "a string of " + std::to_string(v.size()) +
                                            " bytes is longer than the limit of " +
@@ -1027,6 +1094,7 @@ class yaml_converter {
         for (const auto& kv : n) {
           if (!kv.first.IsScalar()) throw validation_error(path, "a YAML map key must be a scalar");
           const std::string& key = kv.first.Scalar();
+          if (!valid_utf8(key)) throw validation_error(path, "a key that is not valid UTF-8: " + printable(key));
           const std::string kp = path + "." + key;
           if (obj.contains(key)) throw validation_error(kp, "duplicate key (a map names each key once)");
           obj[key] = convert(kv.second, kp, depth + 1);
@@ -1039,11 +1107,14 @@ class yaml_converter {
 
  private:
   const input_limits& lim_;
+  std::size_t budget_;
   std::size_t values_ = 0;
 };
 
-[[nodiscard]] inline json yaml_to_json(const YAML::Node& n, const input_limits& lim = default_limits()) {
-  return yaml_converter(lim).convert(n, "$", 0);
+/// `text_bytes`: the size of the YAML text the node was read from.
+[[nodiscard]] inline json yaml_to_json(const YAML::Node& n, std::size_t text_bytes,
+                                       const input_limits& lim = default_limits()) {
+  return yaml_converter(lim, text_bytes).convert(n, "$", 0);
 }
 }  // namespace detail
 #endif
@@ -1066,7 +1137,7 @@ class yaml_converter {
                                                               std::to_string(e.mark.column + 1) + ": " + e.msg);
   }
   try {
-    return detail::yaml_to_json(doc, lim);
+    return detail::yaml_to_json(doc, text.size(), lim);
   } catch (const validation_error& e) {
     std::vector<diagnostic> ps;
     for (const auto& p : e.problems()) ps.push_back({what + ": " + p.path, p.message});
