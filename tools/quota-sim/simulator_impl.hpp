@@ -1110,6 +1110,12 @@ class simulator_impl {
   // --- invariants (run_options::check_invariants) ----------------------------
   // Recomputed from the running jobs' placements, not from the nodes' free
   // vectors, so a bookkeeping slip in take/give shows too.
+  //
+  // Cost per instant: O(nodes x resources + GPU devices + pods of the running
+  // jobs). Jobs that do not run are not visited at every instant (that made a
+  // checked replay quadratic in the number of jobs): a pod a node lists must
+  // belong to a running job placed there, and a device held by anything else
+  // breaks held + free == 1000; check_outcomes looks at every job once at the end.
   void check_capacity(std::vector<failed_expectation>& out) const {
     // Recomputed from the running jobs alone, at every event of a checked
     // replay: dense node x resource sums in scratch kept between events.
@@ -1119,12 +1125,12 @@ class simulator_impl {
     used.assign(nn * nr, 0);
     dev.resize(nn);
     for (std::size_t n = 0; n < nn; ++n) dev[n].assign(nodes_[n].device_free.size(), 0);
-    for (const auto& jr : jobs_) {
+    inv_pods_.assign(nn, 0);
+    for (const auto idx : running_) {
+      const auto& jr = jobs_[idx];
       if (jr.state != job_state::running) {
-        if (!jr.placement.empty() || !jr.devices.empty())
-          out.push_back(
-              {"invariant", now_, "job " + jr.j.id + " (" + state_name(jr.state) + ") holds no pods or devices",
-               std::to_string(jr.placement.size()) + " placements, " + std::to_string(jr.devices.size()) + " devices"});
+        out.push_back(
+            {"invariant", now_, "job " + jr.j.id + " in the running set runs", std::string(state_name(jr.state))});
         continue;
       }
       std::int32_t pods = 0;
@@ -1136,6 +1142,7 @@ class simulator_impl {
         amount* row = used.data() + static_cast<std::size_t>(n) * nr;
         for (const auto& e : jr.spec->per_pod)
           row[e.id] = quota::detail::checked_add(row[e.id], quota::detail::checked_mul<amount>(e.value, k));
+        if (n < nn) inv_pods_[n] += static_cast<std::size_t>(k);
       }
       if (pods != jr.spec->pods)
         out.push_back({"invariant", now_, "job " + jr.j.id + " runs " + std::to_string(jr.spec->pods) + " pods",
@@ -1152,6 +1159,20 @@ class simulator_impl {
         for (const auto& e : nodes_[n].spec.allocatable) inv_alloc_[n * nr + e.id] = e.value;
     }
     for (std::size_t n = 0; n < nn; ++n) {
+      // the pods the node lists are those of the running jobs placed on it
+      if (node_jobs_[n].size() != inv_pods_[n])
+        out.push_back({"invariant", now_,
+                       "node " + nodes_[n].spec.name + " lists the " + std::to_string(inv_pods_[n]) +
+                           " pods of the running jobs placed on it",
+                       std::to_string(node_jobs_[n].size()) + " pods listed"});
+      for (const auto idx : node_jobs_[n])
+        if (jobs_[idx].state != job_state::running) {
+          out.push_back({"invariant", now_,
+                         "job " + jobs_[idx].j.id + " (" + state_name(jobs_[idx].state) + ") holds no pods on node " +
+                             nodes_[n].spec.name,
+                         "a pod listed there"});
+          break;
+        }
       const amount* row = used.data() + n * nr;
       const amount* cap = inv_alloc_.data() + n * nr;
       const auto& alloc = nodes_[n].spec.allocatable;
@@ -1174,10 +1195,19 @@ class simulator_impl {
                          "held " + std::to_string(dev[n][d]) + ", free " + std::to_string(nodes_[n].device_free[d])});
     }
   }
-  // Every submitted, not deleted job ran or says why it waits.
+  // Every submitted, not deleted job ran or says why it waits; a job holds
+  // pods or devices exactly when it runs, and runs exactly when it is in the
+  // running set (once, at the end: O(jobs)).
   void check_outcomes(std::vector<failed_expectation>& out) const {
     for (std::size_t i = 0; i < jobs_.size(); ++i) {
       const auto& jr = jobs_[i];
+      if (jr.state != job_state::running && (!jr.placement.empty() || !jr.devices.empty()))
+        out.push_back(
+            {"invariant", end_ms_, "job " + jr.j.id + " (" + state_name(jr.state) + ") holds no pods or devices",
+             std::to_string(jr.placement.size()) + " placements, " + std::to_string(jr.devices.size()) + " devices"});
+      if ((jr.state == job_state::running) != (running_.count(i) == 1))
+        out.push_back({"invariant", end_ms_, "job " + jr.j.id + " is in the running set exactly when it runs",
+                       std::string(state_name(jr.state)) + (running_.count(i) ? ", in the set" : ", not in the set")});
       if (jr.state == job_state::waiting || jr.state == job_state::deleted || jr.first_start >= 0) continue;
       if (reason_of(i).empty())
         out.push_back({"invariant", end_ms_, "job " + jr.j.id + " ran or has a pending reason",
@@ -1578,6 +1608,7 @@ class simulator_impl {
   mutable std::vector<amount> inv_used_;   // node x resource
   mutable std::vector<amount> inv_alloc_;  // node x resource: allocatable
   mutable std::vector<std::vector<std::int64_t>> inv_dev_;
+  mutable std::vector<std::size_t> inv_pods_;  // per node: pods of the running jobs
 };
 
 }  // namespace quota::sim::detail
