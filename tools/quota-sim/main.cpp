@@ -40,7 +40,8 @@ const char* main_help =
     "  quota-sim COMMAND --help\n"
     "\n"
     "input limits (any command; docs/reliability.md):\n"
-    "  --max-input-mb N   largest scenario or job file read (default 64)\n"
+    "  --max-input-mb N   largest scenario or job file read (default 256)\n"
+    "  --max-values N     JSON/YAML values of a file (default 20000000)\n"
     "  --max-jobs N       jobs after count copies (default 1000000)\n"
     "  --max-nodes N      nodes after count copies (default 100000)\n"
     "  --lenient-objects  unknown fields of the Kubernetes objects in policies are warnings,\n"
@@ -550,7 +551,7 @@ int cmd_models(const std::vector<std::string>& args) {
   return exit_ok;
 }
 
-/// Takes the input-limit options (--max-input-mb, --max-jobs, --max-nodes,
+/// Takes the input-limit options (--max-input-mb, --max-values, --max-jobs, --max-nodes,
 /// --lenient-objects) out of args, wherever they are, into default_limits().
 /// False on a bad value.
 bool take_limit_options(std::vector<std::string>& args) {
@@ -562,11 +563,14 @@ bool take_limit_options(std::vector<std::string>& args) {
       args.erase(args.begin() + static_cast<std::ptrdiff_t>(i));
       continue;
     }
-    if (a != "--max-input-mb" && a != "--max-jobs" && a != "--max-nodes") {
+    if (a != "--max-input-mb" && a != "--max-values" && a != "--max-jobs" && a != "--max-nodes") {
       ++i;
       continue;
     }
-    const std::uint64_t hi = a == "--max-input-mb" ? 1u << 20 : a == "--max-jobs" ? 100'000'000 : 10'000'000;
+    const std::uint64_t hi = a == "--max-input-mb" ? 1u << 20
+                             : a == "--max-values" ? 1'000'000'000
+                             : a == "--max-jobs"   ? 100'000'000
+                                                   : 10'000'000;
     const auto v = i + 1 < args.size() ? quota::sim::parse_count(args[i + 1], 1, hi) : std::nullopt;
     if (!v) {
       std::cerr << "quota-sim: " << a << " expects an integer from 1 to " << hi << ", got "
@@ -575,6 +579,8 @@ bool take_limit_options(std::vector<std::string>& args) {
     }
     if (a == "--max-input-mb")
       lim.max_file_bytes = *v << 20;
+    else if (a == "--max-values")
+      lim.max_values = static_cast<std::size_t>(*v);
     else if (a == "--max-jobs")
       lim.max_jobs = static_cast<std::size_t>(*v);
     else

@@ -138,8 +138,8 @@ constexpr std::int64_t end_of_time = INT64_MAX;
 /// a bound is rejected with a problem naming the bound and the item; the
 /// defaults hold every example and trace replay with room to spare.
 struct input_limits {
-  std::uint64_t max_file_bytes = 64ull << 20;     // bytes read from a scenario or job file
-  std::size_t max_values = 4'000'000;             // JSON/YAML values (aliases count once per use)
+  std::uint64_t max_file_bytes = 256ull << 20;    // bytes read from a scenario or job file
+  std::size_t max_values = 20'000'000;            // JSON/YAML values (aliases count once per use)
   std::size_t max_depth = 64;                     // nesting of objects and arrays
   std::size_t max_string_bytes = 1u << 20;        // one string or key
   std::size_t max_name_bytes = 1024;              // ids and names (jobs, nodes, tenants, labels)
