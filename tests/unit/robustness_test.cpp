@@ -10,6 +10,10 @@
 #include <string>
 #include <vector>
 
+#ifdef QUOTA_SIM_HAVE_YAML
+#include <quota/limits_yaml.hpp>
+#endif
+
 #include "models.hpp"
 #include "scenario.hpp"
 #include "simulator.hpp"
@@ -137,6 +141,24 @@ TEST_CASE("robustness: YAML alias expansion (billion laughs) stops at the value 
   std::string plain = "jobs:\n";
   for (int i = 0; i < 20'000; ++i) plain += "- {id: j" + std::to_string(i) + ", request: {cpu: 1}}\n";
   CHECK(parse_scenario_yaml(plain, "plain.yaml")["jobs"].size() == 20'000);
+}
+
+TEST_CASE("robustness: the YuniKorn limits YAML reader bounds alias expansion and the file size") {
+  std::string y = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 10; ++i) {
+    y += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) y += (k ? ", *a" : "*a") + std::to_string(i - 1);
+    y += "]\n";
+  }
+  quota::resource_registry reg;
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK(error_of([&] {
+          (void)quota::load_limits_config_yaml(y, reg);
+        }).find("too many values once aliases are expanded (at most 16 per byte of YAML text)") != std::string::npos);
+  CHECK(seconds_since(t0) < 1.0);
+  CHECK(error_of([&] {
+          (void)quota::load_limits_config_yaml_file("/dev/zero", reg);
+        }).find("limits yaml /dev/zero: larger than 64 MiB") != std::string::npos);
 }
 
 TEST_CASE("robustness: YAML text that is not valid UTF-8 is rejected with its path") {
