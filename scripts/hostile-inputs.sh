@@ -111,6 +111,8 @@ cases=(
   "64|--load expects a number above 0 and at most 100|generate --load nan"
   "64|--until expects a duration|run $data/control_chars_in_names.json --until 99999999999999999999"
   "64|--max-jobs expects an integer|--max-jobs 0 validate $data/empty.json"
+  "2|larger than the input limit|import openb --nodes tests/data/openb/nodes.csv --pods $work/dev_zero.json"
+  "64|bad value for --tenants: '-1' (an integer from 1 to 1000)|import openb --nodes tests/data/openb/nodes.csv --pods tests/data/openb/pods.csv --tenants -1"
 )
 
 has_time=0

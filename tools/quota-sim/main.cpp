@@ -329,13 +329,13 @@ std::optional<int> parse_openb_args(const std::vector<std::string>& args, quota:
       else if (a == "--pods")
         o.pods_file = v;
       else if (a == "--tenants")
-        o.tenants = std::stoll(v);
+        o.tenants = static_cast<std::int64_t>(quota::sim::parse_count(v, 1, 1000).value());
       else if (a == "--tenant-rule")
         o.tenant_rule = v;
       else if (a == "--seed")
-        o.seed = std::stoull(v);
+        o.seed = quota::sim::parse_count(v, 0, UINT64_MAX).value();
       else if (a == "--time-scale")
-        o.time_scale = std::stoll(v);
+        o.time_scale = static_cast<std::int64_t>(quota::sim::parse_count(v, 1, 1'000'000).value());
       else {  // --policy a,b (or a+b)
         std::string p;
         for (char c : v + ",") {
@@ -348,7 +348,11 @@ std::optional<int> parse_openb_args(const std::vector<std::string>& args, quota:
         }
       }
     } catch (const std::exception&) {
-      std::cerr << "quota-sim " << cmd << ": bad value for " << a << ": '" << v << "'\n";
+      const char* range = a == "--tenants"      ? " (an integer from 1 to 1000)"
+                          : a == "--time-scale" ? " (an integer from 1 to 1000000)"
+                          : a == "--seed"       ? " (an integer from 0 to 18446744073709551615)"
+                                                : "";
+      std::cerr << "quota-sim " << cmd << ": bad value for " << a << ": '" << v << "'" << range << "\n";
       return exit_usage;
     }
   }
