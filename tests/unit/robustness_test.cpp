@@ -431,4 +431,14 @@ TEST_CASE("robustness: unknown fields are found in Lists, nested structures, rel
       "$.events[0]");
   REQUIRE(yk.size() == 1);
   CHECK(yk[0].path == "$.events[0].config.partitions[0].queues[0].queues[0].limits[0].maxapps");
+  // the models that read one kind accept objects without apiVersion and kind: checked as that kind
+  const auto kai = unknown_object_fields(
+      json{{"model", "kai_fair_share"},
+           {"objects",
+            json::array({json{{"metadata", {{"name", "a"}}},
+                              {"spec", {{"resources", {{"gpu", {{"quota", 2}, {"overQuotaWieght", 1}}}}}}}}})}},
+      "$.policies[1]");
+  REQUIRE(kai.size() == 1);
+  CHECK(kai[0].path == "$.policies[1].objects[0].spec.resources.gpu.overQuotaWieght");
+  CHECK(kai[0].message == "unknown field of Queue (scheduling.run.ai)");
 }

@@ -123,18 +123,27 @@ inline void check_against(const json& v, const json& schema, const std::string& 
 }
 
 // Every object of a document that is one object, a List or an array (nested as well).
+// `fallback`: the schema key of objects that name no kind (the models that
+// read one kind only accept objects without apiVersion and kind).
 inline void check_objects_in(const json& doc, const std::string& path, std::vector<diagnostic>& out,
-                             std::size_t depth = 0) {
+                             const std::string& fallback, std::size_t depth = 0) {
   if (depth > 8) return;
   if (doc.is_array()) {
     for (std::size_t i = 0; i < doc.size(); ++i)
-      check_objects_in(doc[i], path + "[" + std::to_string(i) + "]", out, depth + 1);
+      check_objects_in(doc[i], path + "[" + std::to_string(i) + "]", out, fallback, depth + 1);
     return;
   }
   if (!doc.is_object()) return;
   if (doc.contains("items") && doc["items"].is_array() &&
       (!doc.contains("kind") || (doc["kind"].is_string() && doc["kind"].get<std::string>().ends_with("List")))) {
-    check_objects_in(doc["items"], path + ".items", out, depth + 1);
+    check_objects_in(doc["items"], path + ".items", out, fallback, depth + 1);
+    return;
+  }
+  const auto& schemas = object_schemas();
+  if (!doc.contains("kind") && !doc.contains("apiVersion")) {
+    if (!fallback.empty())
+      check_against(doc, schemas[fallback], path,
+                    fallback.substr(fallback.find('/') + 1) + " (" + fallback.substr(0, fallback.find('/')) + ")", out);
     return;
   }
   if (!doc.contains("kind") || !doc["kind"].is_string() || !doc.contains("apiVersion") ||
@@ -142,9 +151,17 @@ inline void check_objects_in(const json& doc, const std::string& path, std::vect
     return;
   const std::string& api = doc["apiVersion"].get_ref<const std::string&>();
   const std::string key = api.substr(0, api.find('/')) + "/" + doc["kind"].get<std::string>();
-  const auto& schemas = object_schemas();
   if (!schemas.contains(key)) return;
   check_against(doc, schemas[key], path, doc["kind"].get<std::string>() + " (" + api + ")", out);
+}
+
+// The kind of the objects of a model that reads one kind only.
+inline std::string single_kind_of(const json& policy) {
+  if (!policy.contains("model") || !policy["model"].is_string()) return "";
+  const std::string& m = policy["model"].get_ref<const std::string&>();
+  if (m == "volcano" || m == "volcano_capacity") return "scheduling.volcano.sh/Queue";
+  if (m == "kai_fair_share") return "scheduling.run.ai/Queue";
+  return "";
 }
 }  // namespace detail
 
@@ -154,8 +171,9 @@ inline void check_objects_in(const json& doc, const std::string& path, std::vect
 [[nodiscard]] inline std::vector<diagnostic> unknown_object_fields(const json& policy, const std::string& path) {
   std::vector<diagnostic> out;
   if (!policy.is_object()) return out;
-  for (const char* key : {"objects", "pods"})
-    if (policy.contains(key)) detail::check_objects_in(policy[key], path + "." + key, out);
+  const std::string fallback = detail::single_kind_of(policy);
+  if (policy.contains("objects")) detail::check_objects_in(policy["objects"], path + ".objects", out, fallback);
+  if (policy.contains("pods")) detail::check_objects_in(policy["pods"], path + ".pods", out, "");
   if (policy.contains("config") && policy.contains("model") && policy["model"] == "yunikorn_limits")
     detail::check_against(policy["config"], detail::yunikorn_config_schema(), path + ".config",
                           "the YuniKorn queue configuration", out);
