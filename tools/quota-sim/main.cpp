@@ -279,7 +279,9 @@ int cmd_validate(const std::vector<std::string>& args) {
     return exit_usage;
   }
   try {
-    (void)load(file);
+    loaded l = load(file);
+    // the replay's own set-up checks (the ordering model orders): what run would reject
+    const quota::sim::simulator sim(std::move(l.sc), std::move(l.models));
     std::cout << file << ": valid\n";
     return exit_ok;
   } catch (const quota::error& e) {
