@@ -180,15 +180,20 @@ inline int cmd_explain(const std::vector<std::string>& args) {
     auto rename = [&](const std::string& path) {
       return path.rfind(job_path, 0) == 0 ? job_file + path.substr(job_path.size()) : path;
     };
-    scenario sc;
+    // every problem at once: the scenario's, the job's and the policies'
+    diagnostics diag;
+    scenario sc = load_scenario(doc, diag, default_limits());
+    std::vector<model_instance> models;
     try {
-      sc = load_scenario(doc);
+      models = build_models(sc);
     } catch (const validation_error& e) {
+      for (const auto& p : e.problems()) diag.add(p.path, p.message);
+    }
+    if (!diag.empty()) {
       std::vector<diagnostic> ps;
-      for (const auto& p : e.problems()) ps.push_back({rename(p.path), p.message});
+      for (const auto& p : diag.items()) ps.push_back({rename(p.path), p.message});
       throw validation_error(std::move(ps));
     }
-    auto models = build_models(sc);
     simulator sim(std::move(sc), std::move(models));
     (void)sim.run(*at);  // --at is at most the time limit, so *at + 1 above stays finite
     const std::string id = jj["id"].get<std::string>();
