@@ -102,6 +102,7 @@ cases=(
   "0|warning: \$.policies[0].objects[0].spec.wieght|--lenient-objects validate $data/unknown_object_field.json"
   "2|maxaplications: unknown field|validate $data/unknown_yunikorn_field.json"
   "2|capability.nvidia.com/gpu|validate $data/typo_and_bad_policy.json"
+  "2|capability.nvidia.com/gpu|explain $data/typo_and_bad_policy.json --at 1m --job tests/data/explain/research_sweep.json"
   "2|does not order pending jobs|validate $data/order_by_model_that_does_not_order.json"
   "0|valid|validate $data/control_chars_in_names.json"
   "2|cannot open|validate $work/no-such-file.json"
