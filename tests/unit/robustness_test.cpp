@@ -272,7 +272,7 @@ TEST_CASE("robustness: times at the end of int64 are rejected, so no job vanishe
   doc["jobs"][0]["submit"] = 18446744073709551615ULL;
   CHECK(has(problems_of(doc), "$.jobs[0].submit: expected a duration"));
   doc["jobs"][0]["submit"] = 0;
-  doc["jobs"][0]["duration"] = (std::int64_t{1} << 62) + 1;
+  doc["jobs"][0]["duration"] = std::int64_t{1} << 62;
   CHECK(has(problems_of(doc), "$.jobs[0].duration: expected a time below"));
   doc["events"] = json::array({json{{"at", "end"}, {"type", "delete"}, {"job", "a"}}});
   doc["jobs"][0]["duration"] = "end";  // runs until the end
@@ -281,8 +281,8 @@ TEST_CASE("robustness: times at the end of int64 are rejected, so no job vanishe
   doc["events"] = json::array();
   CHECK(load_scenario(doc).jobs[0].duration_ms == -1);
   // the largest time allowed runs: start plus duration stay within 64 bits
-  doc["jobs"][0]["submit"] = std::int64_t{1} << 62;
-  doc["jobs"][0]["duration"] = std::int64_t{1} << 62;
+  doc["jobs"][0]["submit"] = (std::int64_t{1} << 62) - 1;
+  doc["jobs"][0]["duration"] = (std::int64_t{1} << 62) - 1;
   scenario sc = load_scenario(doc);
   auto models = build_models(sc);
   simulator sim(std::move(sc), std::move(models));

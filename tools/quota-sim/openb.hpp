@@ -276,10 +276,10 @@ struct openb_trace {
     const std::int64_t run_s = scheduled >= 0 ? deleted - scheduled : deleted - created;
     // times within the scenario time limit, so that a start plus a run time never overflows
     const std::int64_t max_ms = default_limits().max_time_ms;
-    if (__builtin_mul_overflow(created, 1000, &p.submit_ms) || p.submit_ms / o.time_scale > max_ms)
+    if (__builtin_mul_overflow(created, 1000, &p.submit_ms) || p.submit_ms / o.time_scale >= max_ms)
       r.fail("creation_time", "too large");
     p.submit_ms /= o.time_scale;
-    if (has_times && !o.hold && (__builtin_mul_overflow(run_s, 1000, &p.duration_ms) || p.duration_ms > max_ms))
+    if (has_times && !o.hold && (__builtin_mul_overflow(run_s, 1000, &p.duration_ms) || p.duration_ms >= max_ms))
       r.fail("deletion_time", "too large");
     if (ngpu > 0) {
       p.gpu_count = ngpu;

@@ -148,8 +148,8 @@ struct input_limits {
   std::int32_t max_pods = 100'000;                // pods of one job
   std::size_t max_events = 1'000'000;             // events[] and expect[] entries, each
   std::uint64_t max_expanded_bytes = 1ull << 30;  // estimated memory of the `count` copies
-  /// Times and durations (ms): 2^62 (about 146 million years), so that a start
-  /// time plus a duration never overflows 64 bits.
+  /// Times and durations (ms) are below 2^62 (about 146 million years), so
+  /// that a start time plus a duration never overflows 64 bits.
   std::int64_t max_time_ms = std::int64_t{1} << 62;
   /// Unknown fields of the upstream objects inside policies (object_schema.hpp):
   /// errors, or with this set (quota-sim --lenient-objects) warnings.
@@ -196,12 +196,12 @@ inline std::optional<std::int64_t> parse_duration(const json& v) {
 /// the time limit.
 [[nodiscard]] inline std::optional<std::int64_t> parse_time_option(const std::string& text) {
   if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
-    const auto v = parse_count(text, 0, static_cast<std::uint64_t>(default_limits().max_time_ms));
+    const auto v = parse_count(text, 0, static_cast<std::uint64_t>(default_limits().max_time_ms) - 1);
     if (!v) return std::nullopt;
     return static_cast<std::int64_t>(*v);
   }
   const auto d = parse_duration(json(text));
-  if (!d || *d > default_limits().max_time_ms) return std::nullopt;
+  if (!d || *d >= default_limits().max_time_ms) return std::nullopt;
   return d;
 }
 
@@ -291,7 +291,7 @@ class reader {
                             : "expected a time below " + std::to_string(max_time_) + " ms, got " + excerpt(v));
       return false;
     }
-    if (*d != end_of_time && *d > max_time_) {
+    if (*d != end_of_time && *d >= max_time_) {
       problem(join_path(path, key), "expected a time below " + std::to_string(max_time_) +
                                         " ms (about 146 million years), got " + excerpt(v));
       return false;
