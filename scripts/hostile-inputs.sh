@@ -105,6 +105,7 @@ cases=(
   "2|capability.nvidia.com/gpu|explain $data/typo_and_bad_policy.json --at 1m --job tests/data/explain/research_sweep.json"
   "2|does not order pending jobs|validate $data/order_by_model_that_does_not_order.json"
   "0|valid|validate $data/control_chars_in_names.json"
+  "0|chart:|run $data/control_chars_in_names.json"
   "2|cannot open|validate $work/no-such-file.json"
   "2|cannot read|validate $work"
   "64|unknown option --bogus|validate $data/empty_job_id.json --bogus"
@@ -146,6 +147,13 @@ for c in "${cases[@]}"; do
   ok=1
   [ "$rc" = "$want" ] || ok=0
   grep -qF -- "$frag" "$work/stderr" "$work/stdout" || ok=0
+  # a run that succeeds writes a well-formed SVG chart (names may hold control characters)
+  case " $args " in *" run "*)
+    if [ "$rc" = 0 ] && command -v xmllint >/dev/null && ! xmllint --noout "$work/out.svg" 2>>"$work/stderr"; then
+      ok=0
+      msg="the SVG chart is not well-formed XML"
+    fi ;;
+  esac
   if [ "$ok" = 0 ]; then
     echo "hostile-inputs: quota-sim $args: exit $rc (expected $want), message: $msg" >&2
     failed=1
