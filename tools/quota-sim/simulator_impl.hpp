@@ -1112,10 +1112,11 @@ class simulator_impl {
   // vectors, so a bookkeeping slip in take/give shows too.
   //
   // Cost per instant: O(nodes x resources + GPU devices + pods of the running
-  // jobs). Jobs that do not run are not visited at every instant (that made a
-  // checked replay quadratic in the number of jobs): a pod a node lists must
-  // belong to a running job placed there, and a device held by anything else
-  // breaks held + free == 1000; check_outcomes looks at every job once at the end.
+  // jobs). Jobs that do not run are not visited at every instant (visiting
+  // every job would make a checked replay quadratic in the number of jobs): a
+  // pod a node lists must belong to a running job placed there, and a device
+  // held by anything else breaks held + free == 1000; check_outcomes looks at
+  // every job once at the end.
   void check_capacity(std::vector<failed_expectation>& out) const {
     // Recomputed from the running jobs alone, at every event of a checked
     // replay: dense node x resource sums in scratch kept between events.
