@@ -442,3 +442,30 @@ TEST_CASE("robustness: unknown fields are found in Lists, nested structures, rel
   CHECK(kai[0].path == "$.policies[1].objects[0].spec.resources.gpu.overQuotaWieght");
   CHECK(kai[0].message == "unknown field of Queue (scheduling.run.ai)");
 }
+
+// ---- cost of the invariant check -------------------------------------------------------
+
+TEST_CASE("robustness: --check-invariants costs about as much as the replay, not a pass over every job per instant") {
+  // 30,000 short jobs one after another: 60,000 instants with one job running
+  json doc = base();
+  doc["jobs"] = json::array();
+  for (int i = 0; i < 30'000; ++i)
+    doc["jobs"].push_back(json{
+        {"id", "j" + std::to_string(i)}, {"submit", 2 * i}, {"duration", 1}, {"request", {{"nvidia.com/gpu", 1}}}});
+  auto timed = [&](bool check) {
+    scenario sc = load_scenario(doc);
+    auto models = build_models(sc);
+    simulator sim(std::move(sc), std::move(models));
+    run_options opt;
+    opt.check_invariants = check;
+    const auto t0 = std::chrono::steady_clock::now();
+    const run_result r = sim.run(-1, {}, opt);
+    CHECK(r.failures.empty());
+    CHECK(r.report["totals"]["finished"] == 30'000);
+    return seconds_since(t0);
+  };
+  const double plain = timed(false), checked = timed(true);
+  CAPTURE(plain, checked);
+  // visiting every job at every instant costs about 100 times the replay here
+  CHECK(checked < 3 * plain + 0.5);
+}
