@@ -48,7 +48,7 @@ seeds_for() {
     claims_json_fuzz) echo "examples/claims tests/data/claims" ;;
     cluster_queue_json_fuzz) echo "examples/kueue tests/data/kueue" ;;
     running_limits_json_fuzz) echo "$work/seeds/running_limits" ;;
-    scenario_fuzz) echo "examples/scenarios tests/scenarios" ;;
+    scenario_fuzz) echo "examples/scenarios tests/scenarios tests/data/robustness" ;;
     openb_fuzz) echo "$work/seeds/openb" ;;
   esac
 }

@@ -32,6 +32,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <string_view>
 
@@ -70,8 +71,24 @@ namespace detail {
   return s;  // a quantity such as 25G or 0.5, or text
 }
 
-/// The JSON twin of a YAML node. `names`: scalars below stay strings.
-[[nodiscard]] inline json limits_yaml_to_json(const YAML::Node& n, bool names, const std::string& path) {
+/// Bounds of a YuniKorn queues.yaml: the text read from a file, and the values
+/// of the JSON tree. Aliases repeat the node they name, so a tree may hold at
+/// most 16 values per byte of text (plus 10,000): a plain document stays far
+/// below, an alias bomb ("billion laughs") stops at once (parse_error 105).
+inline constexpr std::size_t limits_yaml_max_file_bytes = std::size_t{64} << 20;
+[[nodiscard]] inline constexpr std::size_t limits_yaml_value_budget(std::size_t text_bytes) noexcept {
+  return 16 * text_bytes + 10'000;
+}
+
+/// The JSON twin of a YAML node. `names`: scalars below stay strings;
+/// `budget`: values this node and the rest of the document may still add.
+[[nodiscard]] inline json limits_yaml_to_json(const YAML::Node& n, bool names, const std::string& path,
+                                              std::size_t& budget) {
+  if (budget == 0)
+    throw parse_error(error_id::parse_malformed_document,
+                      "limits yaml: " + (path.empty() ? std::string("document") : path) +
+                          ": too many values once aliases are expanded (at most 16 per byte of YAML text)");
+  --budget;
   switch (n.Type()) {
     case YAML::NodeType::Undefined:
     case YAML::NodeType::Null:
@@ -83,7 +100,7 @@ namespace detail {
     case YAML::NodeType::Sequence: {
       json arr = json::array();
       std::size_t i = 0;
-      for (const auto& c : n) arr.push_back(limits_yaml_to_json(c, names, index_path(path, i++)));
+      for (const auto& c : n) arr.push_back(limits_yaml_to_json(c, names, index_path(path, i++), budget));
       return arr;
     }
     case YAML::NodeType::Map: {
@@ -93,7 +110,7 @@ namespace detail {
           throw parse_error(error_id::parse_malformed_document,
                             (path.empty() ? std::string("document") : path) + ": a map key must be a scalar");
         const std::string& key = kv.first.Scalar();
-        obj[key] = limits_yaml_to_json(kv.second, limits_yaml_name_field(key), join_path(path, key));
+        obj[key] = limits_yaml_to_json(kv.second, limits_yaml_name_field(key), join_path(path, key), budget);
       }
       return obj;
     }
@@ -114,7 +131,8 @@ namespace detail {
                                                               ", column " + std::to_string(e.mark.column + 1) + ": " +
                                                               e.msg);
   }
-  return detail::limits_yaml_to_json(doc, false, "");
+  std::size_t budget = detail::limits_yaml_value_budget(text.size());
+  return detail::limits_yaml_to_json(doc, false, "", budget);
 }
 
 /// Loads a limits configuration from YuniKorn queues.yaml text: the same
@@ -124,20 +142,36 @@ namespace detail {
   return load_limits_config(limits_yaml_to_json(text), reg, opt);
 }
 
-/// load_limits_config_yaml of a file; parse_error (105) when it cannot be read.
+/// load_limits_config_yaml of a file; parse_error (105) when it cannot be read
+/// or is larger than limits_yaml_max_file_bytes (64 MiB; an endless file such as
+/// /dev/zero stops there).
 [[nodiscard]] inline limits_config load_limits_config_yaml_file(const std::string& file, resource_registry& reg,
                                                                 const limits_json_options& opt = {}) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw parse_error(error_id::parse_malformed_document, "limits yaml: cannot read " + file);
+  std::string text;
+  char buf[1 << 16];
+  while (in) {
+    in.read(buf, sizeof buf);
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (text.size() + got > detail::limits_yaml_max_file_bytes)
+      throw parse_error(
+          error_id::parse_malformed_document,
+          "limits yaml " + file + ": larger than " + std::to_string(detail::limits_yaml_max_file_bytes >> 20) + " MiB");
+    text.append(buf, got);
+  }
+  if (in.bad() || (!in.eof() && in.fail()))
+    throw parse_error(error_id::parse_malformed_document, "limits yaml: cannot read " + file);
   YAML::Node doc;
   try {
-    doc = YAML::LoadFile(file);
-  } catch (const YAML::BadFile&) {
-    throw parse_error(error_id::parse_malformed_document, "limits yaml: cannot read " + file);
+    doc = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw parse_error(error_id::parse_malformed_document, "limits yaml " + file + ": line " +
                                                               std::to_string(e.mark.line + 1) + ", column " +
                                                               std::to_string(e.mark.column + 1) + ": " + e.msg);
   }
-  return load_limits_config(detail::limits_yaml_to_json(doc, false, ""), reg, opt);
+  std::size_t budget = detail::limits_yaml_value_budget(text.size());
+  return load_limits_config(detail::limits_yaml_to_json(doc, false, "", budget), reg, opt);
 }
 
 }  // namespace quota

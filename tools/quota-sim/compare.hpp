@@ -124,6 +124,30 @@ struct compare_run {
   return j;
 }
 
+/// Text for the SVG (XML 1.0): markup escaped, control characters as \xNN.
+[[nodiscard]] inline std::string svg_text(const std::string& in) {
+  std::string o;
+  for (char c : in) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '<')
+      o += "&lt;";
+    else if (c == '>')
+      o += "&gt;";
+    else if (c == '&')
+      o += "&amp;";
+    else if (c == '"')
+      o += "&quot;";
+    else if ((u < 0x20 && c != '\t' && c != '\n' && c != '\r') || u == 0x7f) {
+      static const char* hex = "0123456789abcdef";
+      o += "\\x";
+      o += hex[u >> 4];
+      o += hex[u & 0xf];
+    } else
+      o += c;
+  }
+  return o;
+}
+
 [[nodiscard]] inline std::string compare_svg(const std::string& scenario_name, const std::string& resource,
                                              const std::vector<compare_run>& runs) {
   const double L = 70, T = 48, pw = 640, ph = 300;
@@ -145,8 +169,8 @@ struct compare_run {
   std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"960\" height=\"" + num(H) +
                   "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"960\" height=\"" + num(H) +
                   "\" fill=\"white\"/>\n";
-  s += "<text x=\"" + num(L) + "\" y=\"18\" font-size=\"15\" font-weight=\"bold\">" + resource +
-       " in use, per policy set</text>\n<text x=\"" + num(L) + "\" y=\"34\" fill=\"#555\">" + scenario_name +
+  s += "<text x=\"" + num(L) + "\" y=\"18\" font-size=\"15\" font-weight=\"bold\">" + svg_text(resource) +
+       " in use, per policy set</text>\n<text x=\"" + num(L) + "\" y=\"34\" fill=\"#555\">" + svg_text(scenario_name) +
        "</text>\n";
   for (int g = 0; g <= 4; ++g) {
     const double y = Y(ymax * g / 4);
@@ -203,7 +227,7 @@ struct compare_run {
                   static_cast<long long>(t["preemptions"].get<std::int64_t>()),
                   static_cast<long long>(t["never_admitted"].get<std::int64_t>()));
     s += "<rect x=\"" + num(L - 16) + "\" y=\"" + num(y - 9) + "\" width=\"10\" height=\"10\" fill=\"" +
-         palette[i % 7] + "\"/><text x=\"" + num(L) + "\" y=\"" + num(y) + "\">" + row + "</text>\n";
+         palette[i % 7] + "\"/><text x=\"" + num(L) + "\" y=\"" + num(y) + "\">" + svg_text(row) + "</text>\n";
   }
   s += "</svg>\n";
   return s;

@@ -157,20 +157,14 @@ inline int cmd_explain(const std::vector<std::string>& args) {
     std::cerr << explain_help;
     return usage;
   }
-  std::optional<std::int64_t> at;
-  try {
-    at = parse_duration(at_text.find_first_not_of("0123456789") == std::string::npos ? json(std::stoll(at_text))
-                                                                                     : json(at_text));
-  } catch (const std::exception&) {
-    at.reset();  // a number too large for int64
-  }
-  if (!at || *at == end_of_time) {
+  const std::optional<std::int64_t> at = parse_time_option(at_text);
+  if (!at) {
     std::cerr << "quota-sim explain: --at expects a time (milliseconds, or 90s, 5m, 2h), got '" << at_text << "'\n";
     return usage;
   }
   try {
-    json doc = load_json_file(file);
-    json jj = load_json_file(job_file);
+    json doc = load_scenario_file(file);
+    json jj = load_scenario_file(job_file);
     if (!jj.is_object() || !jj.contains("id") || !jj["id"].is_string())
       throw validation_error(job_file, "expected one job object with a string \"id\"");
     if (jj.contains("count") && jj["count"] != 1)
@@ -186,17 +180,22 @@ inline int cmd_explain(const std::vector<std::string>& args) {
     auto rename = [&](const std::string& path) {
       return path.rfind(job_path, 0) == 0 ? job_file + path.substr(job_path.size()) : path;
     };
-    scenario sc;
+    // every problem at once: the scenario's, the job's and the policies'
+    diagnostics diag;
+    scenario sc = load_scenario(doc, diag, default_limits());
+    std::vector<model_instance> models;
     try {
-      sc = load_scenario(doc);
+      models = build_models(sc);
     } catch (const validation_error& e) {
+      for (const auto& p : e.problems()) diag.add(p.path, p.message);
+    }
+    if (!diag.empty()) {
       std::vector<diagnostic> ps;
-      for (const auto& p : e.problems()) ps.push_back({rename(p.path), p.message});
+      for (const auto& p : diag.items()) ps.push_back({rename(p.path), p.message});
       throw validation_error(std::move(ps));
     }
-    auto models = build_models(sc);
     simulator sim(std::move(sc), std::move(models));
-    (void)sim.run(*at);
+    (void)sim.run(*at);  // --at is at most the time limit, so *at + 1 above stays finite
     const std::string id = jj["id"].get<std::string>();
     const job_spec* spec = nullptr;
     for (const auto& js : sim.spec().jobs)

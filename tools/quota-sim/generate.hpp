@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -124,6 +125,9 @@ inline json generate_scenario(const generate_options& o) {
   return sc;
 }
 
+/// Ranges of quota-sim generate's options (--jobs: the job limit of scenarios).
+constexpr std::uint64_t generate_max_nodes = 100'000, generate_max_tenants = 10'000, generate_max_users = 1'000'000;
+
 inline int cmd_generate(const std::vector<std::string>& args) {
   static const char* help =
       "quota-sim generate [--nodes N] [--tenants N] [--users N] [--jobs N] [--seed S]\n"
@@ -141,23 +145,37 @@ inline int cmd_generate(const std::vector<std::string>& args) {
       if (i + 1 >= args.size()) throw std::invalid_argument(a + " needs a value");
       return args[++i];
     };
+    // an integer option within [lo, hi], or a message naming the option and the range
+    auto count = [&](std::uint64_t lo, std::uint64_t hi) -> std::int64_t {
+      const std::string v = val();
+      const auto n = parse_count(v, lo, hi);
+      if (!n)
+        throw std::invalid_argument(a + " expects an integer from " + std::to_string(lo) + " to " + std::to_string(hi) +
+                                    ", got '" + v + "'");
+      return static_cast<std::int64_t>(*n);
+    };
     try {
       if (a == "--help" || a == "-h") {
         std::cout << help;
         return 0;
       } else if (a == "--nodes")
-        o.nodes = std::stoll(val());
+        o.nodes = count(1, generate_max_nodes);
       else if (a == "--tenants")
-        o.tenants = std::stoll(val());
+        o.tenants = count(1, generate_max_tenants);
       else if (a == "--users")
-        o.users = std::stoll(val());
+        o.users = count(1, generate_max_users);
       else if (a == "--jobs")
-        o.jobs = std::stoll(val());
+        o.jobs = count(0, default_limits().max_jobs);
       else if (a == "--seed")
-        o.seed = std::stoull(val());
-      else if (a == "--load")
-        o.load = std::stod(val());
-      else if (a == "--arrival") {
+        o.seed = static_cast<std::uint64_t>(count(0, UINT64_MAX));
+      else if (a == "--load") {
+        const std::string v = val();
+        char* end = nullptr;
+        const double x = std::strtod(v.c_str(), &end);
+        if (v.empty() || end != v.c_str() + v.size() || !(x > 0) || !(x <= 100))
+          throw std::invalid_argument("--load expects a number above 0 and at most 100, got '" + v + "'");
+        o.load = x;
+      } else if (a == "--arrival") {
         o.arrival = val();
         if (o.arrival != "poisson" && o.arrival != "burst") throw std::invalid_argument("--arrival: poisson or burst");
       } else if (a == "--policy") {
@@ -173,10 +191,6 @@ inline int cmd_generate(const std::vector<std::string>& args) {
       std::cerr << "quota-sim generate: " << e.what() << "\n" << help;
       return 64;
     }
-  }
-  if (o.nodes < 1 || o.tenants < 1 || o.jobs < 0 || o.load <= 0) {
-    std::cerr << "quota-sim generate: --nodes and --tenants must be >= 1, --load > 0\n";
-    return 64;
   }
   try {
     const std::string text = generate_scenario(o).dump(1) + "\n";

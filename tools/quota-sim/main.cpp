@@ -39,6 +39,14 @@ const char* main_help =
     "  quota-sim models\n"
     "  quota-sim COMMAND --help\n"
     "\n"
+    "input limits (any command; docs/reliability.md):\n"
+    "  --max-input-mb N   largest scenario or job file read (default 256)\n"
+    "  --max-values N     JSON/YAML values of a file (default 20000000)\n"
+    "  --max-jobs N       jobs after count copies (default 1000000)\n"
+    "  --max-nodes N      nodes after count copies (default 100000)\n"
+    "  --lenient-objects  unknown fields of the Kubernetes objects in policies are warnings,\n"
+    "                     not errors (as kubectl --validate=warn)\n"
+    "\n"
     "exit status: 0 every expectation holds; 1 an expectation failed; 2 invalid scenario; 64 usage error\n";
 
 const char* run_help =
@@ -63,7 +71,8 @@ const char* run_help =
 const char* validate_help =
     "quota-sim validate SCENARIO\n"
     "\n"
-    "Checks SCENARIO and every model's objects; prints every problem with its JSON path.\n";
+    "Checks SCENARIO and every model's objects; prints every problem with its JSON path.\n"
+    "A file validate accepts is one run accepts (run then fails only on expectations).\n";
 
 const char* models_help = "quota-sim models\n\nLists the models a scenario's policies[] may name.\n";
 
@@ -96,10 +105,20 @@ struct loaded {
   std::vector<quota::sim::model_instance> models;
 };
 
+/// Reads, checks and builds a scenario. Every problem is reported at once: those
+/// of the scenario's own fields and those of its policies' objects (a typo at the
+/// top does not hide a bad object inside policies[]).
 loaded load(const std::string& file) {
   const quota::json doc = quota::sim::load_scenario_file(file);
-  loaded l{quota::sim::load_scenario(doc), {}};
-  l.models = quota::sim::build_models(l.sc);
+  quota::diagnostics diag;
+  loaded l{quota::sim::load_scenario(doc, diag, quota::sim::default_limits()), {}};
+  try {
+    l.models = quota::sim::build_models(l.sc);
+  } catch (const quota::validation_error& e) {
+    for (const auto& p : e.problems()) diag.add(p.path, p.message);
+  }
+  diag.throw_if_any();
+  for (const auto& w : l.sc.warnings) std::cerr << "quota-sim: warning: " << w.path << ": " << w.message << "\n";
   return l;
 }
 
@@ -210,10 +229,7 @@ int cmd_run(const std::vector<std::string>& args) {
   }
   std::int64_t until = -1;
   if (!until_text.empty()) {
-    quota::json v = until_text.find_first_not_of("0123456789") == std::string::npos
-                        ? quota::json(std::stoll(until_text))
-                        : quota::json(until_text);
-    auto d = quota::sim::parse_duration(v);
+    auto d = quota::sim::parse_time_option(until_text);
     if (!d) {
       std::cerr << "quota-sim run: --until expects a duration, got '" << until_text << "'\n";
       return exit_usage;
@@ -222,15 +238,8 @@ int cmd_run(const std::vector<std::string>& args) {
   }
   std::int64_t cycle = 0;
   if (!cycle_text.empty()) {
-    std::optional<std::int64_t> d;
-    try {
-      d = quota::sim::parse_duration(cycle_text.find_first_not_of("0123456789") == std::string::npos
-                                         ? quota::json(std::stoll(cycle_text))
-                                         : quota::json(cycle_text));
-    } catch (const std::exception&) {
-      d.reset();  // a number too large for int64
-    }
-    if (!d || *d <= 0 || *d == quota::sim::end_of_time) {
+    const std::optional<std::int64_t> d = quota::sim::parse_time_option(cycle_text);
+    if (!d || *d <= 0) {
       std::cerr << "quota-sim run: --cycle expects a positive duration (1s, 500ms, or milliseconds), got '"
                 << cycle_text << "'\n";
       return exit_usage;
@@ -249,16 +258,34 @@ int cmd_run(const std::vector<std::string>& args) {
 }
 
 int cmd_validate(const std::vector<std::string>& args) {
-  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-    std::cout << validate_help;
-    return args.empty() ? exit_usage : exit_ok;
+  std::string file;
+  for (const auto& a : args) {
+    if (a == "--help" || a == "-h") {
+      std::cout << validate_help;
+      return exit_ok;
+    }
+    if (!a.empty() && a[0] == '-' && a != "-") {
+      std::cerr << "quota-sim validate: unknown option " << a << "\n" << validate_help;
+      return exit_usage;
+    }
+    if (!file.empty()) {
+      std::cerr << "quota-sim validate: one scenario at a time\n" << validate_help;
+      return exit_usage;
+    }
+    file = a;
+  }
+  if (file.empty()) {
+    std::cerr << validate_help;
+    return exit_usage;
   }
   try {
-    (void)load(args[0]);
-    std::cout << args[0] << ": valid\n";
+    loaded l = load(file);
+    // the replay's own set-up checks (the ordering model orders): what run would reject
+    const quota::sim::simulator sim(std::move(l.sc), std::move(l.models));
+    std::cout << file << ": valid\n";
     return exit_ok;
   } catch (const quota::error& e) {
-    return report_invalid(args[0], e);
+    return report_invalid(file, e);
   }
 }
 
@@ -304,13 +331,13 @@ std::optional<int> parse_openb_args(const std::vector<std::string>& args, quota:
       else if (a == "--pods")
         o.pods_file = v;
       else if (a == "--tenants")
-        o.tenants = std::stoll(v);
+        o.tenants = static_cast<std::int64_t>(quota::sim::parse_count(v, 1, 1000).value());
       else if (a == "--tenant-rule")
         o.tenant_rule = v;
       else if (a == "--seed")
-        o.seed = std::stoull(v);
+        o.seed = quota::sim::parse_count(v, 0, UINT64_MAX).value();
       else if (a == "--time-scale")
-        o.time_scale = std::stoll(v);
+        o.time_scale = static_cast<std::int64_t>(quota::sim::parse_count(v, 1, 1'000'000).value());
       else {  // --policy a,b (or a+b)
         std::string p;
         for (char c : v + ",") {
@@ -323,7 +350,11 @@ std::optional<int> parse_openb_args(const std::vector<std::string>& args, quota:
         }
       }
     } catch (const std::exception&) {
-      std::cerr << "quota-sim " << cmd << ": bad value for " << a << ": '" << v << "'\n";
+      const char* range = a == "--tenants"      ? " (an integer from 1 to 1000)"
+                          : a == "--time-scale" ? " (an integer from 1 to 1000000)"
+                          : a == "--seed"       ? " (an integer from 0 to 18446744073709551615)"
+                                                : "";
+      std::cerr << "quota-sim " << cmd << ": bad value for " << a << ": '" << v << "'" << range << "\n";
       return exit_usage;
     }
   }
@@ -491,7 +522,8 @@ int cmd_compare(const std::vector<std::string>& args) {
       name = tr.name;
       runs = quota::sim::compare_policies(quota::sim::openb_scenario(tr, quota::json::array()), sets);
     } else {
-      quota::json doc = quota::load_json_file(file);
+      quota::json doc = quota::sim::load_scenario_file(file);
+      (void)quota::sim::load_scenario(doc);  // every problem with its path, before the document is read here
       name = doc.value("name", base_name(file));
       res = doc.contains("chart") ? doc["chart"].value("resource", "nvidia.com/gpu") : "nvidia.com/gpu";
       runs = quota::sim::compare_policies(std::move(doc), sets);
@@ -525,10 +557,47 @@ int cmd_models(const std::vector<std::string>& args) {
   return exit_ok;
 }
 
-}  // namespace
+/// Takes the input-limit options (--max-input-mb, --max-values, --max-jobs, --max-nodes,
+/// --lenient-objects) out of args, wherever they are, into default_limits().
+/// False on a bad value.
+bool take_limit_options(std::vector<std::string>& args) {
+  auto& lim = quota::sim::default_limits();
+  for (std::size_t i = 0; i < args.size();) {
+    const std::string a = args[i];
+    if (a == "--lenient-objects") {
+      lim.lenient_objects = true;
+      args.erase(args.begin() + static_cast<std::ptrdiff_t>(i));
+      continue;
+    }
+    if (a != "--max-input-mb" && a != "--max-values" && a != "--max-jobs" && a != "--max-nodes") {
+      ++i;
+      continue;
+    }
+    const std::uint64_t hi = a == "--max-input-mb" ? 1u << 20
+                             : a == "--max-values" ? 1'000'000'000
+                             : a == "--max-jobs"   ? 100'000'000
+                                                   : 10'000'000;
+    const auto v = i + 1 < args.size() ? quota::sim::parse_count(args[i + 1], 1, hi) : std::nullopt;
+    if (!v) {
+      std::cerr << "quota-sim: " << a << " expects an integer from 1 to " << hi << ", got "
+                << (i + 1 < args.size() ? "'" + args[i + 1] + "'" : std::string("nothing")) << "\n";
+      return false;
+    }
+    if (a == "--max-input-mb")
+      lim.max_file_bytes = *v << 20;
+    else if (a == "--max-values")
+      lim.max_values = static_cast<std::size_t>(*v);
+    else if (a == "--max-jobs")
+      lim.max_jobs = static_cast<std::size_t>(*v);
+    else
+      lim.max_nodes = static_cast<std::size_t>(*v);
+    args.erase(args.begin() + static_cast<std::ptrdiff_t>(i), args.begin() + static_cast<std::ptrdiff_t>(i) + 2);
+  }
+  return true;
+}
 
-int main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
+int dispatch(std::vector<std::string> args) {
+  if (!take_limit_options(args)) return exit_usage;
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << main_help;
     return args.empty() ? exit_usage : exit_ok;
@@ -545,4 +614,22 @@ int main(int argc, char** argv) {
   if (cmd == "explain") return quota::sim::cmd_explain(args);
   std::cerr << "quota-sim: unknown command '" << cmd << "'\n" << main_help;
   return exit_usage;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Every expected problem is a typed error handled by its command; these are
+  // the last line, so that even a missed case ends with a message and exit 2,
+  // never an abort.
+  try {
+    return dispatch(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const quota::error& e) {
+    std::cerr << "quota-sim: " << e.what() << "\n";
+  } catch (const std::bad_alloc&) {
+    std::cerr << "quota-sim: out of memory (see the input limits: quota-sim --help)\n";
+  } catch (const std::exception& e) {
+    std::cerr << "quota-sim: internal error on this input: " << e.what() << "\n";
+  }
+  return exit_invalid;
 }

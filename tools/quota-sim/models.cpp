@@ -61,6 +61,9 @@ std::vector<model_instance> build_models(scenario& sc) {
         diag.add(p.path.rfind(ps.path, 0) == 0 ? p.path : ps.path + ": " + p.path, p.message);
     } catch (const error& e) {
       diag.add(ps.path, e.what());
+    } catch (const json::exception& e) {
+      // a model read a field of the wrong type or range without checking it first
+      diag.add(ps.path, std::string("unexpected value: ") + e.what());
     }
   }
   validate_reloads(sc, diag);

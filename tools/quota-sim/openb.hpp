@@ -40,9 +40,11 @@ struct csv_table {
   std::vector<std::vector<std::string>> rows;  // rows[i] is line i + 2
 };
 
-[[nodiscard]] inline csv_table read_csv(const std::string& file, const std::vector<std::string>& required) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw parse_error(error_id::parse_malformed_document, "cannot open '" + file + "'");
+/// A CSV table of at most `max_rows` rows, read within the input limit
+/// (read_input_file: an endless file stops there).
+[[nodiscard]] inline csv_table read_csv(const std::string& file, const std::vector<std::string>& required,
+                                        std::size_t max_rows) {
+  std::istringstream in(read_input_file(file));
   csv_table t;
   t.file = file;
   std::string line;
@@ -71,6 +73,9 @@ struct csv_table {
       continue;
     }
     if (line.empty()) continue;
+    if (t.rows.size() == max_rows)
+      throw parse_error(error_id::parse_malformed_document, file + ":" + std::to_string(lineno) + ": more than " +
+                                                                std::to_string(max_rows) + " rows (the limit)");
     auto cells = split(line);
     if (cells.size() != t.header.size())
       throw parse_error(error_id::parse_malformed_document, file + ":" + std::to_string(lineno) + ": " +
@@ -189,12 +194,14 @@ struct openb_trace {
     throw validation_error("--tenant-rule", "expected hash or qos");
   if (o.tenants < 1 || o.tenants > 1000) throw validation_error("--tenants", "expected 1 to 1000");
   if (o.time_scale < 1 || o.time_scale > 1'000'000) throw validation_error("--time-scale", "expected 1 to 1000000");
-  const csv_table nodes = read_csv(o.nodes_file, {"sn", "cpu_milli", "memory_mib", "gpu", "model"});
+  const csv_table nodes =
+      read_csv(o.nodes_file, {"sn", "cpu_milli", "memory_mib", "gpu", "model"}, default_limits().max_nodes);
   // gpu_spec, qos and the three times are optional: openb_pod_list_multigpu50.csv
   // has none of them. Without times, pod i (from 0, in file order) arrives at
   // i seconds and holds its resources until the end, as in the paper's
   // simulator; without qos every pod is Burstable-like (priority 100).
-  const csv_table pods = read_csv(o.pods_file, {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli"});
+  const csv_table pods =
+      read_csv(o.pods_file, {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli"}, default_limits().max_jobs);
   const auto has = [&](const char* col) {
     return std::find(pods.header.begin(), pods.header.end(), col) != pods.header.end();
   };
@@ -267,9 +274,12 @@ struct openb_trace {
     }
     p.priority = qos == "LS" ? 300 : qos == "Guaranteed" ? 200 : qos == "BE" ? 0 : 100;
     const std::int64_t run_s = scheduled >= 0 ? deleted - scheduled : deleted - created;
-    if (__builtin_mul_overflow(created, 1000, &p.submit_ms)) r.fail("creation_time", "too large");
+    // times within the scenario time limit, so that a start plus a run time never overflows
+    const std::int64_t max_ms = default_limits().max_time_ms;
+    if (__builtin_mul_overflow(created, 1000, &p.submit_ms) || p.submit_ms / o.time_scale >= max_ms)
+      r.fail("creation_time", "too large");
     p.submit_ms /= o.time_scale;
-    if (has_times && !o.hold && __builtin_mul_overflow(run_s, 1000, &p.duration_ms))
+    if (has_times && !o.hold && (__builtin_mul_overflow(run_s, 1000, &p.duration_ms) || p.duration_ms >= max_ms))
       r.fail("deletion_time", "too large");
     if (ngpu > 0) {
       p.gpu_count = ngpu;

@@ -52,6 +52,9 @@ inline void validate_reloads(scenario& sc, diagnostics& diag) {
         diag.add(p.path.rfind(ev.path, 0) == 0 ? p.path : ev.path + ": " + p.path, p.message);
     } catch (const error& e) {
       diag.add(ev.path, e.what());
+    } catch (const json::exception& e) {
+      // a model read a field of the wrong type or range without checking it first
+      diag.add(ev.path, std::string("unexpected value: ") + e.what());
     }
   }
 }

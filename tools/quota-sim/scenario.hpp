@@ -6,9 +6,15 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <type_traits>
+#include <unordered_set>
 #include <vector>
 
 #include <quota/duration.hpp>
@@ -19,6 +25,8 @@
 #ifdef QUOTA_SIM_HAVE_YAML
 #include <yaml-cpp/yaml.h>
 #endif
+
+#include "object_schema.hpp"
 
 namespace quota::sim {
 
@@ -119,9 +127,40 @@ struct scenario {
   std::map<std::string, std::int64_t> chart_lines;  // tenant -> reference line (base units)
   std::int64_t until_ms = -1;
   resource_registry registry;
+  /// Problems that do not stop the replay (unknown object fields under --lenient-objects).
+  std::vector<diagnostic> warnings;
 };
 
 constexpr std::int64_t end_of_time = INT64_MAX;
+
+/// Bounds on what a scenario may ask for, checked before anything is read
+/// into memory or expanded (docs/reliability.md, "Input limits"). A file over
+/// a bound is rejected with a problem naming the bound and the item; the
+/// defaults hold every example and trace replay with room to spare.
+struct input_limits {
+  std::uint64_t max_file_bytes = 256ull << 20;    // bytes read from a scenario or job file
+  std::size_t max_values = 20'000'000;            // JSON/YAML values (aliases count once per use)
+  std::size_t max_depth = 64;                     // nesting of objects and arrays
+  std::size_t max_string_bytes = 1u << 20;        // one string or key
+  std::size_t max_name_bytes = 1024;              // ids and names (jobs, nodes, tenants, labels)
+  std::size_t max_jobs = 1'000'000;               // jobs after `count` copies
+  std::size_t max_nodes = 100'000;                // nodes after `count` copies
+  std::int32_t max_pods = 100'000;                // pods of one job
+  std::size_t max_events = 1'000'000;             // events[] and expect[] entries, each
+  std::uint64_t max_expanded_bytes = 1ull << 30;  // estimated memory of the `count` copies
+  /// Times and durations (ms) are below 2^62 (about 146 million years), so
+  /// that a start time plus a duration never overflows 64 bits.
+  std::int64_t max_time_ms = std::int64_t{1} << 62;
+  /// Unknown fields of the upstream objects inside policies (object_schema.hpp):
+  /// errors, or with this set (quota-sim --lenient-objects) warnings.
+  bool lenient_objects = false;
+};
+
+/// The limits in force: the defaults, or those a command line set.
+inline input_limits& default_limits() {
+  static input_limits l;
+  return l;
+}
 
 /// A duration as in quota/duration.hpp ("90s", "1h30m", "2d4h", "250ms"),
 /// an integer number of milliseconds, or "end" (the end of the run).
@@ -136,6 +175,36 @@ inline std::optional<std::int64_t> parse_duration(const json& v) {
   return quota::parse_duration_ms(s);
 }
 
+/// A command-line count: decimal digits only, within [lo, hi]; nullopt for
+/// anything else (a sign, a fraction, text, a number beyond 64 bits).
+[[nodiscard]] inline std::optional<std::uint64_t> parse_count(std::string_view text, std::uint64_t lo,
+                                                              std::uint64_t hi) {
+  if (text.empty() || text.size() > 20 || text.find_first_not_of("0123456789") != std::string_view::npos)
+    return std::nullopt;
+  std::uint64_t v = 0;
+  for (char c : text) {
+    const auto d = static_cast<std::uint64_t>(c - '0');
+    if (v > (UINT64_MAX - d) / 10) return std::nullopt;
+    v = v * 10 + d;
+  }
+  if (v < lo || v > hi) return std::nullopt;
+  return v;
+}
+
+/// A command-line time or duration (--until, --at, --cycle): milliseconds, or
+/// text as in scenarios ("90s", "1h30m"); nullopt when malformed or beyond
+/// the time limit.
+[[nodiscard]] inline std::optional<std::int64_t> parse_time_option(const std::string& text) {
+  if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
+    const auto v = parse_count(text, 0, static_cast<std::uint64_t>(default_limits().max_time_ms) - 1);
+    if (!v) return std::nullopt;
+    return static_cast<std::int64_t>(*v);
+  }
+  const auto d = parse_duration(json(text));
+  if (!d || *d >= default_limits().max_time_ms) return std::nullopt;
+  return d;
+}
+
 namespace detail {
 class reader {
  public:
@@ -148,28 +217,89 @@ class reader {
       if (required) problem(join_path(path, key), "is required");
       return false;
     }
+    const json& v = obj.at(key);
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      // nlohmann converts any number to any integer type: 2147483648 would wrap
+      // into an int32 and 1.5 would truncate. Only exact integers in range pass.
+      if (!integer_in_range<T>(v)) {
+        problem(join_path(path, key), "expected an integer in [" + std::to_string(std::numeric_limits<T>::min()) +
+                                          ", " + std::to_string(std::numeric_limits<T>::max()) + "], got " +
+                                          excerpt(v));
+        return false;
+      }
+    }
     try {
-      out = obj.at(key).get<T>();
+      out = v.get<T>();
       return true;
     } catch (const json::exception&) {
-      problem(join_path(path, key),
-              std::string("expected ") + expected<T>() + ", got " + std::string(obj.at(key).type_name()));
+      problem(join_path(path, key), std::string("expected ") + expected<T>() + ", got " + std::string(v.type_name()));
       return false;
     }
   }
-  bool duration(const json& obj, const char* key, std::int64_t& out, const std::string& path, bool required) {
+  /// A required or optional name (id, node name): a non-empty string of at
+  /// most `max_name_bytes` bytes.
+  bool name(const json& obj, const char* key, std::string& out, const std::string& path, bool required,
+            std::size_t max_bytes) {
+    if (!get(obj, key, out, path, required)) return false;
+    if (out.empty() || out.size() > max_bytes) {
+      problem(join_path(path, key), out.empty()
+                                        ? std::string("expected a non-empty name")
+                                        : "a name of " + std::to_string(out.size()) +
+                                              " bytes is longer than the limit of " + std::to_string(max_bytes));
+      return false;
+    }
+    return true;
+  }
+  /// A value shown in a message: its JSON text, cut to 40 characters.
+  static std::string excerpt(const json& v) {
+    std::string t = v.dump(-1, ' ', false, json::error_handler_t::replace);
+    if (t.size() > 40) t = t.substr(0, 37) + "...";
+    return t;
+  }
+  template <class T>
+  static bool integer_in_range(const json& v) {
+    if (v.is_number_unsigned())
+      return v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<T>::max());
+    if (v.is_number_integer()) {
+      const auto x = v.get<std::int64_t>();
+      if (x < 0) return std::is_signed_v<T> && x >= static_cast<std::int64_t>(std::numeric_limits<T>::min());
+      return static_cast<std::uint64_t>(x) <= static_cast<std::uint64_t>(std::numeric_limits<T>::max());
+    }
+    return !v.is_number();  // not a number at all: get<T> reports the type
+  }
+  /// A time or duration; "end" only where `allow_end` (the end of the run is
+  /// no time at which something can happen). Finite values are at most
+  /// input_limits::max_time_ms.
+  bool duration(const json& obj, const char* key, std::int64_t& out, const std::string& path, bool required,
+                bool allow_end = false) {
     if (!obj.contains(key)) {
       if (required) problem(join_path(path, key), "is required");
       return false;
     }
-    auto d = parse_duration(obj.at(key));
+    const json& v = obj.at(key);
+    auto d = v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)
+                 ? std::nullopt
+                 : parse_duration(v);
     if (!d) {
-      problem(join_path(path, key), "expected a duration (milliseconds, or text like \"90s\", \"5m\", \"2h\")");
+      problem(join_path(path, key),
+              "expected a duration (milliseconds, or text like \"90s\", \"5m\", \"2h\"), got " + excerpt(v));
+      return false;
+    }
+    if (*d == end_of_time && !allow_end) {
+      problem(join_path(path, key),
+              v.is_string() ? "\"end\" is not allowed here: expected a finite time"
+                            : "expected a time below " + std::to_string(max_time_) + " ms, got " + excerpt(v));
+      return false;
+    }
+    if (*d != end_of_time && *d >= max_time_) {
+      problem(join_path(path, key), "expected a time below " + std::to_string(max_time_) +
+                                        " ms (about 146 million years), got " + excerpt(v));
       return false;
     }
     out = *d;
     return true;
   }
+  void set_max_time(std::int64_t t) { max_time_ = t; }
 
  private:
   template <class T>
@@ -180,11 +310,56 @@ class reader {
       return "a boolean";
     else if constexpr (std::is_integral_v<T>)
       return "an integer";
+    else if constexpr (std::is_same_v<T, std::vector<std::string>>)
+      return "an array of strings";
+    else if constexpr (std::is_same_v<T, std::map<std::string, std::string>>)
+      return "an object of strings";
     else
       return "a value of another type";
   }
   diagnostics& d_;
+  std::int64_t max_time_ = std::int64_t{1} << 62;
 };
+
+/// Before anything is copied: do the `count` copies of the entries of `arr`
+/// (nodes or jobs) stay within `max_total` entries and the expansion memory
+/// limit? Reports the entry where a limit is passed and returns false; the
+/// loader then reads every entry once and makes no copies.
+inline bool copies_fit(reader& r, const json& arr, const std::string& base, std::size_t max_total, const char* what,
+                       const input_limits& lim) {
+  std::uint64_t total = 0, bytes = 0;
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    const json& e = arr[i];
+    std::uint64_t count = 1;
+    if (e.is_object() && e.contains("count")) {
+      const json& c = e["count"];
+      if (c.is_number_unsigned() && c.get<std::uint64_t>() >= 1 && c.get<std::uint64_t>() <= max_total)
+        count = c.get<std::uint64_t>();
+      else if (c.is_number_integer() && c.get<std::int64_t>() >= 1 &&
+               static_cast<std::uint64_t>(c.get<std::int64_t>()) <= max_total)
+        count = static_cast<std::uint64_t>(c.get<std::int64_t>());
+      // any other count is reported with the entry
+    }
+    const std::string p = index_path(base, i);
+    total += count;
+    if (total > max_total) {
+      r.problem(count > 1 ? join_path(p, "count") : p,
+                "the scenario would have more than " + std::to_string(max_total) + " " + what + " (the " +
+                    std::string(what).substr(0, std::strlen(what) - 1) + " limit)");
+      return false;
+    }
+    if (count > 1) {
+      bytes += count * (e.dump(-1, ' ', false, json::error_handler_t::replace).size() + 256);
+      if (bytes > lim.max_expanded_bytes) {
+        r.problem(join_path(p, "count"), std::string("the copies of ") + what + " would take more than " +
+                                             std::to_string(lim.max_expanded_bytes >> 20) +
+                                             " MiB (the expansion limit)");
+        return false;
+      }
+    }
+  }
+  return true;
+}
 
 inline void check_keys(reader& r, const json& obj, const std::string& path, std::initializer_list<const char*> keys) {
   for (auto it = obj.begin(); it != obj.end(); ++it) {
@@ -195,13 +370,18 @@ inline void check_keys(reader& r, const json& obj, const std::string& path, std:
 }
 }  // namespace detail
 
-/// Loads a scenario from JSON; throws validation_error listing every problem
-/// (paths like $.jobs[3].request.cpu).
-inline scenario load_scenario(const json& doc) {
-  diagnostics diag;
+/// Loads a scenario from JSON into `diag`: every problem with its path (like
+/// $.jobs[3].request.cpu); the scenario returned is complete only when `diag`
+/// stayed empty. Sizes are checked against `lim` before anything is expanded.
+inline scenario load_scenario(const json& doc, diagnostics& diag, const input_limits& lim) {
   detail::reader r(diag);
+  r.set_max_time(lim.max_time_ms);
   scenario sc;
-  if (!doc.is_object()) throw validation_error("$", "a scenario must be a JSON object");
+  if (!doc.is_object()) {
+    diag.add("$", std::string("a scenario must be a JSON object, got ") + doc.type_name());
+    return sc;
+  }
+  bool copies_skipped = false;  // a size limit was passed: entries were read once, not copied
   detail::check_keys(r, doc, "",
                      {"name", "description", "cluster", "scheduler", "policies", "jobs", "events", "expect", "chart",
                       "tenant_by", "until", "$schema"});
@@ -210,7 +390,7 @@ inline scenario load_scenario(const json& doc) {
   r.get(doc, "tenant_by", sc.tenant_by, "");
   if (sc.tenant_by != "queue" && sc.tenant_by != "namespace" && sc.tenant_by != "user")
     r.problem("tenant_by", "expected one of queue, namespace, user");
-  if (doc.contains("until")) r.duration(doc, "until", sc.until_ms, "", false);
+  if (doc.contains("until")) r.duration(doc, "until", sc.until_ms, "", false, true);
 
   // cluster
   if (!doc.contains("cluster") || !doc["cluster"].is_object() || !doc["cluster"].contains("nodes") ||
@@ -218,7 +398,10 @@ inline scenario load_scenario(const json& doc) {
     r.problem("cluster.nodes", "is required: an array of nodes");
   } else {
     const auto& nodes = doc["cluster"]["nodes"];
+    detail::check_keys(r, doc["cluster"], "cluster", {"nodes"});
     std::map<std::string, int> seen;
+    const bool expand = detail::copies_fit(r, nodes, "cluster.nodes", lim.max_nodes, "nodes", lim);
+    copies_skipped = copies_skipped || !expand;
     for (std::size_t i = 0; i < nodes.size(); ++i) {
       const std::string p = index_path("cluster.nodes", i);
       const auto& n = nodes[i];
@@ -235,15 +418,18 @@ inline scenario load_scenario(const json& doc) {
           r.problem(gp, "expected {\"count\": N, \"model\": \"...\"}");
         } else {
           detail::check_keys(r, g, gp, {"count", "model"});
-          r.get(g, "count", spec.gpu.count, gp, true);
+          if (r.get(g, "count", spec.gpu.count, gp, true) && (spec.gpu.count < 0 || spec.gpu.count > 1024))
+            r.problem(join_path(gp, "count"), "expected 0 to 1024");
           r.get(g, "model", spec.gpu.model, gp);
-          if (spec.gpu.count < 0 || spec.gpu.count > 1024) r.problem(join_path(gp, "count"), "expected 0 to 1024");
         }
       }
-      r.get(n, "name", spec.name, p, true);
+      r.name(n, "name", spec.name, p, true, lim.max_name_bytes);
       std::int64_t count = 1;
-      r.get(n, "count", count, p);
-      if (count < 1 || count > 1'000'000) r.problem(join_path(p, "count"), "expected 1 to 1000000");
+      if (r.get(n, "count", count, p) && (count < 1 || static_cast<std::uint64_t>(count) > lim.max_nodes)) {
+        r.problem(join_path(p, "count"), "expected 1 to " + std::to_string(lim.max_nodes) + " (the node limit)");
+        count = 1;
+      }
+      if (!expand) count = 1;  // over a size limit: each entry once, to check the rest of the file
       if (!n.contains("allocatable")) r.problem(join_path(p, "allocatable"), "is required");
       spec.allocatable = parse_resource_list(n.value("allocatable", json::object()), sc.registry,
                                              "$." + join_path(p, "allocatable"), &diag);
@@ -258,7 +444,7 @@ inline scenario load_scenario(const json& doc) {
               r.problem(join_path(join_path(p, "labels"), it.key()), "expected a string");
           }
       }
-      for (std::int64_t c = 0; c < std::max<std::int64_t>(1, std::min<std::int64_t>(count, 1'000'000)); ++c) {
+      for (std::int64_t c = 0; c < count; ++c) {
         node_spec copy = spec;
         if (count > 1) copy.name = spec.name + "-" + std::to_string(c);
         if (seen[copy.name]++) r.problem(join_path(p, "name"), "duplicate node name '" + copy.name + "'");
@@ -301,6 +487,16 @@ inline scenario load_scenario(const json& doc) {
     }
   }
 
+  // unknown fields of the upstream objects of a policy entry: errors, or warnings when lenient
+  auto unknown_fields = [&](const json& entry, const std::string& path) {
+    for (const auto& u : unknown_object_fields(entry, "$." + path)) {
+      if (lim.lenient_objects)
+        sc.warnings.push_back(u);
+      else
+        diag.add(u.path, u.message + " (quota-sim --lenient-objects makes this a warning)");
+    }
+  };
+
   // policies
   if (doc.contains("policies")) {
     if (!doc["policies"].is_array())
@@ -339,6 +535,7 @@ inline scenario load_scenario(const json& doc) {
             }
           }
         }
+        unknown_fields(pj, p);
         sc.policies.push_back(std::move(ps));
         sc.shrink.push_back(so);
       }
@@ -359,6 +556,8 @@ inline scenario load_scenario(const json& doc) {
   } else {
     std::map<std::string, int> seen;
     const auto& jobs = doc["jobs"];
+    const bool expand = detail::copies_fit(r, jobs, "jobs", lim.max_jobs, "jobs", lim);
+    copies_skipped = copies_skipped || !expand;
     for (std::size_t i = 0; i < jobs.size(); ++i) {
       const std::string p = index_path("jobs", i);
       const auto& jj = jobs[i];
@@ -371,26 +570,39 @@ inline scenario load_scenario(const json& doc) {
           {"id", "submit", "duration", "namespace", "queue", "user", "groups", "priority", "priority_class", "pods",
            "min_pods", "request", "node_selector", "claims", "preemptible", "count", "extra", "gpu"});
       job_spec js;
-      r.get(jj, "id", js.id, p, true);
+      r.name(jj, "id", js.id, p, true, lim.max_name_bytes);
       r.duration(jj, "submit", js.submit_ms, p, false);
-      if (jj.contains("duration")) r.duration(jj, "duration", js.duration_ms, p, false);
-      r.get(jj, "namespace", js.ns, p);
-      r.get(jj, "queue", js.queue, p);
-      r.get(jj, "user", js.user, p);
+      if (jj.contains("duration") && r.duration(jj, "duration", js.duration_ms, p, false, true) &&
+          js.duration_ms == end_of_time)
+        js.duration_ms = -1;  // "end": runs until the end
+      if (jj.contains("namespace")) r.name(jj, "namespace", js.ns, p, false, lim.max_name_bytes);
+      if (jj.contains("queue")) r.name(jj, "queue", js.queue, p, false, lim.max_name_bytes);
+      if (jj.contains("user")) r.name(jj, "user", js.user, p, false, lim.max_name_bytes);
       r.get(jj, "groups", js.groups, p);
       r.get(jj, "priority", js.priority, p);
       r.get(jj, "priority_class", js.priority_class, p);
-      r.get(jj, "pods", js.pods, p);
+      if (r.get(jj, "pods", js.pods, p) && (js.pods < 1 || js.pods > lim.max_pods)) {
+        r.problem(join_path(p, "pods"), "expected 1 to " + std::to_string(lim.max_pods) + " (the pod limit of a job)");
+        js.pods = 1;
+      }
       js.min_pods = js.pods;
-      r.get(jj, "min_pods", js.min_pods, p);
-      if (js.pods < 1) r.problem(join_path(p, "pods"), "expected at least 1");
-      if (js.min_pods < 1 || js.min_pods > js.pods) r.problem(join_path(p, "min_pods"), "expected 1..pods");
+      if (r.get(jj, "min_pods", js.min_pods, p) && (js.min_pods < 1 || js.min_pods > js.pods)) {
+        r.problem(join_path(p, "min_pods"), "expected 1..pods");
+        js.min_pods = js.pods;
+      }
       r.get(jj, "node_selector", js.node_selector, p);
       r.get(jj, "claims", js.claims, p);
       r.get(jj, "preemptible", js.preemptible, p);
       if (!jj.contains("request")) r.problem(join_path(p, "request"), "is required");
       js.per_pod =
           parse_resource_list(jj.value("request", json::object()), sc.registry, "$." + join_path(p, "request"), &diag);
+      // the job's request is pods x request: it must fit 64 bits
+      for (const auto& e : js.per_pod)
+        if (e.value > std::numeric_limits<amount>::max() / js.pods) {
+          r.problem(join_path(join_path(p, "request"), std::string(sc.registry.name(e.id))),
+                    "times " + std::to_string(js.pods) + " pods does not fit a 64-bit amount");
+          break;
+        }
       if (jj.contains("extra")) js.extra = jj["extra"];
       if (jj.contains("gpu")) {
         const auto& g = jj["gpu"];
@@ -399,19 +611,22 @@ inline scenario load_scenario(const json& doc) {
           r.problem(gp, "expected {\"count\": N, \"milli\": M, \"models\": [...]}");
         } else {
           detail::check_keys(r, g, gp, {"count", "milli", "models"});
-          r.get(g, "count", js.gpu.count, gp, true);
-          r.get(g, "milli", js.gpu.milli, gp);
+          if (r.get(g, "count", js.gpu.count, gp, true) && (js.gpu.count < 0 || js.gpu.count > 1024))
+            r.problem(join_path(gp, "count"), "expected 0 to 1024");
+          if (r.get(g, "milli", js.gpu.milli, gp) && (js.gpu.milli < 1 || js.gpu.milli > 1000))
+            r.problem(join_path(gp, "milli"), "expected 1 to 1000");
           r.get(g, "models", js.gpu.models, gp);
-          if (js.gpu.count < 0 || js.gpu.count > 1024) r.problem(join_path(gp, "count"), "expected 0 to 1024");
-          if (js.gpu.milli < 1 || js.gpu.milli > 1000) r.problem(join_path(gp, "milli"), "expected 1 to 1000");
           if (js.gpu.count > 1 && js.gpu.milli != 1000)
             r.problem(join_path(gp, "milli"), "a share of a device (milli < 1000) is for one device only");
         }
       }
       std::int64_t count = 1;
-      r.get(jj, "count", count, p);
-      if (count < 1 || count > 10'000'000) r.problem(join_path(p, "count"), "expected 1 to 10000000");
-      for (std::int64_t c = 0; c < std::max<std::int64_t>(1, std::min<std::int64_t>(count, 10'000'000)); ++c) {
+      if (r.get(jj, "count", count, p) && (count < 1 || static_cast<std::uint64_t>(count) > lim.max_jobs)) {
+        r.problem(join_path(p, "count"), "expected 1 to " + std::to_string(lim.max_jobs) + " (the job limit)");
+        count = 1;
+      }
+      if (!expand) count = 1;  // over a size limit: each entry once, to check the rest of the file
+      for (std::int64_t c = 0; c < count; ++c) {
         job_spec copy = js;
         if (count > 1) copy.id = js.id + "-" + std::to_string(c);
         if (seen[copy.id]++) r.problem(join_path(p, "id"), "duplicate job id '" + copy.id + "'");
@@ -421,9 +636,13 @@ inline scenario load_scenario(const json& doc) {
   }
 
   // events
+  std::set<std::string> added_nodes;                               // names of node_add events
+  std::vector<std::pair<std::string, std::string>> removed_nodes;  // node_remove: name, path
   if (doc.contains("events")) {
     if (!doc["events"].is_array())
       r.problem("events", "expected an array");
+    else if (doc["events"].size() > lim.max_events)
+      r.problem("events", "more than " + std::to_string(lim.max_events) + " events (the event limit)");
     else
       for (std::size_t i = 0; i < doc["events"].size(); ++i) {
         const std::string p = index_path("events", i);
@@ -438,18 +657,44 @@ inline scenario load_scenario(const json& doc) {
         ev.body = ej;
         ev.path = "$." + p;
         if (ev.type == "node_add") {
+          detail::check_keys(r, ej, p, {"at", "type", "node"});
           if (!ej.contains("node") || !ej["node"].is_object())
             r.problem(join_path(p, "node"), "is required: {name, allocatable, labels}");
           else {
-            (void)parse_resource_list(ej["node"].value("allocatable", json::object()), sc.registry,
-                                      "$." + join_path(p, "node.allocatable"), &diag);
-            if (!ej["node"].contains("name") || !ej["node"]["name"].is_string())
-              r.problem(join_path(p, "node.name"), "is required");
+            const auto& nj = ej["node"];
+            const std::string np = join_path(p, "node");
+            detail::check_keys(r, nj, np, {"name", "allocatable", "labels", "gpu"});
+            (void)parse_resource_list(nj.value("allocatable", json::object()), sc.registry,
+                                      "$." + join_path(np, "allocatable"), &diag);
+            std::string n;
+            if (r.name(nj, "name", n, np, true, lim.max_name_bytes)) added_nodes.insert(n);
+            if (nj.contains("labels") && !nj["labels"].is_object())
+              r.problem(join_path(np, "labels"), "expected an object of strings");
+            else if (nj.contains("labels"))
+              for (auto it = nj["labels"].begin(); it != nj["labels"].end(); ++it)
+                if (!it.value().is_string())
+                  r.problem(join_path(join_path(np, "labels"), it.key()), "expected a string");
+            if (nj.contains("gpu")) {
+              const auto& g = nj["gpu"];
+              const std::string gp = join_path(np, "gpu");
+              std::int32_t gc = 0;
+              std::string gm;
+              if (!g.is_object()) {
+                r.problem(gp, "expected {\"count\": N, \"model\": \"...\"}");
+              } else {
+                detail::check_keys(r, g, gp, {"count", "model"});
+                if (r.get(g, "count", gc, gp, true) && (gc < 0 || gc > 1024))
+                  r.problem(join_path(gp, "count"), "expected 0 to 1024");
+                r.get(g, "model", gm, gp);
+              }
+            }
           }
         } else if (ev.type == "node_remove") {
+          detail::check_keys(r, ej, p, {"at", "type", "name"});
           std::string n;
-          r.get(ej, "name", n, p, true);
+          if (r.get(ej, "name", n, p, true)) removed_nodes.emplace_back(n, join_path(p, "name"));
         } else if (ev.type == "delete") {
+          detail::check_keys(r, ej, p, {"at", "type", "job"});
           std::string n;
           r.get(ej, "job", n, p, true);
         } else if (ev.type == "reload") {
@@ -492,6 +737,7 @@ inline scenario load_scenario(const json& doc) {
             if (ej.contains("model") && ej["model"] != ev.policy_body["model"])
               r.problem(join_path(p, "model"),
                         "a reload keeps the policy's model ('" + sc.policies[ev.policy].model + "')");
+            unknown_fields(ev.policy_body, p);
           }
         } else if (!ev.type.empty()) {
           r.problem(join_path(p, "type"),
@@ -505,6 +751,8 @@ inline scenario load_scenario(const json& doc) {
   if (doc.contains("expect")) {
     if (!doc["expect"].is_array())
       r.problem("expect", "expected an array");
+    else if (doc["expect"].size() > lim.max_events)
+      r.problem("expect", "more than " + std::to_string(lim.max_events) + " expectations (the event limit)");
     else
       for (std::size_t i = 0; i < doc["expect"].size(); ++i) {
         const std::string p = index_path("expect", i);
@@ -518,7 +766,7 @@ inline scenario load_scenario(const json& doc) {
                             "model", "pointer", "equals", "victims", "node", "note"});
         expectation x;
         x.at_ms = end_of_time;
-        if (xj.contains("at")) r.duration(xj, "at", x.at_ms, p, false);
+        if (xj.contains("at")) r.duration(xj, "at", x.at_ms, p, false, true);
         x.path = "$." + p;
         x.body = xj;
         const bool has_subject = xj.contains("job") || xj.contains("tenant") || xj.contains("admitted") ||
@@ -539,14 +787,41 @@ inline scenario load_scenario(const json& doc) {
       }
   }
 
-  // chart lines after resources are known
+  // node_remove names a node of the cluster or of a node_add event
+  if (!copies_skipped && (!sc.nodes.empty() || !added_nodes.empty())) {
+    std::set<std::string> names(added_nodes);
+    for (const auto& n : sc.nodes) names.insert(n.name);
+    for (const auto& [name, path] : removed_nodes)
+      if (!names.count(name))
+        r.problem(path, "unknown node '" + name + "' (not in cluster.nodes nor added by an event)");
+  }
+
+  // the chart resource and lines after resources and tenants are known
+  const bool chart_named = doc.contains("chart") && doc["chart"].is_object() && doc["chart"].contains("resource") &&
+                           doc["chart"]["resource"].is_string();
+  auto cid = sc.registry.find(sc.chart_resource);
+  const bool in_nodes =
+      cid && (!added_nodes.empty() || std::any_of(sc.nodes.begin(), sc.nodes.end(),
+                                                  [&](const node_spec& n) { return n.allocatable.get(*cid) != 0; }));
+  if (chart_named && !in_nodes) {
+    r.problem("chart.resource", "resource '" + sc.chart_resource +
+                                    "' is in no node's allocatable (the chart shows its use against capacity)");
+    cid.reset();
+  }
   if (doc.contains("chart") && doc["chart"].is_object() && doc["chart"].contains("lines") &&
-      doc["chart"]["lines"].is_object()) {
-    const auto cid = sc.registry.find(sc.chart_resource);
+      doc["chart"]["lines"].is_object() && cid) {
+    std::set<std::string> tenants;
+    for (const auto& j : sc.jobs)
+      tenants.insert(sc.tenant_by == "user"        ? (j.user.empty() ? std::string("(none)") : j.user)
+                     : sc.tenant_by == "namespace" ? j.ns
+                     : j.queue.empty()             ? j.ns
+                                                   : j.queue);
     for (auto it = doc["chart"]["lines"].begin(); it != doc["chart"]["lines"].end(); ++it) {
-      if (!cid) break;
-      sc.chart_lines[it.key()] =
-          parse_resource_amount(it.value(), *cid, sc.registry, "$.chart.lines." + it.key(), &diag);
+      const std::string lp = "$.chart.lines." + it.key();
+      if (!tenants.count(it.key()))
+        diag.add(lp, "unknown tenant '" + it.key() + "' (tenants are the jobs' " +
+                         (sc.tenant_by == "queue" ? std::string("queue, else namespace") : sc.tenant_by) + ")");
+      sc.chart_lines[it.key()] = parse_resource_amount(it.value(), *cid, sc.registry, lp, &diag);
     }
   }
 
@@ -554,19 +829,28 @@ inline scenario load_scenario(const json& doc) {
   std::map<std::string, bool> ids;
   for (const auto& j : sc.jobs) ids[j.id] = true;
   for (const auto& ev : sc.events)
-    if (ev.type == "delete" && ev.body.contains("job") && ev.body["job"].is_string() &&
+    if (!copies_skipped && ev.type == "delete" && ev.body.contains("job") && ev.body["job"].is_string() &&
         !ids.count(ev.body["job"].get<std::string>()))
       diag.add(ev.path + ".job", "unknown job '" + ev.body["job"].get<std::string>() + "'");
   for (const auto& x : sc.expectations)
-    if (x.body.contains("job") && x.body["job"].is_string() && !ids.count(x.body["job"].get<std::string>()))
+    if (!copies_skipped && x.body.contains("job") && x.body["job"].is_string() &&
+        !ids.count(x.body["job"].get<std::string>()))
       diag.add(x.path + ".job", "unknown job '" + x.body["job"].get<std::string>() + "'");
 
-  diag.throw_if_any();
   // deterministic order of jobs: submission time, then file order (stable)
   std::stable_sort(sc.jobs.begin(), sc.jobs.end(),
                    [](const job_spec& a, const job_spec& b) { return a.submit_ms < b.submit_ms; });
   std::stable_sort(sc.events.begin(), sc.events.end(),
                    [](const event_spec& a, const event_spec& b) { return a.at_ms < b.at_ms; });
+  return sc;
+}
+
+/// Loads a scenario from JSON; throws validation_error listing every problem
+/// (paths like $.jobs[3].request.cpu).
+inline scenario load_scenario(const json& doc, const input_limits& lim = default_limits()) {
+  diagnostics diag;
+  scenario sc = load_scenario(doc, diag, lim);
+  diag.throw_if_any();
   return sc;
 }
 
@@ -579,71 +863,308 @@ inline scenario load_scenario(const json& doc) {
   return ends(".yaml") || ends(".yml");
 }
 
+/// The bytes of `file`, at most `lim.max_file_bytes` of them: a longer file,
+/// or an endless one (/dev/zero, a pipe that never ends), is a parse_error
+/// (105) as soon as the bound is passed, so memory stays bounded.
+[[nodiscard]] inline std::string read_input_file(const std::string& file, const input_limits& lim = default_limits()) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw parse_error(error_id::parse_malformed_document, "cannot open '" + file + "'");
+  std::string text;
+  char buf[1 << 16];
+  while (in) {
+    in.read(buf, sizeof buf);
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (text.size() + got > lim.max_file_bytes)
+      throw parse_error(error_id::parse_malformed_document, file + ": larger than the input limit of " +
+                                                                std::to_string(lim.max_file_bytes) + " bytes (" +
+                                                                std::to_string(lim.max_file_bytes >> 20) + " MiB)");
+    text.append(buf, got);
+  }
+  if (in.bad() || (!in.eof() && in.fail()))
+    throw parse_error(error_id::parse_malformed_document, "cannot read '" + file + "'");
+  return text;
+}
+
+namespace detail {
+/// A message fragment that quotes input: bytes that are not printable ASCII
+/// (control characters, any non-ASCII byte) become \xNN.
+[[nodiscard]] inline std::string printable(std::string_view in) {
+  static const char* hex = "0123456789abcdef";
+  std::string o;
+  for (char c : in) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u < 0x7f) {
+      o += c;
+    } else {
+      o += "\\x";
+      o += hex[u >> 4];
+      o += hex[u & 0xf];
+    }
+  }
+  return o;
+}
+
+/// True when `s` is well-formed UTF-8 (as JSON text must be): no stray
+/// continuation bytes, no overlong forms, no surrogates, nothing above U+10FFFF.
+[[nodiscard]] inline bool valid_utf8(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t more = 0;
+    unsigned char lo = 0x80, hi = 0xbf;  // range of the first continuation byte
+    if (c < 0x80)
+      more = 0;
+    else if (c >= 0xc2 && c <= 0xdf)
+      more = 1;
+    else if (c >= 0xe0 && c <= 0xef) {
+      more = 2;
+      if (c == 0xe0) lo = 0xa0;
+      if (c == 0xed) hi = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      more = 3;
+      if (c == 0xf0) lo = 0x90;
+      if (c == 0xf4) hi = 0x8f;
+    } else
+      return false;
+    if (i + more >= s.size() && more > 0) return false;
+    for (std::size_t k = 1; k <= more; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + k]);
+      if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xbf)) return false;
+    }
+    i += more + 1;
+  }
+  return true;
+}
+
+/// Where the JSON parser is (for messages), and the bounds it enforces: depth,
+/// value count, string length, and no key twice in one object.
+class json_guard {
+ public:
+  explicit json_guard(const input_limits& lim) : lim_(lim) {}
+  bool operator()(int depth, json::parse_event_t ev, json& parsed) {
+    using e = json::parse_event_t;
+    switch (ev) {
+      case e::object_start:
+      case e::array_start:
+        count_value();
+        if (static_cast<std::size_t>(depth) >= lim_.max_depth)
+          fail("nested deeper than the limit of " + std::to_string(lim_.max_depth) + " levels");
+        frames_.push_back({ev == e::array_start, 0, {}, {}});
+        break;
+      case e::key: {
+        auto& f = frames_.back();
+        f.key = parsed.get<std::string>();
+        check_string(f.key);
+        if (!f.keys.insert(f.key).second) fail("duplicate key (a JSON object names each key once)");
+        break;
+      }
+      case e::value:
+        count_value();
+        if (parsed.is_string()) check_string(parsed.get_ref<const std::string&>());
+        advance();
+        break;
+      case e::object_end:
+      case e::array_end:
+        frames_.pop_back();
+        advance();
+        break;
+    }
+    return true;
+  }
+  /// The JSON path of the value being read, as the loader writes it ($.jobs[0].id).
+  [[nodiscard]] std::string path() const {
+    std::string p = "$";
+    for (const auto& f : frames_) {
+      if (f.array)
+        p += "[" + std::to_string(f.index) + "]";
+      else if (!f.key.empty() || !f.keys.empty())
+        p += "." + f.key;
+    }
+    return p;
+  }
+
+ private:
+  struct frame {
+    bool array;
+    std::size_t index;
+    std::string key;
+    std::unordered_set<std::string> keys;
+  };
+  void advance() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+  }
+  void count_value() {
+    if (++values_ > lim_.max_values) fail("more than " + std::to_string(lim_.max_values) + " values (the value limit)");
+  }
+  void check_string(const std::string& v) {
+    if (v.size() > lim_.max_string_bytes)
+      fail("a string of " + std::to_string(v.size()) + " bytes is longer than the limit of " +
+           std::to_string(lim_.max_string_bytes));
+  }
+  [[noreturn]] void fail(const std::string& msg) const { throw validation_error(path(), msg); }
+  const input_limits& lim_;
+  std::vector<frame> frames_;
+  std::size_t values_ = 0;
+};
+}  // namespace detail
+
+/// Parses the JSON text of a scenario (or a job file: `what` names it in
+/// messages). Syntax errors and numbers out of range (1e400) are parse_error
+/// 105 with the byte offset and the JSON path reached; duplicate keys and the
+/// bounds of `lim` are validation_error naming the path.
+[[nodiscard]] inline json parse_scenario_text(std::string_view text, const std::string& what,
+                                              const input_limits& lim = default_limits()) {
+  if (text.size() > lim.max_file_bytes)
+    throw parse_error(error_id::parse_malformed_document,
+                      what + ": larger than the input limit of " + std::to_string(lim.max_file_bytes) + " bytes");
+  detail::json_guard guard(lim);
+  try {
+    return json::parse(text, std::ref(guard));
+  } catch (const validation_error& e) {
+    std::vector<diagnostic> ps;
+    for (const auto& p : e.problems()) ps.push_back({what + ": " + p.path, p.message});
+    throw validation_error(std::move(ps));
+  } catch (const json::parse_error& e) {
+    throw parse_error(error_id::parse_malformed_document, what + ": invalid JSON at byte " + std::to_string(e.byte) +
+                                                              " (" + detail::printable(guard.path()) +
+                                                              "): " + detail::printable(e.what()));
+  } catch (const json::exception& e) {
+    // out_of_range 406: a number beyond a double (1e400)
+    throw parse_error(error_id::parse_malformed_document,
+                      what + ": " + detail::printable(guard.path()) + ": " + detail::printable(e.what()));
+  }
+}
+
 #ifdef QUOTA_SIM_HAVE_YAML
 namespace detail {
 /// A YAML node as the JSON tree the scenario loader reads. Plain scalars:
 /// integers become numbers, true/false booleans, ~/null null, everything
 /// else a string ("2Gi", "1.5", "5m"); quoted scalars always stay strings.
-[[nodiscard]] inline json yaml_to_json(const YAML::Node& n) {
-  switch (n.Type()) {
-    case YAML::NodeType::Undefined:
-    case YAML::NodeType::Null:
-      return nullptr;
-    case YAML::NodeType::Scalar: {
-      const std::string& v = n.Scalar();
-      if (n.Tag() == "!") return v;
-      if (v == "~" || v == "null" || v == "Null" || v == "NULL") return nullptr;
-      if (v == "true" || v == "True" || v == "TRUE") return true;
-      if (v == "false" || v == "False" || v == "FALSE") return false;
-      const std::size_t start = (!v.empty() && (v[0] == '-' || v[0] == '+')) ? 1 : 0;
-      // as nlohmann parses JSON: non-negative integers unsigned, negative signed
-      if (v.size() > start && v.size() - start <= 18 && v.find_first_not_of("0123456789", start) == std::string::npos) {
-        if (v[0] == '-') return static_cast<std::int64_t>(std::stoll(v));
-        return static_cast<std::uint64_t>(std::stoull(v.substr(start)));
+/// Aliases are expanded, so every use counts towards the value limit (a
+/// "billion laughs" document stops at the limit, not at the end of memory);
+/// a key twice in one map is an error, as in JSON.
+class yaml_converter {
+ public:
+  /// `text_bytes`: the size of the YAML text. Aliases may repeat what they
+  /// name, but the tree may hold at most 16 values per byte of text (and the
+  /// value limit): a document of plain nodes stays far below, an alias bomb
+  /// stops at once.
+  yaml_converter(const input_limits& lim, std::size_t text_bytes)
+      : lim_(lim), budget_(std::min<std::size_t>(lim.max_values, 16 * text_bytes + 10'000)) {}
+  [[nodiscard]] json convert(const YAML::Node& n, const std::string& path, std::size_t depth) {
+    if (++values_ > budget_)
+      throw validation_error(path, "more than " + std::to_string(budget_) +
+                                       " values once aliases are expanded (at most 16 per byte of YAML text, and "
+                                       "the value limit)");
+    if (depth >= lim_.max_depth)
+      throw validation_error(path, "nested deeper than the limit of " + std::to_string(lim_.max_depth) + " levels");
+    switch (n.Type()) {
+      case YAML::NodeType::Undefined:
+      case YAML::NodeType::Null:
+        return nullptr;
+      case YAML::NodeType::Scalar: {
+        const std::string& v = n.Scalar();
+        if (!valid_utf8(v)) throw validation_error(path, "not valid UTF-8: " + printable(v.substr(0, 40)));
+        if (v.size() > lim_.max_string_bytes)
+          throw validation_error(path, "a string of " + std::to_string(v.size()) +
+                                           " bytes is longer than the limit of " +
+                                           std::to_string(lim_.max_string_bytes));
+        if (n.Tag() == "!") return v;
+        if (v == "~" || v == "null" || v == "Null" || v == "NULL") return nullptr;
+        if (v == "true" || v == "True" || v == "TRUE") return true;
+        if (v == "false" || v == "False" || v == "FALSE") return false;
+        const std::size_t start = (!v.empty() && (v[0] == '-' || v[0] == '+')) ? 1 : 0;
+        // as nlohmann parses JSON: non-negative integers unsigned, negative signed
+        if (v.size() > start && v.size() - start <= 18 &&
+            v.find_first_not_of("0123456789", start) == std::string::npos) {
+          if (v[0] == '-') return static_cast<std::int64_t>(std::stoll(v));
+          return static_cast<std::uint64_t>(std::stoull(v.substr(start)));
+        }
+        return v;
       }
-      return v;
-    }
-    case YAML::NodeType::Sequence: {
-      json arr = json::array();
-      for (const auto& c : n) arr.push_back(yaml_to_json(c));
-      return arr;
-    }
-    case YAML::NodeType::Map: {
-      json obj = json::object();
-      for (const auto& kv : n) {
-        if (!kv.first.IsScalar())
-          throw parse_error(error_id::parse_malformed_document, "a YAML map key must be a scalar");
-        obj[kv.first.Scalar()] = yaml_to_json(kv.second);
+      case YAML::NodeType::Sequence: {
+        json arr = json::array();
+        std::size_t i = 0;
+        for (const auto& c : n) {
+          arr.push_back(convert(c, path + "[" + std::to_string(i) + "]", depth + 1));
+          ++i;
+        }
+        return arr;
       }
-      return obj;
+      case YAML::NodeType::Map: {
+        json obj = json::object();
+        for (const auto& kv : n) {
+          if (!kv.first.IsScalar()) throw validation_error(path, "a YAML map key must be a scalar");
+          const std::string& key = kv.first.Scalar();
+          if (!valid_utf8(key)) throw validation_error(path, "a key that is not valid UTF-8: " + printable(key));
+          const std::string kp = path + "." + key;
+          if (obj.contains(key)) throw validation_error(kp, "duplicate key (a map names each key once)");
+          obj[key] = convert(kv.second, kp, depth + 1);
+        }
+        return obj;
+      }
     }
+    return nullptr;
   }
-  return nullptr;
+
+ private:
+  const input_limits& lim_;
+  std::size_t budget_;
+  std::size_t values_ = 0;
+};
+
+/// `text_bytes`: the size of the YAML text the node was read from.
+[[nodiscard]] inline json yaml_to_json(const YAML::Node& n, std::size_t text_bytes,
+                                       const input_limits& lim = default_limits()) {
+  return yaml_converter(lim, text_bytes).convert(n, "$", 0);
 }
 }  // namespace detail
 #endif
 
-/// The JSON tree of a scenario file: JSON, or YAML (.yaml/.yml, when built
-/// with yaml-cpp) converted to the same tree, so load_scenario reports the
-/// same JSON paths for both. parse_error (105) when unreadable or malformed.
-[[nodiscard]] inline json load_scenario_file(const std::string& file) {
-  if (!is_yaml_file(file)) return load_json_file(file);
+/// Parses the YAML text of a scenario into the same JSON tree as a JSON file
+/// (bounded as parse_scenario_text). parse_error 105 with line and column for
+/// malformed YAML, or when quota-sim was built without yaml-cpp.
+[[nodiscard]] inline json parse_scenario_yaml(const std::string& text, const std::string& what,
+                                              const input_limits& lim = default_limits()) {
 #ifdef QUOTA_SIM_HAVE_YAML
+  if (text.size() > lim.max_file_bytes)
+    throw parse_error(error_id::parse_malformed_document,
+                      what + ": larger than the input limit of " + std::to_string(lim.max_file_bytes) + " bytes");
   YAML::Node doc;
   try {
-    doc = YAML::LoadFile(file);
-  } catch (const YAML::BadFile&) {
-    throw parse_error(error_id::parse_malformed_document, "cannot open '" + file + "'");
+    doc = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    throw parse_error(error_id::parse_malformed_document, file + ": invalid YAML at line " +
+    throw parse_error(error_id::parse_malformed_document, what + ": invalid YAML at line " +
                                                               std::to_string(e.mark.line + 1) + ", column " +
                                                               std::to_string(e.mark.column + 1) + ": " + e.msg);
   }
-  return detail::yaml_to_json(doc);
+  try {
+    return detail::yaml_to_json(doc, text.size(), lim);
+  } catch (const validation_error& e) {
+    std::vector<diagnostic> ps;
+    for (const auto& p : e.problems()) ps.push_back({what + ": " + p.path, p.message});
+    throw validation_error(std::move(ps));
+  } catch (const YAML::Exception& e) {
+    throw parse_error(error_id::parse_malformed_document, what + ": invalid YAML: " + e.msg);
+  }
 #else
+  (void)text;
+  (void)lim;
   throw parse_error(error_id::parse_malformed_document,
-                    file + ": YAML scenarios need quota-sim built with yaml-cpp (found at configure time)");
+                    what + ": YAML scenarios need quota-sim built with yaml-cpp (found at configure time)");
 #endif
+}
+
+/// The JSON tree of a scenario file: JSON, or YAML (.yaml/.yml, when built
+/// with yaml-cpp) converted to the same tree, so load_scenario reports the
+/// same JSON paths for both. parse_error (105) when unreadable, malformed or
+/// over the input limit; validation_error for duplicate keys and the bounds.
+[[nodiscard]] inline json load_scenario_file(const std::string& file, const input_limits& lim = default_limits()) {
+#ifndef QUOTA_SIM_HAVE_YAML
+  if (is_yaml_file(file)) return parse_scenario_yaml(std::string(), file, lim);
+#endif
+  const std::string text = read_input_file(file, lim);
+  return is_yaml_file(file) ? parse_scenario_yaml(text, file, lim) : parse_scenario_text(text, file, lim);
 }
 
 }  // namespace quota::sim

@@ -1292,6 +1292,13 @@ class simulator_impl {
   // --- invariants (run_options::check_invariants) ----------------------------
   // Recomputed from the running jobs' placements, not from the nodes' free
   // vectors, so a bookkeeping slip in take/give shows too.
+  //
+  // Cost per instant: O(nodes x resources + GPU devices + pods of the running
+  // jobs). Jobs that do not run are not visited at every instant (visiting
+  // every job would make a checked replay quadratic in the number of jobs): a
+  // pod a node lists must belong to a running job placed there, and a device
+  // held by anything else breaks held + free == 1000; check_outcomes looks at
+  // every job once at the end.
   void check_capacity(std::vector<failed_expectation>& out) const {
     // Recomputed from the running jobs alone, at every event of a checked
     // replay: dense node x resource sums in scratch kept between events.
@@ -1301,12 +1308,12 @@ class simulator_impl {
     used.assign(nn * nr, 0);
     dev.resize(nn);
     for (std::size_t n = 0; n < nn; ++n) dev[n].assign(nodes_[n].device_free.size(), 0);
-    for (const auto& jr : jobs_) {
+    inv_pods_.assign(nn, 0);
+    for (const auto idx : running_) {
+      const auto& jr = jobs_[idx];
       if (jr.state != job_state::running) {
-        if (!jr.placement.empty() || !jr.devices.empty())
-          out.push_back(
-              {"invariant", now_, "job " + jr.j.id + " (" + state_name(jr.state) + ") holds no pods or devices",
-               std::to_string(jr.placement.size()) + " placements, " + std::to_string(jr.devices.size()) + " devices"});
+        out.push_back(
+            {"invariant", now_, "job " + jr.j.id + " in the running set runs", std::string(state_name(jr.state))});
         continue;
       }
       std::int32_t pods = 0;
@@ -1318,6 +1325,7 @@ class simulator_impl {
         amount* row = used.data() + static_cast<std::size_t>(n) * nr;
         for (const auto& e : jr.spec->per_pod)
           row[e.id] = quota::detail::checked_add(row[e.id], quota::detail::checked_mul<amount>(e.value, k));
+        if (n < nn) inv_pods_[n] += static_cast<std::size_t>(k);
       }
       if (pods != jr.spec->pods)
         out.push_back({"invariant", now_, "job " + jr.j.id + " runs " + std::to_string(jr.spec->pods) + " pods",
@@ -1335,6 +1343,20 @@ class simulator_impl {
         for (const auto& e : nodes_[n].spec.allocatable) inv_alloc_[n * nr + e.id] = e.value;
     }
     for (std::size_t n = 0; n < nn; ++n) {
+      // the pods the node lists are those of the running jobs placed on it
+      if (node_jobs_[n].size() != inv_pods_[n])
+        out.push_back({"invariant", now_,
+                       "node " + nodes_[n].spec.name + " lists the " + std::to_string(inv_pods_[n]) +
+                           " pods of the running jobs placed on it",
+                       std::to_string(node_jobs_[n].size()) + " pods listed"});
+      for (const auto idx : node_jobs_[n])
+        if (jobs_[idx].state != job_state::running) {
+          out.push_back({"invariant", now_,
+                         "job " + jobs_[idx].j.id + " (" + state_name(jobs_[idx].state) + ") holds no pods on node " +
+                             nodes_[n].spec.name,
+                         "a pod listed there"});
+          break;
+        }
       const amount* row = used.data() + n * nr;
       const amount* cap = inv_alloc_.data() + n * nr;
       const auto& alloc = nodes_[n].spec.allocatable;
@@ -1366,10 +1388,19 @@ class simulator_impl {
     for (const auto d : st.devices)
       if (d < dev[st.node].size()) dev[st.node][d] += 1000;
   }
-  // Every submitted, not deleted job ran or says why it waits.
+  // Every submitted, not deleted job ran or says why it waits; a job holds
+  // pods or devices exactly when it runs, and runs exactly when it is in the
+  // running set (once, at the end: O(jobs)).
   void check_outcomes(std::vector<failed_expectation>& out) const {
     for (std::size_t i = 0; i < jobs_.size(); ++i) {
       const auto& jr = jobs_[i];
+      if (jr.state != job_state::running && (!jr.placement.empty() || !jr.devices.empty()))
+        out.push_back(
+            {"invariant", end_ms_, "job " + jr.j.id + " (" + state_name(jr.state) + ") holds no pods or devices",
+             std::to_string(jr.placement.size()) + " placements, " + std::to_string(jr.devices.size()) + " devices"});
+      if ((jr.state == job_state::running) != (running_.count(i) == 1))
+        out.push_back({"invariant", end_ms_, "job " + jr.j.id + " is in the running set exactly when it runs",
+                       std::string(state_name(jr.state)) + (running_.count(i) ? ", in the set" : ", not in the set")});
       if (jr.state == job_state::waiting || jr.state == job_state::deleted || jr.first_start >= 0) continue;
       if (reason_of(i).empty())
         out.push_back({"invariant", end_ms_, "job " + jr.j.id + " ran or has a pending reason",
@@ -1659,6 +1690,8 @@ class simulator_impl {
   }
 
  private:
+  // Text for an SVG (XML 1.0): markup characters escaped; control characters,
+  // which XML 1.0 does not allow even as references, written as \xNN.
   static std::string xml(const std::string& in) {
     std::string o;
     for (char c : in) {
@@ -1670,7 +1703,12 @@ class simulator_impl {
         o += "&amp;";
       else if (c == '"')
         o += "&quot;";
-      else
+      else if ((static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
+        static const char* hex = "0123456789abcdef";
+        o += "\\x";
+        o += hex[(static_cast<unsigned char>(c) >> 4) & 0xf];
+        o += hex[static_cast<unsigned char>(c) & 0xf];
+      } else
         o += c;
     }
     return o;
@@ -1773,6 +1811,7 @@ class simulator_impl {
   mutable std::vector<amount> inv_used_;   // node x resource
   mutable std::vector<amount> inv_alloc_;  // node x resource: allocatable
   mutable std::vector<std::vector<std::int64_t>> inv_dev_;
+  mutable std::vector<std::size_t> inv_pods_;  // per node: pods of the running jobs
 };
 
 }  // namespace quota::sim::detail
