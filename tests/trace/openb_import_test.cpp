@@ -180,3 +180,13 @@ TEST_CASE("trace: compare openb in one process gives the report of import then c
   CHECK(quota::sim::compare_svg(tr.name, "alibaba.com/gpu-milli", direct) ==
         quota::sim::compare_svg(tr.name, "alibaba.com/gpu-milli", via_json));
 }
+
+TEST_CASE("trace: a trace without GPU nodes imports to a scenario charting CPU, which the loader accepts", "[trace]") {
+  quota::sim::openb_options o;
+  o.nodes_file = dir + "/nodes_no_gpu.csv";
+  o.pods_file = dir + "/pods_cpu.csv";
+  const json doc = quota::sim::import_openb(o);
+  CHECK(doc.at("chart").at("resource") == "cpu");
+  CHECK_NOTHROW((void)quota::sim::load_scenario(json::parse(doc.dump())));
+  CHECK(report_via_json(o) == report_direct(o));
+}

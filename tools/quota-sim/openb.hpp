@@ -16,6 +16,7 @@
 // nothing is written.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <map>
@@ -312,7 +313,9 @@ struct openb_trace {
   sc["description"] = tr.description;
   sc["tenant_by"] = "queue";
   sc["scheduler"] = {{"placement", "best-fit"}, {"preemption", true}};
-  sc["chart"] = {{"resource", gpu_milli_resource}};
+  // the chart shows GPU use against capacity; a trace without GPU nodes shows CPU
+  const bool any_gpu = std::any_of(tr.nodes.begin(), tr.nodes.end(), [](const openb_node& n) { return n.gpu > 0; });
+  sc["chart"] = {{"resource", std::string(any_gpu ? gpu_milli_resource : "cpu")}};
   json jnodes = json::array();
   for (const auto& n : tr.nodes) {
     json j{
@@ -367,7 +370,8 @@ struct openb_trace {
   sc.tenant_by = "queue";
   sc.placement = "best-fit";
   sc.preemption = true;
-  sc.chart_resource = gpu_milli_resource;
+  const bool any_gpu = std::any_of(tr.nodes.begin(), tr.nodes.end(), [](const openb_node& n) { return n.gpu > 0; });
+  sc.chart_resource = any_gpu ? std::string(gpu_milli_resource) : std::string("cpu");
   // load_scenario interns the GPU resource where it first appears: the first
   // GPU node, else the first GPU pod
   std::optional<resource_id> gm;
