@@ -124,30 +124,6 @@ struct compare_run {
   return j;
 }
 
-/// Text for the SVG (XML 1.0): markup escaped, control characters as \xNN.
-[[nodiscard]] inline std::string svg_text(const std::string& in) {
-  std::string o;
-  for (char c : in) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '<')
-      o += "&lt;";
-    else if (c == '>')
-      o += "&gt;";
-    else if (c == '&')
-      o += "&amp;";
-    else if (c == '"')
-      o += "&quot;";
-    else if ((u < 0x20 && c != '\t' && c != '\n' && c != '\r') || u == 0x7f) {
-      static const char* hex = "0123456789abcdef";
-      o += "\\x";
-      o += hex[u >> 4];
-      o += hex[u & 0xf];
-    } else
-      o += c;
-  }
-  return o;
-}
-
 [[nodiscard]] inline std::string compare_svg(const std::string& scenario_name, const std::string& resource,
                                              const std::vector<compare_run>& runs) {
   const double L = 70, T = 48, pw = 640, ph = 300;

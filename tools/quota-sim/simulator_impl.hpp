@@ -1636,8 +1636,8 @@ class simulator_impl {
     s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"960\" height=\"520\" viewBox=\"0 0 960 520\" "
          "font-family=\"sans-serif\" font-size=\"12\">\n";
     s += "<rect width=\"960\" height=\"520\" fill=\"white\"/>\n";
-    s += "<text x=\"" + num(L) + "\" y=\"22\" font-size=\"15\" font-weight=\"bold\">" + xml(sc_.name) + ": " +
-         xml(std::string(sc_.registry.name(chart_))) + " in use per tenant</text>\n";
+    s += "<text x=\"" + num(L) + "\" y=\"22\" font-size=\"15\" font-weight=\"bold\">" + svg_text(sc_.name) + ": " +
+         svg_text(std::string(sc_.registry.name(chart_))) + " in use per tenant</text>\n";
     // axes and grid
     for (int g = 0; g <= 4; ++g) {
       const amount v = ymax * g / 4;
@@ -1673,7 +1673,7 @@ class simulator_impl {
       ly += 18;
       s += "<rect x=\"" + num(L + pw + 12) + "\" y=\"" + num(ly - 9) + "\" width=\"12\" height=\"4\" fill=\"" + c +
            "\"/>\n";
-      s += "<text x=\"" + num(L + pw + 30) + "\" y=\"" + num(ly - 4) + "\">" + xml(name) + "</text>\n";
+      s += "<text x=\"" + num(L + pw + 30) + "\" y=\"" + num(ly - 4) + "\">" + svg_text(name) + "</text>\n";
     }
     ly += 18;
     s += "<text x=\"" + num(L + pw + 12) + "\" y=\"" + num(ly) + "\">dashed: guarantee/reference</text>\n";
@@ -1682,7 +1682,7 @@ class simulator_impl {
     s += "<text x=\"" + num(L + pw + 30) + "\" y=\"" + num(ly) + "\">preemption</text>\n";
     for (const auto& [t, name] : preemption_marks_) {
       const double x = X(t);
-      s += "<path d=\"M" + num(x - 4) + "," + num(T + 8) + " l4,-7 l4,7 z\" fill=\"#d62728\"><title>" + xml(name) +
+      s += "<path d=\"M" + num(x - 4) + "," + num(T + 8) + " l4,-7 l4,7 z\" fill=\"#d62728\"><title>" + svg_text(name) +
            "</title></path>\n";
     }
     s += "</svg>\n";
@@ -1690,29 +1690,6 @@ class simulator_impl {
   }
 
  private:
-  // Text for an SVG (XML 1.0): markup characters escaped; control characters,
-  // which XML 1.0 does not allow even as references, written as \xNN.
-  static std::string xml(const std::string& in) {
-    std::string o;
-    for (char c : in) {
-      if (c == '<')
-        o += "&lt;";
-      else if (c == '>')
-        o += "&gt;";
-      else if (c == '&')
-        o += "&amp;";
-      else if (c == '"')
-        o += "&quot;";
-      else if ((static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
-        static const char* hex = "0123456789abcdef";
-        o += "\\x";
-        o += hex[(static_cast<unsigned char>(c) >> 4) & 0xf];
-        o += hex[static_cast<unsigned char>(c) & 0xf];
-      } else
-        o += c;
-    }
-    return o;
-  }
   static std::string time_label(std::int64_t ms) {
     if (ms % 3'600'000 == 0 && ms >= 3'600'000) return std::to_string(ms / 3'600'000) + "h";
     if (ms >= 3'600'000) {
