@@ -199,18 +199,18 @@ int main() {
       std::stable_sort(jobs.begin(), jobs.end(),
                        [&](const pod_job& a, const pod_job& b) { return quotas.compare_pending(a.spec, b.spec) < 0; });
     std::vector<pod_job> requeued;
-    std::vector<std::deque<pod_job>*> queues;
+    std::vector<std::deque<pod_job>*> with_heads;
     std::vector<const quota::job*> heads;
     while (true) {
-      queues.clear();
+      with_heads.clear();
       heads.clear();
       for (auto& [q, jobs] : by_queue)
         if (!jobs.empty()) {
-          queues.push_back(&jobs);
+          with_heads.push_back(&jobs);
           heads.push_back(&jobs.front().spec);
         }
       if (heads.empty()) break;
-      std::deque<pod_job>* best = queues[quotas.select_head(heads)];
+      std::deque<pod_job>* best = with_heads[quotas.select_head(heads)];
       pod_job j = std::move(best->front());
       best->pop_front();
       if (!try_job(j, requeued)) pending.push_back(std::move(j));  // waits for the next pass
