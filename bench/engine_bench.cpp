@@ -9,6 +9,7 @@
 
 #include <string>
 
+#include <quota/running_limits.hpp>
 #include "../tools/quota-sim/explain.hpp"
 #include "../tools/quota-sim/generate.hpp"
 #include "../tools/quota-sim/models.hpp"
@@ -21,7 +22,6 @@
 #include "../tools/quota-sim/models/volcano.hpp"
 #include "../tools/quota-sim/simulator.hpp"
 #include "alloc_counter.hpp"
-#include <quota/running_limits.hpp>
 
 namespace {
 
@@ -112,8 +112,9 @@ std::pair<quota::job, quota::job> warm(E& e, const std::vector<quota::job>& jobs
   return {allowed, denied};
 }
 
+// not inlined: callgrind counts this function alone (--toggle-collect='*admit_release<*')
 template <class E>
-void admit_release(benchmark::State& state, E& e, const quota::job& j) {
+[[gnu::noinline]] void admit_release(benchmark::State& state, E& e, const quota::job& j) {
   if (!e.admit(j).allowed()) {
     state.SkipWithError("the job is not allowed");
     return;
@@ -133,7 +134,7 @@ void admit_release(benchmark::State& state, E& e, const quota::job& j) {
 }
 
 template <class E>
-void denial(benchmark::State& state, E& e, const quota::job& j) {
+[[gnu::noinline]] void denial(benchmark::State& state, E& e, const quota::job& j) {
   const auto first = e.admit(j);
   if (first.allowed()) {
     state.SkipWithError("the job is allowed");

@@ -29,10 +29,12 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <compare>
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -903,6 +905,36 @@ class fair_share_tree {
   std::vector<diagnostic> warnings_;
 };
 
+namespace detail {
+/// A "recompute before the next read" mark: copyable, and safe for const
+/// readers on several threads (the first one to read after a change
+/// recomputes, under a mutex; the others wait for it).
+class stale_mark {
+ public:
+  stale_mark() = default;
+  stale_mark(const stale_mark& o) noexcept : stale_(o.stale_.load(std::memory_order_acquire)) {}
+  stale_mark& operator=(const stale_mark& o) noexcept {
+    stale_.store(o.stale_.load(std::memory_order_acquire), std::memory_order_release);
+    return *this;
+  }
+  ~stale_mark() = default;
+  void set() noexcept { stale_.store(true, std::memory_order_release); }
+  /// Runs f once if marked, then clears the mark (kept when f throws).
+  template <class F>
+  void refresh(F&& f) const {
+    if (!stale_.load(std::memory_order_acquire)) return;
+    std::lock_guard<std::mutex> lock(m_);
+    if (!stale_.load(std::memory_order_relaxed)) return;
+    f();
+    stale_.store(false, std::memory_order_release);
+  }
+
+ private:
+  mutable std::atomic<bool> stale_{false};
+  mutable std::mutex m_;
+};
+}  // namespace detail
+
 /// Policy adapter: job.queue = leaf queue, job.request = request; check =
 /// allocation within limit (and quota for non-preemptible jobs); victims =
 /// reclaim candidates in other queues then preempt candidates in the same
@@ -914,15 +946,23 @@ class fair_share_tree {
 ///   (fair_share_tree::queue_before);
 /// * demand: once the host reports a pending job (pending_added), the policy
 ///   owns the leaves' requests: each is the leaf's allocation plus its
-///   pending jobs, and fair shares are computed again at every change. Until
+///   pending jobs, and fair shares are computed again before they are next
+///   read (victims, queue order, tree()) after a change: an admission or a
+///   release costs no division, as check() reads only limits and quotas. Until
 ///   then the requests are the host's (tree().set_request, then
 ///   tree().compute()).
 class fair_share_policy {
  public:
   explicit fair_share_policy(fair_share_tree tree) : tree_(std::move(tree)) {}
   [[nodiscard]] static constexpr std::string_view policy_name() noexcept { return "fair_share"; }
-  [[nodiscard]] fair_share_tree& tree() noexcept { return tree_; }
-  [[nodiscard]] const fair_share_tree& tree() const noexcept { return tree_; }
+  [[nodiscard]] fair_share_tree& tree() {
+    fresh();
+    return tree_;
+  }
+  [[nodiscard]] const fair_share_tree& tree() const {
+    fresh();
+    return tree_;
+  }
   void set_now_ms(std::int64_t now) noexcept { now_ms_ = now; }
   /// Host without its own placement (quota-sim, tests): deny, with the rule
   /// `cluster_full`, a job whose request does not fit in the capacity given to
@@ -1007,6 +1047,7 @@ class fair_share_policy {
   }
   /// KAI's queue order of the two heads' queues, each with its head's request.
   [[nodiscard]] std::weak_ordering compare_heads(const job& a, const job& b) const {
+    fresh();
     const auto qa = tree_.find(a.queue), qb = tree_.find(b.queue);
     if (qa == fair_share_tree::npos || qb == fair_share_tree::npos || qa == qb) return default_pending_order(a, b);
     if (tree_.queue_before(qa, a.request, qb, b.request)) return std::weak_ordering::less;
@@ -1026,7 +1067,7 @@ class fair_share_policy {
       live_ = true;
       for (std::size_t x = 0; x < tree_.size(); ++x)
         if (tree_.is_leaf(x)) set_leaf_request(x);
-      tree_.compute();
+      shares_stale_.set();
     } else {
       refresh_demand(q);
     }
@@ -1080,7 +1121,7 @@ class fair_share_policy {
     }
     tree_.set_capacity(next);
     deducted_ = v;
-    tree_.compute();
+    shares_stale_.set();
   }
   [[nodiscard]] const resource_vector& capacity_deduction() const noexcept { return deducted_; }
 
@@ -1098,6 +1139,7 @@ class fair_share_policy {
   /// the minimum runtime, in reverse job order too; none for a non-preemptible job that would take its queue path over
   /// quota.
   void victims(const job& j, std::vector<victim>& out) const {
+    fresh();
     const auto q = tree_.find(j.queue);
     if (q == fair_share_tree::npos) return;
     using cand = const running*;
@@ -1181,6 +1223,7 @@ class fair_share_policy {
   /// Node-level rule (quota/capabilities.hpp): KAI's preempt action, the
   /// same candidates as the preempt part of victims().
   void node_candidates(const job& j, std::vector<victim>& out) const {
+    fresh();
     const auto q = tree_.find(j.queue);
     if (q != fair_share_tree::npos) preempt_candidates(j, q, out);
   }
@@ -1234,9 +1277,14 @@ class fair_share_policy {
   }
   void refresh_demand(fair_share_tree::queue_index q) {
     set_leaf_request(q);
-    tree_.compute();
+    shares_stale_.set();
   }
-  fair_share_tree tree_;
+  // fair shares computed again before the next read after a change
+  void fresh() const {
+    shares_stale_.refresh([this] { tree_.compute(); });
+  }
+  mutable fair_share_tree tree_;
+  detail::stale_mark shares_stale_;
   std::map<std::string, waiting_job, std::less<>> pending_;
   std::map<std::string, waiting_job, std::less<>> charges_;  // charge id -> queue, amount
   std::vector<resource_vector> pending_sum_;                 // by leaf queue
