@@ -43,8 +43,12 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <deque>
+#include <functional>
+#include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -54,6 +58,7 @@
 
 #include <quota/decision.hpp>
 #include <quota/detail/checked.hpp>
+#include <quota/detail/node_pool.hpp>
 #include <quota/error.hpp>
 #include <quota/policy.hpp>
 #include <quota/resource.hpp>
@@ -131,30 +136,34 @@ class budget_policy {
   }
 
   /// Moves the clock to now_ms (window resets, rolling forgetting, overruns).
-  /// Earlier than the clock: state_error (602), nothing changes.
+  /// Earlier than the clock: state_error (602), nothing changes. Incremental:
+  /// each tenant's committed amount is a continuous piecewise-linear function
+  /// of time, kept as its value at the clock, its slope and the future slope
+  /// changes of its running jobs and released segments; moving the clock
+  /// walks only the slope changes it passes (a calendar window change
+  /// recomputes every tenant from its running jobs, once per window).
   void advance_to(std::int64_t now_ms) {
     if (now_ms < now_)
       throw state_error(error_id::budget_time_out_of_order,
                         "budget: time " + std::to_string(now_ms) + " is before the clock " + std::to_string(now_));
     if (now_ms == now_) return;
     const std::int64_t w = window_index(now_ms);
+    if (cfg_.window == budget_window::calendar && w != window_) {
+      rebuild_at(now_ms, w);
+      return;
+    }
     // compute everything first (may throw overflow), then assign
-    std::vector<std::int64_t> committed(tenants_.size(), 0);
-    for (std::size_t t = 0; t < tenants_.size(); ++t) committed[t] = closed_at(tenants_[t], now_ms, w != window_);
-    for (const auto& [id, r] : runs_)
-      if (r.tenant != untracked)
-        committed[r.tenant] = detail::checked_add(committed[r.tenant], contribution(r, now_ms));
+    moved_.resize(tenants_.size());
+    for (std::size_t t = 0; t < tenants_.size(); ++t) moved_[t] = walk(tenants_[t], now_ms);
     for (std::size_t t = 0; t < tenants_.size(); ++t) {
       auto& ts = tenants_[t];
-      ts.committed = committed[t];
-      if (cfg_.window == budget_window::calendar) {
-        if (w != window_) ts.closed = 0;
-      } else {
+      ts.committed = moved_[t].committed;
+      ts.slope = moved_[t].slope;
+      while (!ts.kinks.empty() && ts.kinks.begin()->first <= now_ms) kink_pool_.erase(ts.kinks, ts.kinks.begin());
+      if (cfg_.window == budget_window::rolling)
         while (!ts.segments.empty() && ts.segments.front().to <= now_ms - cfg_.window_ms) ts.segments.pop_front();
-      }
     }
     now_ = now_ms;
-    window_ = w;
   }
 
   /// Where the job stands against its tenant's budget at the clock. No allocation.
@@ -212,15 +221,23 @@ class budget_policy {
     const std::int64_t add = contribution(r, now_);
     const std::int64_t new_committed = detail::checked_add(fresh ? std::int64_t{0} : tenants_[t].committed, add);
     const std::int64_t new_rate = detail::checked_add(fresh ? std::int64_t{0} : tenants_[t].rate, rate);
+    const detail::int128 new_slope = tenants_.size() > t ? tenants_[t].slope + run_slope(r, now_) : run_slope(r, now_);
     if (fresh) add_tenant(*key, *default_, false);
     try {
       runs_.emplace(j.id, r);
+      try {
+        add_kinks(tenants_[t], run_kinks(r));
+      } catch (...) {
+        runs_.erase(j.id);
+        throw;
+      }
     } catch (...) {
       if (fresh) drop_last_tenant();
       throw;
     }
     tenants_[t].committed = new_committed;
     tenants_[t].rate = new_rate;
+    tenants_[t].slope = new_slope;
   }
 
   /// The job stopped at the clock: its declared rest is no longer committed,
@@ -236,10 +253,17 @@ class budget_policy {
     auto& ts = tenants_[r.tenant];
     ts.committed -= contribution(r, now_) - consumed(r, now_);
     ts.rate -= r.rate;
-    if (cfg_.window == budget_window::calendar)
+    ts.slope -= run_slope(r, now_);
+    remove_kinks(ts, run_kinks(r));
+    if (cfg_.window == budget_window::calendar) {
       ts.closed += consumed(r, now_);
-    else if (now_ > r.start)
-      ts.segments.push_back(segment{r.start, now_, r.rate});
+    } else if (now_ > r.start) {
+      // the consumption stays in the window until it slides out
+      const segment g{r.start, now_, r.rate};
+      ts.segments.push_back(g);
+      ts.slope += segment_slope(g, now_);
+      add_kinks(ts, segment_kinks(g));
+    }
     runs_.erase(it);
   }
 
@@ -379,6 +403,14 @@ class budget_policy {
     std::int64_t rate = 0;
     std::int64_t closed = 0;       // calendar: released consumption in this window
     std::deque<segment> segments;  // rolling: released consumption
+    // committed over time: slope at the clock, and later slope changes (time -> change)
+    detail::int128 slope = 0;
+    std::map<std::int64_t, detail::int128> kinks;
+  };
+  using kink_map = std::map<std::int64_t, detail::int128>;
+  struct walked {
+    std::int64_t committed = 0;
+    detail::int128 slope = 0;
   };
   static constexpr std::uint32_t untracked = 0xFFFFFFFFu;
   struct run {
@@ -433,10 +465,112 @@ class budget_policy {
     }
     return s;
   }
-  [[nodiscard]] std::int64_t closed_at(const tenant_state& ts, std::int64_t t, bool new_window) const {
-    if (cfg_.window == budget_window::calendar) return new_window ? 0 : ts.closed;
-    return past(ts, t);
+
+  // slope of contribution(r, .) on [t, t + 1): calendar, within t's window
+  [[nodiscard]] detail::int128 run_slope(const run& r, std::int64_t t) const noexcept {
+    if (cfg_.window == budget_window::calendar) return t >= r.end ? r.rate : 0;
+    const std::int64_t len = cfg_.window_ms;
+    detail::int128 s = detail::int128{r.start} + len > t ? r.rate : 0;  // consumption still grows
+    if (detail::int128{r.end} - len <= t && t < r.end) s -= r.rate;     // the declared rest shrinks
+    return s;
   }
+  // slope of a released segment's part in the rolling window on [t, t + 1)
+  [[nodiscard]] detail::int128 segment_slope(const segment& g, std::int64_t t) const noexcept {
+    const detail::int128 from_l = detail::int128{g.from} + cfg_.window_ms, to_l = detail::int128{g.to} + cfg_.window_ms;
+    return (from_l <= t && t < to_l) ? -detail::int128{g.rate} : 0;
+  }
+  // A run's or a segment's slope changes after the clock: (time, change), at most 3.
+  struct kink_list {
+    std::array<std::pair<std::int64_t, detail::int128>, 3> at{};
+    std::size_t n = 0;
+  };
+  template <class Slope>
+  [[nodiscard]] kink_list kinks_at(std::array<std::int64_t, 3> pts, std::size_t count, Slope&& slope) const {
+    kink_list out;
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::int64_t p = pts[i];
+      bool seen = false;
+      for (std::size_t k = 0; k < i; ++k) seen = seen || pts[k] == p;
+      if (p <= now_ || seen) continue;
+      const detail::int128 d = slope(p) - slope(p - 1);
+      if (d != 0) out.at[out.n++] = {p, d};
+    }
+    return out;
+  }
+  [[nodiscard]] kink_list run_kinks(const run& r) const {
+    constexpr std::int64_t big = std::numeric_limits<std::int64_t>::max();
+    if (cfg_.window == budget_window::calendar)
+      return kinks_at({r.end, 0, 0}, 1, [&](std::int64_t x) { return run_slope(r, x); });
+    const std::int64_t len = cfg_.window_ms;
+    // a point that does not fit in 64 bits is never reached (times stay below 2^62)
+    const std::int64_t a = r.start <= big - len ? r.start + len : big;
+    const std::int64_t b = r.end - len;  // end >= start >= 0 > min + len
+    return kinks_at({a, b, r.end}, 3, [&](std::int64_t x) { return run_slope(r, x); });
+  }
+  [[nodiscard]] kink_list segment_kinks(const segment& g) const {
+    constexpr std::int64_t big = std::numeric_limits<std::int64_t>::max();
+    const std::int64_t len = cfg_.window_ms;
+    return kinks_at({g.from <= big - len ? g.from + len : big, g.to <= big - len ? g.to + len : big, 0}, 2,
+                    [&](std::int64_t x) { return segment_slope(g, x); });
+  }
+  // Adds slope changes; a change that cancels an entry keeps it (at 0), so
+  // that removing the same changes later only finds and subtracts.
+  void add_kinks(tenant_state& ts, const kink_list& k) {
+    std::size_t done = 0;
+    try {
+      for (; done < k.n; ++done) {
+        const auto& [p, d] = k.at[done];
+        if (auto it = ts.kinks.find(p); it != ts.kinks.end())
+          it->second += d;
+        else
+          kink_pool_.emplace(ts.kinks, p, d);
+      }
+    } catch (...) {
+      for (std::size_t i = 0; i < done; ++i) ts.kinks.find(k.at[i].first)->second -= k.at[i].second;
+      throw;
+    }
+  }
+  // Removes slope changes added before (finding and subtracting only: never throws).
+  void remove_kinks(tenant_state& ts, const kink_list& k) noexcept {
+    for (std::size_t i = 0; i < k.n; ++i)
+      if (auto it = ts.kinks.find(k.at[i].first); it != ts.kinks.end()) it->second -= k.at[i].second;
+  }
+  // a tenant's committed amount and slope at t (no window change), without changing it
+  [[nodiscard]] walked walk(const tenant_state& ts, std::int64_t t) const {
+    detail::int128 v = ts.committed, slope = ts.slope;
+    std::int64_t at = now_;
+    for (auto it = ts.kinks.begin(); it != ts.kinks.end() && it->first <= t; ++it) {
+      v += slope * (it->first - at);
+      slope += it->second;
+      at = it->first;
+    }
+    v += slope * (t - at);
+    if (v < std::numeric_limits<std::int64_t>::min() || v > std::numeric_limits<std::int64_t>::max())
+      detail::throw_overflow("committed resource-ms of a budget tenant");
+    return walked{static_cast<std::int64_t>(v), slope};
+  }
+  // a new calendar window at t: every tenant from its running jobs again
+  void rebuild_at(std::int64_t t, std::int64_t w) {
+    std::vector<std::int64_t> committed(tenants_.size(), 0);
+    std::vector<detail::int128> slope(tenants_.size(), 0);
+    for (const auto& [id, r] : runs_)
+      if (r.tenant != untracked) {
+        committed[r.tenant] = detail::checked_add(committed[r.tenant], contribution(r, t));
+        slope[r.tenant] += run_slope(r, t);
+      }
+    for (auto& ts : tenants_)  // no slope change is left in the old window
+      while (!ts.kinks.empty()) kink_pool_.erase(ts.kinks, ts.kinks.begin());
+    now_ = t;
+    window_ = w;
+    for (std::size_t i = 0; i < tenants_.size(); ++i) {
+      tenants_[i].committed = committed[i];
+      tenants_[i].slope = slope[i];
+      tenants_[i].closed = 0;
+    }
+    for (const auto& [id, r] : runs_)
+      if (r.tenant != untracked) add_kinks(tenants_[r.tenant], run_kinks(r));
+  }
+
   const std::string* tenant_key(const job& j) const noexcept {
     const std::string* k = nullptr;
     switch (cfg_.tenant) {
@@ -500,6 +634,8 @@ class budget_policy {
   std::unordered_map<std::string, std::uint32_t, detail::string_hash, std::equal_to<>> index_;
   std::unordered_map<std::string, run, detail::string_hash, std::equal_to<>> runs_;
   std::uint64_t seq_ = 0;
+  std::vector<walked> moved_;                   // advance_to's scratch
+  detail::node_pool<kink_map, 256> kink_pool_;  // spare slope-change nodes
 };
 
 static_assert(policy<budget_policy>);

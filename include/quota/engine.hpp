@@ -48,6 +48,7 @@
 
 #include <quota/capabilities.hpp>
 #include <quota/decision.hpp>
+#include <quota/detail/node_pool.hpp>
 #include <quota/error.hpp>
 #include <quota/explain.hpp>
 #include <quota/policy.hpp>
@@ -265,15 +266,17 @@ namespace detail {
 class admitted_set {
  public:
   [[nodiscard]] bool contains(std::string_view id) const { return ids_.find(id) != ids_.end(); }
-  void insert(const std::string& id) { ids_.emplace(id); }
+  void insert(const std::string& id) { (void)spare_.insert(ids_, id); }
   void erase(std::string_view id) {
-    if (auto it = ids_.find(id); it != ids_.end()) ids_.erase(it);
+    if (auto it = ids_.find(id); it != ids_.end()) spare_.erase(ids_, it);
   }
   [[nodiscard]] std::size_t size() const noexcept { return ids_.size(); }
   void reserve(std::size_t n) { ids_.reserve(n); }
 
  private:
-  std::unordered_set<std::string, string_hash, std::equal_to<>> ids_;
+  using set = std::unordered_set<std::string, string_hash, std::equal_to<>>;
+  set ids_;
+  node_pool<set> spare_;  // an admission after a release allocates no node
 };
 
 [[noreturn]] inline void throw_duplicate_job(std::string_view id) {

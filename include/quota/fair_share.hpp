@@ -45,6 +45,7 @@
 #include <quota/capabilities.hpp>
 #include <quota/decision.hpp>
 #include <quota/detail/checked.hpp>
+#include <quota/detail/node_pool.hpp>
 #include <quota/error.hpp>
 #include <quota/fraction.hpp>
 #include <quota/policy.hpp>
@@ -1009,18 +1010,18 @@ class fair_share_policy {
     auto& in_queue = jobs_[q];
     in_queue.reserve(in_queue.size() + 1);
     running r{q, j.request, j.preemptible, j.priority, j.created_ms, j.id};
-    const auto w = where_.emplace(j.id, place{q, in_queue.size()}).first;
+    const auto w = where_pool_.emplace(where_, j.id, place{q, in_queue.size()}).first;
     try {
       tree_.allocate(q, j.request, j.preemptible);
     } catch (...) {
-      where_.erase(w);
+      where_pool_.erase(where_, w);
       throw;
     }
     in_queue.push_back(std::move(r));  // room reserved: no throw
     if (waiting != pending_.end()) {
       // its demand moves from pending to allocated: the request is unchanged
       pending_sum_[waiting->second.queue].sub_in_place(waiting->second.request);
-      pending_.erase(waiting);
+      pending_pool_.erase(pending_, waiting);
     } else if (live_) {
       refresh_demand(q);
     }
@@ -1038,7 +1039,7 @@ class fair_share_policy {
       where_.find(in_queue[pos].id)->second.pos = pos;
     }
     in_queue.pop_back();
-    where_.erase(it);
+    where_pool_.erase(where_, it);
   }
   // ---- order ----
   [[nodiscard]] std::string_view pending_queue(const job& j) const noexcept { return j.queue; }
@@ -1062,7 +1063,7 @@ class fair_share_policy {
     if (q == fair_share_tree::npos || !tree_.is_leaf(q)) return;  // check() denies it
     if (pending_sum_.size() < tree_.size()) pending_sum_.resize(tree_.size());
     pending_sum_[q].add_in_place(j.request);
-    pending_.emplace(j.id, waiting_job{q, j.request});
+    pending_pool_.emplace(pending_, j.id, waiting_job{q, j.request});
     if (!live_) {
       live_ = true;
       for (std::size_t x = 0; x < tree_.size(); ++x)
@@ -1077,7 +1078,7 @@ class fair_share_policy {
     if (it == pending_.end()) return;
     const auto q = it->second.queue;
     pending_sum_[q].sub_in_place(it->second.request);
-    pending_.erase(it);
+    pending_pool_.erase(pending_, it);
     refresh_demand(q);
   }
   /// The host reported demand: the leaves' requests follow it.
@@ -1292,6 +1293,9 @@ class fair_share_policy {
   // running jobs by leaf queue, in no order (victims sort their candidates), and where each one is
   std::vector<std::vector<running>> jobs_;
   std::map<std::string, place, std::less<>> where_;
+  // spare map nodes: an admission and a release allocate nothing once warm
+  detail::node_pool<std::map<std::string, place, std::less<>>> where_pool_;
+  detail::node_pool<std::map<std::string, waiting_job, std::less<>>> pending_pool_;
   std::int64_t now_ms_ = 0;
   bool deny_beyond_capacity_ = false;
   resource_vector deducted_;  // capacity_deducted
