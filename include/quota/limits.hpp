@@ -381,6 +381,7 @@ struct limits_compiled_queue {
 };
 
 struct limits_compiled {
+  bool upstream = false;  // limits_config::upstream of the config in effect
   std::deque<limits_value> values;
   std::unordered_map<std::string, limits_compiled_queue, string_hash, std::equal_to<>> queues;  // by path
 };
@@ -495,6 +496,7 @@ struct limits_app {
   bool live = false;        // running: it has trackers
   bool pinned = false;      // the host holds its handle (app_id): remembered until release_app
   bool plan_queue = false;  // the queue is in the current config (else increase takes the general path)
+  bool linked = false;      // upstream mode: a query fixed `group` before the application runs (YuniKorn's link)
   std::uint32_t user = limits_none;
   std::uint32_t group = limits_none;
   std::uint32_t queue = limits_none;
@@ -584,6 +586,7 @@ class limits_manager {
   void reload(const limits_config& cfg) {
     validate_limits_config(cfg, *reg_);
     auto next = std::make_shared<detail::limits_compiled>();
+    next->upstream = cfg.upstream;
     detail::limits_compile_queue(cfg.root, "root", *next);
     std::shared_ptr<const detail::limits_compiled> old;
     {
@@ -684,6 +687,7 @@ class limits_manager {
 
   [[nodiscard]] decision increase(std::string_view queue_path, std::string_view app, const resource_vector& usage,
                                   std::string_view user, std::span<const std::string> groups) {
+    if ((queue_path.empty() || app.empty() || user.empty()) && upstream()) return decision{};  // YuniKorn ignores it
     return by_names(queue_path, app, user, groups,
                     [&](auto q, auto a, auto u, auto gs) { return increase_locked(q, a, usage, u, gs, true); });
   }
@@ -693,6 +697,7 @@ class limits_manager {
   }
   [[nodiscard]] decision check_increase(std::string_view queue_path, std::string_view app, const resource_vector& usage,
                                         const limits_identity& id) {
+    if ((queue_path.empty() || app.empty() || id.user.empty()) && upstream()) return decision{};
     return by_names(queue_path, app, id.user, id.groups,
                     [&](auto q, auto a, auto u, auto gs) { return increase_locked(q, a, usage, u, gs, false); });
   }
@@ -700,6 +705,7 @@ class limits_manager {
   void decrease(std::string_view queue_path, std::string_view app, const resource_vector& usage, bool remove_app,
                 const limits_identity& id) {
     std::lock_guard lk(mu_);
+    if ((queue_path.empty() || app.empty() || id.user.empty()) && cfg_->upstream) return;  // YuniKorn ignores it
     const std::uint32_t a = app_find(app);
     if (a == limits_none || !app_states_[a].live) throw unknown_entity_error(error_id::unknown_job, "application", app);
     const auto& st = app_states_[a];
@@ -816,6 +822,11 @@ class limits_manager {
   }
 
   [[nodiscard]] const resource_registry& registry() const noexcept { return *reg_; }
+  /// Whether the config in effect asks for YuniKorn's rules (limits_config::upstream).
+  [[nodiscard]] bool upstream() const {
+    std::lock_guard lk(mu_);
+    return cfg_->upstream;
+  }
 
  private:
   using node = detail::limits_node;
@@ -865,6 +876,7 @@ class limits_manager {
     auto& st = app_states_[a];
     st.live = false;
     st.pinned = false;
+    st.linked = false;
     st.user = st.group = st.queue = detail::limits_none;
     st.plan_gen = 0;
     st.use.clear();
@@ -929,7 +941,9 @@ class limits_manager {
       limits_manager* m;
       std::uint32_t a;
       ~forget_guard() {
-        if (a != detail::limits_none && !m->app_states_[a].live && !m->app_states_[a].pinned) m->forget_app(a);
+        if (a != detail::limits_none && !m->app_states_[a].live && !m->app_states_[a].pinned &&
+            !m->app_states_[a].linked)
+          m->forget_app(a);
       }
     } guard{this, detail::limits_none};
     if (!app.empty() && a == detail::limits_none) a = guard.a = app_locked(app);
@@ -1002,6 +1016,22 @@ class limits_manager {
       if (cq->group_wild) return detail::limits_wild_group;
     }
     return detail::limits_none;
+  }
+
+  /// The group a question about application `a` (not running) is answered
+  /// for: the one a query linked it to; else the walk's, which in upstream mode
+  /// links it (YuniKorn's headroom and canRunApp fix the application's group).
+  std::uint32_t query_group(std::uint32_t q, std::uint32_t a, std::span<const group_handle> groups) {
+    if (a == detail::limits_none) return resolve_group(q, groups);
+    auto& st = app_states_[a];
+    if (st.live) return resolve_group(q, groups);  // another user's application: asked as a new one
+    if (st.linked) return st.group;
+    const std::uint32_t g = resolve_group(q, groups);
+    if (cfg_->upstream) {
+      st.group = g;
+      st.linked = true;
+    }
+    return g;
   }
 
   template <class States>
@@ -1317,7 +1347,7 @@ class limits_manager {
                                                       queue_nodes_[app.queue].path + " for user '" +
                                                       users_.name(app.user) + "', not in " + queue_nodes_[q].path +
                                                       " for '" + users_.name(u) + "'");
-    const std::uint32_t g = new_app ? resolve_group(q, groups) : app.group;
+    const std::uint32_t g = !new_app || app.linked ? app.group : resolve_group(q, groups);
     const auto& chain = queue_nodes_[q].chain;
     decision d;
     bool overflow = false;
@@ -1440,6 +1470,7 @@ class limits_manager {
     app.gnodes.clear();
     app.use.clear();
     app.group = detail::limits_none;
+    app.linked = false;
     if (!app.pinned) forget_app(a);
   }
 
@@ -1451,7 +1482,7 @@ class limits_manager {
     const bool running = a != detail::limits_none && app_states_[a].live && app_states_[a].user == u;
     const bool live = running && app_states_[a].queue == q;  // its cached trackers are the ones to read
     out.clear();
-    const std::uint32_t g = running ? app_states_[a].group : resolve_group(q, groups);
+    const std::uint32_t g = running ? app_states_[a].group : query_group(q, a, groups);
     // the minimum per resource id, dense for ids below 16
     std::array<amount, 16> best{};
     std::uint64_t mask = 0;
@@ -1511,7 +1542,7 @@ class limits_manager {
     check_user_handle(u);
     if (a != detail::limits_none) check_app_handle(a);
     if (a != detail::limits_none && app_states_[a].live) return true;
-    const std::uint32_t g = resolve_group(q, groups);
+    const std::uint32_t g = query_group(q, a, groups);
     auto ok = [&](const detail::limits_value* lim, const node* n) {
       return !lim || lim->max_apps == 0 || (n ? n->running : 0) + 1 <= lim->max_apps;
     };
