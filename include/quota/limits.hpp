@@ -540,19 +540,37 @@ enum class limits_locking {
   host,      ///< the host never calls the manager from two threads at once; no lock is taken
 };
 
+/// A usage prepared once by limits_manager::prepare for the fused calls:
+/// dense by the manager's resource slots, reusable for any application and
+/// any number of calls. A request of another manager (or one with more than
+/// dense_width resources) still works, through the general path.
+class limits_request {
+ public:
+  static constexpr std::size_t dense_width = 16;
+  limits_request() = default;
+  [[nodiscard]] const resource_vector& usage() const noexcept { return usage_; }
+
+ private:
+  friend class limits_manager;
+  resource_vector usage_;
+  std::array<amount, dense_width> dense_{};  // by slot; 0 past the request's resources
+  std::uint64_t owner_ = 0;                  // the preparing manager's id (0: none)
+  bool fast_ = false;                        // every resource has a slot below dense_width
+};
+
 class limits_manager {
  public:
   static constexpr std::string_view model_name = "yunikorn_limits";
 
   explicit limits_manager(const resource_registry& reg, limits_locking locking = limits_locking::internal)
-      : reg_(&reg), mu_(locking == limits_locking::internal) {
+      : reg_(&reg), mu_(locking == limits_locking::internal), id_(next_id()) {
     groups_.intern(limits_wildcard);  // id 0: the cumulative wildcard pool
     cfg_ = std::make_shared<const detail::limits_compiled>();
   }
   /// A copy is an independent manager with the same configuration, trackers
   /// and usage (taken under the source's lock); what the source caches for its
   /// hot path is resolved again in the copy on first use.
-  limits_manager(const limits_manager& o) : reg_(o.reg_), mu_(o.mu_.enabled()) {
+  limits_manager(const limits_manager& o) : reg_(o.reg_), mu_(o.mu_.enabled()), id_(next_id()) {
     std::lock_guard lk(o.mu_);
     cfg_ = o.cfg_;
     gen_ = o.gen_ + 1;  // every cached plan and limit of the copy is stale
@@ -679,6 +697,81 @@ class limits_manager {
                           groups);
   }
 
+  // ---- fused calls on a prepared request ------------------------------------------------------
+  //
+  // One locked call checks the headroom and commits the increase (the same
+  // decision as increase), one gives it back; the request is dense already,
+  // so a running application's plan answers without converting its usage.
+
+  /// `usage` prepared for increase / decrease below (its resources get their
+  /// slots now, so the calls allocate nothing). A negative amount is a validation_error.
+  [[nodiscard]] limits_request prepare(const resource_vector& usage) {
+    limits_request r;
+    r.usage_ = usage;
+    std::lock_guard lk(mu_);
+    r.fast_ = true;
+    for (const auto& e : usage) {
+      if (e.value < 0)
+        throw validation_error("request.usage." + std::string(reg_->name(e.id)),
+                               "negative amount " + std::to_string(e.value));
+      if (e.value == 0) continue;
+      const std::uint32_t sl = slot_intern(e.id);
+      if (sl < limits_request::dense_width)
+        r.dense_[sl] = e.value;
+      else
+        r.fast_ = false;
+    }
+    r.owner_ = id_;
+    return r;
+  }
+  /// increase(q, a, r.usage(), u, groups) in one locked call: checks every
+  /// level for user and group and commits, or changes nothing.
+  [[nodiscard]] decision increase(queue_handle q, app_handle a, const limits_request& r, user_handle u,
+                                  std::span<const group_handle> groups) {
+    std::lock_guard lk(mu_);
+    const auto qi = static_cast<std::uint32_t>(q), ai = static_cast<std::uint32_t>(a);
+    const auto ui = static_cast<std::uint32_t>(u);
+    if (ai < app_states_.size() && r.owner_ == id_ && r.fast_) {
+      auto& app = app_states_[ai];
+      if (app.live && app.user == ui && app.queue == qi && increase_fast(app, r.dense_.data(), true)) return decision{};
+    }
+    return increase_general(qi, ai, r.usage_, ui, groups, true);
+  }
+  /// decrease(q, a, r.usage(), false): gives back what increase took.
+  void decrease(queue_handle q, app_handle a, const limits_request& r) {
+    std::lock_guard lk(mu_);
+    const auto qi = static_cast<std::uint32_t>(q), ai = static_cast<std::uint32_t>(a);
+    if (ai < app_states_.size() && r.owner_ == id_ && r.fast_) {
+      auto& app = app_states_[ai];
+      if (app.live && app.queue == qi && decrease_fast(app, r.dense_.data())) return;
+    }
+    decrease_general(qi, ai, r.usage_, false, limits_none);
+  }
+  /// The fused increase by names (as increase by names).
+  [[nodiscard]] decision increase(std::string_view queue_path, std::string_view app, const limits_request& r,
+                                  const limits_identity& id) {
+    if ((queue_path.empty() || app.empty() || id.user.empty()) && upstream()) return decision{};
+    return by_names(queue_path, app, id.user, id.groups, [&](auto q, auto a, auto u, auto gs) {
+      if (r.owner_ == id_ && r.fast_ && a < app_states_.size()) {
+        auto& st = app_states_[a];
+        if (st.live && st.user == u && st.queue == q && increase_fast(st, r.dense_.data(), true)) return decision{};
+      }
+      return increase_general(q, a, r.usage_, u, gs, true);
+    });
+  }
+  /// The fused decrease by names (as decrease by names, without remove_app).
+  void decrease(std::string_view queue_path, std::string_view app, const limits_request& r, const limits_identity& id) {
+    std::lock_guard lk(mu_);
+    if ((queue_path.empty() || app.empty() || id.user.empty()) && cfg_->upstream) return;
+    const std::uint32_t a = app_find(app);
+    if (a == limits_none || !app_states_[a].live) throw unknown_entity_error(error_id::unknown_job, "application", app);
+    auto& st = app_states_[a];
+    if (r.owner_ == id_ && r.fast_ && detail::limits_eq(queue_nodes_[st.queue].path, queue_path) &&
+        detail::limits_eq(users_.name(st.user), id.user) && decrease_fast(st, r.dense_.data()))
+      return;
+    decrease_names_general(queue_path, a, r.usage_, false, id);
+  }
+
   // ---- convenience API by strings -------------------------------------------------------------
   //
   // For a running application of the same user in the same queue, one table
@@ -708,6 +801,21 @@ class limits_manager {
     if ((queue_path.empty() || app.empty() || id.user.empty()) && cfg_->upstream) return;  // YuniKorn ignores it
     const std::uint32_t a = app_find(app);
     if (a == limits_none || !app_states_[a].live) throw unknown_entity_error(error_id::unknown_job, "application", app);
+    decrease_names_general(queue_path, a, usage, remove_app, id);
+  }
+  [[nodiscard]] limit_vector headroom(std::string_view queue_path, std::string_view app, const limits_identity& id) {
+    limit_vector out;
+    by_names(queue_path, app, id.user, id.groups, [&](auto q, auto a, auto u, auto gs) {
+      headroom_locked(q, a, u, gs, out);
+      return 0;
+    });
+    return out;
+  }
+
+ private:
+  /// decrease by names of running application `a` (under mu_).
+  void decrease_names_general(std::string_view queue_path, std::uint32_t a, const resource_vector& usage,
+                              bool remove_app, const limits_identity& id) {
     const auto& st = app_states_[a];
     std::uint32_t qi = st.queue;
     if (!detail::limits_eq(queue_nodes_[qi].path, queue_path)) {
@@ -721,14 +829,8 @@ class limits_manager {
     }
     decrease_locked(qi, a, usage, remove_app, ui);
   }
-  [[nodiscard]] limit_vector headroom(std::string_view queue_path, std::string_view app, const limits_identity& id) {
-    limit_vector out;
-    by_names(queue_path, app, id.user, id.groups, [&](auto q, auto a, auto u, auto gs) {
-      headroom_locked(q, a, u, gs, out);
-      return 0;
-    });
-    return out;
-  }
+
+ public:
   /// headroom(user, queue path) for a request that is not yet an application.
   [[nodiscard]] limit_vector headroom(std::string_view queue_path, const limits_identity& id) {
     return headroom(queue_path, std::string_view{}, id);
@@ -1243,39 +1345,49 @@ class limits_manager {
     return by_width(app.plan_width, [&]<std::uint32_t W>() {
       std::array<amount, W> d;
       if (!dense<W>(usage, d, app.plan_slots)) return false;
-      // every row and slot: x = limit - usage >= 0 and x - request >= 0 (an
-      // unlimited row: max - usage, so usage + request cannot overflow). In
-      // unsigned arithmetic (wraps, no UB); the sign bit of the OR of all of
-      // them says whether any failed. x cannot overflow (limit > 0, usage >= 0)
-      // and x - request cannot either once x >= 0 (request >= 0).
-      // Two slots at a time (detail::limits_u64x2: one SSE2 / NEON register).
-      using v2 = detail::limits_u64x2;
-      constexpr std::uint32_t P = W / 2;
-      std::array<v2, P> req;
-      std::memcpy(req.data(), d.data(), sizeof d);
-      std::array<v2, P> bad{};
-      const amount* lim = app.plan_lim.data();
-      for (const amount* use : app.plan_use) {
-        for (std::uint32_t k = 0; k < P; ++k) {
-          v2 l, u;
-          std::memcpy(&l, lim + 2 * k, sizeof l);
-          std::memcpy(&u, use + 2 * k, sizeof u);
-          const v2 x = l - u;
-          bad[k] |= x | (x - req[k]);
-        }
-        lim += W;
-      }
-      for (std::uint32_t k = 1; k < P; ++k) bad[0] |= bad[k];
-      if ((bad[0][0] | bad[0][1]) >> 63) return false;
-      if (!commit) return true;
-      // every array is bounded by its entity's top tracker, checked above
-      auto add = [&d](amount* p) {
-        for (std::uint32_t sl = 0; sl < W; ++sl) p[sl] += d[sl];
-      };
-      add(app.use.data());
-      for (amount* p : app.plan_all) add(p);
-      return true;
+      return fit_and_add<W>(app, d.data(), commit);
     });
+  }
+  /// increase_fast of a prepared request (dense by slot, limits_request::dense_width wide).
+  bool increase_fast(detail::limits_app& app, const amount* d, bool commit) {
+    if (!ensure_plan(app) || !app.plan_queue) return false;
+    return by_width(app.plan_width, [&]<std::uint32_t W>() { return fit_and_add<W>(app, d, commit); });
+  }
+  /// The check and change of increase_fast for a dense request `d` of W slots.
+  template <std::uint32_t W>
+  [[gnu::always_inline]] bool fit_and_add(detail::limits_app& app, const amount* d, bool commit) noexcept {
+    // every row and slot: x = limit - usage >= 0 and x - request >= 0 (an
+    // unlimited row: max - usage, so usage + request cannot overflow). In
+    // unsigned arithmetic (wraps, no UB); the sign bit of the OR of all of
+    // them says whether any failed. x cannot overflow (limit >= 0, usage >= 0)
+    // and x - request cannot either once x >= 0 (request >= 0).
+    // Two slots at a time (detail::limits_u64x2: one SSE2 / NEON register).
+    using v2 = detail::limits_u64x2;
+    constexpr std::uint32_t P = W / 2;
+    std::array<v2, P> req;
+    std::memcpy(req.data(), d, sizeof req);
+    std::array<v2, P> bad{};
+    const amount* lim = app.plan_lim.data();
+    for (const amount* use : app.plan_use) {
+      for (std::uint32_t k = 0; k < P; ++k) {
+        v2 l, u;
+        std::memcpy(&l, lim + 2 * k, sizeof l);
+        std::memcpy(&u, use + 2 * k, sizeof u);
+        const v2 x = l - u;
+        bad[k] |= x | (x - req[k]);
+      }
+      lim += W;
+    }
+    for (std::uint32_t k = 1; k < P; ++k) bad[0] |= bad[k];
+    if ((bad[0][0] | bad[0][1]) >> 63) return false;
+    if (!commit) return true;
+    // every array is bounded by its entity's top tracker, checked above
+    auto add = [d](amount* p) {
+      for (std::uint32_t sl = 0; sl < W; ++sl) p[sl] += d[sl];
+    };
+    add(app.use.data());
+    for (amount* p : app.plan_all) add(p);
+    return true;
   }
 
   /// The hot path of decrease: a running application in its own queue that
@@ -1286,19 +1398,27 @@ class limits_manager {
     return by_width(app.plan_width, [&]<std::uint32_t W>() {
       std::array<amount, W> d;
       if (!dense<W>(usage, d, app.plan_slots)) return false;
-      // have - request >= 0 everywhere (have, request >= 0: no overflow)
-      amount* have = app.use.data();
-      amount under = 0;
-      for (std::uint32_t sl = 0; sl < W; ++sl) under |= have[sl] - d[sl];
-      if (under < 0) return false;
-      // every tracker's usage includes the application's
-      auto take = [&d](amount* p) {
-        for (std::uint32_t sl = 0; sl < W; ++sl) p[sl] -= d[sl];
-      };
-      take(have);
-      for (amount* p : app.plan_all) take(p);
-      return true;
+      return take<W>(app, d.data());
     });
+  }
+  bool decrease_fast(detail::limits_app& app, const amount* d) {
+    if (!ensure_plan(app)) return false;
+    return by_width(app.plan_width, [&]<std::uint32_t W>() { return take<W>(app, d); });
+  }
+  template <std::uint32_t W>
+  [[gnu::always_inline]] static bool take(detail::limits_app& app, const amount* d) noexcept {
+    // have - request >= 0 everywhere (have, request >= 0: no overflow)
+    amount* have = app.use.data();
+    amount under = 0;
+    for (std::uint32_t sl = 0; sl < W; ++sl) under |= have[sl] - d[sl];
+    if (under < 0) return false;
+    // every tracker's usage includes the application's
+    auto sub = [d](amount* p) {
+      for (std::uint32_t sl = 0; sl < W; ++sl) p[sl] -= d[sl];
+    };
+    sub(have);
+    for (amount* p : app.plan_all) sub(p);
+    return true;
   }
 
   // The entry points under mu_: a running application of this user in this
@@ -1612,8 +1732,14 @@ class limits_manager {
     return root;
   }
 
+  static std::uint64_t next_id() noexcept {
+    static std::atomic<std::uint64_t> n{0};
+    return n.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
+
   const resource_registry* reg_;
   mutable detail::limits_mutex mu_;
+  std::uint64_t id_;  // matches the requests this manager prepared
   std::shared_ptr<const detail::limits_compiled> cfg_;
   std::uint64_t gen_ = 1;  // cached entries start at 0: always resolved once
   detail::limits_interner users_, groups_, apps_, queues_;

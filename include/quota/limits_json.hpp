@@ -17,6 +17,9 @@
 //   are left out as YuniKorn's omitempty does). Amounts are integers of base units.
 #pragma once
 
+#include <algorithm>
+#include <iterator>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -46,6 +49,31 @@ inline constexpr std::string_view limits_cpu_resource = "yunikorn/cpu";
 
 namespace detail {
 
+/// YuniKorn's quantity syntax (resources.ParseQuantity / ParseVCore): digits,
+/// optional blanks, then no suffix or one of k M G T P E Ki Mi Gi Ti Pi Ei, and
+/// `m` for vcore only. No sign, no fraction, no exponent. Returns the text
+/// without its blanks, or nullopt when YuniKorn would refuse it.
+[[nodiscard]] inline std::optional<std::string> limits_yunikorn_quantity(const json& v, bool vcore) {
+  if (v.is_number_unsigned()) return std::to_string(v.get<std::uint64_t>());
+  if (!v.is_string()) return std::nullopt;
+  std::string t = v.get<std::string>();
+  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; };
+  // strings.TrimSpace, then the pattern
+  while (!t.empty() && blank(t.back())) t.pop_back();
+  std::size_t i = 0;
+  while (i < t.size() && blank(t[i])) ++i;
+  const std::size_t start = i;
+  while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+  if (i == start) return std::nullopt;
+  const std::string digits = t.substr(start, i - start);
+  while (i < t.size() && blank(t[i])) ++i;
+  const std::string suffix = t.substr(i);
+  static constexpr std::string_view ok[] = {"", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+  const bool known = std::find(std::begin(ok), std::end(ok), suffix) != std::end(ok) || (vcore && suffix == "m");
+  if (!known) return std::nullopt;
+  return digits + suffix;
+}
+
 /// A JSON value as the document wrote it (a string without its quotes).
 [[nodiscard]] inline std::string limits_as_written(const json& v) {
   return v.is_string() ? v.get<std::string>() : v.dump();
@@ -59,7 +87,8 @@ namespace detail {
 [[nodiscard]] inline limit_vector limits_parse_resources(const json& j, resource_registry& reg, const std::string& path,
                                                          bool vcore_as_cpu, diagnostics& d, bool config = false,
                                                          const std::string& who = {},
-                                                         std::vector<diagnostic>* warn = nullptr) {
+                                                         std::vector<diagnostic>* warn = nullptr,
+                                                         bool upstream = false) {
   limit_vector out;
   if (j.is_null()) return out;
   const std::string field = path.ends_with("resources.max")        ? std::string("resources.max")
@@ -90,7 +119,19 @@ namespace detail {
     }
     amount v = 0;
     try {
-      v = parse_resource_amount(it.value(), id, reg, p);
+      if (upstream) {
+        // YuniKorn's syntax first: what it refuses is refused here too
+        const auto text = limits_yunikorn_quantity(it.value(), it.key() == "vcore");
+        if (!text) {
+          d.add(p, who + field + " " + it.key() + " '" + limits_as_written(it.value()) +
+                       "' is not a YuniKorn quantity (digits, then k M G T P E Ki Mi Gi Ti Pi Ei" +
+                       (it.key() == "vcore" ? std::string(" or m") : std::string()) + ")");
+          continue;
+        }
+        v = parse_resource_amount(json(*text), id, reg, p);
+      } else {
+        v = parse_resource_amount(it.value(), id, reg, p);
+      }
     } catch (const error& e) {
       // once, with the value as written (the quantity's own message may show it scaled)
       const auto eid = static_cast<error_id>(e.id());
@@ -173,7 +214,7 @@ inline std::vector<limit_entry> limits_read_limits(const json& arr, const std::s
       e.max_resources_given = !mr.is_object() || !mr.empty();
       e.max_resources = limits_parse_resources(
           mr, reg, join_path(lp, "maxresources"), opt.vcore_as_cpu, d, true,
-          (e.name.empty() ? std::string("limit (unnamed)") : "limit '" + e.name + "'") + ": ", warn);
+          (e.name.empty() ? std::string("limit (unnamed)") : "limit '" + e.name + "'") + ": ", warn, opt.upstream);
     }
     e.max_applications = limits_read_count(l, "maxapplications", lp, d);
     out.push_back(std::move(e));
@@ -197,7 +238,7 @@ inline void limits_read_queue(const json& q, const std::string& path, limits_que
       limits_type_problem(d, join_path(path, "resources"), "an object", res);
     else if (res.contains("max"))
       out.max = limits_parse_resources(res["max"], reg, join_path(path, "resources.max"), opt.vcore_as_cpu, d, true,
-                                       "queue '" + out.name + "': ", warn);
+                                       "queue '" + out.name + "': ", warn, opt.upstream);
   }
   out.max_applications = limits_read_count(q, "maxapplications", path, d);
   if (q.contains("limits")) out.limits = limits_read_limits(q["limits"], join_path(path, "limits"), reg, opt, d, warn);

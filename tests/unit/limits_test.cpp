@@ -1283,7 +1283,9 @@ TEST_CASE("limits: upstream a bad quantity is reported once, as written") {
     REQUIRE(ps.size() == 2);
     CHECK(ps[0].path.find("limits[0].maxresources.vcore") != std::string::npos);
     CHECK(ps[0].message == "limit 'huge': maxresources vcore '1000P' is out of range (64-bit base units)");
-    CHECK(ps[1].message == "limit 'odd': maxresources memory '12Qi' is not a valid quantity");
+    CHECK(ps[1].message == (upstream ? "limit 'odd': maxresources memory '12Qi' is not a YuniKorn quantity (digits, "
+                                       "then k M G T P E Ki Mi Gi Ti Pi Ei)"
+                                     : "limit 'odd': maxresources memory '12Qi' is not a valid quantity"));
   }
 }
 
@@ -1332,4 +1334,29 @@ TEST_CASE("limits: upstream headroom and can_run_app link the application's grou
       CHECK(m.group_of("app-1") == "ops");
     }
   }
+}
+
+TEST_CASE("limits: upstream quantities follow YuniKorn's syntax: digits and an SI suffix, m for vcore only") {
+  auto with = [](const std::string& res) {
+    return one_queue(R"([{"limit": "q", "users": ["sue"], "maxresources": )" + res + "}]");
+  };
+  // accepted by both
+  CHECK(problems_upstream(with(R"({"memory": "10G", "vcore": "500m"})")).empty());
+  CHECK(problems_of(with(R"({"memory": "10G", "vcore": "500m"})")).empty());
+  // YuniKorn allows blanks before the suffix; the default reads Kubernetes quantities, which do not
+  CHECK(problems_upstream(with(R"({"memory": "10 Gi", "vcore": 2})")).empty());
+  CHECK_FALSE(problems_of(with(R"({"memory": "10 Gi", "vcore": 2})")).empty());
+  // Kubernetes quantities YuniKorn refuses: a fraction, m on memory, an exponent, a capital K
+  for (const std::string bad : {R"({"memory": "1.5G"})", R"({"memory": "500m"})", R"({"memory": "1e3"})",
+                                R"({"memory": "1K"})", R"({"vcore": 0.5})"}) {
+    const auto ps = problems_upstream(with(bad));
+    INFO(bad);
+    REQUIRE(ps.size() == 1);
+    CHECK(ps[0].message.find("is not a YuniKorn quantity") != std::string::npos);
+  }
+  CHECK(problems_of(with(R"({"memory": "1.5G"})")).empty());  // the default reads Kubernetes quantities
+  resource_registry reg;
+  const auto cfg = parse_upstream(with(R"({"memory": " 10 Gi ", "vcore": "500m"})"), reg);
+  CHECK(*cfg.root.queues[0].limits[0].max_resources.find(resources::memory) == 10LL << 30);
+  CHECK(*cfg.root.queues[0].limits[0].max_resources.find(resources::cpu) == 500);
 }
