@@ -1360,3 +1360,41 @@ TEST_CASE("limits: upstream quantities follow YuniKorn's syntax: digits and an S
   CHECK(*cfg.root.queues[0].limits[0].max_resources.find(resources::memory) == 10LL << 30);
   CHECK(*cfg.root.queues[0].limits[0].max_resources.find(resources::cpu) == 500);
 }
+
+TEST_CASE("limits: upstream a reload below usage keeps it; a leaf limit above its parent's is refused") {
+  auto cfg = [](int root_vcore, int leaf_vcore) {
+    return R"({"name": "root", "limits": [{"limit": "r", "users": ["sue"], "maxresources": {"vcore": )" +
+           std::to_string(root_vcore) + R"(}}], "queues": [{"name": "a", "limits": [
+             {"limit": "l", "users": ["sue"], "maxresources": {"vcore": )" +
+           std::to_string(leaf_vcore) + "}}]}]}";
+  };
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(parse_upstream(cfg(10, 6), reg));
+  REQUIRE(m.increase("root.a", "app-1", use(5000), who("sue")).allowed());
+  // below usage at both levels: YuniKorn keeps the usage; its headroom is the
+  // smallest max - usage over the path (SubOnlyExisting, ComponentWiseMin)
+  m.reload(parse_upstream(cfg(4, 3), reg));
+  CHECK(m.user_usage("sue", "root.a") == use(5000));
+  CHECK(m.headroom("root.a", "app-1", who("sue")).bound(resources::cpu) == std::optional<amount>(-2000));
+  CHECK(m.increase("root.a", "app-1", use(1), who("sue")).denied());
+  // YuniKorn's manager only applies what its validator passed: a leaf above its
+  // parent (checkLimitResource) is refused, and the config in effect stays
+  CHECK_THROWS_AS(parse_upstream(cfg(4, 8), reg), validation_error);
+  limits_config leaf_above;
+  leaf_above.upstream = true;
+  limit_entry r;
+  r.name = "r";
+  r.users = {"sue"};
+  r.max_resources.set(resources::cpu, 4000);
+  leaf_above.root.limits.push_back(r);
+  limits_queue a;
+  a.name = "a";
+  r.max_resources.set(resources::cpu, 8000);
+  a.limits.push_back(r);
+  leaf_above.root.queues.push_back(a);
+  CHECK_THROWS_AS(m.reload(leaf_above), validation_error);
+  CHECK(m.headroom("root.a", "app-1", who("sue")).bound(resources::cpu) == std::optional<amount>(-2000));
+  m.decrease("root.a", "app-1", use(3000), false, who("sue"));
+  CHECK(m.increase("root.a", "app-1", use(1000), who("sue")).allowed());  // 2 + 1 <= 3 again
+}
