@@ -301,6 +301,9 @@ inline void limits_validate_queue(const limits_queue& q, const std::string& path
 inline void collect_limits_problems(const limits_config& cfg, const resource_registry& reg, diagnostics& d) {
   if (cfg.root.name != "root")
     d.add(cfg.root.name.empty() ? "root" : cfg.root.name, "the root queue must be named 'root'");
+  // YuniKorn (checkQueuesStructure): the root queue has no resources of its own
+  if (cfg.upstream && !cfg.root.max.empty())
+    d.add("root.resources.max", "the root queue may not set resources (upstream mode, as YuniKorn)");
   detail::limits_validate_queue(cfg.root, "root", {}, {}, reg, cfg.upstream, d);
 }
 

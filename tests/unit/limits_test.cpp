@@ -30,7 +30,10 @@ limits_config parse(const std::string& text, resource_registry& reg) {
 }
 
 limits_config seed_example(resource_registry& reg) {
-  return load_limits_config_file(std::string(QUOTA_SOURCE_DIR) + "/tests/data/limits/seed_example.json", reg);
+  // appended, not `std::string(...) + "..."` (a GCC 12 -Warray-bounds false positive at -O1)
+  std::string file(QUOTA_SOURCE_DIR);
+  file.append("/tests/data/limits/seed_example.json");
+  return load_limits_config_file(file, reg);
 }
 
 limits_identity who(std::string user, std::vector<std::string> groups = {}) {
@@ -1397,4 +1400,107 @@ TEST_CASE("limits: upstream a reload below usage keeps it; a leaf limit above it
   CHECK(m.headroom("root.a", "app-1", who("sue")).bound(resources::cpu) == std::optional<amount>(-2000));
   m.decrease("root.a", "app-1", use(3000), false, who("sue"));
   CHECK(m.increase("root.a", "app-1", use(1000), who("sue")).allowed());  // 2 + 1 <= 3 again
+}
+
+TEST_CASE("limits: upstream the users and groups a limit names are in the usage JSON from the config on") {
+  const std::string text = R"({"name": "root", "queues": [
+      {"name": "a", "limits": [{"limit": "sue", "users": ["sue"], "maxresources": {"vcore": 5}},
+                               {"limit": "dev", "groups": ["dev"], "maxapplications": 3},
+                               {"limit": "pool", "groups": ["*"], "maxapplications": 9}]},
+      {"name": "b", "limits": [{"limit": "each", "users": ["*"], "maxapplications": 2}]}]})";
+  resource_registry reg;
+  limits_manager def(reg), up(reg);
+  def.reload(parse(text, reg));
+  up.reload(parse_upstream(text, reg));
+  CHECK(users_usage_to_json(def) == json::array());  // the default: users and groups with usage only
+  CHECK(groups_usage_to_json(def) == json::array());
+  const json users = users_usage_to_json(up);
+  REQUIRE(users.size() == 1);
+  CHECK(users[0]["userName"] == "sue");
+  CHECK(users[0]["queues"] == json::parse(R"({"queuePath": "root", "children": [
+      {"queuePath": "root.a", "maxResources": {"vcore": 5000}},
+      {"queuePath": "root.b", "maxApplications": 2}]})"));
+  const json groups = groups_usage_to_json(up);
+  REQUIRE(groups.size() == 2);
+  CHECK(groups[0]["groupName"] == "*");
+  CHECK(groups[0]["queues"]["children"][0] == json::parse(R"({"queuePath": "root.a", "maxApplications": 9})"));
+  CHECK(groups[1]["groupName"] == "dev");
+  // a user who runs shows the wildcard-limited queues as well; sue stays after her application ends
+  REQUIRE(up.increase("root.a", "s1", use(1000), who("sue", {"dev"})).allowed());
+  REQUIRE(up.increase("root.a", "b1", use(1000), who("bob")).allowed());
+  up.decrease("root.a", "s1", use(1000), true, who("sue", {"dev"}));
+  const json after = users_usage_to_json(up);
+  REQUIRE(after.size() == 2);
+  CHECK(after[0]["userName"] == "bob");
+  CHECK(after[0]["queues"]["children"] == json::parse(R"([
+      {"queuePath": "root.a", "resourceUsage": {"vcore": 1000}, "runningApplications": ["b1"]},
+      {"queuePath": "root.b", "maxApplications": 2}])"));
+  CHECK(after[1]["userName"] == "sue");
+  CHECK(after[1]["queues"]["children"][0] ==
+        json::parse(R"({"queuePath": "root.a", "maxResources": {"vcore": 5000}})"));
+}
+
+TEST_CASE("limits: upstream the root queue may not set resources") {
+  const std::string text = R"({"name": "root", "resources": {"max": {"vcore": 8}}, "queues": [{"name": "y"}]})";
+  CHECK(problems_of(text).empty());  // the default: a bound like any other queue's
+  const auto ps = problems_upstream(text);
+  REQUIRE(ps.size() == 1);
+  CHECK(ps[0].path == "root.resources.max");
+}
+
+TEST_CASE("limits: upstream a reload that removes a group's limit drops its usage along the path and unlinks") {
+  // dev is limited at the root and at root.a; the reload removes the root.a entry
+  auto cfg = [](bool leaf) {
+    return std::string(R"({"name": "root", "limits": [{"limit": "dev all", "groups": ["dev"], "maxapplications": 5}],
+        "queues": [{"name": "a", "limits": [)") +
+           (leaf ? R"({"limit": "dev a", "groups": ["dev"], "maxapplications": 5, "maxresources": {"vcore": 10}})"
+                 : "") +
+           R"(]}, {"name": "b"}]})";
+  };
+  for (const bool upstream : {false, true}) {
+    resource_registry reg;
+    limits_manager m(reg);
+    auto load = [&](bool leaf) { return upstream ? parse_upstream(cfg(leaf), reg) : parse(cfg(leaf), reg); };
+    m.reload(load(true));
+    REQUIRE(m.increase("root.a", "s1", use(4000), who("sue", {"dev"})).allowed());
+    REQUIRE(m.increase("root.b", "b1", use(3000), who("bob", {"dev"})).allowed());
+    REQUIRE(m.group_usage("dev", "root") == use(7000));
+    m.reload(load(false));
+    if (!upstream) {
+      // the default: the group and its usage stay with the applications that run
+      CHECK(m.group_usage("dev", "root") == use(7000));
+      CHECK(m.group_usage("dev", "root.a") == use(4000));
+      CHECK(m.group_of("s1") == "dev");
+      CHECK(m.group_running("dev", "root") == 2);
+      continue;
+    }
+    // YuniKorn: dev's trackers at root.a and its ancestor root that hold
+    // applications and usage are emptied (bob's share at the root too); bob's
+    // own queue keeps its usage; sue's application is unlinked from dev
+    CHECK(m.group_usage("dev", "root") == resource_vector{});
+    CHECK(m.group_usage("dev", "root.a") == resource_vector{});
+    CHECK(m.group_usage("dev", "root.b") == use(3000));
+    CHECK(m.group_running("dev", "root") == 0);
+    CHECK(m.group_of("s1") == "");
+    CHECK(m.group_of("b1") == "dev");
+    CHECK(m.user_usage("sue", "root.a") == use(4000));  // users keep their usage
+    // sue's next increase resolves her group again (dev, at the root) and only
+    // that increase is counted for it
+    REQUIRE(m.increase("root.a", "s1", use(1000), who("sue", {"dev"})).allowed());
+    CHECK(m.group_of("s1") == "dev");
+    CHECK(m.group_usage("dev", "root") == use(1000));
+    CHECK(m.group_running("dev", "root") == 1);
+    // bob's application ends: its 3 vcores leave a root tracker that no longer
+    // counted them (YuniKorn's usage goes below zero), and it was no longer
+    // among the root's running applications
+    m.decrease("root.b", "b1", use(3000), true, who("bob", {"dev"}));
+    CHECK(m.group_usage("dev", "root") == use(-2000));
+    CHECK(m.group_running("dev", "root") == 1);
+    // sue's application ends with all of its usage: the group gives back all 5, of which it counted 1
+    m.decrease("root.a", "s1", use(5000), true, who("sue", {"dev"}));
+    CHECK(m.group_usage("dev", "root") == use(-7000));
+    CHECK(m.group_usage("dev", "root.a") == use(-4000));
+    CHECK(m.group_running("dev", "root") == 0);
+    CHECK(m.user_usage("sue", "root.a") == resource_vector{});
+  }
 }
