@@ -1197,7 +1197,7 @@ TEST_CASE("limits: upstream maxresources with some amounts zero is accepted, and
   CHECK(m.headroom("root.a", "app-1", who("sue")).bound(resources::memory) == std::optional<amount>(40));
 }
 
-TEST_CASE("limits: upstream a cpu limit is a resource named cpu that never binds pod cpu; the loader warns") {
+TEST_CASE("limits: upstream a cpu limit is a resource named cpu that never binds pod cpu, and the loader warns") {
   for (const bool upstream : {false, true}) {
     resource_registry reg;
     limits_json_options opt;
@@ -1364,7 +1364,7 @@ TEST_CASE("limits: upstream quantities follow YuniKorn's syntax: digits and an S
   CHECK(*cfg.root.queues[0].limits[0].max_resources.find(resources::cpu) == 500);
 }
 
-TEST_CASE("limits: upstream a reload below usage keeps it; a leaf limit above its parent's is refused") {
+TEST_CASE("limits: upstream a reload below usage keeps it, and a leaf limit above its parent's is refused") {
   auto cfg = [](int root_vcore, int leaf_vcore) {
     return R"({"name": "root", "limits": [{"limit": "r", "users": ["sue"], "maxresources": {"vcore": )" +
            std::to_string(root_vcore) + R"(}}], "queues": [{"name": "a", "limits": [
