@@ -1,6 +1,8 @@
 // YuniKorn-sized user/group limit workload: 1,000 users, 50 groups, a tree of
 // depth 3 (root, 10 parents, 100 leaves), 4 resources. One scheduling cycle =
-// headroom + fit check + increase + decrease for one user's running app.
+// headroom + fit check + increase + decrease for one user's running app; the
+// fused cycle = one fused increase (headroom check and commit) + its decrease
+// on a prepared request.
 #include <quota/limits.hpp>
 
 #include <string>
@@ -70,6 +72,7 @@ struct world {
   std::vector<std::string> qn, un, an;
   std::vector<std::vector<std::string>> gn;
   resource_vector req;
+  limits_request prepared;
   explicit world(int n = users, limits_locking locking = limits_locking::internal) : m(reg, locking) {
     m.reload(make_config(10, 10));
     req.set(resources::cpu, 500);
@@ -88,6 +91,7 @@ struct world {
       // warm-up: the app runs, its trackers exist
       (void)m.increase(q.back(), a.back(), req, u.back(), std::span<const group_handle>(&g.back(), 1));
     }
+    prepared = m.prepare(req);
     // warm-up: one cycle per user, so that what follows (and callgrind) sees steady state
     for (int i = 0; i < n; ++i) {
       const auto k = static_cast<std::size_t>(i);
@@ -118,6 +122,19 @@ struct world {
   const decision d = w.m.increase(w.qn[k], w.an[k], w.req, id);
   if (d.allowed()) w.m.decrease(w.qn[k], w.an[k], w.req, false, id);
   return fit;
+}
+
+// The fused cycle: one locked call checks and commits, one gives back.
+[[gnu::noinline]] bool limits_fused_cycle_by_handles(world& w, std::size_t k) {
+  const std::span<const group_handle> gs(&w.g[k], 1);
+  const decision d = w.m.increase(w.q[k], w.a[k], w.prepared, w.u[k], gs);
+  if (d.allowed()) w.m.decrease(w.q[k], w.a[k], w.prepared);
+  return d.allowed();
+}
+[[gnu::noinline]] bool limits_fused_cycle_by_strings(world& w, const limits_identity& id, std::size_t k) {
+  const decision d = w.m.increase(w.qn[k], w.an[k], w.prepared, id);
+  if (d.allowed()) w.m.decrease(w.qn[k], w.an[k], w.prepared, id);
+  return d.allowed();
 }
 
 // One cycle per iteration over the first n users of `w`, allocations counted.
@@ -158,6 +175,44 @@ void BM_limits_cycle_strings(benchmark::State& state) {
   state.counters["allocs/iter"] = quota_bench::allocs_per_iteration(state, before);
 }
 BENCHMARK(BM_limits_cycle_strings);
+
+void BM_limits_fused_handles(benchmark::State& state) {
+  world w;
+  std::size_t i = 0;
+  const long long before = quota_bench::allocation_count();
+  for (auto _ : state) {
+    const std::size_t k = i++ % users;
+    benchmark::DoNotOptimize(limits_fused_cycle_by_handles(w, k));
+  }
+  state.counters["allocs/iter"] = quota_bench::allocs_per_iteration(state, before);
+}
+BENCHMARK(BM_limits_fused_handles);
+
+void BM_limits_fused_handles_host_locking(benchmark::State& state) {
+  world w(users, limits_locking::host);
+  std::size_t i = 0;
+  const long long before = quota_bench::allocation_count();
+  for (auto _ : state) {
+    const std::size_t k = i++ % users;
+    benchmark::DoNotOptimize(limits_fused_cycle_by_handles(w, k));
+  }
+  state.counters["allocs/iter"] = quota_bench::allocs_per_iteration(state, before);
+}
+BENCHMARK(BM_limits_fused_handles_host_locking);
+
+void BM_limits_fused_strings(benchmark::State& state) {
+  world w;
+  std::vector<limits_identity> ids;
+  for (int k = 0; k < users; ++k) ids.push_back({w.un[static_cast<std::size_t>(k)], w.gn[static_cast<std::size_t>(k)]});
+  std::size_t i = 0;
+  const long long before = quota_bench::allocation_count();
+  for (auto _ : state) {
+    const std::size_t k = i++ % users;
+    benchmark::DoNotOptimize(limits_fused_cycle_by_strings(w, ids[k], k));
+  }
+  state.counters["allocs/iter"] = quota_bench::allocs_per_iteration(state, before);
+}
+BENCHMARK(BM_limits_fused_strings);
 
 void BM_limits_reload_1000_queues(benchmark::State& state) {
   world w;

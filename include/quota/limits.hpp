@@ -24,6 +24,14 @@
 //   is a typed error and changes nothing. Empty trackers are removed.
 // * reload validates and compiles the new config without the lock, then swaps
 //   it in one step; usage above a lowered limit is kept.
+// * upstream mode (limits_config::upstream, with the config in effect):
+//   YuniKorn's manager where it differs (docs/user-group-limits.md,
+//   "Differences from upstream"): questions link the application's group, an
+//   increase or decrease with an empty name is ignored, a reload that removes a
+//   group's limit empties that group's trackers along the path and unlinks its
+//   applications there, and the usage JSON lists the configured users and groups.
+// * prepare + the fused increase / decrease: one locked call each for a dense,
+//   reusable request (the four-call API stays).
 //
 // Thread safety: by default every member may be called from any thread; one
 // lock guards the trackers (held for some tens of nanoseconds per call);
@@ -381,6 +389,7 @@ struct limits_compiled_queue {
 };
 
 struct limits_compiled {
+  bool upstream = false;  // limits_config::upstream of the config in effect
   std::deque<limits_value> values;
   std::unordered_map<std::string, limits_compiled_queue, string_hash, std::equal_to<>> queues;  // by path
 };
@@ -495,6 +504,15 @@ struct limits_app {
   bool live = false;        // running: it has trackers
   bool pinned = false;      // the host holds its handle (app_id): remembered until release_app
   bool plan_queue = false;  // the queue is in the current config (else increase takes the general path)
+  bool linked = false;      // upstream mode: a query fixed `group` before the application runs (YuniKorn's link)
+  // upstream mode: a reload removed the limit of its group at one of its
+  // queues, which unlinked it (YuniKorn's resetGroupEarlierUsage): it has no
+  // group trackers until a call resolves its group again (`group` set by a
+  // query: resolved, not joined yet); its group side then counts as new
+  bool relink = false;
+  // the levels of gnodes whose running count includes it (bit i: gnodes[i]);
+  // an upstream reload's reset of a tracker clears its bit
+  std::uint64_t gcounted = 0;
   std::uint32_t user = limits_none;
   std::uint32_t group = limits_none;
   std::uint32_t queue = limits_none;
@@ -538,19 +556,37 @@ enum class limits_locking {
   host,      ///< the host never calls the manager from two threads at once; no lock is taken
 };
 
+/// A usage prepared once by limits_manager::prepare for the fused calls:
+/// dense by the manager's resource slots, reusable for any application and
+/// any number of calls. A request of another manager (or one with more than
+/// dense_width resources) still works, through the general path.
+class limits_request {
+ public:
+  static constexpr std::size_t dense_width = 16;
+  limits_request() = default;
+  [[nodiscard]] const resource_vector& usage() const noexcept { return usage_; }
+
+ private:
+  friend class limits_manager;
+  resource_vector usage_;
+  std::array<amount, dense_width> dense_{};  // by slot; 0 past the request's resources
+  std::uint64_t owner_ = 0;                  // the preparing manager's id (0: none)
+  bool fast_ = false;                        // every resource has a slot below dense_width
+};
+
 class limits_manager {
  public:
   static constexpr std::string_view model_name = "yunikorn_limits";
 
   explicit limits_manager(const resource_registry& reg, limits_locking locking = limits_locking::internal)
-      : reg_(&reg), mu_(locking == limits_locking::internal) {
+      : reg_(&reg), mu_(locking == limits_locking::internal), id_(next_id()) {
     groups_.intern(limits_wildcard);  // id 0: the cumulative wildcard pool
     cfg_ = std::make_shared<const detail::limits_compiled>();
   }
   /// A copy is an independent manager with the same configuration, trackers
   /// and usage (taken under the source's lock); what the source caches for its
   /// hot path is resolved again in the copy on first use.
-  limits_manager(const limits_manager& o) : reg_(o.reg_), mu_(o.mu_.enabled()) {
+  limits_manager(const limits_manager& o) : reg_(o.reg_), mu_(o.mu_.enabled()), id_(next_id()) {
     std::lock_guard lk(o.mu_);
     cfg_ = o.cfg_;
     gen_ = o.gen_ + 1;  // every cached plan and limit of the copy is stale
@@ -584,12 +620,14 @@ class limits_manager {
   void reload(const limits_config& cfg) {
     validate_limits_config(cfg, *reg_);
     auto next = std::make_shared<detail::limits_compiled>();
+    next->upstream = cfg.upstream;
     detail::limits_compile_queue(cfg.root, "root", *next);
     std::shared_ptr<const detail::limits_compiled> old;
     {
       std::lock_guard lk(mu_);
       old = std::exchange(cfg_, std::move(next));
       ++gen_;
+      if (cfg_->upstream) drop_removed_group_limits(*old);
     }
     // `old` is destroyed here, outside the lock
   }
@@ -676,6 +714,81 @@ class limits_manager {
                           groups);
   }
 
+  // ---- fused calls on a prepared request ------------------------------------------------------
+  //
+  // One locked call checks the headroom and commits the increase (the same
+  // decision as increase), one gives it back; the request is dense already,
+  // so a running application's plan answers without converting its usage.
+
+  /// `usage` prepared for increase / decrease below (its resources get their
+  /// slots now, so the calls allocate nothing). A negative amount is a validation_error.
+  [[nodiscard]] limits_request prepare(const resource_vector& usage) {
+    limits_request r;
+    r.usage_ = usage;
+    std::lock_guard lk(mu_);
+    r.fast_ = true;
+    for (const auto& e : usage) {
+      if (e.value < 0)
+        throw validation_error("request.usage." + std::string(reg_->name(e.id)),
+                               "negative amount " + std::to_string(e.value));
+      if (e.value == 0) continue;
+      const std::uint32_t sl = slot_intern(e.id);
+      if (sl < limits_request::dense_width)
+        r.dense_[sl] = e.value;
+      else
+        r.fast_ = false;
+    }
+    r.owner_ = id_;
+    return r;
+  }
+  /// increase(q, a, r.usage(), u, groups) in one locked call: checks every
+  /// level for user and group and commits, or changes nothing.
+  [[nodiscard]] decision increase(queue_handle q, app_handle a, const limits_request& r, user_handle u,
+                                  std::span<const group_handle> groups) {
+    std::lock_guard lk(mu_);
+    const auto qi = static_cast<std::uint32_t>(q), ai = static_cast<std::uint32_t>(a);
+    const auto ui = static_cast<std::uint32_t>(u);
+    if (ai < app_states_.size() && r.owner_ == id_ && r.fast_) {
+      auto& app = app_states_[ai];
+      if (app.live && app.user == ui && app.queue == qi && increase_fast(app, r.dense_.data(), true)) return decision{};
+    }
+    return increase_general(qi, ai, r.usage_, ui, groups, true);
+  }
+  /// decrease(q, a, r.usage(), false): gives back what increase took.
+  void decrease(queue_handle q, app_handle a, const limits_request& r) {
+    std::lock_guard lk(mu_);
+    const auto qi = static_cast<std::uint32_t>(q), ai = static_cast<std::uint32_t>(a);
+    if (ai < app_states_.size() && r.owner_ == id_ && r.fast_) {
+      auto& app = app_states_[ai];
+      if (app.live && app.queue == qi && decrease_fast(app, r.dense_.data())) return;
+    }
+    decrease_general(qi, ai, r.usage_, false, limits_none);
+  }
+  /// The fused increase by names (as increase by names).
+  [[nodiscard]] decision increase(std::string_view queue_path, std::string_view app, const limits_request& r,
+                                  const limits_identity& id) {
+    if ((queue_path.empty() || app.empty() || id.user.empty()) && upstream()) return decision{};
+    return by_names(queue_path, app, id.user, id.groups, [&](auto q, auto a, auto u, auto gs) {
+      if (r.owner_ == id_ && r.fast_ && a < app_states_.size()) {
+        auto& st = app_states_[a];
+        if (st.live && st.user == u && st.queue == q && increase_fast(st, r.dense_.data(), true)) return decision{};
+      }
+      return increase_general(q, a, r.usage_, u, gs, true);
+    });
+  }
+  /// The fused decrease by names (as decrease by names, without remove_app).
+  void decrease(std::string_view queue_path, std::string_view app, const limits_request& r, const limits_identity& id) {
+    std::lock_guard lk(mu_);
+    if ((queue_path.empty() || app.empty() || id.user.empty()) && cfg_->upstream) return;
+    const std::uint32_t a = app_find(app);
+    if (a == limits_none || !app_states_[a].live) throw unknown_entity_error(error_id::unknown_job, "application", app);
+    auto& st = app_states_[a];
+    if (r.owner_ == id_ && r.fast_ && detail::limits_eq(queue_nodes_[st.queue].path, queue_path) &&
+        detail::limits_eq(users_.name(st.user), id.user) && decrease_fast(st, r.dense_.data()))
+      return;
+    decrease_names_general(queue_path, a, r.usage_, false, id);
+  }
+
   // ---- convenience API by strings -------------------------------------------------------------
   //
   // For a running application of the same user in the same queue, one table
@@ -684,6 +797,7 @@ class limits_manager {
 
   [[nodiscard]] decision increase(std::string_view queue_path, std::string_view app, const resource_vector& usage,
                                   std::string_view user, std::span<const std::string> groups) {
+    if ((queue_path.empty() || app.empty() || user.empty()) && upstream()) return decision{};  // YuniKorn ignores it
     return by_names(queue_path, app, user, groups,
                     [&](auto q, auto a, auto u, auto gs) { return increase_locked(q, a, usage, u, gs, true); });
   }
@@ -693,6 +807,7 @@ class limits_manager {
   }
   [[nodiscard]] decision check_increase(std::string_view queue_path, std::string_view app, const resource_vector& usage,
                                         const limits_identity& id) {
+    if ((queue_path.empty() || app.empty() || id.user.empty()) && upstream()) return decision{};
     return by_names(queue_path, app, id.user, id.groups,
                     [&](auto q, auto a, auto u, auto gs) { return increase_locked(q, a, usage, u, gs, false); });
   }
@@ -700,8 +815,24 @@ class limits_manager {
   void decrease(std::string_view queue_path, std::string_view app, const resource_vector& usage, bool remove_app,
                 const limits_identity& id) {
     std::lock_guard lk(mu_);
+    if ((queue_path.empty() || app.empty() || id.user.empty()) && cfg_->upstream) return;  // YuniKorn ignores it
     const std::uint32_t a = app_find(app);
     if (a == limits_none || !app_states_[a].live) throw unknown_entity_error(error_id::unknown_job, "application", app);
+    decrease_names_general(queue_path, a, usage, remove_app, id);
+  }
+  [[nodiscard]] limit_vector headroom(std::string_view queue_path, std::string_view app, const limits_identity& id) {
+    limit_vector out;
+    by_names(queue_path, app, id.user, id.groups, [&](auto q, auto a, auto u, auto gs) {
+      headroom_locked(q, a, u, gs, out);
+      return 0;
+    });
+    return out;
+  }
+
+ private:
+  /// decrease by names of running application `a` (under mu_).
+  void decrease_names_general(std::string_view queue_path, std::uint32_t a, const resource_vector& usage,
+                              bool remove_app, const limits_identity& id) {
     const auto& st = app_states_[a];
     std::uint32_t qi = st.queue;
     if (!detail::limits_eq(queue_nodes_[qi].path, queue_path)) {
@@ -715,14 +846,8 @@ class limits_manager {
     }
     decrease_locked(qi, a, usage, remove_app, ui);
   }
-  [[nodiscard]] limit_vector headroom(std::string_view queue_path, std::string_view app, const limits_identity& id) {
-    limit_vector out;
-    by_names(queue_path, app, id.user, id.groups, [&](auto q, auto a, auto u, auto gs) {
-      headroom_locked(q, a, u, gs, out);
-      return 0;
-    });
-    return out;
-  }
+
+ public:
   /// headroom(user, queue path) for a request that is not yet an application.
   [[nodiscard]] limit_vector headroom(std::string_view queue_path, const limits_identity& id) {
     return headroom(queue_path, std::string_view{}, id);
@@ -779,8 +904,26 @@ class limits_manager {
     return apps_.live();
   }
   /// Snapshots in the shape of YuniKorn's /usage/users and /usage/groups.
+  /// In upstream mode also the users and groups the config names, from the
+  /// config on, with their limits where they have one (as YuniKorn creates
+  /// their trackers when it applies the config), and every shown user's
+  /// wildcard-limited queues.
   [[nodiscard]] std::vector<limits_user_usage> users_usage() const {
     std::lock_guard lk(mu_);
+    // the queues each user is shown at beyond its trackers (upstream mode)
+    std::unordered_map<std::string, std::vector<std::string>> extra;
+    std::vector<std::string> wild_paths;
+    if (cfg_->upstream) {
+      for (const auto& [path, cq] : cfg_->queues) {
+        for (const auto& [name, lim] : cq.users) extra[name].push_back(path);
+        if (cq.user_wild) wild_paths.push_back(path);
+      }
+      for (std::uint32_t u = 0; u < user_states_.size(); ++u)
+        if (!user_states_[u].nodes.empty()) (void)extra[users_.name(u)];
+      for (auto& [name, paths] : extra)
+        for (const auto& w : wild_paths)
+          if (!cfg_->queues.at(w).users.contains(name)) paths.push_back(w);
+    }
     std::vector<limits_user_usage> out;
     for (std::uint32_t u = 0; u < user_states_.size(); ++u) {
       if (user_states_[u].nodes.empty()) continue;
@@ -792,7 +935,15 @@ class limits_manager {
                                                         ? std::string()
                                                         : groups_.name(app_states_[a].group));
       std::sort(uu.app_groups.begin(), uu.app_groups.end());
-      uu.queues = snapshot_tree(user_states_[u], u, false);
+      const auto ex = extra.find(uu.user);
+      uu.queues = snapshot_tree(&user_states_[u], u, uu.user, false, ex == extra.end() ? no_paths() : ex->second);
+      if (ex != extra.end()) extra.erase(ex);
+      out.push_back(std::move(uu));
+    }
+    for (const auto& [name, paths] : extra) {  // configured, nothing tracked
+      limits_user_usage uu;
+      uu.user = name;
+      uu.queues = snapshot_tree(nullptr, detail::limits_none, name, false, paths);
       out.push_back(std::move(uu));
     }
     std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.user < y.user; });
@@ -800,15 +951,31 @@ class limits_manager {
   }
   [[nodiscard]] std::vector<limits_group_usage> groups_usage() const {
     std::lock_guard lk(mu_);
+    std::unordered_map<std::string, std::vector<std::string>> extra;
+    if (cfg_->upstream) {
+      for (const auto& [path, cq] : cfg_->queues) {
+        for (const auto& [name, lim] : cq.group_map) extra[name].push_back(path);
+        if (cq.group_wild) extra[std::string(limits_wildcard)].push_back(path);
+      }
+    }
     std::vector<limits_group_usage> out;
     for (std::uint32_t g = 0; g < group_states_.size(); ++g) {
       if (group_states_[g].nodes.empty()) continue;
       limits_group_usage gu;
       gu.group = groups_.name(g);
       for (std::uint32_t a = 0; a < app_states_.size(); ++a)
-        if (app_states_[a].live && app_states_[a].group == g) gu.applications.push_back(apps_.name(a));
+        if (app_states_[a].live && !app_states_[a].relink && app_states_[a].group == g)
+          gu.applications.push_back(apps_.name(a));
       std::sort(gu.applications.begin(), gu.applications.end());
-      gu.queues = snapshot_tree(group_states_[g], g, true);
+      const auto ex = extra.find(gu.group);
+      gu.queues = snapshot_tree(&group_states_[g], g, gu.group, true, ex == extra.end() ? no_paths() : ex->second);
+      if (ex != extra.end()) extra.erase(ex);
+      out.push_back(std::move(gu));
+    }
+    for (const auto& [name, paths] : extra) {
+      limits_group_usage gu;
+      gu.group = name;
+      gu.queues = snapshot_tree(nullptr, detail::limits_none, name, true, paths);
       out.push_back(std::move(gu));
     }
     std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.group < y.group; });
@@ -816,6 +983,11 @@ class limits_manager {
   }
 
   [[nodiscard]] const resource_registry& registry() const noexcept { return *reg_; }
+  /// Whether the config in effect asks for YuniKorn's rules (limits_config::upstream).
+  [[nodiscard]] bool upstream() const {
+    std::lock_guard lk(mu_);
+    return cfg_->upstream;
+  }
 
  private:
   using node = detail::limits_node;
@@ -865,6 +1037,8 @@ class limits_manager {
     auto& st = app_states_[a];
     st.live = false;
     st.pinned = false;
+    st.linked = false;
+    st.relink = false;
     st.user = st.group = st.queue = detail::limits_none;
     st.plan_gen = 0;
     st.use.clear();
@@ -917,7 +1091,7 @@ class limits_manager {
         a = found;
         // fast path: a running application of this user in this queue; its group is fixed
         const auto& st = app_states_[a];
-        if (st.live && detail::limits_eq(queue_nodes_[st.queue].path, queue_path) &&
+        if (st.live && !st.relink && detail::limits_eq(queue_nodes_[st.queue].path, queue_path) &&
             detail::limits_eq(users_.name(st.user), user))
           return f(st.queue, a, st.user, std::span<const group_handle>{});
       }
@@ -929,7 +1103,9 @@ class limits_manager {
       limits_manager* m;
       std::uint32_t a;
       ~forget_guard() {
-        if (a != detail::limits_none && !m->app_states_[a].live && !m->app_states_[a].pinned) m->forget_app(a);
+        if (a != detail::limits_none && !m->app_states_[a].live && !m->app_states_[a].pinned &&
+            !m->app_states_[a].linked)
+          m->forget_app(a);
       }
     } guard{this, detail::limits_none};
     if (!app.empty() && a == detail::limits_none) a = guard.a = app_locked(app);
@@ -1002,6 +1178,79 @@ class limits_manager {
       if (cq->group_wild) return detail::limits_wild_group;
     }
     return detail::limits_none;
+  }
+
+  /// Upstream mode, at a reload (under mu_): for every group limit of `old`
+  /// that the config in effect no longer has at that queue, what YuniKorn's
+  /// resetGroupEarlierUsage does when the group is tracked down to the queue:
+  /// the group's trackers at the queue, below it and at its ancestors that
+  /// hold running applications and usage are emptied (usage 0, no running
+  /// application), and the group's applications in that queue or below are
+  /// unlinked from it (their group is resolved again at the next call, and
+  /// only later usage is counted for it).
+  void drop_removed_group_limits(const detail::limits_compiled& old) {
+    for (const auto& [path, ocq] : old.queues) {
+      const auto nit = cfg_->queues.find(path);
+      auto still = [&](std::string_view g) {
+        if (nit == cfg_->queues.end()) return false;
+        if (g == limits_wildcard) return nit->second.group_wild != nullptr;
+        return nit->second.group_map.find(g) != nit->second.group_map.end();
+      };
+      for (const auto& [g, lim] : ocq.group_map)
+        if (!still(g)) drop_group_usage(path, g);
+      if (ocq.group_wild && !still(limits_wildcard)) drop_group_usage(path, limits_wildcard);
+    }
+  }
+  void drop_group_usage(const std::string& path, std::string_view group) {
+    const auto gid = groups_.find(group);
+    const auto qid = queues_.find(path);
+    if (!gid || !qid || *gid >= group_states_.size()) return;
+    auto& st = group_states_[*gid];
+    if (st.nodes.find(*qid) == st.nodes.end()) return;  // not tracked down to the queue
+    const auto& pchain = queue_nodes_[*qid].chain;
+    auto affected = [&](std::uint32_t q) {  // the queue, an ancestor, or below it
+      const auto& ch = queue_nodes_[q].chain;
+      return std::find(pchain.begin(), pchain.end(), q) != pchain.end() ||
+             std::find(ch.begin(), ch.end(), *qid) != ch.end();
+    };
+    std::vector<std::uint32_t> reset;
+    for (auto& [q, n] : st.nodes)
+      if (affected(q) && n.running > 0 && !detail::limits_is_zero(n.use)) reset.push_back(q);
+    for (std::uint32_t a = 0; a < app_states_.size(); ++a) {
+      auto& app = app_states_[a];
+      if (!app.live || app.relink || app.group != *gid) continue;
+      const auto& ch = queue_nodes_[app.queue].chain;
+      for (std::size_t i = 0; i < ch.size() && i < 64; ++i)
+        if (std::find(reset.begin(), reset.end(), ch[i]) != reset.end()) app.gcounted &= ~(std::uint64_t{1} << i);
+      if (std::find(ch.begin(), ch.end(), *qid) != ch.end()) {
+        app.relink = true;  // unlinked: no group trackers until its group is resolved again
+        app.group = detail::limits_none;
+        app.gnodes.clear();
+        app.gcounted = 0;
+        app.plan_gen = 0;
+      }
+    }
+    for (auto q : reset) {
+      auto& n = st.nodes.at(q);
+      std::fill(n.use.begin(), n.use.end(), amount{0});
+      n.running = 0;
+    }
+  }
+
+  /// The group a question about application `a` (not running) is answered
+  /// for: the one a query linked it to; else the walk's, which in upstream mode
+  /// links it (YuniKorn's headroom and canRunApp fix the application's group).
+  std::uint32_t query_group(std::uint32_t q, std::uint32_t a, std::span<const group_handle> groups) {
+    if (a == detail::limits_none) return resolve_group(q, groups);
+    auto& st = app_states_[a];
+    if (st.live && !st.relink) return resolve_group(q, groups);  // another user's application: asked as a new one
+    if (st.linked) return st.group;
+    const std::uint32_t g = resolve_group(q, groups);
+    if (cfg_->upstream) {
+      st.group = g;
+      st.linked = true;
+    }
+    return g;
   }
 
   template <class States>
@@ -1209,43 +1458,53 @@ class limits_manager {
   /// slot, a tracker already over a lowered limit, a queue no longer in the
   /// config.
   bool increase_fast(detail::limits_app& app, const resource_vector& usage, bool commit) {
-    if (!ensure_plan(app) || !app.plan_queue) return false;
+    if (app.relink || !ensure_plan(app) || !app.plan_queue) return false;
     return by_width(app.plan_width, [&]<std::uint32_t W>() {
       std::array<amount, W> d;
       if (!dense<W>(usage, d, app.plan_slots)) return false;
-      // every row and slot: x = limit - usage >= 0 and x - request >= 0 (an
-      // unlimited row: max - usage, so usage + request cannot overflow). In
-      // unsigned arithmetic (wraps, no UB); the sign bit of the OR of all of
-      // them says whether any failed. x cannot overflow (limit > 0, usage >= 0)
-      // and x - request cannot either once x >= 0 (request >= 0).
-      // Two slots at a time (detail::limits_u64x2: one SSE2 / NEON register).
-      using v2 = detail::limits_u64x2;
-      constexpr std::uint32_t P = W / 2;
-      std::array<v2, P> req;
-      std::memcpy(req.data(), d.data(), sizeof d);
-      std::array<v2, P> bad{};
-      const amount* lim = app.plan_lim.data();
-      for (const amount* use : app.plan_use) {
-        for (std::uint32_t k = 0; k < P; ++k) {
-          v2 l, u;
-          std::memcpy(&l, lim + 2 * k, sizeof l);
-          std::memcpy(&u, use + 2 * k, sizeof u);
-          const v2 x = l - u;
-          bad[k] |= x | (x - req[k]);
-        }
-        lim += W;
-      }
-      for (std::uint32_t k = 1; k < P; ++k) bad[0] |= bad[k];
-      if ((bad[0][0] | bad[0][1]) >> 63) return false;
-      if (!commit) return true;
-      // every array is bounded by its entity's top tracker, checked above
-      auto add = [&d](amount* p) {
-        for (std::uint32_t sl = 0; sl < W; ++sl) p[sl] += d[sl];
-      };
-      add(app.use.data());
-      for (amount* p : app.plan_all) add(p);
-      return true;
+      return fit_and_add<W>(app, d.data(), commit);
     });
+  }
+  /// increase_fast of a prepared request (dense by slot, limits_request::dense_width wide).
+  bool increase_fast(detail::limits_app& app, const amount* d, bool commit) {
+    if (app.relink || !ensure_plan(app) || !app.plan_queue) return false;
+    return by_width(app.plan_width, [&]<std::uint32_t W>() { return fit_and_add<W>(app, d, commit); });
+  }
+  /// The check and change of increase_fast for a dense request `d` of W slots.
+  template <std::uint32_t W>
+  [[gnu::always_inline]] bool fit_and_add(detail::limits_app& app, const amount* d, bool commit) noexcept {
+    // every row and slot: x = limit - usage >= 0 and x - request >= 0 (an
+    // unlimited row: max - usage, so usage + request cannot overflow). In
+    // unsigned arithmetic (wraps, no UB); the sign bit of the OR of all of
+    // them says whether any failed. x cannot overflow (limit >= 0, usage >= 0)
+    // and x - request cannot either once x >= 0 (request >= 0).
+    // Two slots at a time (detail::limits_u64x2: one SSE2 / NEON register).
+    using v2 = detail::limits_u64x2;
+    constexpr std::uint32_t P = W / 2;
+    std::array<v2, P> req;
+    std::memcpy(req.data(), d, sizeof req);
+    std::array<v2, P> bad{};
+    const amount* lim = app.plan_lim.data();
+    for (const amount* use : app.plan_use) {
+      for (std::uint32_t k = 0; k < P; ++k) {
+        v2 l, u;
+        std::memcpy(&l, lim + 2 * k, sizeof l);
+        std::memcpy(&u, use + 2 * k, sizeof u);
+        const v2 x = l - u;
+        bad[k] |= x | (x - req[k]);
+      }
+      lim += W;
+    }
+    for (std::uint32_t k = 1; k < P; ++k) bad[0] |= bad[k];
+    if ((bad[0][0] | bad[0][1]) >> 63) return false;
+    if (!commit) return true;
+    // every array is bounded by its entity's top tracker, checked above
+    auto add = [d](amount* p) {
+      for (std::uint32_t sl = 0; sl < W; ++sl) p[sl] += d[sl];
+    };
+    add(app.use.data());
+    for (amount* p : app.plan_all) add(p);
+    return true;
   }
 
   /// The hot path of decrease: a running application in its own queue that
@@ -1256,19 +1515,27 @@ class limits_manager {
     return by_width(app.plan_width, [&]<std::uint32_t W>() {
       std::array<amount, W> d;
       if (!dense<W>(usage, d, app.plan_slots)) return false;
-      // have - request >= 0 everywhere (have, request >= 0: no overflow)
-      amount* have = app.use.data();
-      amount under = 0;
-      for (std::uint32_t sl = 0; sl < W; ++sl) under |= have[sl] - d[sl];
-      if (under < 0) return false;
-      // every tracker's usage includes the application's
-      auto take = [&d](amount* p) {
-        for (std::uint32_t sl = 0; sl < W; ++sl) p[sl] -= d[sl];
-      };
-      take(have);
-      for (amount* p : app.plan_all) take(p);
-      return true;
+      return take<W>(app, d.data());
     });
+  }
+  bool decrease_fast(detail::limits_app& app, const amount* d) {
+    if (!ensure_plan(app)) return false;
+    return by_width(app.plan_width, [&]<std::uint32_t W>() { return take<W>(app, d); });
+  }
+  template <std::uint32_t W>
+  [[gnu::always_inline]] static bool take(detail::limits_app& app, const amount* d) noexcept {
+    // have - request >= 0 everywhere (have, request >= 0: no overflow)
+    amount* have = app.use.data();
+    amount under = 0;
+    for (std::uint32_t sl = 0; sl < W; ++sl) under |= have[sl] - d[sl];
+    if (under < 0) return false;
+    // every tracker's usage includes the application's
+    auto sub = [d](amount* p) {
+      for (std::uint32_t sl = 0; sl < W; ++sl) p[sl] -= d[sl];
+    };
+    sub(have);
+    for (amount* p : app.plan_all) sub(p);
+    return true;
   }
 
   // The entry points under mu_: a running application of this user in this
@@ -1317,7 +1584,11 @@ class limits_manager {
                                                       queue_nodes_[app.queue].path + " for user '" +
                                                       users_.name(app.user) + "', not in " + queue_nodes_[q].path +
                                                       " for '" + users_.name(u) + "'");
-    const std::uint32_t g = new_app ? resolve_group(q, groups) : app.group;
+    // a relinked application (upstream reload) resolves its group again, and
+    // its group side is new: no trackers of it yet
+    const bool relink = !new_app && app.relink;
+    const bool group_new = new_app || relink;
+    const std::uint32_t g = (!new_app && !relink) || app.linked ? app.group : resolve_group(q, groups);
     const auto& chain = queue_nodes_[q].chain;
     decision d;
     bool overflow = false;
@@ -1328,9 +1599,9 @@ class limits_manager {
       const auto* ul = un ? cached(*un, level, u, false) : user_limit(level, u);
       if (!level_ok(ul, un, req, new_app, overflow)) add_reasons(ul, un, req, new_app, false, u, level, d);
       if (g != detail::limits_none) {
-        node* gn = new_app ? find_node_mut(group_states_, g, level) : app.gnodes[i];
+        node* gn = group_new ? find_node_mut(group_states_, g, level) : app.gnodes[i];
         const auto* gl = gn ? cached(*gn, level, g, true) : group_limit(level, g);
-        if (!level_ok(gl, gn, req, new_app, overflow)) add_reasons(gl, gn, req, new_app, true, g, level, d);
+        if (!level_ok(gl, gn, req, group_new, overflow)) add_reasons(gl, gn, req, group_new, true, g, level, d);
       }
     }
     if (d.denied() || !commit) return d;
@@ -1350,11 +1621,32 @@ class limits_manager {
       app.use.clear();
       for (auto* n : app.unodes) ++n->running;
       for (auto* n : app.gnodes) ++n->running;
+      app.gcounted = ~std::uint64_t{0};
       app.user = u;
       app.group = g;
       app.queue = q;
       app.plan_gen = 0;
       app.live = true;
+      app.relink = false;
+    } else if (relink) {
+      // joins the group it resolved to now (YuniKorn: the group tracker gets
+      // this increase, not the usage the application had before)
+      boost::container::small_vector<node*, 8> gn;
+      if (g != detail::limits_none) {
+        auto& gst = group_states_[group_state_locked(g)];
+        for (auto level : chain) gn.push_back(&gst.nodes[level]);
+      }
+      auto widen0 = [&](detail::limits_slots& v) {
+        if (v.size() < app.use.size()) v.resize(app.use.size(), amount{0});  // as wide as the application's
+      };
+      for (auto* n : gn) widen0(n->use);
+      app.gnodes = gn;
+      for (auto* n : app.gnodes) ++n->running;
+      app.gcounted = ~std::uint64_t{0};
+      app.group = g;
+      app.linked = false;
+      app.relink = false;
+      app.plan_gen = 0;
     }
     std::size_t width = 0;
     for (const auto& e : req) width = std::max(width, static_cast<std::size_t>(e.slot) + 1);
@@ -1422,7 +1714,8 @@ class limits_manager {
     take(app.use);
     if (!remove_app) return;
     for (auto* n : app.unodes) --n->running;
-    for (auto* n : app.gnodes) --n->running;
+    for (std::size_t i = 0; i < app.gnodes.size(); ++i)  // an upstream reload may have reset a level
+      if (i >= 64 || (app.gcounted >> i) & 1U) --app.gnodes[i]->running;
     // cleanup: trackers without usage and without running applications go away
     const auto& chain = queue_nodes_[q].chain;
     auto cleanup = [&](detail::limits_entity& st) {
@@ -1433,13 +1726,15 @@ class limits_manager {
       }
     };
     cleanup(user_states_[app.user]);
-    if (app.group != detail::limits_none) cleanup(group_states_[app.group]);
+    if (app.group != detail::limits_none && !app.relink) cleanup(group_states_[app.group]);
     app.live = false;
     app.plan_gen = 0;
     app.unodes.clear();
     app.gnodes.clear();
     app.use.clear();
     app.group = detail::limits_none;
+    app.linked = false;
+    app.relink = false;
     if (!app.pinned) forget_app(a);
   }
 
@@ -1448,10 +1743,11 @@ class limits_manager {
     check_queue_handle(q);
     check_user_handle(u);
     if (a != detail::limits_none) check_app_handle(a);
-    const bool running = a != detail::limits_none && app_states_[a].live && app_states_[a].user == u;
+    const bool relink = a != detail::limits_none && app_states_[a].live && app_states_[a].relink;
+    const bool running = a != detail::limits_none && app_states_[a].live && app_states_[a].user == u && !relink;
     const bool live = running && app_states_[a].queue == q;  // its cached trackers are the ones to read
     out.clear();
-    const std::uint32_t g = running ? app_states_[a].group : resolve_group(q, groups);
+    const std::uint32_t g = running ? app_states_[a].group : query_group(q, a, groups);
     // the minimum per resource id, dense for ids below 16
     std::array<amount, 16> best{};
     std::uint64_t mask = 0;
@@ -1474,6 +1770,7 @@ class limits_manager {
     for (std::size_t i = 0; i < chain.size(); ++i) {
       const auto level = chain[i];
       node* un = live ? app_states_[a].unodes[i] : find_node_mut(user_states_, u, level);
+      if (relink && app_states_[a].user == u && app_states_[a].queue == q) un = app_states_[a].unodes[i];
       fold(un ? cached(*un, level, u, false) : user_limit(level, u), un);
       if (g != detail::limits_none) {
         node* gn = live ? app_states_[a].gnodes[i] : find_node_mut(group_states_, g, level);
@@ -1490,7 +1787,7 @@ class limits_manager {
   /// per column (ascending id) the smallest limit - usage. No overflow: every
   /// term's limit is > 0 and its usage >= 0.
   bool headroom_fast(detail::limits_app& app, limit_vector& out) {
-    if (!ensure_plan(app)) return false;
+    if (app.relink || !ensure_plan(app)) return false;
     out.clear();
     const std::size_t w = app.plan_width;
     const amount* lim = app.plan_lim.data();
@@ -1510,8 +1807,18 @@ class limits_manager {
     check_queue_handle(q);
     check_user_handle(u);
     if (a != detail::limits_none) check_app_handle(a);
-    if (a != detail::limits_none && app_states_[a].live) return true;
-    const std::uint32_t g = resolve_group(q, groups);
+    if (a != detail::limits_none && app_states_[a].live && !app_states_[a].relink) return true;
+    const std::uint32_t g = query_group(q, a, groups);
+    if (a != detail::limits_none && app_states_[a].live) {
+      // relinked (upstream): the user side has it; the new group's trackers do not, so it counts there
+      if (g == detail::limits_none) return true;
+      for (auto level : queue_nodes_[q].chain) {
+        node* gn = find_node_mut(group_states_, g, level);
+        const auto* lim = gn ? cached(*gn, level, g, true) : group_limit(level, g);
+        if (lim && lim->max_apps != 0 && (gn ? gn->running : 0) + 1 > lim->max_apps) return false;
+      }
+      return true;
+    }
     auto ok = [&](const detail::limits_value* lim, const node* n) {
       return !lim || lim->max_apps == 0 || (n ? n->running : 0) + 1 <= lim->max_apps;
     };
@@ -1526,63 +1833,93 @@ class limits_manager {
     return true;
   }
 
-  limits_usage_node snapshot_tree(const detail::limits_entity& st, std::uint32_t id, bool group) const {
-    // build nodes for every tracked queue, then link children to parents
-    std::unordered_map<std::uint32_t, limits_usage_node> built;
-    for (const auto& [q, n] : st.nodes) {
-      limits_usage_node out;
-      out.queue_path = queue_nodes_[q].path;
-      out.usage = to_vector(n.use);
-      const detail::limits_value* lim = nullptr;
-      if (auto it = cfg_->queues.find(queue_nodes_[q].path); it != cfg_->queues.end()) {
-        const auto& cq = it->second;
-        if (group) {
-          if (id == detail::limits_wild_group)
-            lim = cq.group_wild;
-          else if (auto g = cq.group_map.find(groups_.name(id)); g != cq.group_map.end())
-            lim = g->second;
-        } else if (auto uu = cq.users.find(users_.name(id)); uu != cq.users.end()) {
-          lim = uu->second;
-        } else {
-          lim = cq.user_wild;
+  /// The limit enforced for user (group) `name` at queue `path` of the config in effect.
+  const detail::limits_value* limit_at(const std::string& path, std::string_view name, bool group) const {
+    auto it = cfg_->queues.find(path);
+    if (it == cfg_->queues.end()) return nullptr;
+    const auto& cq = it->second;
+    if (group) {
+      if (name == limits_wildcard) return cq.group_wild;
+      auto g = cq.group_map.find(name);
+      return g == cq.group_map.end() ? nullptr : g->second;
+    }
+    if (auto uu = cq.users.find(name); uu != cq.users.end()) return uu->second;
+    return cq.user_wild;
+  }
+
+  /// The queue tree of one user or group: its tracked queues (`st`, may be
+  /// null; `id` its interned id or limits_none) plus the queues of `extra`
+  /// (upstream mode: where the config gives it a limit), each with its ancestors.
+  limits_usage_node snapshot_tree(const detail::limits_entity* st, std::uint32_t id, const std::string& name,
+                                  bool group, const std::vector<std::string>& extra) const {
+    std::unordered_map<std::string, limits_usage_node> built;
+    auto make = [&](const std::string& path) -> limits_usage_node& {
+      auto [it, fresh] = built.try_emplace(path);
+      if (fresh) {
+        it->second.queue_path = path;
+        if (const auto* lim = limit_at(path, name, group)) {
+          it->second.max_resources = lim->max;
+          it->second.max_applications = lim->max_apps;
         }
       }
-      if (lim) {
-        out.max_resources = lim->max;
-        out.max_applications = lim->max_apps;
+      return it->second;
+    };
+    if (st) {
+      for (const auto& [q, n] : st->nodes) {
+        limits_usage_node& out = make(queue_nodes_[q].path);
+        out.usage = to_vector(n.use);
+        for (std::uint32_t a = 0; a < app_states_.size(); ++a) {
+          const auto& app = app_states_[a];
+          if (!app.live || (group && app.relink) || (group ? app.group : app.user) != id) continue;
+          const auto& ch = queue_nodes_[app.queue].chain;
+          if (std::find(ch.begin(), ch.end(), q) != ch.end()) out.running_applications.push_back(apps_.name(a));
+        }
+        std::sort(out.running_applications.begin(), out.running_applications.end());
       }
-      for (std::uint32_t a = 0; a < app_states_.size(); ++a) {
-        const auto& app = app_states_[a];
-        if (!app.live || (group ? app.group : app.user) != id) continue;
-        const auto& ch = queue_nodes_[app.queue].chain;
-        if (std::find(ch.begin(), ch.end(), q) != ch.end()) out.running_applications.push_back(apps_.name(a));
+    }
+    for (std::string path : extra) {
+      for (;;) {
+        (void)make(path);
+        const auto dot = path.rfind('.');
+        if (dot == std::string::npos) break;
+        path.resize(dot);
       }
-      std::sort(out.running_applications.begin(), out.running_applications.end());
-      built.emplace(q, std::move(out));
     }
     // attach deepest first
-    std::vector<std::uint32_t> order;
-    for (const auto& [q, n] : built) order.push_back(q);
-    std::sort(order.begin(), order.end(), [&](auto x, auto y) {
-      const auto dx = queue_nodes_[x].chain.size(), dy = queue_nodes_[y].chain.size();
-      return dx != dy ? dx > dy : queue_nodes_[x].path > queue_nodes_[y].path;
+    auto depth = [](const std::string& p) { return std::count(p.begin(), p.end(), '.'); };
+    std::vector<std::string> order;
+    for (const auto& [path, n] : built) order.push_back(path);
+    std::sort(order.begin(), order.end(), [&](const auto& x, const auto& y) {
+      const auto dx = depth(x), dy = depth(y);
+      return dx != dy ? dx > dy : x > y;
     });
     limits_usage_node root;
-    for (auto q : order) {
-      auto& n = built.at(q);
+    for (const auto& path : order) {
+      auto& n = built.at(path);
       std::sort(n.children.begin(), n.children.end(),
                 [](const auto& x, const auto& y) { return x.queue_path < y.queue_path; });
-      const auto parent = queue_nodes_[q].parent;
-      if (parent == detail::limits_none || built.find(parent) == built.end())
+      const auto dot = path.rfind('.');
+      const auto parent = dot == std::string::npos ? built.end() : built.find(path.substr(0, dot));
+      if (parent == built.end())
         root = std::move(n);
       else
-        built.at(parent).children.push_back(std::move(n));
+        parent->second.children.push_back(std::move(n));
     }
     return root;
   }
 
+  static const std::vector<std::string>& no_paths() noexcept {
+    static const std::vector<std::string> none;
+    return none;
+  }
+  static std::uint64_t next_id() noexcept {
+    static std::atomic<std::uint64_t> n{0};
+    return n.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
+
   const resource_registry* reg_;
   mutable detail::limits_mutex mu_;
+  std::uint64_t id_;  // matches the requests this manager prepared
   std::shared_ptr<const detail::limits_compiled> cfg_;
   std::uint64_t gen_ = 1;  // cached entries start at 0: always resolved once
   detail::limits_interner users_, groups_, apps_, queues_;

@@ -15,18 +15,24 @@
 //
 // Validation follows the YuniKorn design and its config validator; every
 // problem is reported at once with the queue path and the limit entry:
-// * a limit names at least one user or group; names are non-empty, without blanks;
-// * a wildcard "*" is the only entry of its list, and no named user (group)
-//   follows a wildcard user (group) in the same queue (the wildcard is last);
+// * a limit names at least one user or group; a user name matches YuniKorn's
+//   user pattern (a letter or '_' first, then letters, digits and : # / _ . @ -,
+//   optionally a final '$'), a group name its group pattern (a letter or '_'
+//   first, then letters, digits and : _ . -);
+// * a wildcard "*" is the only entry of its list (upstream mode: YuniKorn's
+//   rule only, names before the wildcard in one list are accepted), and no named
+//   user (group) follows a wildcard user (group) in the same queue;
 // * a group wildcard may not be the only group limit of a queue;
 // * no user or group appears twice in one queue's limits;
-// * maxresources amounts are > 0, and a limit sets maxresources or maxapplications;
+// * maxresources amounts are >= 0 with at least one > 0 (YuniKorn's
+//   StrictlyGreaterThanZero), and a limit sets maxresources or maxapplications;
 // * a limit stays within its queue: maxresources <= resources.max and
 //   maxapplications <= the queue's maxapplications (when set);
 // * the same user or group at a child is <= its nearest ancestor entry (a
 //   named user is also held to an ancestor's wildcard user entry), hence
 //   every limit is <= the root's limit for that user or group;
-// * queue names: non-empty, no '.', unique among siblings, the root is "root".
+// * queue names: 1 to 64 of letters, digits and _ : # / @ - (YuniKorn's queue
+//   name pattern), unique among siblings ignoring case, the root is "root".
 #pragma once
 
 #include <cstdint>
@@ -55,6 +61,9 @@ struct limit_entry {
   limit_vector max_resources;
   /// Per-user / per-group maximum running applications (0 = not limited).
   std::uint64_t max_applications = 0;
+  /// The document gave maxresources (a loader sets it even when an amount of
+  /// it was rejected, so that the entry is not also reported as setting nothing).
+  bool max_resources_given = false;
 };
 
 /// One queue of the hierarchy with its limits and children.
@@ -72,16 +81,57 @@ struct limits_queue {
 struct limits_config {
   limits_config() { root.name = "root"; }
   limits_queue root;
+  /// YuniKorn's rules exactly (docs/user-group-limits.md, "Differences from
+  /// upstream"): for validation, and for a limits_manager while this config
+  /// is in effect (reload, queries, ignored calls).
+  bool upstream = false;
+  /// Problems that do not reject the config (e.g. a `cpu` limit, which never
+  /// binds pod cpu), filled by the loaders.
+  std::vector<diagnostic> warnings;
 };
 
 namespace detail {
 
-[[nodiscard]] inline bool limits_valid_name(std::string_view n) noexcept {
-  if (n.empty()) return false;
+[[nodiscard]] constexpr bool limits_alpha(char c) noexcept {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+[[nodiscard]] constexpr bool limits_digit(char c) noexcept {
+  return c >= '0' && c <= '9';
+}
+
+/// YuniKorn's user name pattern: a letter or '_', then letters, digits and
+/// : # / _ . @ -, optionally ending in '$'.
+[[nodiscard]] constexpr bool limits_valid_user(std::string_view n) noexcept {
+  if (n.empty() || !(limits_alpha(n[0]) || n[0] == '_')) return false;
+  if (n.size() > 1 && n.back() == '$') n.remove_suffix(1);
+  for (std::size_t i = 1; i < n.size(); ++i) {
+    const char c = n[i];
+    if (!limits_alpha(c) && !limits_digit(c) && c != ':' && c != '#' && c != '/' && c != '_' && c != '.' && c != '@' &&
+        c != '-')
+      return false;
+  }
+  return true;
+}
+/// YuniKorn's group name pattern: a letter or '_', then letters, digits and : _ . -
+[[nodiscard]] constexpr bool limits_valid_group(std::string_view n) noexcept {
+  if (n.empty() || !(limits_alpha(n[0]) || n[0] == '_')) return false;
+  for (char c : n.substr(1))
+    if (!limits_alpha(c) && !limits_digit(c) && c != ':' && c != '_' && c != '.' && c != '-') return false;
+  return true;
+}
+/// YuniKorn's queue name pattern: 1 to 64 of letters, digits and _ : # / @ -
+[[nodiscard]] constexpr bool limits_valid_queue(std::string_view n) noexcept {
+  if (n.empty() || n.size() > 64) return false;
   for (char c : n)
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' || static_cast<unsigned char>(c) < 0x20)
+    if (!limits_alpha(c) && !limits_digit(c) && c != '_' && c != ':' && c != '#' && c != '/' && c != '@' && c != '-')
       return false;
   return true;
+}
+[[nodiscard]] inline std::string limits_lower(std::string_view s) {
+  std::string r(s);
+  for (auto& c : r)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return r;
 }
 
 [[nodiscard]] inline std::string limits_label(const limit_entry& e) {
@@ -129,7 +179,8 @@ inline void limits_check_against(const limit_entry& e, std::string_view kind, co
 }
 
 inline void limits_validate_queue(const limits_queue& q, const std::string& path, const limits_carried_map& up_users,
-                                  const limits_carried_map& up_groups, const resource_registry& reg, diagnostics& d) {
+                                  const limits_carried_map& up_groups, const resource_registry& reg, bool upstream,
+                                  diagnostics& d) {
   for (const auto& e : q.max)
     if (e.value < 0)
       d.add(path + ".resources.max." + std::string(reg.name(e.id)), "queue maximum must not be negative");
@@ -149,14 +200,22 @@ inline void limits_validate_queue(const limits_queue& q, const std::string& path
     auto check_list = [&](const std::vector<std::string>& names, std::string_view kind,
                           std::unordered_set<std::string>& seen, bool& wild, const limits_carried_map& up,
                           limits_carried_map& next) {
+      const bool users_list = kind == "user";
       for (const auto& n : names) {
         const bool is_wild = n == limits_wildcard;
-        if (!is_wild && !limits_valid_name(n)) {
-          d.add(lp, label + ": invalid " + std::string(kind) + " name '" + n + "'");
+        if (!is_wild && !(users_list ? limits_valid_user(n) : limits_valid_group(n))) {
+          d.add(lp + (users_list ? ".users" : ".groups"),
+                label + ": invalid " + std::string(kind) + " name '" + n + "' (" +
+                    (users_list ? "a letter or '_' first, then letters, digits and : # / _ . @ -, optionally a "
+                                  "final '$'"
+                                : "a letter or '_' first, then letters, digits and : _ . -") +
+                    ")");
           continue;
         }
-        if (is_wild && names.size() > 1)
+        // upstream (YuniKorn): only a named entry after the wildcard is refused
+        if (is_wild && names.size() > 1 && !upstream)
           d.add(lp, label + ": the wildcard " + std::string(kind) + " must be the only entry of its list");
+        if (is_wild && upstream) wild = true;  // YuniKorn: a name later in the same list follows the wildcard
         if (!seen.insert(n).second) {
           d.add(lp, label + ": " + std::string(kind) + " '" + n + "' appears more than once in the limits of queue " +
                         path);
@@ -189,14 +248,20 @@ inline void limits_validate_queue(const limits_queue& q, const std::string& path
       if (g != limits_wildcard) ++named_groups;
     if (group_wild && !had_group_wild) group_wild_path = lp;
 
+    // YuniKorn's StrictlyGreaterThanZero: no negative amount, at least one positive
+    bool positive = false, negative = false;
     for (const auto& r : e.max_resources) {
-      const std::string rp = lp + ".maxresources." + std::string(reg.name(r.id));
-      if (r.value < 0)
-        d.add(rp, label + ": negative amount " + std::to_string(r.value));
-      else if (r.value == 0)
-        d.add(rp, label + ": maxresources must be greater than zero");
+      if (r.value < 0) {
+        negative = true;
+        d.add(
+            lp + ".maxresources." + std::string(reg.name(r.id)),
+            label + ": maxresources " + std::string(reg.name(r.id)) + " is negative (" + std::to_string(r.value) + ")");
+      }
+      positive = positive || r.value > 0;
     }
-    if (e.max_applications == 0 && e.max_resources.empty())
+    if (!e.max_resources.empty() && !positive && !negative)
+      d.add(lp + ".maxresources", label + ": maxresources must have at least one amount greater than zero");
+    if (e.max_applications == 0 && e.max_resources.empty() && !e.max_resources_given)
       d.add(lp, label + ": sets neither maxresources nor maxapplications");
     if (q.max_applications != 0 && e.max_applications > q.max_applications)
       d.add(lp, label + ": maxapplications " + std::to_string(e.max_applications) +
@@ -213,19 +278,20 @@ inline void limits_validate_queue(const limits_queue& q, const std::string& path
           "the wildcard group limit is the only group limit of queue " + path +
               " (it would equal the queue limit; name at least one group)");
 
-  std::unordered_set<std::string> child_names;
+  std::unordered_set<std::string> child_names;  // lower case: YuniKorn compares sibling names ignoring case
   for (std::size_t i = 0; i < q.queues.size(); ++i) {
     const limits_queue& c = q.queues[i];
-    const bool ok = !c.name.empty() && c.name.find('.') == std::string::npos && limits_valid_name(c.name);
-    if (!ok) {
-      d.add(path + ".queues[" + std::to_string(i) + "]", "invalid queue name '" + c.name + "'");
+    if (!limits_valid_queue(c.name)) {
+      d.add(path + ".queues[" + std::to_string(i) + "]",
+            "invalid queue name '" + c.name + "' (1 to 64 of letters, digits and _ : # / @ -)");
       continue;
     }
-    if (!child_names.insert(c.name).second) {
-      d.add(path + "." + c.name, "duplicate queue name '" + c.name + "' under " + path);
+    if (!child_names.insert(limits_lower(c.name)).second) {
+      d.add(path + "." + c.name,
+            "duplicate queue name '" + c.name + "' under " + path + " (names are compared ignoring case)");
       continue;
     }
-    limits_validate_queue(c, path + "." + c.name, users, groups, reg, d);
+    limits_validate_queue(c, path + "." + c.name, users, groups, reg, upstream, d);
   }
 }
 
@@ -235,7 +301,10 @@ inline void limits_validate_queue(const limits_queue& q, const std::string& path
 inline void collect_limits_problems(const limits_config& cfg, const resource_registry& reg, diagnostics& d) {
   if (cfg.root.name != "root")
     d.add(cfg.root.name.empty() ? "root" : cfg.root.name, "the root queue must be named 'root'");
-  detail::limits_validate_queue(cfg.root, "root", {}, {}, reg, d);
+  // YuniKorn (checkQueuesStructure): the root queue has no resources of its own
+  if (cfg.upstream && !cfg.root.max.empty())
+    d.add("root.resources.max", "the root queue may not set resources (upstream mode, as YuniKorn)");
+  detail::limits_validate_queue(cfg.root, "root", {}, {}, reg, cfg.upstream, d);
 }
 
 /// Throws validation_error listing every problem of `cfg`; returns normally when valid.

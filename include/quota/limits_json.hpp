@@ -17,6 +17,9 @@
 //   are left out as YuniKorn's omitempty does). Amounts are integers of base units.
 #pragma once
 
+#include <algorithm>
+#include <iterator>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -31,37 +34,116 @@ struct limits_json_options {
   std::string partition;
   /// YuniKorn's "vcore" is the pod cpu in millicores: read it as quota's cpu
   /// (and print cpu as "vcore" in usage JSON). Off: "vcore" is its own resource.
+  /// On, a `cpu` in maxresources or resources.max is what YuniKorn makes of
+  /// it, a resource named cpu that no pod requests (limits_cpu_resource here,
+  /// printed as "cpu"): such a limit never binds, and the loader says so in
+  /// limits_config::warnings.
   bool vcore_as_cpu = true;
+  /// YuniKorn's rules exactly (sets limits_config::upstream).
+  bool upstream = false;
 };
+
+/// The resource a YuniKorn `cpu` key of a limit stands for (with vcore_as_cpu):
+/// not the pod cpu, which YuniKorn calls vcore. Whole units, as YuniKorn parses it.
+inline constexpr std::string_view limits_cpu_resource = "yunikorn/cpu";
 
 namespace detail {
 
+/// YuniKorn's quantity syntax (resources.ParseQuantity / ParseVCore): digits,
+/// optional blanks, then no suffix or one of k M G T P E Ki Mi Gi Ti Pi Ei, and
+/// `m` for vcore only. No sign, no fraction, no exponent. Returns the text
+/// without its blanks, or nullopt when YuniKorn would refuse it.
+[[nodiscard]] inline std::optional<std::string> limits_yunikorn_quantity(const json& v, bool vcore) {
+  if (v.is_number_unsigned()) return std::to_string(v.get<std::uint64_t>());
+  if (!v.is_string()) return std::nullopt;
+  std::string t = v.get<std::string>();
+  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; };
+  // strings.TrimSpace, then the pattern
+  while (!t.empty() && blank(t.back())) t.pop_back();
+  std::size_t i = 0;
+  while (i < t.size() && blank(t[i])) ++i;
+  const std::size_t start = i;
+  while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+  if (i == start) return std::nullopt;
+  const std::string digits = t.substr(start, i - start);
+  while (i < t.size() && blank(t[i])) ++i;
+  const std::string suffix = t.substr(i);
+  static constexpr std::string_view ok[] = {"", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+  const bool known = std::find(std::begin(ok), std::end(ok), suffix) != std::end(ok) || (vcore && suffix == "m");
+  if (!known) return std::nullopt;
+  return digits + suffix;
+}
+
+/// A JSON value as the document wrote it (a string without its quotes).
+[[nodiscard]] inline std::string limits_as_written(const json& v) {
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
 /// A resource list ({"memory": "25G", "vcore": 5}); "vcore" may be read as cpu.
-/// Problems go to `d` with the path of the offending key; bad entries are left out.
+/// Problems go to `d` with the path of the offending key, each once, naming
+/// `field`, the resource and the value as written; bad entries are left out.
+/// `config`: a limit or queue maximum (a `cpu` key there is YuniKorn's cpu
+/// resource, limits_cpu_resource, with a warning in `warn`).
 [[nodiscard]] inline limit_vector limits_parse_resources(const json& j, resource_registry& reg, const std::string& path,
-                                                         bool vcore_as_cpu, diagnostics& d) {
+                                                         bool vcore_as_cpu, diagnostics& d, bool config = false,
+                                                         const std::string& who = {},
+                                                         std::vector<diagnostic>* warn = nullptr,
+                                                         bool upstream = false) {
   limit_vector out;
   if (j.is_null()) return out;
+  const std::string field = path.ends_with("resources.max")        ? std::string("resources.max")
+                            : path.rfind('.') == std::string::npos ? path
+                                                                   : path.substr(path.rfind('.') + 1);
   if (!j.is_object()) {
-    d.add(path, std::string("expected an object of resource quantities, got ") + j.type_name());
+    d.add(path, who + std::string("expected an object of resource quantities, got ") + j.type_name());
     return out;
   }
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string p = join_path(path, it.key());
     resource_id id = no_resource;
-    if (vcore_as_cpu && it.key() == "vcore") {
-      id = resources::cpu;
-    } else {
-      try {
+    try {
+      if (vcore_as_cpu && it.key() == "vcore") {
+        id = resources::cpu;
+      } else if (vcore_as_cpu && config && it.key() == "cpu") {
+        id = reg.intern(limits_cpu_resource, 0);
+        if (warn)
+          warn->push_back({p, who + field +
+                                  " cpu is a resource named cpu, not the pod cpu (YuniKorn's vcore): no pod "
+                                  "requests it, so this limit never binds"});
+      } else {
         id = reg.intern(it.key());
-      } catch (const error& e) {
-        d.add(p, e.what());
-        continue;
       }
+    } catch (const error& e) {
+      d.add(p, who + field + " '" + it.key() + "': " + e.what());
+      continue;
     }
-    const std::size_t before = d.size();
-    const amount v = parse_resource_amount(it.value(), id, reg, p, &d);
-    if (d.size() == before) out.set(id, v);
+    amount v = 0;
+    try {
+      if (upstream) {
+        // YuniKorn's syntax first: what it refuses is refused here too
+        const auto text = limits_yunikorn_quantity(it.value(), it.key() == "vcore");
+        if (!text) {
+          d.add(p, who + field + " " + it.key() + " '" + limits_as_written(it.value()) +
+                       "' is not a YuniKorn quantity (digits, then k M G T P E Ki Mi Gi Ti Pi Ei" +
+                       (it.key() == "vcore" ? std::string(" or m") : std::string()) + ")");
+          continue;
+        }
+        v = parse_resource_amount(json(*text), id, reg, p);
+      } else {
+        v = parse_resource_amount(it.value(), id, reg, p);
+      }
+    } catch (const error& e) {
+      // once, with the value as written (the quantity's own message may show it scaled)
+      const auto eid = static_cast<error_id>(e.id());
+      const char* why = eid == error_id::parse_negative_quantity       ? "is negative"
+                        : eid == error_id::parse_quantity_out_of_range ? "is out of range (64-bit base units)"
+                        : eid == error_id::parse_too_precise           ? "is finer than the resource's base unit"
+                        : eid == error_id::parse_wrong_type            ? "is not a quantity (string or number)"
+                                                                       : "is not a valid quantity";
+      d.add(p, who + field + " " + it.key() + " '" + limits_as_written(it.value()) + "' " + why);
+      continue;
+    }
+    out.set(id, v);
   }
   return out;
 }
@@ -102,7 +184,8 @@ inline void limits_type_problem(diagnostics& d, const std::string& path, const c
 }
 
 inline std::vector<limit_entry> limits_read_limits(const json& arr, const std::string& path, resource_registry& reg,
-                                                   const limits_json_options& opt, diagnostics& d) {
+                                                   const limits_json_options& opt, diagnostics& d,
+                                                   std::vector<diagnostic>* warn = nullptr) {
   std::vector<limit_entry> out;
   if (arr.is_null()) return out;
   if (!arr.is_array()) {
@@ -125,9 +208,14 @@ inline std::vector<limit_entry> limits_read_limits(const json& arr, const std::s
     }
     e.users = limits_read_names(l, "users", lp, d);
     e.groups = limits_read_names(l, "groups", lp, d);
-    if (l.contains("maxresources"))
-      e.max_resources =
-          limits_parse_resources(l["maxresources"], reg, join_path(lp, "maxresources"), opt.vcore_as_cpu, d);
+    if (l.contains("maxresources") && !l["maxresources"].is_null()) {
+      const auto& mr = l["maxresources"];
+      // given even when an amount is rejected: that is reported, not "sets nothing" as well
+      e.max_resources_given = !mr.is_object() || !mr.empty();
+      e.max_resources = limits_parse_resources(
+          mr, reg, join_path(lp, "maxresources"), opt.vcore_as_cpu, d, true,
+          (e.name.empty() ? std::string("limit (unnamed)") : "limit '" + e.name + "'") + ": ", warn, opt.upstream);
+    }
     e.max_applications = limits_read_count(l, "maxapplications", lp, d);
     out.push_back(std::move(e));
   }
@@ -135,7 +223,7 @@ inline std::vector<limit_entry> limits_read_limits(const json& arr, const std::s
 }
 
 inline void limits_read_queue(const json& q, const std::string& path, limits_queue& out, resource_registry& reg,
-                              const limits_json_options& opt, diagnostics& d) {
+                              const limits_json_options& opt, diagnostics& d, std::vector<diagnostic>* warn) {
   if (!q.is_object()) {
     limits_type_problem(d, path, "a queue object", q);
     return;
@@ -149,10 +237,11 @@ inline void limits_read_queue(const json& q, const std::string& path, limits_que
     if (!res.is_object())
       limits_type_problem(d, join_path(path, "resources"), "an object", res);
     else if (res.contains("max"))
-      out.max = limits_parse_resources(res["max"], reg, join_path(path, "resources.max"), opt.vcore_as_cpu, d);
+      out.max = limits_parse_resources(res["max"], reg, join_path(path, "resources.max"), opt.vcore_as_cpu, d, true,
+                                       "queue '" + out.name + "': ", warn, opt.upstream);
   }
   out.max_applications = limits_read_count(q, "maxapplications", path, d);
-  if (q.contains("limits")) out.limits = limits_read_limits(q["limits"], join_path(path, "limits"), reg, opt, d);
+  if (q.contains("limits")) out.limits = limits_read_limits(q["limits"], join_path(path, "limits"), reg, opt, d, warn);
   if (q.contains("queues") && !q["queues"].is_null()) {
     const auto& cs = q["queues"];
     if (!cs.is_array()) {
@@ -161,7 +250,7 @@ inline void limits_read_queue(const json& q, const std::string& path, limits_que
     }
     for (std::size_t i = 0; i < cs.size(); ++i) {
       limits_queue c;
-      limits_read_queue(cs[i], index_path(join_path(path, "queues"), i), c, reg, opt, d);
+      limits_read_queue(cs[i], index_path(join_path(path, "queues"), i), c, reg, opt, d, warn);
       out.queues.push_back(std::move(c));
     }
   }
@@ -171,12 +260,12 @@ inline void limits_read_partition(const json& p, const std::string& path, limits
                                   const limits_json_options& opt, diagnostics& d) {
   const json& qs = p.contains("queues") ? p["queues"] : json();
   if (qs.is_array() && qs.size() == 1 && qs[0].is_object() && qs[0].contains("name") && qs[0]["name"] == "root") {
-    limits_read_queue(qs[0], index_path(join_path(path, "queues"), 0), cfg.root, reg, opt, d);
+    limits_read_queue(qs[0], index_path(join_path(path, "queues"), 0), cfg.root, reg, opt, d, &cfg.warnings);
   } else if (qs.is_array()) {
     // top-level queues without an explicit root: they become root's children
     for (std::size_t i = 0; i < qs.size(); ++i) {
       limits_queue c;
-      limits_read_queue(qs[i], index_path(join_path(path, "queues"), i), c, reg, opt, d);
+      limits_read_queue(qs[i], index_path(join_path(path, "queues"), i), c, reg, opt, d, &cfg.warnings);
       cfg.root.queues.push_back(std::move(c));
     }
   } else if (!qs.is_null()) {
@@ -184,7 +273,7 @@ inline void limits_read_partition(const json& p, const std::string& path, limits
   }
   if (p.contains("limits") && !p["limits"].is_null()) {
     // partition limits are the root limits (YuniKorn: both set must be equal)
-    auto pl = limits_read_limits(p["limits"], join_path(path, "limits"), reg, opt, d);
+    auto pl = limits_read_limits(p["limits"], join_path(path, "limits"), reg, opt, d, &cfg.warnings);
     const json* rootl =
         (qs.is_array() && qs.size() == 1 && qs[0].is_object() && qs[0].contains("limits")) ? &qs[0]["limits"] : nullptr;
     if (cfg.root.limits.empty())
@@ -201,6 +290,7 @@ inline void limits_read_partition(const json& p, const std::string& path, limits
 [[nodiscard]] inline limits_config load_limits_config(const json& doc, resource_registry& reg,
                                                       const limits_json_options& opt = {}) {
   limits_config cfg;
+  cfg.upstream = opt.upstream;
   diagnostics d;
   if (!doc.is_object()) throw parse_error(error_id::parse_malformed_document, "limits config: expected an object");
   if (doc.contains("partitions")) {
@@ -221,7 +311,7 @@ inline void limits_read_partition(const json& p, const std::string& path, limits
              !(doc.contains("name") && doc["name"] == "root")) {
     detail::limits_read_partition(doc, "", cfg, reg, opt, d);
   } else {
-    detail::limits_read_queue(doc, "", cfg.root, reg, opt, d);
+    detail::limits_read_queue(doc, "", cfg.root, reg, opt, d, &cfg.warnings);
   }
   collect_limits_problems(cfg, reg, d);
   d.throw_if_any();
@@ -244,11 +334,18 @@ inline void limits_read_partition(const json& p, const std::string& path, limits
 }
 
 namespace detail {
+/// The name YuniKorn prints for a resource: with vcore_as_cpu, cpu is "vcore"
+/// and YuniKorn's own cpu resource (limits_cpu_resource) is "cpu".
+[[nodiscard]] inline std::string limits_print_name(resource_id id, const resource_registry& reg, bool vcore) {
+  if (vcore && id == resources::cpu) return "vcore";
+  if (vcore && reg.name(id) == limits_cpu_resource) return "cpu";
+  return std::string(reg.name(id));
+}
 [[nodiscard]] inline json limits_amounts(const resource_vector& v, const resource_registry& reg, bool vcore) {
   json j = json::object();
   for (const auto& e : v) {
     if (e.value == 0) continue;
-    j[vcore && e.id == resources::cpu ? std::string("vcore") : std::string(reg.name(e.id))] = e.value;
+    j[limits_print_name(e.id, reg, vcore)] = e.value;
   }
   return j;
 }
@@ -259,8 +356,7 @@ namespace detail {
   if (!use.empty()) j["resourceUsage"] = std::move(use);
   if (!n.running_applications.empty()) j["runningApplications"] = n.running_applications;
   json mx = json::object();
-  for (const auto& e : n.max_resources)
-    mx[vcore && e.id == resources::cpu ? std::string("vcore") : std::string(reg.name(e.id))] = e.value;
+  for (const auto& e : n.max_resources) mx[limits_print_name(e.id, reg, vcore)] = e.value;
   if (!mx.empty()) j["maxResources"] = std::move(mx);
   if (n.max_applications != 0) j["maxApplications"] = n.max_applications;
   if (!n.children.empty()) {

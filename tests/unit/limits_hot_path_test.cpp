@@ -219,3 +219,107 @@ TEST_CASE("limits: a manager with host locking decides and counts exactly as one
   CHECK(allowed > 100);
   CHECK(denied > 100);
 }
+
+TEST_CASE("limits: the fused calls on a prepared request decide and count exactly as increase and decrease") {
+  resource_registry reg;
+  const res_ids r{resources::cpu, resources::memory, resources::pods, resources::nvidia_gpu,
+                  reg.intern("example.com/foo")};
+  const std::vector<resource_id> all{r.cpu, r.mem, r.pods, r.gpu, r.foo};
+  limits_manager four(reg), fused(reg), other(reg);
+  four.reload(make_config(r, 2));
+  fused.reload(make_config(r, 2));
+  other.reload(make_config(r, 2));
+
+  const std::vector<std::string> queues{"root.a.x", "root.a", "root.b"};
+  const std::vector<limits_identity> ids{{"u0", {"g0"}}, {"u1", {"g1"}}, {"u2", {"g2"}}, {"u3", {"g1", "g0"}}};
+  // a few requests prepared once and reused, as a scheduler would for its pod shapes
+  std::mt19937_64 rng(20261127);
+  auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+  std::vector<resource_vector> shapes;
+  for (int i = 0; i < 6; ++i) {
+    resource_vector v;
+    for (std::size_t d = 0; d < 1 + pick(3); ++d) v.set(all[pick(all.size())], static_cast<std::int64_t>(1 + pick(40)));
+    shapes.push_back(v);
+  }
+  std::vector<limits_request> prepared;
+  for (const auto& v : shapes) prepared.push_back(fused.prepare(v));
+  const limits_request foreign = other.prepare(shapes[0]);  // another manager's: the general path
+
+  struct app {
+    std::string name, queue;
+    std::size_t who = 0;
+    std::vector<std::size_t> held;  // shapes it holds
+    bool running = false;
+  };
+  std::vector<app> apps(6);
+  for (std::size_t i = 0; i < apps.size(); ++i) apps[i].name = "app" + std::to_string(i);
+  std::size_t allowed = 0, denied = 0;
+  for (int step = 0; step < 2000; ++step) {
+    auto& a = apps[pick(apps.size())];
+    const auto p = pick(100);
+    if (p < 3) {
+      const auto scale = static_cast<std::int64_t>(1 + pick(4));
+      four.reload(make_config(r, scale));
+      fused.reload(make_config(r, scale));
+    } else if (p < 60) {
+      if (!a.running) {
+        a.queue = queues[pick(queues.size())];
+        a.who = pick(ids.size());
+      }
+      const std::size_t s = pick(shapes.size());
+      const decision d1 = four.increase(a.queue, a.name, shapes[s], ids[a.who]);
+      decision d2;
+      if (p < 20 && ids[a.who].groups.size() == 1) {  // by handles
+        const auto g = fused.group_id(ids[a.who].groups[0]);
+        const auto h = fused.app_id(a.name);
+        d2 = fused.increase(fused.queue_id(a.queue), h, prepared[s], fused.user_id(ids[a.who].user),
+                            std::span<const group_handle>(&g, 1));
+        fused.release_app(h);
+      } else if (p < 25 && s == 0) {
+        d2 = fused.increase(a.queue, a.name, foreign, ids[a.who]);
+      } else {
+        d2 = fused.increase(a.queue, a.name, prepared[s], ids[a.who]);
+      }
+      INFO("step " << step);
+      REQUIRE(d1.allowed() == d2.allowed());
+      if (d1.allowed()) {
+        a.held.push_back(s);
+        a.running = true;
+      }
+      (d1.allowed() ? allowed : denied) += 1;
+    } else if (a.running) {
+      if (p >= 92 || a.held.empty()) {  // the application ends: give back all of it
+        resource_vector sum;
+        for (auto s : a.held)
+          for (const auto& e : shapes[s]) sum.add(e.id, e.value);
+        four.decrease(a.queue, a.name, sum, true, ids[a.who]);
+        fused.decrease(a.queue, a.name, sum, true, ids[a.who]);
+        a.held.clear();
+        a.running = false;
+      } else {
+        const std::size_t s = a.held.back();
+        a.held.pop_back();
+        four.decrease(a.queue, a.name, shapes[s], false, ids[a.who]);
+        if (p < 75) {
+          fused.decrease(a.queue, a.name, prepared[s], ids[a.who]);
+        } else {
+          const auto h = fused.app_id(a.name);
+          fused.decrease(fused.queue_id(a.queue), h, prepared[s]);
+          fused.release_app(h);
+        }
+      }
+    }
+    for (const auto& q : queues)
+      for (const auto& id : ids) {
+        REQUIRE(four.user_usage(id.user, q) == fused.user_usage(id.user, q));
+        REQUIRE(four.user_running(id.user, q) == fused.user_running(id.user, q));
+        for (const auto& g : {"g0", "g1", "g2", "*"}) REQUIRE(four.group_usage(g, q) == fused.group_usage(g, q));
+      }
+  }
+  CHECK(allowed > 300);
+  CHECK(denied > 100);
+  // a negative amount cannot be prepared
+  resource_vector neg;
+  neg.set(r.cpu, -1);
+  CHECK_THROWS_AS(fused.prepare(neg), validation_error);
+}

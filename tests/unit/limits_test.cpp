@@ -30,7 +30,10 @@ limits_config parse(const std::string& text, resource_registry& reg) {
 }
 
 limits_config seed_example(resource_registry& reg) {
-  return load_limits_config_file(std::string(QUOTA_SOURCE_DIR) + "/tests/data/limits/seed_example.json", reg);
+  // appended, not `std::string(...) + "..."` (a GCC 12 -Warray-bounds false positive at -O1)
+  std::string file(QUOTA_SOURCE_DIR);
+  file.append("/tests/data/limits/seed_example.json");
+  return load_limits_config_file(file, reg);
 }
 
 limits_identity who(std::string user, std::vector<std::string> groups = {}) {
@@ -199,7 +202,7 @@ TEST_CASE("limits: validation accepts good configs and names queue path and limi
                                               {"limit": "nothing", "users": ["d"]}])"));
     CHECK(any_problem(ps, "limits[0].maxresources.vcore", "negative"));
     CHECK(any_problem(ps, "limits[1].maxresources.memory", ""));
-    CHECK(any_problem(ps, "root.a.limits[2].maxresources.cpu", "greater than zero"));
+    CHECK(any_problem(ps, "root.a.limits[2].maxresources", "at least one amount greater than zero"));
     CHECK(any_problem(ps, "root.a.limits[3]", "names no user and no group"));
     CHECK(any_problem(ps, "root.a.limits[4]", "neither maxresources nor maxapplications"));
   }
@@ -226,9 +229,9 @@ TEST_CASE("limits: every problem of a document is reported at once and a rejecte
   CHECK(any_problem(ps, "limits[3].maxresources.memory", "12Qi"));
   CHECK(any_problem(ps, "root.a.limits[3]", "only group limit"));
   CHECK(any_problem(ps, "root.a.limits[2]", "named user 'sue' after the wildcard user"));
-  // the negative amount was left out, so that limit sets nothing at all
-  CHECK(any_problem(ps, "root.a.limits[1]", "neither maxresources nor maxapplications"));
-  CHECK(ps.size() == 8);
+  // the negative amount is reported once: not also as a limit that sets nothing
+  CHECK_FALSE(any_problem(ps, "root.a.limits[1]", "neither maxresources nor maxapplications"));
+  CHECK(ps.size() == 7);
 
   limits_manager m(reg);
   m.reload(parse(R"({"name": "root", "limits": [{"limit": "one", "users": ["sue"], "maxapplications": 1}]})", reg));
@@ -873,10 +876,9 @@ TEST_CASE("limits: a config built in code is validated too: negative maxima, roo
     ps = err.problems();
   }
   CHECK(any_problem(ps, "root.a.resources.max.cpu", "queue maximum must not be negative"));
-  CHECK(any_problem(ps, "root.a.limits[0].maxresources.memory", "limit 'neg': negative amount -5"));
-  CHECK(any_problem(ps, "root.a.limits[0].maxresources.cpu", "greater than zero"));
+  CHECK(any_problem(ps, "root.a.limits[0].maxresources.memory", "limit 'neg': maxresources memory is negative (-5)"));
   CHECK(any_problem(ps, "root.a.limits[0]", "maxresources cpu=0 exceeds the queue's resources.max (-1)"));
-  CHECK(ps.size() == 4);
+  CHECK(ps.size() == 3);
   // the same checks as the loaders: a good config passes, a renamed root fails
   cfg.root.queues[0].max.set(resources::cpu, 4000);
   cfg.root.queues[0].limits[0].max_resources.set(resources::memory, 5);
@@ -1151,4 +1153,354 @@ TEST_CASE("limits: a held application id is a new application until its first in
   m.release_app(held);
   CHECK(m.application_count() == 0);
   CHECK(m.tracker_count() == 0);
+}
+
+namespace {
+
+limits_config parse_upstream(const std::string& text, resource_registry& reg) {
+  limits_json_options opt;
+  opt.upstream = true;
+  return load_limits_config(json::parse(text), reg, opt);
+}
+
+std::vector<diagnostic> problems_upstream(const std::string& text) {
+  resource_registry reg;
+  try {
+    (void)parse_upstream(text, reg);
+  } catch (const validation_error& e) {
+    return e.problems();
+  }
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("limits: upstream maxresources with some amounts zero is accepted, and a zero amount binds") {
+  // YuniKorn's StrictlyGreaterThanZero: no negative amount and at least one positive
+  const std::string some_zero =
+      one_queue(R"([{"limit": "no cpu", "users": ["sue"], "maxresources": {"memory": 100, "vcore": 0}}])");
+  CHECK(problems_upstream(some_zero).empty());
+  CHECK(problems_of(some_zero).empty());  // the default follows YuniKorn here
+  const auto all_zero =
+      problems_upstream(one_queue(R"([{"limit": "nothing", "users": ["sue"], "maxresources": {"memory": 0}}])"));
+  REQUIRE(all_zero.size() == 1);
+  CHECK(any_problem(all_zero, "root.a.limits[0].maxresources", "limit 'nothing'"));
+  CHECK(any_problem(all_zero, "root.a.limits[0].maxresources", "at least one amount greater than zero"));
+
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(parse_upstream(some_zero, reg));
+  CHECK(m.increase("root.a", "app-1", use(0, 60), who("sue")).allowed());
+  // vcore 0: YuniKorn's headroom for vcore is 0 - usage, so any cpu request is refused
+  CHECK(m.increase("root.a", "app-1", use(1), who("sue")).denied());
+  CHECK(m.headroom("root.a", "app-1", who("sue")).bound(resources::cpu) == std::optional<amount>(0));
+  CHECK(m.headroom("root.a", "app-1", who("sue")).bound(resources::memory) == std::optional<amount>(40));
+}
+
+TEST_CASE("limits: upstream a cpu limit is a resource named cpu that never binds pod cpu, and the loader warns") {
+  for (const bool upstream : {false, true}) {
+    resource_registry reg;
+    limits_json_options opt;
+    opt.upstream = upstream;
+    const auto cfg = load_limits_config(
+        json::parse(one_queue(R"([{"limit": "cpu two", "users": ["sue"], "maxresources": {"cpu": 2}}])")), reg, opt);
+    REQUIRE(cfg.warnings.size() == 1);
+    CHECK(cfg.warnings[0].path.find("limits[0].maxresources.cpu") != std::string::npos);
+    CHECK(cfg.warnings[0].message.find("limit 'cpu two'") != std::string::npos);
+    CHECK(cfg.warnings[0].message.find("never binds") != std::string::npos);
+    limits_manager m(reg);
+    m.reload(cfg);
+    // 100 pod cpus (YuniKorn's vcore): the cpu limit of 2 does not apply to them
+    CHECK(m.increase("root.a", "app-1", use(100'000), who("sue")).allowed());
+    CHECK(m.headroom("root.a", "app-1", who("sue")).find(resources::cpu) == nullptr);
+    // the usage JSON prints it as YuniKorn does: a resource named cpu, in whole units
+    const json users = users_usage_to_json(m);
+    CHECK(users[0]["queues"]["children"][0]["maxResources"] == json{{"cpu", 2}});
+    CHECK(users[0]["queues"]["children"][0]["resourceUsage"] == json{{"vcore", 100'000}});
+  }
+  // vcore_as_cpu off: cpu is quota's cpu, as the host asked
+  resource_registry reg;
+  limits_json_options off;
+  off.vcore_as_cpu = false;
+  const auto cfg = load_limits_config(
+      json::parse(one_queue(R"([{"limit": "cpu two", "users": ["sue"], "maxresources": {"cpu": 2}}])")), reg, off);
+  CHECK(cfg.warnings.empty());
+  CHECK(*cfg.root.queues[0].limits[0].max_resources.find(resources::cpu) == 2000);
+}
+
+TEST_CASE("limits: upstream user, group and queue names follow YuniKorn's patterns") {
+  for (const bool upstream : {false, true}) {
+    auto problems = [&](const std::string& t) { return upstream ? problems_upstream(t) : problems_of(t); };
+    // users: a letter or '_' first; then letters, digits and : # / _ . @ -; a final '$'
+    CHECK(problems(one_queue(R"([{"limit": "ok", "users": ["sue@corp.example", "_svc", "host/a#b:c", "machine$"],
+                                  "maxapplications": 1}])"))
+              .empty());
+    const auto us =
+        problems(one_queue(R"([{"limit": "bad users", "users": ["1sue", "-x", "a$b", "a+b"], "maxapplications": 1}])"));
+    CHECK(us.size() == 4);
+    CHECK(any_problem(us, "root.a.limits[0].users", "limit 'bad users': invalid user name '1sue'"));
+    CHECK(any_problem(us, "root.a.limits[0].users", "invalid user name 'a$b'"));
+    // groups: no @ # / and no final '$'
+    CHECK(problems(one_queue(R"([{"limit": "ok", "groups": ["dev-ops", "_x.y:z"], "maxapplications": 1}])")).empty());
+    const auto gs = problems(one_queue(
+        R"([{"limit": "bad groups", "groups": ["dev@corp", "a/b", "a#b", "adm$", "9x"], "maxapplications": 1}])"));
+    CHECK(gs.size() == 5);
+    CHECK(any_problem(gs, "root.a.limits[0].groups", "limit 'bad groups': invalid group name 'dev@corp'"));
+    // queues: 1 to 64 of letters, digits and _ : # / @ -; siblings differ ignoring case
+    const auto qs = problems(R"({"name": "root", "queues": [{"name": "team@x"}, {"name": "a.b"},
+                                 {"name": ")" +
+                             std::string(65, 'q') + R"("}, {"name": "Dev"}, {"name": "dev"}]})");
+    CHECK(qs.size() == 3);
+    CHECK(any_problem(qs, "root.queues[1]", "invalid queue name 'a.b'"));
+    CHECK(any_problem(qs, "root.queues[2]", "invalid queue name"));
+    CHECK(any_problem(qs, "root.dev", "duplicate queue name 'dev'"));
+  }
+}
+
+TEST_CASE("limits: upstream a wildcard after names in one list is accepted with YuniKorn's meaning") {
+  const std::string mixed = one_queue(R"([{"limit": "mixed", "users": ["alice", "*"], "maxapplications": 1},
+                                          {"limit": "g", "groups": ["dev", "*"], "maxapplications": 2}])");
+  CHECK(any_problem(problems_of(mixed), "root.a.limits[0]", "must be the only entry"));  // the default refuses it
+  CHECK(problems_upstream(mixed).empty());
+  // a name after the wildcard, in the same list or a later one, stays refused
+  CHECK(any_problem(problems_upstream(one_queue(R"([{"limit": "late", "users": ["*", "bob"], "maxapplications": 1}])")),
+                    "root.a.limits[0]", "named user 'bob' after the wildcard user"));
+  // meaning: alice has her own copy, every other user the wildcard's; dev its own pool, others the "*" pool
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(parse_upstream(mixed, reg));
+  CHECK(m.increase("root.a", "a1", use(1), who("alice", {"dev"})).allowed());
+  CHECK(m.increase("root.a", "a2", use(1), who("alice", {"dev"})).denied());  // alice's own maxapplications 1
+  CHECK(m.increase("root.a", "b1", use(1), who("bob", {"dev"})).allowed());   // bob: the wildcard's copy
+  CHECK(m.increase("root.a", "c1", use(1), who("carol", {"dev"})).denied());  // group dev: 2 applications
+  CHECK(m.group_of("a1") == "dev");
+  CHECK(m.increase("root.a", "e1", use(1), who("erin", {"ops"})).allowed());
+  CHECK(m.group_of("e1") == "*");
+}
+
+TEST_CASE("limits: upstream a bad quantity is reported once, as written") {
+  for (const bool upstream : {false, true}) {
+    const std::string text = one_queue(R"([{"limit": "huge", "users": ["sue"], "maxresources": {"vcore": "1000P"}},
+                                           {"limit": "odd", "users": ["bob"], "maxresources": {"memory": "12Qi"}}])");
+    const auto ps = upstream ? problems_upstream(text) : problems_of(text);
+    REQUIRE(ps.size() == 2);
+    CHECK(ps[0].path.find("limits[0].maxresources.vcore") != std::string::npos);
+    CHECK(ps[0].message == "limit 'huge': maxresources vcore '1000P' is out of range (64-bit base units)");
+    CHECK(ps[1].message == (upstream ? "limit 'odd': maxresources memory '12Qi' is not a YuniKorn quantity (digits, "
+                                       "then k M G T P E Ki Mi Gi Ti Pi Ei)"
+                                     : "limit 'odd': maxresources memory '12Qi' is not a valid quantity"));
+  }
+}
+
+TEST_CASE("limits: upstream an increase or decrease with an empty queue, application or user is ignored") {
+  const std::string text = one_queue(R"([{"limit": "one", "users": ["sue"], "maxapplications": 1}])");
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(parse_upstream(text, reg));
+  CHECK(m.increase("", "app-1", use(1), who("sue")).allowed());
+  CHECK(m.increase("root.a", "", use(1), who("sue")).allowed());
+  CHECK(m.increase("root.a", "app-1", use(1), who("")).allowed());
+  CHECK(m.tracker_count() == 0);
+  CHECK(m.increase("root.a", "app-1", use(1), who("sue")).allowed());
+  CHECK_NOTHROW(m.decrease("", "app-1", use(1), true, who("sue")));
+  CHECK_NOTHROW(m.decrease("root.a", "", use(1), true, who("sue")));
+  CHECK(m.user_usage("sue", "root.a") == use(1));
+  CHECK(m.user_running("sue", "root.a") == 1);
+  // the default: a typed error, nothing changed
+  limits_manager d(reg);
+  d.reload(parse(text, reg));
+  CHECK_THROWS_AS(d.increase("root.a", "", use(1), who("sue")), unknown_entity_error);
+  CHECK_THROWS_AS(d.increase("", "app-1", use(1), who("sue")), unknown_entity_error);
+  CHECK_THROWS_AS(d.decrease("root.a", "", use(1), true, who("sue")), unknown_entity_error);
+  CHECK(d.tracker_count() == 0);
+}
+
+TEST_CASE("limits: upstream headroom and can_run_app link the application's group, which a later increase keeps") {
+  const std::string text = R"({"name": "root", "queues": [{"name": "a", "limits": [
+      {"limit": "dev", "groups": ["dev"], "maxresources": {"vcore": 1}},
+      {"limit": "ops", "groups": ["ops"], "maxresources": {"vcore": 8}}]}]})";
+  for (const bool upstream : {false, true}) {
+    resource_registry reg;
+    limits_manager m(reg);
+    m.reload(upstream ? parse_upstream(text, reg) : parse(text, reg));
+    // the query asks as a member of dev; the application then runs with the groups [ops]
+    CHECK(m.headroom("root.a", "app-1", who("sue", {"dev"})).bound(resources::cpu) == std::optional<amount>(1000));
+    const decision d = m.increase("root.a", "app-1", use(2000), who("sue", {"ops"}));
+    if (upstream) {
+      // YuniKorn: Headroom linked the application to dev; its 1-vcore limit refuses 2 vcores
+      CHECK(d.denied());
+      CHECK(m.can_run_app("root.a", "app-2", who("sue", {"ops"})));
+      CHECK(m.increase("root.a", "app-2", use(2000), who("sue", {"dev"})).allowed());  // can_run linked ops
+      CHECK(m.group_of("app-2") == "ops");
+    } else {
+      CHECK(d.allowed());  // the default: questions change nothing; the increase resolves ops
+      CHECK(m.group_of("app-1") == "ops");
+    }
+  }
+}
+
+TEST_CASE("limits: upstream quantities follow YuniKorn's syntax: digits and an SI suffix, m for vcore only") {
+  auto with = [](const std::string& res) {
+    return one_queue(R"([{"limit": "q", "users": ["sue"], "maxresources": )" + res + "}]");
+  };
+  // accepted by both
+  CHECK(problems_upstream(with(R"({"memory": "10G", "vcore": "500m"})")).empty());
+  CHECK(problems_of(with(R"({"memory": "10G", "vcore": "500m"})")).empty());
+  // YuniKorn allows blanks before the suffix; the default reads Kubernetes quantities, which do not
+  CHECK(problems_upstream(with(R"({"memory": "10 Gi", "vcore": 2})")).empty());
+  CHECK_FALSE(problems_of(with(R"({"memory": "10 Gi", "vcore": 2})")).empty());
+  // Kubernetes quantities YuniKorn refuses: a fraction, m on memory, an exponent, a capital K
+  for (const std::string bad : {R"({"memory": "1.5G"})", R"({"memory": "500m"})", R"({"memory": "1e3"})",
+                                R"({"memory": "1K"})", R"({"vcore": 0.5})"}) {
+    const auto ps = problems_upstream(with(bad));
+    INFO(bad);
+    REQUIRE(ps.size() == 1);
+    CHECK(ps[0].message.find("is not a YuniKorn quantity") != std::string::npos);
+  }
+  CHECK(problems_of(with(R"({"memory": "1.5G"})")).empty());  // the default reads Kubernetes quantities
+  resource_registry reg;
+  const auto cfg = parse_upstream(with(R"({"memory": " 10 Gi ", "vcore": "500m"})"), reg);
+  CHECK(*cfg.root.queues[0].limits[0].max_resources.find(resources::memory) == 10LL << 30);
+  CHECK(*cfg.root.queues[0].limits[0].max_resources.find(resources::cpu) == 500);
+}
+
+TEST_CASE("limits: upstream a reload below usage keeps it, and a leaf limit above its parent's is refused") {
+  auto cfg = [](int root_vcore, int leaf_vcore) {
+    return R"({"name": "root", "limits": [{"limit": "r", "users": ["sue"], "maxresources": {"vcore": )" +
+           std::to_string(root_vcore) + R"(}}], "queues": [{"name": "a", "limits": [
+             {"limit": "l", "users": ["sue"], "maxresources": {"vcore": )" +
+           std::to_string(leaf_vcore) + "}}]}]}";
+  };
+  resource_registry reg;
+  limits_manager m(reg);
+  m.reload(parse_upstream(cfg(10, 6), reg));
+  REQUIRE(m.increase("root.a", "app-1", use(5000), who("sue")).allowed());
+  // below usage at both levels: YuniKorn keeps the usage; its headroom is the
+  // smallest max - usage over the path (SubOnlyExisting, ComponentWiseMin)
+  m.reload(parse_upstream(cfg(4, 3), reg));
+  CHECK(m.user_usage("sue", "root.a") == use(5000));
+  CHECK(m.headroom("root.a", "app-1", who("sue")).bound(resources::cpu) == std::optional<amount>(-2000));
+  CHECK(m.increase("root.a", "app-1", use(1), who("sue")).denied());
+  // YuniKorn's manager only applies what its validator passed: a leaf above its
+  // parent (checkLimitResource) is refused, and the config in effect stays
+  CHECK_THROWS_AS(parse_upstream(cfg(4, 8), reg), validation_error);
+  limits_config leaf_above;
+  leaf_above.upstream = true;
+  limit_entry r;
+  r.name = "r";
+  r.users = {"sue"};
+  r.max_resources.set(resources::cpu, 4000);
+  leaf_above.root.limits.push_back(r);
+  limits_queue a;
+  a.name = "a";
+  r.max_resources.set(resources::cpu, 8000);
+  a.limits.push_back(r);
+  leaf_above.root.queues.push_back(a);
+  CHECK_THROWS_AS(m.reload(leaf_above), validation_error);
+  CHECK(m.headroom("root.a", "app-1", who("sue")).bound(resources::cpu) == std::optional<amount>(-2000));
+  m.decrease("root.a", "app-1", use(3000), false, who("sue"));
+  CHECK(m.increase("root.a", "app-1", use(1000), who("sue")).allowed());  // 2 + 1 <= 3 again
+}
+
+TEST_CASE("limits: upstream the users and groups a limit names are in the usage JSON from the config on") {
+  const std::string text = R"({"name": "root", "queues": [
+      {"name": "a", "limits": [{"limit": "sue", "users": ["sue"], "maxresources": {"vcore": 5}},
+                               {"limit": "dev", "groups": ["dev"], "maxapplications": 3},
+                               {"limit": "pool", "groups": ["*"], "maxapplications": 9}]},
+      {"name": "b", "limits": [{"limit": "each", "users": ["*"], "maxapplications": 2}]}]})";
+  resource_registry reg;
+  limits_manager def(reg), up(reg);
+  def.reload(parse(text, reg));
+  up.reload(parse_upstream(text, reg));
+  CHECK(users_usage_to_json(def) == json::array());  // the default: users and groups with usage only
+  CHECK(groups_usage_to_json(def) == json::array());
+  const json users = users_usage_to_json(up);
+  REQUIRE(users.size() == 1);
+  CHECK(users[0]["userName"] == "sue");
+  CHECK(users[0]["queues"] == json::parse(R"({"queuePath": "root", "children": [
+      {"queuePath": "root.a", "maxResources": {"vcore": 5000}},
+      {"queuePath": "root.b", "maxApplications": 2}]})"));
+  const json groups = groups_usage_to_json(up);
+  REQUIRE(groups.size() == 2);
+  CHECK(groups[0]["groupName"] == "*");
+  CHECK(groups[0]["queues"]["children"][0] == json::parse(R"({"queuePath": "root.a", "maxApplications": 9})"));
+  CHECK(groups[1]["groupName"] == "dev");
+  // a user who runs shows the wildcard-limited queues as well; sue stays after her application ends
+  REQUIRE(up.increase("root.a", "s1", use(1000), who("sue", {"dev"})).allowed());
+  REQUIRE(up.increase("root.a", "b1", use(1000), who("bob")).allowed());
+  up.decrease("root.a", "s1", use(1000), true, who("sue", {"dev"}));
+  const json after = users_usage_to_json(up);
+  REQUIRE(after.size() == 2);
+  CHECK(after[0]["userName"] == "bob");
+  CHECK(after[0]["queues"]["children"] == json::parse(R"([
+      {"queuePath": "root.a", "resourceUsage": {"vcore": 1000}, "runningApplications": ["b1"]},
+      {"queuePath": "root.b", "maxApplications": 2}])"));
+  CHECK(after[1]["userName"] == "sue");
+  CHECK(after[1]["queues"]["children"][0] ==
+        json::parse(R"({"queuePath": "root.a", "maxResources": {"vcore": 5000}})"));
+}
+
+TEST_CASE("limits: upstream the root queue may not set resources") {
+  const std::string text = R"({"name": "root", "resources": {"max": {"vcore": 8}}, "queues": [{"name": "y"}]})";
+  CHECK(problems_of(text).empty());  // the default: a bound like any other queue's
+  const auto ps = problems_upstream(text);
+  REQUIRE(ps.size() == 1);
+  CHECK(ps[0].path == "root.resources.max");
+}
+
+TEST_CASE("limits: upstream a reload that removes a group's limit drops its usage along the path and unlinks") {
+  // dev is limited at the root and at root.a; the reload removes the root.a entry
+  auto cfg = [](bool leaf) {
+    return std::string(R"({"name": "root", "limits": [{"limit": "dev all", "groups": ["dev"], "maxapplications": 5}],
+        "queues": [{"name": "a", "limits": [)") +
+           (leaf ? R"({"limit": "dev a", "groups": ["dev"], "maxapplications": 5, "maxresources": {"vcore": 10}})"
+                 : "") +
+           R"(]}, {"name": "b"}]})";
+  };
+  for (const bool upstream : {false, true}) {
+    resource_registry reg;
+    limits_manager m(reg);
+    auto load = [&](bool leaf) { return upstream ? parse_upstream(cfg(leaf), reg) : parse(cfg(leaf), reg); };
+    m.reload(load(true));
+    REQUIRE(m.increase("root.a", "s1", use(4000), who("sue", {"dev"})).allowed());
+    REQUIRE(m.increase("root.b", "b1", use(3000), who("bob", {"dev"})).allowed());
+    REQUIRE(m.group_usage("dev", "root") == use(7000));
+    m.reload(load(false));
+    if (!upstream) {
+      // the default: the group and its usage stay with the applications that run
+      CHECK(m.group_usage("dev", "root") == use(7000));
+      CHECK(m.group_usage("dev", "root.a") == use(4000));
+      CHECK(m.group_of("s1") == "dev");
+      CHECK(m.group_running("dev", "root") == 2);
+      continue;
+    }
+    // YuniKorn: dev's trackers at root.a and its ancestor root that hold
+    // applications and usage are emptied (bob's share at the root too); bob's
+    // own queue keeps its usage; sue's application is unlinked from dev
+    CHECK(m.group_usage("dev", "root") == resource_vector{});
+    CHECK(m.group_usage("dev", "root.a") == resource_vector{});
+    CHECK(m.group_usage("dev", "root.b") == use(3000));
+    CHECK(m.group_running("dev", "root") == 0);
+    CHECK(m.group_of("s1") == "");
+    CHECK(m.group_of("b1") == "dev");
+    CHECK(m.user_usage("sue", "root.a") == use(4000));  // users keep their usage
+    // sue's next increase resolves her group again (dev, at the root) and only
+    // that increase is counted for it
+    REQUIRE(m.increase("root.a", "s1", use(1000), who("sue", {"dev"})).allowed());
+    CHECK(m.group_of("s1") == "dev");
+    CHECK(m.group_usage("dev", "root") == use(1000));
+    CHECK(m.group_running("dev", "root") == 1);
+    // bob's application ends: its 3 vcores leave a root tracker that no longer
+    // counted them (YuniKorn's usage goes below zero), and it was no longer
+    // among the root's running applications
+    m.decrease("root.b", "b1", use(3000), true, who("bob", {"dev"}));
+    CHECK(m.group_usage("dev", "root") == use(-2000));
+    CHECK(m.group_running("dev", "root") == 1);
+    // sue's application ends with all of its usage: the group gives back all 5, of which it counted 1
+    m.decrease("root.a", "s1", use(5000), true, who("sue", {"dev"}));
+    CHECK(m.group_usage("dev", "root") == use(-7000));
+    CHECK(m.group_usage("dev", "root.a") == use(-4000));
+    CHECK(m.group_running("dev", "root") == 0);
+    CHECK(m.user_usage("sue", "root.a") == resource_vector{});
+  }
 }

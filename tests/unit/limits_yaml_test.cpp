@@ -126,12 +126,22 @@ queues:
     CHECK(std::string(e.what()).find("line ") != std::string::npos);
   }
   REQUIRE_THROWS_AS(load_limits_config_yaml_file(data_path("no-such-file.yaml"), reg), parse_error);
-  // names stay names: a numeric user is the string "1001"
+  // names stay names: a numeric limit description is the string "1001", and a
+  // numeric user the string "1001" (which YuniKorn's user pattern refuses: a
+  // letter or '_' first)
   const auto cfg = load_limits_config_yaml(
-      "queues:\n  - name: root\n    limits:\n      - {users: [1001], maxapplications: 1}\n", reg);
+      "queues:\n  - name: root\n    limits:\n      - {limit: 1001, users: [sue], maxapplications: 1}\n", reg);
   REQUIRE(cfg.root.limits.size() == 1);
-  CHECK(cfg.root.limits[0].users == std::vector<std::string>{"1001"});
+  CHECK(cfg.root.limits[0].name == "1001");
   CHECK(cfg.root.limits[0].max_applications == 1);
+  try {
+    (void)load_limits_config_yaml("queues:\n  - name: root\n    limits:\n      - {users: [1001], maxapplications: 1}\n",
+                                  reg);
+    FAIL("no error");
+  } catch (const validation_error& e) {
+    REQUIRE(e.problems().size() == 1);
+    CHECK(e.problems()[0].message.find("invalid user name '1001'") != std::string::npos);
+  }
 }
 
 TEST_CASE("limits: YAML scalars keep their YAML type: booleans, null, signs and over-long digits") {

@@ -5,9 +5,10 @@
 //   {"model": "yunikorn_limits",
 //    "config": {"partitions": [{"name": "default", "queues": [{"name": "root", "limits": [...],
 //                                                              "queues": [...]}]}]},
-//    "options": {"partition": "default", "vcoreAsCpu": true}}
+//    "options": {"partition": "default", "vcoreAsCpu": true, "upstream": false}}
 // `config` is the YuniKorn queue configuration with the field names of
-// queues.yaml, as JSON (see quota/limits_json.hpp). A job runs in the queue
+// queues.yaml, as JSON (see quota/limits_json.hpp); `upstream` applies
+// YuniKorn's rules exactly (limits_json_options::upstream). A job runs in the queue
 // `queue`: a full path ("root.team-a") or a name that is qualified with
 // "root." ("team-a"), as YuniKorn does for a provided queue; it must be a leaf
 // queue of the config. `user` and `groups` are the identity, the job id is the
@@ -88,8 +89,13 @@ inline model_instance yunikorn_limits_make(const policy_spec& ps, scenario& sc) 
             opt.vcore_as_cpu = it.value().get<bool>();
           else
             diag.add("options.vcoreAsCpu", "expected true or false");
+        } else if (it.key() == "upstream") {
+          if (it.value().is_boolean())
+            opt.upstream = it.value().get<bool>();
+          else
+            diag.add("options.upstream", "expected true or false");
         } else {
-          diag.add("options." + it.key(), "unknown option (expected partition, vcoreAsCpu)");
+          diag.add("options." + it.key(), "unknown option (expected partition, vcoreAsCpu, upstream)");
         }
       }
     }
@@ -172,7 +178,7 @@ inline void register_limits_model(std::map<std::string, model_kind>& kinds) {
   kinds["yunikorn_limits"] = model_kind{
       "YuniKorn user and group limits (maxresources, maxapplications per user and group at every queue level, "
       "wildcards, cumulative group pool): {\"config\": {\"partitions\": [{\"queues\": [{\"name\": \"root\", "
-      "\"limits\": [...], \"queues\": [...]}]}]}, \"options\": {\"partition\": \"default\", \"vcoreAsCpu\": true}}",
+      "\"limits\": [...], \"queues\": [...]}]}]}, \"options\": {\"partition\": \"default\", \"vcoreAsCpu\": true, \"upstream\": false}}",
       detail::yunikorn_limits_make, detail::yunikorn_limits_synthesize};
 }
 
