@@ -136,9 +136,10 @@ class queue_tree {
   [[nodiscard]] const queue_spec& spec(std::size_t q) const { return specs_.at(q); }
   [[nodiscard]] const std::vector<resource_id>& dims() const noexcept { return dims_; }
   [[nodiscard]] const queue_tree_options& options() const noexcept { return opts_; }
-  /// Upstream mode: what Volcano only logs (sum of guarantees above the
-  /// cluster total), each naming the item. Empty in the default mode, which
-  /// rejects these configurations.
+  /// Upstream mode: what Volcano runs with (a sum of guarantees above the
+  /// cluster total; an unknown or cyclic spec.parent, which the proportion
+  /// plugin never reads), each naming the item. Empty in the default mode,
+  /// which rejects these configurations.
   [[nodiscard]] const std::vector<diagnostic>& warnings() const noexcept { return warnings_; }
 
   // ---- per-queue attributes (dense by tracked dimension index) ----
@@ -506,11 +507,18 @@ class queue_tree {
           diag.add(std::move(path), std::move(msg));
       }
     }
+    // the proportion plugin never reads spec.parent: upstream, a bad one is only a warning
+    const auto parent_problem = [&](std::string path, std::string msg) {
+      if (opts_.upstream)
+        warnings_.push_back({std::move(path), std::move(msg)});
+      else
+        diag.add(std::move(path), std::move(msg));
+    };
     for (std::size_t q = 0; q < specs_.size(); ++q) {
       const auto& p = specs_[q].parent;
       if (p.empty()) continue;
       if (!by_name_.count(p)) {
-        diag.add("queue/" + specs_[q].name + "/spec/parent", "unknown parent '" + p + "'");
+        parent_problem("queue/" + specs_[q].name + "/spec/parent", "unknown parent '" + p + "'");
         continue;
       }
       std::size_t cur = q, steps = 0;
@@ -518,7 +526,7 @@ class queue_tree {
         cur = by_name_.at(specs_[cur].parent);
         ++steps;
       }
-      if (steps > specs_.size()) diag.add("queue/" + specs_[q].name + "/spec/parent", "parent cycle");
+      if (steps > specs_.size()) parent_problem("queue/" + specs_[q].name + "/spec/parent", "parent cycle");
     }
   }
 

@@ -538,6 +538,13 @@ TEST_CASE("queue: upstream sum of guarantees above the cluster total is a warnin
   fine.add_queue(qs("d", 1, {{gpu, 7}}));  // 21 > 20: accepted, warned
   CHECK(fine.warnings().size() == 1);
   CHECK(rc(fine, "d") == 7);
+  // the proportion plugin never reads spec.parent: a bad one is a warning too
+  auto orphan = qs("e", 1);
+  orphan.parent = "ghost";
+  CHECK_THROWS_AS(queue_tree({gpu}, resource_vector{{gpu, 20}}, {orphan}), validation_error);
+  queue_tree o({gpu}, resource_vector{{gpu, 20}}, {orphan}, queue_tree_options{true});
+  REQUIRE(o.warnings().size() == 1);
+  CHECK(o.warnings()[0].path == "queue/e/spec/parent");
 }
 
 TEST_CASE("queue: upstream overcommit gate has no guarantee exception") {
