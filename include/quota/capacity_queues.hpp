@@ -19,6 +19,7 @@
 #include <compare>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -74,6 +75,12 @@ struct capacity_options {
   /// Hierarchical mode: Volcano leaves the root unlimited (jobs may be
   /// enqueued beyond the cluster). true bounds the root by the cluster total.
   bool root_bounded_by_total = false;
+  /// Decide as Volcano's capacity plugin does where the default differs
+  /// (docs/queues.md, "Differences from upstream"): what the scheduler only
+  /// logs (sum of guarantees above the total, deserved below guarantee,
+  /// children above their parent) is accepted and listed in warnings(), and
+  /// the policy adapter lets a job wait in a queue with children.
+  bool upstream = false;
 };
 
 namespace detail {
@@ -86,6 +93,11 @@ inline constexpr std::int64_t cap_unlimited = std::numeric_limits<std::int64_t>:
 [[nodiscard]] inline std::int64_t cap_excess(std::int64_t a, std::int64_t b) noexcept {
   if (a == cap_unlimited) return cap_unlimited;
   return a > b ? a - b : 0;
+}
+/// Volcano leaves `pods` out of its dimension-wise comparisons (every task
+/// asks for one pod; IsIgnoredScalarResource in pkg/scheduler/api).
+[[nodiscard]] constexpr bool capacity_ignored(resource_id r) noexcept {
+  return r == resources::pods;
 }
 }  // namespace detail
 
@@ -111,7 +123,17 @@ class capacity_queues {
     if (opts_.ancestor_reclaim_level < 0) diag.add("options/ancestorReclaimLevel", "negative level");
     build(std::move(queues), diag);
     if (!diag.empty()) throw validation_error(diag.items());
+    warnings_ = build_warn_;
+    warnings_.insert(warnings_.end(), total_warn_.begin(), total_warn_.end());
   }
+
+  [[nodiscard]] const capacity_options& options() const noexcept { return opts_; }
+  /// Upstream mode: what Volcano's scheduler only logs, each naming the item
+  /// (sum of guarantees above the cluster total, deserved below guarantee,
+  /// a child's capability above its parent's, children's deserved or
+  /// guarantees above the parent's, a guarantee above an inherited
+  /// capability). Empty in the default mode, which rejects them.
+  [[nodiscard]] const std::vector<diagnostic>& warnings() const noexcept { return warnings_; }
 
   [[nodiscard]] capacity_mode mode() const noexcept { return opts_.mode; }
   [[nodiscard]] bool hierarchical() const noexcept { return opts_.mode == capacity_mode::hierarchical; }
@@ -173,8 +195,12 @@ class capacity_queues {
     }
     for (std::size_t d = 0; d < D_; ++d) t[d] = total.get(dims_[d]);
     diagnostics diag;
-    derive(t, s_cap_, s_real_, s_des_, s_set_, diag);
+    std::vector<diagnostic> warn;
+    derive(t, s_cap_, s_real_, s_des_, s_set_, diag, warn);
     if (!diag.empty()) throw validation_error(diag.items());
+    total_warn_.swap(warn);
+    warnings_ = build_warn_;
+    warnings_.insert(warnings_.end(), total_warn_.begin(), total_warn_.end());
     cap_.swap(s_cap_);
     real_.swap(s_real_);
     des_.swap(s_des_);
@@ -258,7 +284,7 @@ class capacity_queues {
     decision out;
     for (std::size_t n = q; n != npos; n = parent_[n]) {
       for (const auto& e : task) {
-        if (e.value <= 0) continue;
+        if (e.value <= 0 || detail::capacity_ignored(e.id)) continue;
         const std::size_t d = find_dim(e.id);
         const auto used = d < D_ ? alloc_[n * D_ + d] : 0;
         const auto lim = d < D_ ? real_[n * D_ + d] : 0;
@@ -288,7 +314,7 @@ class capacity_queues {
       return decision::deny(reason{model_name, "queue_not_open", specs_[q].name, no_resource, {}, 0, 0, 0, {}});
     decision out;
     for (const auto& e : request) {
-      if (e.value <= 0) continue;
+      if (e.value <= 0 || detail::capacity_ignored(e.id)) continue;
       const std::size_t d = find_dim(e.id);
       const auto used = d < D_ ? alloc_[q * D_ + d] : 0;
       const auto lim = d < D_ ? real_[q * D_ + d] : 0;
@@ -304,7 +330,7 @@ class capacity_queues {
         if (under_deserved_somewhere(a, request)) return out;
       }
     for (const auto& e : request) {
-      if (e.value <= 0) continue;
+      if (e.value <= 0 || detail::capacity_ignored(e.id)) continue;
       const std::size_t d = find_dim(e.id);
       out.add(reason{model_name,
                      "preemptive_over_deserved",
@@ -328,7 +354,7 @@ class capacity_queues {
     decision out;
     for (std::size_t n = q; n != npos; n = parent_[n]) {
       for (const auto& e : min_resources) {
-        if (e.value <= 0) continue;
+        if (e.value <= 0 || detail::capacity_ignored(e.id)) continue;
         const std::size_t d = find_dim(e.id);
         if (d == D_) {
           out.add(reason{model_name, "over_real_capability", specs_[n].name, e.id, {}, e.value, 0, 0, {}});
@@ -499,9 +525,9 @@ class capacity_queues {
       // rejects most tasks (a queue at or below its deserved) goes first
       const bool relevant = has_relevant_deserved(q, req);
       if (relevant && !exceeds_deserved(q, running, req)) continue;
-      bool intersects = false;
+      bool intersects = false;  // IntersectionWithIgnoredScalarResources
       for (std::size_t d = 0; d < D_; ++d)
-        if (req[d] > 0 && rq[d] > 0) intersects = true;
+        if (req[d] > 0 && rq[d] > 0 && !detail::capacity_ignored(dims_[d])) intersects = true;
       if (!intersects) continue;
       bool keeps_guarantee = true;
       for (std::size_t d = 0; d < D_; ++d)
@@ -556,7 +582,7 @@ class capacity_queues {
 
   bool under_deserved_somewhere(std::size_t q, const resource_vector& request) const {
     for (const auto& e : request) {
-      if (e.value <= 0) continue;
+      if (e.value <= 0 || detail::capacity_ignored(e.id)) continue;
       const std::size_t d = find_dim(e.id);
       if (d == D_) continue;
       if (detail::checked_add(alloc_[q * D_ + d], e.value) <= des_[q * D_ + d]) return true;
@@ -575,7 +601,9 @@ class capacity_queues {
   bool exceeds_deserved(std::size_t q, const std::vector<std::int64_t>& running,
                         const std::vector<std::int64_t>& req) const noexcept {
     for (std::size_t d = 0; d < D_; ++d)
-      if (req[d] > 0 && des_set_[q * D_ + d] && running[q * D_ + d] > des_[q * D_ + d]) return true;
+      if (req[d] > 0 && des_set_[q * D_ + d] && running[q * D_ + d] > des_[q * D_ + d] &&
+          !detail::capacity_ignored(dims_[d]))
+        return true;
     return false;
   }
 
@@ -708,8 +736,9 @@ class capacity_queues {
         guar_[i] = std::max<std::int64_t>(0, g);
         listed_[i] = (ds != nullptr || s.guarantee.has(r)) ? 1 : 0;
         if (ds && *ds >= 0 && g > *ds)
-          diag.add(base + "/spec/deserved/" + std::to_string(r),
-                   "deserved " + std::to_string(*ds) + " is below guarantee " + std::to_string(g));
+          note(diag, base + "/spec/deserved/" + std::to_string(r),
+               "deserved " + std::to_string(*ds) + " is below guarantee " + std::to_string(g) +
+                   (opts_.upstream ? " (raised to the guarantee)" : ""));
         if (own_cap_[i] != not_set) {
           if (guar_[i] > own_cap_[i])
             diag.add(base + "/spec/guarantee/resource/" + std::to_string(r),
@@ -739,17 +768,25 @@ class capacity_queues {
           const auto i = p * D_ + d;
           const auto r = std::to_string(dims_[d]);
           if (sum_d_[i] > std::max(own_des_[i], guar_[i]))
-            diag.add("queue/" + specs_[p].name + "/spec/deserved/" + r,
-                     "children's deserved " + std::to_string(sum_d_[i]) + " exceeds the queue's deserved " +
-                         std::to_string(std::max(own_des_[i], guar_[i])));
+            note(diag, "queue/" + specs_[p].name + "/spec/deserved/" + r,
+                 "children's deserved " + std::to_string(sum_d_[i]) + " exceeds the queue's deserved " +
+                     std::to_string(std::max(own_des_[i], guar_[i])));
           if (sum_g_[i] > guar_[i])
-            diag.add("queue/" + specs_[p].name + "/spec/guarantee/resource/" + r,
-                     "children's guarantee " + std::to_string(sum_g_[i]) + " exceeds the queue's guarantee " +
-                         std::to_string(guar_[i]));
+            note(diag, "queue/" + specs_[p].name + "/spec/guarantee/resource/" + r,
+                 "children's guarantee " + std::to_string(sum_g_[i]) + " exceeds the queue's guarantee " +
+                     std::to_string(guar_[i]));
         }
       }
     }
-    derive(total_.data(), cap_, real_, des_, des_set_, diag);
+    derive(total_.data(), cap_, real_, des_, des_set_, diag, total_warn_);
+  }
+
+  /// A rule Volcano's scheduler only logs: a warning in upstream mode, else an error.
+  void note(diagnostics& diag, std::string path, std::string message) {
+    if (opts_.upstream)
+      build_warn_.push_back({std::move(path), std::move(message)});
+    else
+      diag.add(std::move(path), std::move(message));
   }
 
   /// Parents, self-parents, unknown parents, cycles, depth and children counts.
@@ -795,16 +832,24 @@ class capacity_queues {
   /// relevance for a cluster total; the checks that depend on the total go
   /// to `diag`. Writes only into the given buffers; allocation-free.
   void derive(const std::int64_t* total, std::vector<std::int64_t>& cap, std::vector<std::int64_t>& real,
-              std::vector<std::int64_t>& des, std::vector<std::uint8_t>& set, diagnostics& diag) const {
+              std::vector<std::int64_t>& des, std::vector<std::uint8_t>& set, diagnostics& diag,
+              std::vector<diagnostic>& warn) const {
     const std::size_t n = specs_.size();
+    warn.clear();
+    auto logged = [&](std::string path, std::string message) {
+      if (opts_.upstream)
+        warn.push_back({std::move(path), std::move(message)});
+      else
+        diag.add(std::move(path), std::move(message));
+    };
     if (!hierarchical()) {
       for (std::size_t d = 0; d < D_; ++d) {
         std::int64_t sum = 0;
         for (std::size_t q = 0; q < n; ++q) sum = detail::checked_add(sum, guar_[q * D_ + d]);
         if (sum > total[d])
-          diag.add("total/" + std::to_string(dims_[d]), "sum of guarantees " + std::to_string(sum) +
-                                                            " exceeds the cluster total " + std::to_string(total[d]) +
-                                                            " (reserved resource cannot be more than the total)");
+          logged("total/" + std::to_string(dims_[d]), "sum of guarantees " + std::to_string(sum) +
+                                                          " exceeds the cluster total " + std::to_string(total[d]) +
+                                                          " (reserved resource cannot be more than the total)");
         const auto free = detail::cap_excess(total[d], sum);
         for (std::size_t q = 0; q < n; ++q) {
           const auto i = q * D_ + d;
@@ -830,12 +875,12 @@ class capacity_queues {
         const bool own = own_cap_[i] != not_set;
         cap[i] = own ? own_cap_[i] : cap[p];
         if (own && cap[i] > cap[p])
-          diag.add("queue/" + specs_[q].name + "/spec/capability/" + std::to_string(dims_[d]),
-                   "capability " + std::to_string(cap[i]) + " exceeds parent '" + specs_[parent_[q]].name +
-                       "' capability " + std::to_string(cap[p]));
+          logged("queue/" + specs_[q].name + "/spec/capability/" + std::to_string(dims_[d]),
+                 "capability " + std::to_string(cap[i]) + " exceeds parent '" + specs_[parent_[q]].name +
+                     "' capability " + std::to_string(cap[p]));
         if (!own && guar_[i] > cap[i])
-          diag.add("queue/" + specs_[q].name + "/spec/guarantee/resource/" + std::to_string(dims_[d]),
-                   "guarantee " + std::to_string(guar_[i]) + " exceeds inherited capability " + std::to_string(cap[i]));
+          logged("queue/" + specs_[q].name + "/spec/guarantee/resource/" + std::to_string(dims_[d]),
+                 "guarantee " + std::to_string(guar_[i]) + " exceeds inherited capability " + std::to_string(cap[i]));
         real[i] = std::min(cap[i], detail::cap_add(detail::cap_excess(real[p], sum_g_[p]), guar_[i]));
         des[i] = std::max(own_des_[i], guar_[i]);
         set[i] = relevance(d, des[i], i);
@@ -855,6 +900,8 @@ class capacity_queues {
   std::vector<std::int64_t> total_;
   std::vector<capacity_queue_spec> specs_;
   std::unordered_map<std::string, std::size_t> by_name_;
+  // upstream mode: warnings of the specs (build_warn_) and of the current total (total_warn_)
+  std::vector<diagnostic> build_warn_, total_warn_, warnings_;
   std::vector<std::size_t> parent_, children_, depth_, topo_;
   // inputs: own capability (or not_set), own deserved, guarantee (the root's:
   // the sum over its children), listed flags, children's sums
@@ -879,20 +926,23 @@ class capacity_queue_policy {
   [[nodiscard]] std::string_view policy_name() const noexcept { return capacity_queues::model_name; }
   [[nodiscard]] const capacity_queues& model() const noexcept { return q_; }
   [[nodiscard]] capacity_queues& model() noexcept { return q_; }
-  [[nodiscard]] decision check(const job& j) const { return q_.allocatable(q_.index(j.queue), j.request); }
+  [[nodiscard]] decision check(const job& j) const {
+    if (!blocked_.empty()) return blocked_reason();
+    return q_.allocatable(q_.index(j.queue), j.request);
+  }
   void commit(const job& j) { q_.allocate(j.id, j.queue, j.request, capacity_task_meta{j.priority, j.preemptible}); }
   void release(std::string_view id) { q_.deallocate(id); }
   /// Node-level rule (quota/capabilities.hpp): Volcano's preempt action, the
   /// lower-priority preemptible tasks of the job's own queue.
   void node_candidates(const job& j, std::vector<victim>& out) const {
-    if (q_.find(j.queue)) q_.preemptable_in_queue(j.queue, j.priority, out);
+    if (blocked_.empty() && q_.find(j.queue)) q_.preemptable_in_queue(j.queue, j.priority, out);
   }
   /// A charge of c.queue (quota/capabilities.hpp): a non-preemptible task.
   void charge_added(const job& c) { q_.allocate(c.id, c.queue, c.request, capacity_task_meta{c.priority, false}); }
   void charge_removed(std::string_view id) { q_.deallocate(id); }
   /// Volcano's reclaim action: only a preemptive queue reclaims.
   void victims(const job& j, std::vector<victim>& out) const {
-    if (q_.preemptive(q_.index(j.queue), j.request).denied()) return;
+    if (!blocked_.empty() || q_.preemptive(q_.index(j.queue), j.request).denied()) return;
     q_.reclaimable_running(j.queue, j.request, out);
   }
 
@@ -915,12 +965,43 @@ class capacity_queue_policy {
     return c < 0 ? std::weak_ordering::less : std::weak_ordering::greater;
   }
 
+  // ---- demand (quota/capabilities.hpp): jobs in queues with children ----
+  /// Upstream hierarchical mode: a waiting job whose queue has children makes
+  /// Volcano's capacity plugin give up on the session (allocatable,
+  /// enqueueable, preemptive and reclaimable all refuse), so while one waits
+  /// every check is denied `job_in_inner_queue` naming that queue. The
+  /// default mode rejects such jobs before they reach the model.
+  void pending_added(const job& j) {
+    if (!q_.options().upstream || !q_.hierarchical()) return;
+    const auto q = q_.find(j.queue);
+    if (q && !q_.is_leaf(*q)) blocked_.emplace(j.id, j.queue);
+  }
+  void pending_withdrawn(std::string_view id) {
+    if (const auto it = blocked_.find(id); it != blocked_.end()) blocked_.erase(it);
+  }
+  /// The waiting jobs of queues with children (upstream hierarchical mode).
+  [[nodiscard]] std::size_t jobs_in_inner_queues() const noexcept { return blocked_.size(); }
+
  private:
+  [[nodiscard]] decision blocked_reason() const {
+    const auto& [id, queue] = *blocked_.begin();
+    return decision::deny(reason{capacity_queues::model_name,
+                                 "job_in_inner_queue",
+                                 queue,
+                                 no_resource,
+                                 {},
+                                 0,
+                                 0,
+                                 0,
+                                 "job '" + id + "' waits in a queue with child queues: nothing is scheduled"});
+  }
   capacity_queues q_;
+  std::map<std::string, std::string, std::less<>> blocked_;  // job id -> its inner queue
 };
 static_assert(policy<capacity_queue_policy>);
 static_assert(order_aware<capacity_queue_policy>);
 static_assert(node_preemption_aware<capacity_queue_policy>);
 static_assert(charge_receiver<capacity_queue_policy>);
+static_assert(demand_aware<capacity_queue_policy>);
 
 }  // namespace quota

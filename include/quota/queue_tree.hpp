@@ -71,7 +71,21 @@ struct queue_task_ref {
 
 namespace detail {
 inline constexpr std::int64_t queue_unlimited = std::numeric_limits<std::int64_t>::max();
+/// Volcano leaves `pods` out of its dimension-wise comparisons (every task
+/// asks for one pod; IsIgnoredScalarResource in pkg/scheduler/api).
+[[nodiscard]] constexpr bool volcano_ignored(resource_id r) noexcept {
+  return r == resources::pods;
+}
 }  // namespace detail
+
+/// Options of the proportion model.
+struct queue_tree_options {
+  /// Decide as Volcano's proportion plugin does where the default differs
+  /// (docs/queues.md, "Differences from upstream"): a sum of guarantees above
+  /// the cluster total is accepted with a warning, and when every queue with
+  /// demand has weight 0 every deserved is 0.
+  bool upstream = false;
+};
 
 class queue_tree {
  public:
@@ -79,8 +93,11 @@ class queue_tree {
 
   /// `dims`: the tracked resources; `total`: the cluster total (nodes' allocatable).
   /// Throws validation_error listing every problem, each naming the queue.
-  queue_tree(std::vector<resource_id> dims, const resource_vector& total, std::vector<queue_spec> queues)
-      : dims_(std::move(dims)) {
+  /// With `opts.upstream`, configurations Volcano runs with (it only logs)
+  /// are accepted and listed in warnings().
+  queue_tree(std::vector<resource_id> dims, const resource_vector& total, std::vector<queue_spec> queues,
+             queue_tree_options opts = {})
+      : dims_(std::move(dims)), opts_(opts) {
     D_ = dims_.size();
     for (auto r : dims_) total_.push_back(total.get(r));
     diagnostics diag;
@@ -118,6 +135,12 @@ class queue_tree {
   }
   [[nodiscard]] const queue_spec& spec(std::size_t q) const { return specs_.at(q); }
   [[nodiscard]] const std::vector<resource_id>& dims() const noexcept { return dims_; }
+  [[nodiscard]] const queue_tree_options& options() const noexcept { return opts_; }
+  /// Upstream mode: what Volcano runs with (a sum of guarantees above the
+  /// cluster total; an unknown or cyclic spec.parent, which the proportion
+  /// plugin never reads), each naming the item. Empty in the default mode,
+  /// which rejects these configurations.
+  [[nodiscard]] const std::vector<diagnostic>& warnings() const noexcept { return warnings_; }
 
   // ---- per-queue attributes (dense by tracked dimension index) ----
   [[nodiscard]] std::int64_t real_capability(std::size_t q, std::size_t d) const { return real_cap_[q * D_ + d]; }
@@ -125,12 +148,20 @@ class queue_tree {
   [[nodiscard]] std::int64_t guarantee(std::size_t q, std::size_t d) const { return guar_[q * D_ + d]; }
   [[nodiscard]] std::int64_t allocated(std::size_t q, std::size_t d) const { return alloc_[q * D_ + d]; }
   [[nodiscard]] std::int64_t inqueue(std::size_t q, std::size_t d) const { return inq_[q * D_ + d]; }
+  /// Elastic resources of the queue's jobs (allocated beyond minResources).
+  [[nodiscard]] std::int64_t elastic(std::size_t q, std::size_t d) const { return elastic_[q * D_ + d]; }
   [[nodiscard]] std::int64_t request(std::size_t q, std::size_t d) const {
     return detail::checked_add(alloc_[q * D_ + d], pending_[q * D_ + d]);
   }
   /// Deserved is exact; it may be fractional: floor and ceiling are kept.
   [[nodiscard]] std::int64_t deserved_floor(std::size_t q, std::size_t d) const { return des_lo_[q * D_ + d]; }
   [[nodiscard]] std::int64_t deserved_ceil(std::size_t q, std::size_t d) const { return des_hi_[q * D_ + d]; }
+  /// The exact deserved, a fraction in lowest terms (after compute_deserved).
+  [[nodiscard]] rational deserved_exact(std::size_t q, std::size_t d) const {
+    const std::size_t k = q * D_ + d;
+    if (k >= des_num_.size()) return rational(0);
+    return rational(big_int(des_num_[k]), big_int(des_den_[k]));
+  }
   [[nodiscard]] std::size_t dim_index(resource_id r) const {
     for (std::size_t d = 0; d < D_; ++d)
       if (dims_[d] == r) return d;
@@ -187,6 +218,13 @@ class queue_tree {
                           "queue " + std::string(queue) + ": inqueue would go negative");
     for (std::size_t d = 0; d < D_; ++d) inq_[q * D_ + d] -= dense[d];
   }
+  /// Sets a queue's elastic resources: the sum over its jobs of what they
+  /// hold beyond their minResources (Volcano's JobInfo.GetElasticResources).
+  void set_elastic(std::string_view queue, const resource_vector& elastic) {
+    const auto q = index(queue);
+    auto dense = to_dense(elastic, queue);
+    std::copy(dense.begin(), dense.end(), elastic_.begin() + static_cast<std::ptrdiff_t>(q * D_));
+  }
 
   // ---- deserved: exact water-filling, per dimension ----
   /// Recomputes deserved for every queue. Allocation-free after the first call.
@@ -196,23 +234,27 @@ class queue_tree {
     des_hi_.assign(n * D_, 0);
     des_num_.assign(n * D_, 0);
     des_den_.assign(n * D_, 1);
+    // Volcano's loop stops before its first round when the queues with jobs
+    // weigh 0 together: every deserved stays 0, guarantees included.
+    if (opts_.upstream && demand_weight_is_zero()) return;
+    // Volcano's session holds only the queues with jobs: in upstream mode a
+    // queue without any takes no part (its guarantee is not set aside)
+    absent_.assign(n, 0);
+    if (opts_.upstream)
+      for (std::size_t q = 0; q < n; ++q) absent_[q] = has_demand(q) ? 0 : 1;
     for (std::size_t d = 0; d < D_; ++d) fill_dimension(d);
   }
 
   // ---- queue order (Volcano proportion's QueueOrderFn) ----
   /// Exact share of a queue: the largest allocated / deserved over the
-  /// tracked dimensions; a dimension with deserved 0 counts 0 when nothing is
-  /// allocated in it, else 1 (Volcano's helpers.Share).
+  /// dimensions where deserved is positive; a dimension with deserved 0 takes
+  /// no part (Volcano's updateQueueAttrShare walks deserved.ResourceNames()).
   [[nodiscard]] rational exact_share(std::size_t q) const {
     rational s = 0;
     for (std::size_t d = 0; d < D_; ++d) {
       const std::size_t k = q * D_ + d;
-      const big_int a = alloc_[k];
-      rational v;
-      if (des_num_[k] == 0)
-        v = a > 0 ? rational(1) : rational(0);
-      else
-        v = rational(a * big_int(des_den_[k]), big_int(des_num_[k]));
+      if (des_num_[k] == 0) continue;
+      const rational v(big_int(alloc_[k]) * big_int(des_den_[k]), big_int(des_num_[k]));
       if (v > s) s = v;
     }
     return s;
@@ -229,7 +271,8 @@ class queue_tree {
   }
 
   // ---- predicates ----
-  /// allocated + task <= deserved in every dimension the task requests.
+  /// allocated + task <= deserved in every dimension the task requests but
+  /// pods (Volcano's LessEqualWithDimensionAndResourcesName).
   [[nodiscard]] decision allocatable(std::size_t q, const resource_vector& task) const {
     return within_deserved(q, task, "allocatable");
   }
@@ -244,7 +287,8 @@ class queue_tree {
     return true;
   }
   /// minResources + allocated + inqueue - elastic <= realCapability in every
-  /// dimension the job asks for; a closed/closing queue rejects; no minResources permits.
+  /// dimension the job asks for but pods; a closed/closing queue rejects; no
+  /// minResources permits. elastic = the queue's (set_elastic) + `elastic`.
   [[nodiscard]] decision job_enqueueable(std::size_t q, const resource_vector& min_resources,
                                          const resource_vector& elastic = {}) const {
     if (specs_[q].state != queue_state::open)
@@ -254,9 +298,9 @@ class queue_tree {
     decision out;
     for (std::size_t d = 0; d < D_; ++d) {
       const auto m = min_resources.get(dims_[d]);
-      if (m <= 0) continue;
-      const auto used =
-          detail::checked_sub(detail::checked_add(alloc_[q * D_ + d], inq_[q * D_ + d]), elastic.get(dims_[d]));
+      if (m <= 0 || detail::volcano_ignored(dims_[d])) continue;
+      const auto used = detail::checked_sub(detail::checked_add(alloc_[q * D_ + d], inq_[q * D_ + d]),
+                                            detail::checked_add(elastic_[q * D_ + d], elastic.get(dims_[d])));
       const auto lim = real_cap_[q * D_ + d];
       if (detail::checked_add(m, used) > lim)
         out.add(reason{model_name, "over_real_capability", specs_[q].name, dims_[d], {}, m, used, lim, {}});
@@ -264,15 +308,17 @@ class queue_tree {
     return out;
   }
   /// Overcommit gate: minResources <= total*factor - allocated(all) - inqueue(all)
-  /// in asked dimensions; the seed's exception admits a job that fits the
-  /// queue's unused guarantee even when the cluster has nothing free.
+  /// in asked dimensions (pods left out); the seed's exception admits a job
+  /// that fits the queue's unused guarantee even when the cluster has nothing
+  /// free (not in upstream mode: Volcano's overcommit plugin has no exception).
   [[nodiscard]] decision overcommit_gate(std::size_t q, const resource_vector& min_resources,
                                          std::int64_t factor_num = 6, std::int64_t factor_den = 5) const {
     if (min_resources.is_zero()) return decision::allow();
-    bool fits_guarantee = true;
+    // the seed's exception; Volcano's overcommit plugin has none
+    bool fits_guarantee = !opts_.upstream;
     for (std::size_t d = 0; d < D_; ++d) {
       const auto m = min_resources.get(dims_[d]);
-      if (m <= 0) continue;
+      if (m <= 0 || detail::volcano_ignored(dims_[d])) continue;
       const auto used = detail::checked_add(alloc_[q * D_ + d], inq_[q * D_ + d]);
       if (detail::checked_add(m, used) > guar_[q * D_ + d]) fits_guarantee = false;
     }
@@ -280,7 +326,7 @@ class queue_tree {
     decision out;
     for (std::size_t d = 0; d < D_; ++d) {
       const auto m = min_resources.get(dims_[d]);
-      if (m <= 0) continue;
+      if (m <= 0 || detail::volcano_ignored(dims_[d])) continue;
       const auto scaled = static_cast<std::int64_t>(static_cast<detail::int128>(total_[d]) * factor_num / factor_den);
       std::int64_t used = 0;
       for (std::size_t o = 0; o < specs_.size(); ++o)
@@ -354,17 +400,8 @@ class queue_tree {
       if (!s.empty()) r.push_back(s);
     return r;
   }
-  /// Share = max over dims of allocated / deserved (Volcano: 1 when deserved is 0 and allocated > 0).
-  [[nodiscard]] double share(std::size_t q) const noexcept {
-    double s = 0;
-    for (std::size_t d = 0; d < D_; ++d) {
-      const double a = static_cast<double>(alloc_[q * D_ + d]);
-      const double des = (static_cast<double>(des_lo_[q * D_ + d]) + static_cast<double>(des_hi_[q * D_ + d])) / 2;
-      const double v = des == 0 ? (a > 0 ? 1.0 : 0.0) : a / des;
-      s = std::max(s, v);
-    }
-    return s;
-  }
+  /// exact_share as a double, for display.
+  [[nodiscard]] double share(std::size_t q) const { return static_cast<double>(exact_share(q)); }
 
  private:
   struct task_rec {
@@ -379,6 +416,23 @@ class queue_tree {
     std::size_t q;
     bool start;  // true: queue starts growing; false: reaches its bound
   };
+
+  // Upstream: the queues Volcano sees in a session are those with jobs (here:
+  // with a request in some dimension); their weights add up to 0.
+  [[nodiscard]] bool demand_weight_is_zero() const noexcept {
+    for (std::size_t q = 0; q < specs_.size(); ++q)
+      if (specs_[q].weight != 0 && has_demand(q)) return false;
+    return true;
+  }
+  [[nodiscard]] bool has_demand(std::size_t q) const noexcept {
+    for (std::size_t d = 0; d < D_; ++d)
+      if (alloc_[q * D_ + d] > 0 || pending_[q * D_ + d] > 0) return true;
+    return false;
+  }
+  // The guarantee water-filling lifts a queue to (0 for an absent queue).
+  [[nodiscard]] std::int64_t fill_guarantee(std::size_t q, std::size_t d) const noexcept {
+    return absent_[q] ? 0 : guar_[q * D_ + d];
+  }
 
   // Some reclaimable queue other than `self` holds more than its deserved
   // floor in a dimension (otherwise reclaim finds no victim).
@@ -430,23 +484,41 @@ class queue_tree {
     specs_.push_back(std::move(q));
     cap_.insert(cap_.end(), cap.begin(), cap.end());
     guar_.insert(guar_.end(), g.begin(), g.end());
-    for (auto* v : {&real_cap_, &alloc_, &inq_, &pending_, &des_lo_, &des_hi_}) v->resize(specs_.size() * D_, 0);
+    for (auto* v : {&real_cap_, &alloc_, &inq_, &elastic_, &pending_, &des_lo_, &des_hi_})
+      v->resize(specs_.size() * D_, 0);
   }
 
-  void validate(diagnostics& diag) const {
+  // Checks the whole tree; sets warnings_ (upstream mode) from scratch.
+  void validate(diagnostics& diag) {
+    warnings_.clear();
     for (std::size_t d = 0; d < D_; ++d) {
       detail::int128 s = 0;
       for (std::size_t q = 0; q < specs_.size(); ++q) s += guar_[q * D_ + d];
-      if (s > total_[d])
-        diag.add("total/" + std::to_string(dims_[d]),
-                 "sum of guarantees exceeds the cluster total (reserved resource "
-                 "cannot be more than the total)");
+      if (s > total_[d]) {
+        // Volcano only clamps the free part at 0 (ExceededPart): each queue
+        // keeps its own guarantee as realCapability
+        std::string path = "total/" + std::to_string(dims_[d]);
+        std::string msg =
+            "sum of guarantees exceeds the cluster total (reserved resource "
+            "cannot be more than the total)";
+        if (opts_.upstream)
+          warnings_.push_back({std::move(path), std::move(msg)});
+        else
+          diag.add(std::move(path), std::move(msg));
+      }
     }
+    // the proportion plugin never reads spec.parent: upstream, a bad one is only a warning
+    const auto parent_problem = [&](std::string path, std::string msg) {
+      if (opts_.upstream)
+        warnings_.push_back({std::move(path), std::move(msg)});
+      else
+        diag.add(std::move(path), std::move(msg));
+    };
     for (std::size_t q = 0; q < specs_.size(); ++q) {
       const auto& p = specs_[q].parent;
       if (p.empty()) continue;
       if (!by_name_.count(p)) {
-        diag.add("queue/" + specs_[q].name + "/spec/parent", "unknown parent '" + p + "'");
+        parent_problem("queue/" + specs_[q].name + "/spec/parent", "unknown parent '" + p + "'");
         continue;
       }
       std::size_t cur = q, steps = 0;
@@ -454,7 +526,7 @@ class queue_tree {
         cur = by_name_.at(specs_[cur].parent);
         ++steps;
       }
-      if (steps > specs_.size()) diag.add("queue/" + specs_[q].name + "/spec/parent", "parent cycle");
+      if (steps > specs_.size()) parent_problem("queue/" + specs_[q].name + "/spec/parent", "parent cycle");
     }
   }
 
@@ -471,7 +543,7 @@ class queue_tree {
   decision within_deserved(std::size_t q, const resource_vector& task, std::string_view rule) const {
     decision out;
     for (const auto& e : task) {
-      if (e.value <= 0) continue;
+      if (e.value <= 0 || detail::volcano_ignored(e.id)) continue;
       std::size_t d = D_;
       for (std::size_t i = 0; i < D_; ++i)
         if (dims_[i] == e.id) d = i;
@@ -501,7 +573,7 @@ class queue_tree {
     detail::int128 A = 0;  // constant part of f(L)
     detail::int128 upper = 0;
     for (std::size_t q = 0; q < n; ++q) {
-      const auto g = guar_[q * D_ + d];
+      const auto g = fill_guarantee(q, d);
       const auto b = std::min(real_cap_[q * D_ + d], request(q, d));
       const auto w = specs_[q].weight;
       A += g;
@@ -514,7 +586,7 @@ class queue_tree {
     const detail::int128 T = total_[d];
     if (upper <= T) {
       for (std::size_t q = 0; q < n; ++q) {
-        const auto g = guar_[q * D_ + d];
+        const auto g = fill_guarantee(q, d);
         const auto v = specs_[q].weight > 0 ? std::max(g, std::min(real_cap_[q * D_ + d], request(q, d))) : g;
         des_lo_[q * D_ + d] = des_hi_[q * D_ + d] = v;
       }
@@ -555,7 +627,7 @@ class queue_tree {
       solved = true;
     }
     for (std::size_t q = 0; q < n; ++q) {
-      const auto g = guar_[q * D_ + d];
+      const auto g = fill_guarantee(q, d);
       const auto b = std::min(real_cap_[q * D_ + d], request(q, d));
       const auto w = specs_[q].weight;
       std::int64_t lo = std::max(g, std::min(g, b)), hi = lo;
@@ -583,16 +655,19 @@ class queue_tree {
   }
 
   std::vector<resource_id> dims_;
+  queue_tree_options opts_;
   std::size_t D_ = 0;
+  std::vector<diagnostic> warnings_;
   std::vector<std::int64_t> total_;
   std::vector<queue_spec> specs_;
   std::unordered_map<std::string, std::size_t> by_name_;
-  std::vector<std::int64_t> cap_, guar_, real_cap_, alloc_, inq_, pending_, des_lo_, des_hi_;
+  std::vector<std::int64_t> cap_, guar_, real_cap_, alloc_, inq_, elastic_, pending_, des_lo_, des_hi_;
   std::vector<detail::int128> des_num_, des_den_;  // exact deserved = num / den
   std::unordered_map<std::string, task_rec> tasks_;
   std::vector<std::string> order_;  // allocation order; "" = released (a hole)
   std::size_t holes_ = 0;
   std::vector<event> events_;
+  std::vector<std::uint8_t> absent_;  // upstream: queues without jobs (compute_deserved)
 };
 
 /// quota::policy adapter: job.queue = queue name, job.request = the task /

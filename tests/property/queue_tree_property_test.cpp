@@ -323,7 +323,7 @@ class reference {
     for (std::size_t d = 0; d < 3; ++d)
       if (o.amounts[d] > 0 && allocated(q, d) + o.amounts[d] > queues[q].des_lo[d])
         out.push_back({"over_deserved", dims[d], o.amounts[d], allocated(q, d), queues[q].des_lo[d]});
-    if (o.untracked > 0) out.push_back({"over_deserved", resources::pods, o.untracked, 0, 0});
+    // pods takes no part (Volcano's IsIgnoredScalarResource), tracked or not
     std::sort(out.begin(), out.end());
     return out;
   }

@@ -697,3 +697,134 @@ TEST_CASE("queue: capacity leaves non-preemptible tasks out of reclaim and preem
   c.preemptable_in_queue("q2", 0, none);
   CHECK(none.empty());
 }
+
+// ---- upstream fidelity (Volcano's capacity plugin) ----
+
+TEST_CASE("queue: upstream capacity pods take no part in allocatable, preemptive, enqueue and reclaim") {
+  // Volcano adds one `pods` to every task and leaves it out of the
+  // dimension-wise comparisons (IsIgnoredScalarResource) and of the
+  // reclaimer/reclaimee intersection (IntersectionWithIgnoredScalarResources).
+  constexpr resource_id pods = resources::pods;
+  for (const bool upstream : {false, true}) {
+    capacity_options o;
+    o.upstream = upstream;
+    capacity_queues c({gpu, cpu, pods}, resource_vector{{gpu, 12}, {cpu, 10}, {pods, 3}},
+                      {cq("q1", {{gpu, 4}}), cq("q2", {{gpu, 4}}), cq("q3", {{gpu, 4}, {pods, 1}})}, o);
+    c.allocate("t1", "q1", {{gpu, 1}, {pods, 2}});
+    const resource_vector task{{gpu, 1}, {pods, 2}};  // pods 4 > realCapability 3
+    CHECK(c.allocatable(0, task).allowed());
+    CHECK(c.job_enqueueable(0, task).allowed());
+    CHECK(c.preemptive(0, task).allowed());
+    CHECK(c.allocatable(0, {{gpu, 12}, {pods, 1}}).has_rule("over_real_capability"));  // gpu still counts
+    // q2 over its deserved in gpu; a reclaimer sharing only `pods` with it takes nothing
+    c.allocate("t2", "q2", {{gpu, 6}, {pods, 1}});
+    // q3 over its deserved only in pods: not a victim
+    c.allocate("t3", "q3", {{gpu, 1}, {pods, 2}});
+    std::vector<victim> v;
+    c.reclaimable("q1", {{cpu, 1}, {pods, 1}}, {"t2", "t3"}, v);
+    CHECK(v.empty());
+    c.reclaimable("q1", {{gpu, 1}, {pods, 1}}, {"t2", "t3"}, v);
+    REQUIRE(v.size() == 1);
+    CHECK(v[0].job_id == "t2");
+  }
+}
+
+TEST_CASE("queue: upstream capacity flat accepts a sum of guarantees above the total and deserved below guarantee") {
+  auto specs = [] {
+    return std::vector<capacity_queue_spec>{cq("a", {{gpu, 4}}, {}, {{gpu, 8}}), cq("b", {{gpu, 6}}, {}, {{gpu, 6}}),
+                                            cq("c", {{gpu, 5}})};
+  };
+  try {
+    capacity_queues({gpu}, resource_vector{{gpu, 10}}, specs());
+    FAIL("expected a validation_error");
+  } catch (const validation_error& e) {
+    CHECK(mentions(e, "total/", "sum of guarantees 14"));
+    CHECK(mentions(e, "queue/a/spec/deserved", "below guarantee 8"));
+  }
+  capacity_options o;
+  o.upstream = true;
+  capacity_queues c({gpu}, resource_vector{{gpu, 10}}, specs(), o);
+  REQUIRE(c.warnings().size() == 2);
+  CHECK(c.warnings()[0].path == "queue/a/spec/deserved/" + std::to_string(gpu));
+  CHECK(c.warnings()[1].path == "total/" + std::to_string(gpu));
+  // ExceededPart(total, guarantees) = 0: realCapability = own guarantee;
+  // deserved = max(min(deserved, realCapability), guarantee)
+  CHECK(real(c, "a") == 8);
+  CHECK(des(c, "a") == 8);  // raised to the guarantee
+  CHECK(real(c, "b") == 6);
+  CHECK(real(c, "c") == 0);
+  CHECK(des(c, "c") == 0);
+  CHECK(c.allocatable(c.index("c"), {{gpu, 1}}).has_rule("over_real_capability"));
+  // a bigger total clears the total's warning, keeps the spec's
+  c.set_total({{gpu, 20}});
+  REQUIRE(c.warnings().size() == 1);
+  CHECK(c.warnings()[0].path == "queue/a/spec/deserved/" + std::to_string(gpu));
+  CHECK(real(c, "c") == 6);
+}
+
+TEST_CASE("queue: upstream capacity hierarchical children above their parent are warnings, with Volcano's numbers") {
+  auto specs = [] {
+    return std::vector<capacity_queue_spec>{cq("p", {{gpu, 10}}, {{gpu, 12}}, {{gpu, 4}}),
+                                            cq("c1", {{gpu, 8}}, {{gpu, 20}}, {{gpu, 3}}, "p"),
+                                            cq("c2", {{gpu, 4}}, {}, {{gpu, 2}}, "p")};
+  };
+  CHECK_THROWS_AS(capacity_queues({gpu}, resource_vector{{gpu, 30}}, specs(), {capacity_mode::hierarchical}),
+                  validation_error);
+  capacity_options o{capacity_mode::hierarchical};
+  o.upstream = true;
+  capacity_queues c({gpu}, resource_vector{{gpu, 30}}, specs(), o);
+  auto warned = [&](const std::string& path, const std::string& msg) {
+    for (const auto& w : c.warnings())
+      if (w.path.find(path) != std::string::npos && w.message.find(msg) != std::string::npos) return true;
+    return false;
+  };
+  CHECK(c.warnings().size() == 3);
+  CHECK(warned("queue/c1/spec/capability", "exceeds parent 'p'"));
+  CHECK(warned("queue/p/spec/deserved", "children's deserved 12"));
+  CHECK(warned("queue/p/spec/guarantee", "children's guarantee 5"));
+  // checkHierarchicalQueue: realCapability = min(capability, parent's
+  // realCapability - children's guarantees + own guarantee)
+  CHECK(real(c, "p") == 12);
+  CHECK(real(c, "c1") == 10);  // min(20, 12 - 5 + 3)
+  CHECK(real(c, "c2") == 9);   // min(12 inherited, 12 - 5 + 2)
+  CHECK(des(c, "c1") == 8);
+  CHECK(des(c, "p") == 10);
+}
+
+TEST_CASE("queue: upstream capacity a job waiting in a queue with children stops all scheduling while it waits") {
+  job inner;
+  inner.id = "stray";
+  inner.queue = "eng";  // has children eng-a, eng-b
+  inner.request = {{gpu, 1}};
+  job leaf;
+  leaf.id = "j1";
+  leaf.queue = "ops";
+  leaf.request = {{gpu, 1}};
+  // default: the model is unchanged by such a job (hosts reject it at load;
+  // allocatable on the inner queue says not_leaf)
+  capacity_queue_policy def(eng_ops());
+  def.pending_added(inner);
+  CHECK(def.check(leaf).allowed());
+  CHECK(def.check(inner).has_rule("not_leaf"));
+  // upstream: Volcano's capacity plugin fails its session set-up, and its
+  // allocatable, enqueueable, preemptive and reclaimable all refuse
+  capacity_options o{capacity_mode::hierarchical};
+  o.upstream = true;
+  capacity_queue_policy up(eng_ops(o));
+  up.pending_added(inner);
+  CHECK(up.jobs_in_inner_queues() == 1);
+  const auto d = up.check(leaf);
+  REQUIRE(d.has_rule("job_in_inner_queue"));
+  CHECK(d.reasons()[0].entity == "eng");
+  CHECK(up.check(inner).has_rule("job_in_inner_queue"));
+  std::vector<victim> v;
+  up.model().allocate("x1", "eng-a", {{gpu, 10}});  // eng-a over its deserved 12
+  up.model().allocate("x2", "eng-a", {{gpu, 10}});
+  up.victims(leaf, v);
+  CHECK(v.empty());
+  up.pending_withdrawn("stray");
+  CHECK(up.jobs_in_inner_queues() == 0);
+  CHECK(up.check(leaf).allowed());
+  up.victims(leaf, v);
+  CHECK(!v.empty());
+}

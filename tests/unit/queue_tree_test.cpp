@@ -462,3 +462,161 @@ TEST_CASE("queue: Queue spec.priority and creationTimestamp are read for queue o
     CHECK(e.problems()[0].path.find("metadata.creationTimestamp") != std::string::npos);
   }
 }
+
+// ---- upstream fidelity (Volcano's proportion plugin) ----
+
+TEST_CASE("queue: upstream pods take no part in allocatable, preemptive, enqueue and the overcommit gate") {
+  // Volcano adds one `pods` to every task and leaves it out of
+  // LessEqualWithDimensionAndResourcesName (IsIgnoredScalarResource).
+  constexpr resource_id pods = resources::pods;
+  for (const bool upstream : {false, true}) {
+    queue_tree t({gpu, pods}, resource_vector{{gpu, 8}, {pods, 4}}, {qs("q1", 1), qs("q2", 1)},
+                 queue_tree_options{upstream});
+    t.set_pending("q1", {{gpu, 4}, {pods, 2}});
+    t.set_pending("q2", {{gpu, 4}, {pods, 2}});
+    t.compute_deserved();
+    REQUIRE(t.deserved_floor(0, 1) == 2);  // pods still get a deserved
+    t.allocate("t1", "q1", {{gpu, 2}, {pods, 2}});
+    const resource_vector task{{gpu, 2}, {pods, 1}};  // pods 3 > deserved 2, gpu 4 <= 4
+    CHECK(t.allocatable(0, task).allowed());
+    CHECK(t.preemptive(0, task).allowed());
+    CHECK(t.allocatable(0, {{gpu, 3}, {pods, 1}}).has_rule("over_deserved"));  // gpu still counts
+    // realCapability pods 4: 2 + 3 > 4 does not matter, gpu 2 + 2 <= 8 does
+    CHECK(t.job_enqueueable(0, {{gpu, 2}, {pods, 3}}).allowed());
+    // total pods 4 x 1.2 = 4, 2 used: 3 more would not fit; gpu 9 - 2 fits 2
+    CHECK(t.overcommit_gate(0, {{gpu, 2}, {pods, 3}}).allowed());
+    // reclaim keeps counting pods (ReclaimableFn uses LessEqual over every
+    // dimension): q2 over its deserved only in pods gives its task
+    t.allocate("t2", "q2", {{gpu, 1}, {pods, 3}});
+    std::vector<victim> v;
+    t.reclaimable("q1", {"t2"}, v);
+    REQUIRE(v.size() == 1);
+    CHECK(v[0].job_id == "t2");
+  }
+}
+
+TEST_CASE("queue: upstream all queue weights 0 give every queue deserved 0; the default keeps guarantees") {
+  auto make = [](bool upstream) {
+    queue_tree t({gpu}, resource_vector{{gpu, 10}}, {qs("z1", 0, {{gpu, 4}}), qs("z2", 0), qs("idle", 1)},
+                 queue_tree_options{upstream});
+    t.set_pending("z1", {{gpu, 6}});
+    t.set_pending("z2", {{gpu, 6}});
+    t.compute_deserved();
+    return t;
+  };
+  const auto def = make(false);
+  CHECK(def.deserved_floor(0, 0) == 4);  // default: the guarantee
+  CHECK(def.deserved_floor(1, 0) == 0);
+  CHECK(def.allocatable(0, {{gpu, 4}}).allowed());
+  // upstream: the queues with jobs weigh 0 together (`idle` has none), so
+  // Volcano's loop stops before its first round: nothing is deserved
+  auto up = make(true);
+  for (std::size_t q = 0; q < up.size(); ++q) {
+    CHECK(up.deserved_floor(q, 0) == 0);
+    CHECK(up.deserved_exact(q, 0) == 0);
+  }
+  CHECK(up.allocatable(0, {{gpu, 1}}).has_rule("over_deserved"));
+  // once a queue of positive weight has jobs, water-filling runs as usual
+  up.set_pending("idle", {{gpu, 3}});
+  up.compute_deserved();
+  CHECK(up.deserved_floor(0, 0) == 4);
+  CHECK(up.deserved_floor(2, 0) == 3);
+}
+
+TEST_CASE("queue: upstream sum of guarantees above the cluster total is a warning, with Volcano's realCapability") {
+  auto specs = [] { return std::vector<queue_spec>{qs("a", 1, {{gpu, 8}}), qs("b", 1, {{gpu, 6}}), qs("c", 1)}; };
+  CHECK_THROWS_AS(queue_tree({gpu}, resource_vector{{gpu, 10}}, specs()), validation_error);
+  queue_tree t({gpu}, resource_vector{{gpu, 10}}, specs(), queue_tree_options{true});
+  REQUIRE(t.warnings().size() == 1);
+  CHECK(t.warnings()[0].path == "total/" + std::to_string(gpu));
+  // ExceededPart(total, guarantees) is 0: each queue keeps its own guarantee
+  CHECK(rc(t, "a") == 8);
+  CHECK(rc(t, "b") == 6);
+  CHECK(rc(t, "c") == 0);
+  queue_tree fine({gpu}, resource_vector{{gpu, 20}}, specs(), queue_tree_options{true});
+  CHECK(fine.warnings().empty());
+  fine.add_queue(qs("d", 1, {{gpu, 7}}));  // 21 > 20: accepted, warned
+  CHECK(fine.warnings().size() == 1);
+  CHECK(rc(fine, "d") == 7);
+  // the proportion plugin never reads spec.parent: a bad one is a warning too
+  auto orphan = qs("e", 1);
+  orphan.parent = "ghost";
+  CHECK_THROWS_AS(queue_tree({gpu}, resource_vector{{gpu, 20}}, {orphan}), validation_error);
+  queue_tree o({gpu}, resource_vector{{gpu, 20}}, {orphan}, queue_tree_options{true});
+  REQUIRE(o.warnings().size() == 1);
+  CHECK(o.warnings()[0].path == "queue/e/spec/parent");
+}
+
+TEST_CASE("queue: upstream overcommit gate has no guarantee exception") {
+  for (const bool upstream : {false, true}) {
+    queue_tree t({gpu}, resource_vector{{gpu, 30}}, {qs("queue1", 1), qs("queue4", 2, {{gpu, 10}})},
+                 queue_tree_options{upstream});
+    t.allocate("a", "queue1", {{gpu, 36}});  // 30 x 1.2: nothing idle
+    // the seed admits a job that fits queue4's unused guarantee; Volcano's
+    // overcommit plugin compares with the idle cluster only
+    CHECK(t.overcommit_gate(1, {{gpu, 2}}).allowed() == !upstream);
+  }
+}
+
+TEST_CASE("queue: upstream enqueue reads minResources, inqueue and the queue's elastic resources") {
+  queue_tree t({gpu}, resource_vector{{gpu, 10}}, {qs("q", 1, {}, {{gpu, 8}})}, queue_tree_options{true});
+  t.allocate("r", "q", {{gpu, 6}});  // a job of minResources 2 holding 6: elastic 4
+  t.set_elastic("q", {{gpu, 4}});
+  CHECK(t.elastic(0, 0) == 4);
+  // minResources + allocated + inqueue - elastic <= realCapability: 6 + 6 - 4 <= 8
+  CHECK(t.job_enqueueable(0, {{gpu, 6}}).allowed());
+  CHECK(t.job_enqueueable(0, {{gpu, 7}}).has_rule("over_real_capability"));
+  t.enqueue("q", {{gpu, 6}});  // JobEnqueuedFn: inqueue grows by minResources
+  CHECK(t.inqueue(0, 0) == 6);
+  CHECK(t.job_enqueueable(0, {{gpu, 1}}).denied());
+  t.set_elastic("q", {});
+  CHECK(t.elastic(0, 0) == 0);
+}
+
+TEST_CASE("queue: upstream deserved is exact as a fraction, not only floor and ceiling") {
+  queue_tree t({gpu}, resource_vector{{gpu, 20}}, {qs("a", 1), qs("b", 1), qs("c", 1)}, queue_tree_options{true});
+  for (auto n : {"a", "b", "c"}) t.set_pending(n, {{gpu, 100}});
+  t.compute_deserved();
+  CHECK(t.deserved_exact(0, 0) == rational(20, 3));
+  CHECK(t.deserved_floor(0, 0) == 6);
+  CHECK(t.deserved_ceil(0, 0) == 7);
+}
+
+TEST_CASE("queue: upstream a queue without jobs sets no guarantee aside in deserved") {
+  // Volcano's proportion builds its queues from the session's jobs: an idle
+  // queue's guarantee lowers the others' realCapability (totalGuarantee
+  // counts every Queue) but is not taken out of what the loop hands out.
+  auto make = [](bool upstream) {
+    queue_tree t({gpu}, resource_vector{{gpu, 10}}, {qs("idle", 1, {{gpu, 5}}), qs("a", 1), qs("b", 1)},
+                 queue_tree_options{upstream});
+    t.set_pending("a", {{gpu, 10}});
+    t.set_pending("b", {{gpu, 10}});
+    t.compute_deserved();
+    return t;
+  };
+  const auto def = make(false);
+  CHECK(def.deserved_exact(1, 0) == rational(5, 2));  // the idle guarantee is kept free
+  CHECK(def.deserved_floor(0, 0) == 5);
+  const auto up = make(true);
+  CHECK(rc(up, "a") == 5);
+  CHECK(up.deserved_floor(1, 0) == 5);  // 10 / 2, bounded by realCapability 5
+  CHECK(up.deserved_floor(2, 0) == 5);
+  CHECK(up.deserved_floor(0, 0) == 0);
+}
+
+TEST_CASE("queue: upstream share leaves out dimensions with deserved 0") {
+  // updateQueueAttrShare walks deserved.ResourceNames(): a dimension with
+  // deserved 0 takes no part in the share, whatever is allocated in it.
+  queue_tree t({gpu, cpu}, resource_vector{{gpu, 10}, {cpu, 10}}, {qs("a", 1, {}, {{gpu, 0}}), qs("b", 1)},
+               queue_tree_options{true});
+  t.set_pending("a", {{cpu, 9}});
+  t.set_pending("b", {{cpu, 8}});
+  t.allocate("ta", "a", {{gpu, 2}, {cpu, 1}});  // capability gpu 0: deserved gpu 0
+  t.allocate("tb", "b", {{cpu, 2}});
+  t.compute_deserved();
+  REQUIRE(t.deserved_floor(0, 0) == 0);
+  REQUIRE(t.deserved_floor(0, 1) == 5);
+  CHECK(t.exact_share(0) == rational(1, 5));  // cpu 1/5; gpu does not count
+  CHECK(t.exact_share(1) == rational(2, 5));
+  CHECK(t.compare_queues(0, 1) < 0);
+}

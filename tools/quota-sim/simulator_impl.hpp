@@ -791,6 +791,9 @@ class simulator_impl {
         unpend(idx);
         engine_.pending_withdrawn(jr.j.id);
         jr.state = job_state::deleted;
+        // less demand (or, Volcano capacity upstream, no more job in an inner
+        // queue) may let any pending job in: retry them all
+        freed_ = true;
       }
       if (jr.state == job_state::waiting) jr.state = job_state::deleted;
     } else if (ev.type == "reload") {

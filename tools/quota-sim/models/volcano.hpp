@@ -10,15 +10,22 @@
 // (the adapter follows demand); pending jobs are offered in Volcano
 // proportion's queue order (quota/capabilities.hpp).
 // Options of "volcano": "plugin": "proportion"; "enqueue": true adds the
-// enqueue gates to every check (job enqueueable against realCapability, then
-// the overcommit gate with the seed's guarantee exception); "overcommitFactor"
-// (default 1.2, exact to 1/1000).
+// enqueue gates to every check (job enqueueable against realCapability with
+// the job's minResources, then the overcommit gate with the seed's guarantee
+// exception); "overcommitFactor" (default 1.2, exact to 1/1000); "upstream":
+// true decides as Volcano does (docs/queues.md, "Differences from upstream").
 //
 // Model "volcano_capacity" (the capacity plugin):
 //   {"model": "volcano_capacity", "objects": [Queue ...],
-//    "options": {"hierarchy": true, "ancestorReclaimLevel": 0, "rootBoundedByTotal": false}}
+//    "options": {"hierarchy": true, "ancestorReclaimLevel": 0, "rootBoundedByTotal": false,
+//                "enqueue": false, "upstream": false}}
 // check = allocatable (leaf up to the root), victims = reclaimable when the
-// job's queue is preemptive, in Volcano's victim queue order.
+// job's queue is preemptive, in Volcano's victim queue order; "enqueue" puts
+// the capacity plugin's own enqueue step (job enqueueable, leaf to root) first.
+//
+// A job's minResources (its PodGroup's) is min_pods x the per-pod request.
+// Upstream mode's warnings (what Volcano only logs) go to the scenario's
+// warnings, which quota-sim prints.
 #pragma once
 
 #include <algorithm>
@@ -39,6 +46,47 @@ namespace quota::sim {
 
 namespace detail {
 
+/// A job's PodGroup minResources: min_pods of its pods (request = pods x per pod).
+[[nodiscard]] inline resource_vector volcano_min_resources(const job& j) {
+  if (j.pods <= 0 || j.min_pods >= j.pods) return j.request;
+  resource_vector out;
+  for (const auto& e : j.request) {
+    const auto v = static_cast<quota::detail::int128>(e.value) * j.min_pods;
+    out.set(e.id, static_cast<amount>((v + j.pods - 1) / j.pods));
+  }
+  return out;
+}
+
+/// A queue's elastic resources: per running job, what it holds beyond its
+/// minResources (Volcano's GetElasticResources), summed per queue.
+class volcano_elastic_book {
+ public:
+  /// Adds j's elastic part to its queue; returns the queue's new sum.
+  const resource_vector& add(const job& j) {
+    auto e = j.request;
+    e.sub_in_place(volcano_min_resources(j));
+    auto& sum = sums_[j.queue];
+    sum.add_in_place(e);
+    jobs_[j.id] = {j.queue, std::move(e)};
+    return sum;
+  }
+  /// Takes a job's part out; returns its queue, or nullptr if it had none.
+  const std::string* remove(std::string_view id) {
+    const auto it = jobs_.find(id);
+    if (it == jobs_.end()) return nullptr;
+    sums_[it->second.first].sub_in_place(it->second.second);
+    last_ = it->second.first;
+    jobs_.erase(it);
+    return &last_;
+  }
+  [[nodiscard]] const resource_vector& sum(const std::string& queue) { return sums_[queue]; }
+
+ private:
+  std::map<std::string, std::pair<std::string, resource_vector>, std::less<>> jobs_;
+  std::map<std::string, resource_vector, std::less<>> sums_;
+  std::string last_;
+};
+
 /// The proportion adapter (which owns its queue tree and follows pending
 /// demand) plus the enqueue gates; copies are deep. Order and demand are the
 /// adapter's.
@@ -58,21 +106,28 @@ class volcano_sim_policy {
     // minResources) must be enqueueable and pass the overcommit gate.
     const auto& tree = p_.tree();
     const auto q = tree.index(j.queue);
-    auto d = tree.job_enqueueable(q, j.request);
-    if (d.allowed()) d = tree.overcommit_gate(q, j.request, factor_num_, factor_den_);
+    const auto min = volcano_min_resources(j);
+    auto d = tree.job_enqueueable(q, min);
+    if (d.allowed()) d = tree.overcommit_gate(q, min, factor_num_, factor_den_);
     if (d.allowed()) d = p_.check(j);
     return d;
   }
-  void commit(const job& j) { p_.commit(j); }
-  void release(std::string_view id) { p_.release(id); }
+  void commit(const job& j) {
+    p_.commit(j);
+    p_.tree().set_elastic(j.queue, elastic_.add(j));
+  }
+  void release(std::string_view id) {
+    p_.release(id);
+    if (const auto* q = elastic_.remove(id)) p_.tree().set_elastic(*q, elastic_.sum(*q));
+  }
   /// With the enqueue gates on, only a job that passes them (Volcano: an
   /// Inqueue job) reclaims.
   void victims(const job& j, std::vector<victim>& out) const {
     if (enqueue_gate_) {
       const auto& tree = p_.tree();
       const auto q = tree.index(j.queue);
-      if (tree.job_enqueueable(q, j.request).denied() ||
-          tree.overcommit_gate(q, j.request, factor_num_, factor_den_).denied())
+      const auto min = volcano_min_resources(j);
+      if (tree.job_enqueueable(q, min).denied() || tree.overcommit_gate(q, min, factor_num_, factor_den_).denied())
         return;
     }
     p_.victims(j, out);
@@ -90,6 +145,7 @@ class volcano_sim_policy {
 
  private:
   queue_policy p_;
+  volcano_elastic_book elastic_;
   std::shared_ptr<const resource_registry> reg_;  // a copy: the scenario's registry moves
   bool enqueue_gate_ = false;
   std::int64_t factor_num_ = 6, factor_den_ = 5;
@@ -99,13 +155,25 @@ static_assert(order_aware<volcano_sim_policy>);
 static_assert(demand_aware<volcano_sim_policy>);
 static_assert(node_preemption_aware<volcano_sim_policy>);
 
+/// A non-negative exact value in decimal, rounded half up to `places` digits.
+[[nodiscard]] inline std::string decimal_string(const rational& v, int places) {
+  big_int scale = 1;
+  for (int i = 0; i < places; ++i) scale *= 10;
+  const big_int scaled = (numerator(v) * scale * 2 + denominator(v)) / (denominator(v) * 2);
+  const big_int whole = scaled / scale, frac = scaled % scale;
+  std::string f = frac.str();
+  if (places <= 0) return whole.str();
+  return whole.str() + "." + std::string(static_cast<std::size_t>(places) - f.size(), '0') + f;
+}
+
 inline void to_json(json& j, const volcano_sim_policy& p) {
   const auto& t = p.tree();
   const auto& reg = p.registry();
   j = json{{"queues", json::object()}};
   for (std::size_t q = 0; q < t.size(); ++q) {
     json e{{"weight", t.spec(q).weight}};
-    const char* names[] = {"guarantee", "capability", "realCapability", "deserved", "allocated"};
+    const char* names[] = {"guarantee",       "capability", "realCapability", "deserved", "deservedExact",
+                           "deservedDecimal", "allocated",  "inqueue",        "elastic"};
     for (const char* n : names) e[n] = json::object();
     for (std::size_t d = 0; d < t.dims().size(); ++d) {
       const std::string r(reg.name(t.dims()[d]));
@@ -114,7 +182,15 @@ inline void to_json(json& j, const volcano_sim_policy& p) {
       if (t.real_capability(q, d) != quota::detail::queue_unlimited) e["realCapability"][r] = t.real_capability(q, d);
       e["deserved"][r] = t.deserved_floor(q, d);
       if (t.deserved_ceil(q, d) != t.deserved_floor(q, d)) e["deservedCeil"][r] = t.deserved_ceil(q, d);
+      const auto exact = t.deserved_exact(q, d);
+      if (denominator(exact) == 1)
+        e["deservedExact"][r] = t.deserved_floor(q, d);
+      else
+        e["deservedExact"][r] = numerator(exact).str() + "/" + denominator(exact).str();
+      e["deservedDecimal"][r] = decimal_string(exact, 6);
       e["allocated"][r] = t.allocated(q, d);
+      e["inqueue"][r] = t.inqueue(q, d);
+      e["elastic"][r] = t.elastic(q, d);
     }
     j["queues"][t.spec(q).name] = std::move(e);
   }
@@ -127,6 +203,7 @@ inline model_instance volcano_make(const policy_spec& ps, scenario& sc) {
       diag.add(ps.path + "." + it.key(), "unknown key (expected objects, options)");
   if (!ps.body.contains("objects")) diag.add(ps.path + ".objects", "missing: the Volcano Queue objects of the model");
   bool enqueue_gate = false;
+  queue_tree_options topts;
   std::int64_t factor_milli = 1200;
   if (ps.body.contains("options")) {
     const auto& o = ps.body["options"];
@@ -138,18 +215,19 @@ inline model_instance volcano_make(const policy_spec& ps, scenario& sc) {
           if (!it.value().is_string() || it.value().get<std::string>() != "proportion")
             diag.add(ps.path + ".options.plugin",
                      "expected \"proportion\" (the capacity plugin is the model \"volcano_capacity\")");
-        } else if (it.key() == "enqueue") {
+        } else if (it.key() == "enqueue" || it.key() == "upstream") {
           if (!it.value().is_boolean())
-            diag.add(ps.path + ".options.enqueue", "expected true or false");
+            diag.add(ps.path + ".options." + it.key(), "expected true or false");
           else
-            enqueue_gate = it.value().get<bool>();
+            (it.key() == "enqueue" ? enqueue_gate : topts.upstream) = it.value().get<bool>();
         } else if (it.key() == "overcommitFactor") {
           if (!it.value().is_number() || it.value().get<double>() < 1.0 || it.value().get<double>() > 1000.0)
             diag.add(ps.path + ".options.overcommitFactor", "expected a number from 1 to 1000");
           else
             factor_milli = static_cast<std::int64_t>(std::llround(it.value().get<double>() * 1000.0));
         } else {
-          diag.add(ps.path + ".options." + it.key(), "unknown option (expected plugin, enqueue, overcommitFactor)");
+          diag.add(ps.path + ".options." + it.key(),
+                   "unknown option (expected plugin, enqueue, overcommitFactor, upstream)");
         }
       }
     }
@@ -177,7 +255,7 @@ inline model_instance volcano_make(const policy_spec& ps, scenario& sc) {
   for (const auto& s : specs) names.push_back(s.name);
   std::optional<queue_tree> tree;
   try {
-    tree.emplace(dims, total, std::move(specs));
+    tree.emplace(dims, total, std::move(specs), topts);
   } catch (const validation_error& e) {
     diagnostics d;
     for (const auto& p : e.problems()) d.add(ps.path + ".objects: " + p.path, p.message);
@@ -194,6 +272,7 @@ inline model_instance volcano_make(const policy_spec& ps, scenario& sc) {
                "job '" + js.id + "': no Volcano Queue '" + js.queue + "' in the volcano model");
   }
   diag.throw_if_any();
+  for (const auto& w : tree->warnings()) sc.warnings.push_back({ps.path + ".objects: " + w.path, w.message});
   volcano_sim_policy pol(std::move(*tree), sc.registry, enqueue_gate, factor_milli, 1000);
   return instance_of(std::move(pol));
 }
@@ -221,13 +300,37 @@ inline json volcano_synthesize(const std::vector<std::string>& tenants, const re
 /// The capacity plugin: owns its queues (any_policy copies the model).
 class volcano_capacity_sim_policy {
  public:
-  volcano_capacity_sim_policy(capacity_queues q, const resource_registry& reg)
-      : p_(std::move(q)), reg_(std::make_shared<const resource_registry>(reg)) {}
+  volcano_capacity_sim_policy(capacity_queues q, const resource_registry& reg, bool enqueue_gate = false)
+      : p_(std::move(q)), reg_(std::make_shared<const resource_registry>(reg)), enqueue_gate_(enqueue_gate) {}
   [[nodiscard]] std::string_view policy_name() const noexcept { return "volcano_capacity"; }
-  [[nodiscard]] decision check(const job& j) const { return p_.check(j); }
-  void commit(const job& j) { p_.commit(j); }
-  void release(std::string_view id) { p_.release(id); }
-  void victims(const job& j, std::vector<victim>& out) const { p_.victims(j, out); }
+  /// With "enqueue": the capacity plugin's own enqueue step (its
+  /// JobEnqueueableFn with the job's minResources, leaf to root) first.
+  [[nodiscard]] decision check(const job& j) const {
+    if (enqueue_gate_ && p_.jobs_in_inner_queues() == 0) {
+      const auto& m = p_.model();
+      auto d = m.job_enqueueable(m.index(j.queue), volcano_min_resources(j));
+      if (d.denied()) return d;
+    }
+    return p_.check(j);
+  }
+  void commit(const job& j) {
+    p_.commit(j);
+    p_.model().set_elastic(j.queue, elastic_.add(j));
+  }
+  void release(std::string_view id) {
+    p_.release(id);
+    if (const auto* q = elastic_.remove(id)) p_.model().set_elastic(*q, elastic_.sum(*q));
+  }
+  /// Only a job that passes the enqueue step (Volcano: an Inqueue job) reclaims.
+  void victims(const job& j, std::vector<victim>& out) const {
+    if (enqueue_gate_) {
+      const auto& m = p_.model();
+      if (m.job_enqueueable(m.index(j.queue), volcano_min_resources(j)).denied()) return;
+    }
+    p_.victims(j, out);
+  }
+  void pending_added(const job& j) { p_.pending_added(j); }
+  void pending_withdrawn(std::string_view id) { p_.pending_withdrawn(id); }
   void node_candidates(const job& j, std::vector<victim>& out) const { p_.node_candidates(j, out); }
   [[nodiscard]] std::string_view pending_queue(const job& j) const { return p_.pending_queue(j); }
   [[nodiscard]] std::weak_ordering compare_pending(const job& a, const job& b) const {
@@ -239,9 +342,12 @@ class volcano_capacity_sim_policy {
 
  private:
   capacity_queue_policy p_;
+  volcano_elastic_book elastic_;
   std::shared_ptr<const resource_registry> reg_;
+  bool enqueue_gate_ = false;
 };
 static_assert(policy<volcano_capacity_sim_policy>);
+static_assert(demand_aware<volcano_capacity_sim_policy>);
 static_assert(node_preemption_aware<volcano_capacity_sim_policy>);
 
 inline void to_json(json& j, const volcano_capacity_sim_policy& p) {
@@ -251,7 +357,7 @@ inline void to_json(json& j, const volcano_capacity_sim_policy& p) {
   for (std::size_t q = 0; q < c.size(); ++q) {
     json e = json::object();
     if (c.parent(q) != capacity_queues::npos) e["parent"] = c.name(c.parent(q));
-    const char* names[] = {"deserved", "guarantee", "capability", "realCapability", "allocated", "inqueue"};
+    const char* names[] = {"deserved", "guarantee", "capability", "realCapability", "allocated", "inqueue", "elastic"};
     for (const char* n : names) e[n] = json::object();
     for (std::size_t d = 0; d < c.dims().size(); ++d) {
       const std::string r(reg.name(c.dims()[d]));
@@ -261,6 +367,7 @@ inline void to_json(json& j, const volcano_capacity_sim_policy& p) {
       if (c.real_capability(q, d) != quota::detail::cap_unlimited) e["realCapability"][r] = c.real_capability(q, d);
       e["allocated"][r] = c.allocated(q, d);
       e["inqueue"][r] = c.inqueue(q, d);
+      e["elastic"][r] = c.elastic(q, d);
     }
     e["share"] = c.share(q).num() == 0
                      ? json(0)
@@ -277,6 +384,7 @@ inline model_instance volcano_capacity_make(const policy_spec& ps, scenario& sc)
       diag.add(ps.path + "." + it.key(), "unknown key (expected objects, options)");
   if (!ps.body.contains("objects")) diag.add(ps.path + ".objects", "missing: the Volcano Queue objects of the model");
   capacity_options opts;
+  bool enqueue_gate = false;
   if (ps.body.contains("options")) {
     const auto& o = ps.body["options"];
     if (!o.is_object()) {
@@ -284,15 +392,21 @@ inline model_instance volcano_capacity_make(const policy_spec& ps, scenario& sc)
     } else {
       for (auto it = o.begin(); it != o.end(); ++it) {
         const auto path = ps.path + ".options." + it.key();
-        if (it.key() == "hierarchy" || it.key() == "rootBoundedByTotal") {
+        if (it.key() == "hierarchy" || it.key() == "rootBoundedByTotal" || it.key() == "enqueue" ||
+            it.key() == "upstream") {
           if (!it.value().is_boolean()) {
             diag.add(path, "expected true or false");
             continue;
           }
+          const bool v = it.value().get<bool>();
           if (it.key() == "hierarchy")
-            opts.mode = it.value().get<bool>() ? capacity_mode::hierarchical : capacity_mode::flat;
+            opts.mode = v ? capacity_mode::hierarchical : capacity_mode::flat;
+          else if (it.key() == "rootBoundedByTotal")
+            opts.root_bounded_by_total = v;
+          else if (it.key() == "enqueue")
+            enqueue_gate = v;
           else
-            opts.root_bounded_by_total = it.value().get<bool>();
+            opts.upstream = v;
         } else if (it.key() == "ancestorReclaimLevel") {
           if (!it.value().is_number_integer() || it.value().get<std::int64_t>() < 0 ||
               it.value().get<std::int64_t>() > 64)
@@ -300,7 +414,8 @@ inline model_instance volcano_capacity_make(const policy_spec& ps, scenario& sc)
           else
             opts.ancestor_reclaim_level = it.value().get<int>();
         } else {
-          diag.add(path, "unknown option (expected hierarchy, ancestorReclaimLevel, rootBoundedByTotal)");
+          diag.add(path,
+                   "unknown option (expected hierarchy, ancestorReclaimLevel, rootBoundedByTotal, enqueue, upstream)");
         }
       }
     }
@@ -323,7 +438,8 @@ inline model_instance volcano_capacity_make(const policy_spec& ps, scenario& sc)
                "job '" + js.id + "': no Volcano Queue '" + js.queue + "' in the volcano_capacity model");
       continue;
     }
-    if (!queues->is_leaf(queues->index(js.queue)))
+    // upstream: Volcano's outcome (nothing is scheduled while the job waits)
+    if (!queues->is_leaf(queues->index(js.queue)) && !opts.upstream)
       diag.add("$.jobs[" + std::to_string(i) + "].queue",
                "job '" + js.id + "': queue '" + js.queue + "' has child queues (only leaf queues hold jobs)");
     for (const auto& e : js.per_pod)
@@ -332,7 +448,8 @@ inline model_instance volcano_capacity_make(const policy_spec& ps, scenario& sc)
                  "job '" + js.id + "': resource '" + std::string(sc.registry.name(e.id)) + "' is not on any node");
   }
   diag.throw_if_any();
-  return instance_of(volcano_capacity_sim_policy(std::move(*queues), sc.registry));
+  for (const auto& w : queues->warnings()) sc.warnings.push_back({ps.path + ".objects: " + w.path, w.message});
+  return instance_of(volcano_capacity_sim_policy(std::move(*queues), sc.registry, enqueue_gate));
 }
 
 /// One leaf Queue per tenant with an even deserved share of the GPUs, flat.
@@ -357,11 +474,11 @@ inline json volcano_capacity_synthesize(const std::vector<std::string>& tenants,
 inline void register_volcano_model(std::map<std::string, model_kind>& kinds) {
   kinds["volcano"] = model_kind{
       "Volcano Queues (proportion plugin): {\"objects\": [Queue ...], \"options\": {\"plugin\": \"proportion\", "
-      "\"enqueue\": false, \"overcommitFactor\": 1.2}}",
+      "\"enqueue\": false, \"overcommitFactor\": 1.2, \"upstream\": false}}",
       detail::volcano_make, detail::volcano_synthesize};
   kinds["volcano_capacity"] = model_kind{
       "Volcano Queues (capacity plugin, flat or hierarchical): {\"objects\": [Queue ...], \"options\": "
-      "{\"hierarchy\": true, \"ancestorReclaimLevel\": 0}}",
+      "{\"hierarchy\": true, \"ancestorReclaimLevel\": 0, \"enqueue\": false, \"upstream\": false}}",
       detail::volcano_capacity_make, detail::volcano_capacity_synthesize};
 }
 
