@@ -77,7 +77,7 @@ setup make_setup(std::uint64_t seed) {
     c.composite = true;
     c.namespaces = {namespaces[r.below(n_eq)], "e"};
     if (r.chance(80)) c.min.set(resources::cpu, r.range(1, 8));
-    if (r.chance(50)) c.max = limit_vector{{resources::cpu, c.min.get(resources::cpu) + r.range(0, 4)}};
+    if (r.chance(50)) c.max.emplace().set(resources::cpu, c.min.get(resources::cpu) + r.range(0, 4));
     if (r.chance(50)) c.min.set(resources::memory, 10 * r.range(0, 6));
     s.specs.push_back(c);
   }
