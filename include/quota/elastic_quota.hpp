@@ -435,7 +435,7 @@ class elastic_quota_set {
   /// keeps those on one node and reprieves the most important that are not
   /// needed. With a quota: when the preemptor's usage plus its request goes
   /// over its min in a resource min names, the lower-priority pods of its own
-  /// quota (and, nos, over-quota pods of quotas above their guaranteed
+  /// quota (upstream mode: of its own namespace) (and, nos, over-quota pods of quotas above their guaranteed
   /// over-quota while the preemptor stays within its own); otherwise pods of
   /// other quotas that use more than their min, at any priority (nos: the
   /// over-quota ones only). Without a quota: nothing (pods outside quotas are
@@ -453,7 +453,8 @@ class elastic_quota_set {
     std::vector<cand> cands;
     if (more_than_min) {
       for (const auto* p : qa.running)
-        if (p->pod.priority < preemptor.priority) cands.push_back({p, "same_quota_lower_priority"});
+        if (p->pod.priority < preemptor.priority && same_scope(*p, preemptor))
+          cands.push_back({p, "same_quota_lower_priority"});
       if (nos && within_guaranteed(a, preemptor.request))
         for (std::uint32_t b = 0; b < quotas_.size(); ++b) {
           if (b == a || !over_guaranteed(b, preemptor.request)) continue;
@@ -497,7 +498,8 @@ class elastic_quota_set {
     } else {
       if (over_min_with(qa, preemptor.request, opt_.upstream)) {
         for (const auto* p : qa.running)
-          if (p->pod.priority < preemptor.priority) cands.push_back({p, "same_quota_lower_priority"});
+          if (p->pod.priority < preemptor.priority && same_scope(*p, preemptor))
+            cands.push_back({p, "same_quota_lower_priority"});
       } else {
         for (std::uint32_t b = 0; b < quotas_.size(); ++b) {
           if (b == a || !borrowing(b)) continue;
@@ -643,6 +645,13 @@ class elastic_quota_set {
       if (detail::int128{q.used.get(id)} + nom.get(id) + r > q.spec.min.get(id)) over = true;
     });
     return over;
+  }
+  /// May a preemptor take lower-priority pods of its own quota from the pod
+  /// p? By default from any namespace of the quota; upstream mode only from
+  /// the preemptor's namespace (nos compares namespaces, so a composite
+  /// quota's other namespaces are out of reach).
+  bool same_scope(const pod_state& p, const elastic_pod& preemptor) const noexcept {
+    return !opt_.upstream || p.pod.ns == preemptor.ns;
   }
   /// Does quota b use more than its min? Upstream mode (nos's usedOverMin):
   /// only cpu, memory (missing = 0) and the resources min lists.

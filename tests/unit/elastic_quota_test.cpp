@@ -1155,3 +1155,33 @@ TEST_CASE("elastic: upstream fair share and borrowing compare resources as nos d
   CHECK(vd.size() == 1);  // default: B's unguaranteed GPU is borrowed
   CHECK(vu.empty());      // nos: min does not list nvidia.com/gpu, so B is not over its min
 }
+
+TEST_CASE("elastic: upstream a preemptor takes lower-priority pods of its own namespace only") {
+  // nos (and capacity scheduling) compare namespaces: a composite quota's other namespaces are out of reach
+  auto specs = [] { return std::vector<elastic_quota_spec>{ceq("team", {"a", "b"}, {{gm, 20}})}; };
+  elastic_options cs;
+  cs.preemption = elastic_preemption_policy::capacity_scheduling;
+  elastic_options cs_up = cs;
+  cs_up.upstream = true;
+  for (const auto& opt : {elastic_options{}, upstream_options(), cs, cs_up}) {
+    elastic_quota_set s(specs(), opt);
+    s.add_pod(pod("a/low", "a", {{gm, 10}}, 1, 0));
+    s.add_pod(pod("b/low", "b", {{gm, 10}}, 2, 0));
+    const auto preemptor = pod("a/high", "a", {{gm, 10}}, 3, 5);
+    std::vector<victim> node;
+    s.node_candidates(preemptor, node);
+    std::vector<std::string> names;
+    for (const auto& v : node) names.push_back(v.job_id);
+    std::sort(names.begin(), names.end());
+    if (opt.upstream)
+      CHECK(names == std::vector<std::string>{"a/low"});
+    else
+      CHECK(names == std::vector<std::string>{"a/low", "b/low"});
+    if (opt.preemption == elastic_preemption_policy::capacity_scheduling) {
+      std::vector<victim> v;
+      s.victims(preemptor, v);  // the sum of mins (20) is used up: one pod must go
+      REQUIRE(v.size() == 1);
+      CHECK(v[0].job_id == (opt.upstream ? "a/low" : "b/low"));  // default: the newer of the two
+    }
+  }
+}
