@@ -66,9 +66,11 @@ struct elastic_options {
   /// "Differences from upstream"); implies `missing = upstream`. It changes:
   /// a CompositeElasticQuota counts in the cluster sums once per namespace;
   /// ephemeral-storage and pods are never compared; a quota without
-  /// namespaces is accepted and counts nowhere; min > max is accepted; the
-  /// fair-share and borrowing comparisons read every resource as nos's
-  /// comparison helper does.
+  /// namespaces is accepted and counts nowhere; min > max is accepted;
+  /// admission, over-min, fair-share and borrowing comparisons read resources
+  /// as nos's comparison helper does; a preemptor takes lower-priority pods of
+  /// its own namespace only. (The pod loader's `upstream` argument and
+  /// mig_name_match::nos give nos's pod request: no overhead, its MIG names.)
   bool upstream = false;
 };
 
