@@ -33,7 +33,7 @@ std::vector<elastic_quota_spec> specs(int n, amount min) {
     s.name = ns_name(i);
     s.namespaces = {ns_name(i)};
     s.min = {{gm, min}, {resources::cpu, 64000000}};
-    s.max = {{gm, 4 * min}};
+    s.max.emplace().set(gm, 4 * min);
     v.push_back(std::move(s));
   }
   return v;

@@ -62,6 +62,16 @@ struct elastic_options {
   elastic_missing_policy missing = elastic_missing_policy::unlimited;
   elastic_preemption_policy preemption = elastic_preemption_policy::nos;
   elastic_label_order label_order = elastic_label_order::nos;
+  /// Decide every case as nos's scheduler does (docs/elastic-quota.md,
+  /// "Differences from upstream"); implies `missing = upstream`. It changes:
+  /// a CompositeElasticQuota counts in the cluster sums once per namespace;
+  /// ephemeral-storage and pods are never compared; a quota without
+  /// namespaces is accepted and counts nowhere; min > max is accepted;
+  /// admission, over-min, fair-share and borrowing comparisons read resources
+  /// as nos's comparison helper does; a preemptor takes lower-priority pods of
+  /// its own namespace only. (The pod loader's `upstream` argument and
+  /// mig_name_match::nos give nos's pod request: no overhead, its MIG names.)
+  bool upstream = false;
 };
 
 /// An ElasticQuota (namespaces has one entry, composite = false) or a
@@ -73,7 +83,10 @@ struct elastic_quota_spec {
   std::vector<std::string> namespaces;
   bool composite = false;
   resource_vector min;
-  limit_vector max;  // absent dimension = unlimited
+  /// nullopt: spec.max omitted, no max at all (nos: MaxEnforced is false).
+  /// Present: an absent dimension is unlimited (upstream mode: cpu and memory
+  /// count as 0, as nos compares them).
+  std::optional<limit_vector> max;
 };
 
 /// A pod as the quota model sees it.
@@ -152,19 +165,24 @@ class elastic_quota_set {
       const std::string base = (s.composite ? "CompositeElasticQuota " : "ElasticQuota ") +
                                (s.object_namespace.empty() ? "" : s.object_namespace + "/") + s.name;
       if (s.name.empty()) diag.add(base + ".metadata.name", "missing name");
-      if (s.namespaces.empty()) diag.add(base + ".spec.namespaces", "no namespace");
+      // nos's scheduler skips a quota that names no namespace
+      if (s.namespaces.empty() && !opt_.upstream) diag.add(base + ".spec.namespaces", "no namespace");
       for (const auto& e : s.min)
         if (e.value < 0) diag.add(base + ".spec.min." + res_name(e.id), "negative amount");
-      for (const auto& e : s.max)
-        if (e.value < 0) diag.add(base + ".spec.max." + res_name(e.id), "negative amount");
-      for (const auto& e : s.min)
-        if (auto* m = s.max.find(e.id); m && *m < e.value)
-          diag.add(base + ".spec.min." + res_name(e.id),
-                   "min " + std::to_string(e.value) + " is greater than max " + std::to_string(*m));
+      if (s.max)
+        for (const auto& e : *s.max)
+          if (e.value < 0) diag.add(base + ".spec.max." + res_name(e.id), "negative amount");
+      // nos accepts min > max (nothing validates it); by default it is rejected
+      if (s.max && !opt_.upstream)
+        for (const auto& e : s.min)
+          if (auto* m = s.max->find(e.id); m && *m < e.value)
+            diag.add(base + ".spec.min." + res_name(e.id),
+                     "min " + std::to_string(e.value) + " is greater than max " + std::to_string(*m));
       auto& map = s.composite ? ceq_ns : eq_ns;
       for (std::size_t k = 0; k < s.namespaces.size(); ++k) {
         auto [it, fresh] = map.emplace(s.namespaces[k], static_cast<std::uint32_t>(i));
-        if (!fresh)
+        // a namespace repeated in one list is one namespace (nos keeps a set)
+        if (!fresh && it->second != i)
           diag.add(base + ".spec.namespaces[" + std::to_string(k) + "]",
                    "namespace '" + s.namespaces[k] + "' is already governed by " + specs[it->second].name);
       }
@@ -174,12 +192,21 @@ class elastic_quota_set {
     for (auto& s : specs) {
       quota_state q;
       q.spec = std::move(s);
-      for (const auto& e : q.spec.min) total_min_.add(e.id, e.value);
       quotas_.push_back(std::move(q));
     }
-    // A CompositeElasticQuota takes precedence over an ElasticQuota.
+    // A CompositeElasticQuota takes precedence over an ElasticQuota (nos's
+    // operator deletes the ElasticQuota, its scheduler ignores it meanwhile).
     for (auto& [ns, i] : eq_ns) ns_.emplace(ns, i);
     for (auto& [ns, i] : ceq_ns) ns_[ns] = i;
+    // How often each quota counts in the cluster sums: once per namespace it
+    // governs in upstream mode (nos sums its per-namespace map), at most once
+    // by default; 0 for a superseded ElasticQuota or a quota without namespaces.
+    for (auto& [ns, i] : ns_) ++quotas_[i].weight;
+    for (auto& q : quotas_) {
+      if (!opt_.upstream) q.weight = std::min<std::uint32_t>(q.weight, 1);
+      if (q.weight == 0) continue;
+      for (const auto& e : q.spec.min) total_min_.add(e.id, detail::checked_mul(e.value, amount{q.weight}));
+    }
   }
 
   [[nodiscard]] const elastic_options& options() const noexcept { return opt_; }
@@ -196,6 +223,11 @@ class elastic_quota_set {
     throw unknown_entity_error(error_id::unknown_entity, "elastic quota", name);
   }
   [[nodiscard]] const elastic_quota_spec& spec(std::uint32_t q) const { return at(q).spec; }
+  /// How many times quota q counts in the cluster sums (sum of mins, total
+  /// usage, over-quota pool): 0 for an ElasticQuota superseded by a
+  /// CompositeElasticQuota or a quota without namespaces; 1 otherwise, or in
+  /// upstream mode the number of namespaces it governs.
+  [[nodiscard]] std::uint32_t weight(std::uint32_t q) const { return at(q).weight; }
   [[nodiscard]] const resource_vector& used(std::uint32_t q) const { return at(q).used; }
   [[nodiscard]] const resource_vector& nominated(std::uint32_t q) const { return at(q).nominated; }
   [[nodiscard]] const resource_vector& total_used() const noexcept { return total_used_; }
@@ -225,42 +257,11 @@ class elastic_quota_set {
   [[nodiscard]] decision check_quota(std::uint32_t qi, const resource_vector& request) const {
     const auto& q = at(qi);
     decision d;
-    for (const auto& e : request) {
-      if (e.value <= 0) continue;
-      const amount u = q.used.get(e.id);
-      const amount n = q.nominated.get(e.id);
-      if (auto lim = limit_of(q.spec.max, e.id)) {
-        detail::int128 total = detail::int128{u} + n + e.value;
-        if (total > *lim)
-          d.add(reason{elastic_model,
-                       "over_max",
-                       q.spec.name,
-                       e.id,
-                       res_view(e.id),
-                       e.value,
-                       detail::checked_add(u, n),
-                       *lim,
-                       {}});
-      }
-    }
-    for (const auto& e : request) {
-      if (e.value <= 0) continue;
-      if (auto lim = limit_of_min(e.id)) {
-        const amount u = total_used_.get(e.id);
-        const amount n = total_nominated_.get(e.id);
-        detail::int128 total = detail::int128{u} + n + e.value;
-        if (total > *lim)
-          d.add(reason{elastic_model,
-                       "total_guaranteed_exhausted",
-                       q.spec.name,
-                       e.id,
-                       res_view(e.id),
-                       e.value,
-                       detail::checked_add(u, n),
-                       *lim,
-                       {}});
-      }
-    }
+    evaluate(q, request, q.used, total_used_,
+             [&](std::string_view rule, resource_id id, amount requested, amount used, amount limit) {
+               d.add(reason{elastic_model, rule, q.spec.name, id, res_view(id), requested, used, limit, {}});
+               return true;
+             });
     return d;
   }
 
@@ -274,10 +275,10 @@ class elastic_quota_set {
       throw state_error(error_id::state_duplicate, "pod '" + pod.name + "' is already running");
     if (pod.request.any_negative()) throw validation_error("pod " + pod.name + ".request", "negative amount");
     const std::uint32_t q = quota_of(pod.ns);
-    resource_vector new_total = total_used_;
-    new_total += pod.request;
-    resource_vector new_used;
+    resource_vector new_total, new_used;
     if (q != npos) {
+      new_total = total_used_;
+      new_total += scaled(pod.request, quotas_[q].weight);
       new_used = quotas_[q].used;
       new_used += pod.request;
     }
@@ -314,7 +315,7 @@ class elastic_quota_set {
       resource_vector new_used = quotas_[q].used;
       resource_vector new_total = total_used_;
       new_used -= it->second.pod.request;
-      new_total -= it->second.pod.request;
+      new_total -= scaled(it->second.pod.request, quotas_[q].weight);
       if (new_used.any_negative() || new_total.any_negative())
         throw state_error(error_id::state_negative_usage, "usage of " + quotas_[q].spec.name + " would go negative");
       auto& list = quotas_[q].running;
@@ -357,14 +358,15 @@ class elastic_quota_set {
 
   /// guaranteed over-quota of q in resource r =
   ///   floor(min_q / sum(min_i) x sum(max(0, min_i - used_i))), exact.
+  /// Sums count each quota weight(i) times; a quota of weight 0 gets 0.
   [[nodiscard]] amount guaranteed_over_quota(std::uint32_t q, resource_id r) const {
     const amount mq = at(q).spec.min.get(r);
     const amount total_min = total_min_.get(r);
-    if (mq <= 0 || total_min <= 0) return 0;
+    if (at(q).weight == 0 || mq <= 0 || total_min <= 0) return 0;
     detail::int128 avail = 0;
     for (const auto& s : quotas_) {
       const amount m = s.spec.min.get(r), u = s.used.get(r);
-      if (m > u) avail += detail::int128{m} - u;
+      if (m > u) avail += (detail::int128{m} - u) * s.weight;
     }
     return static_cast<amount>(detail::int128{mq} * avail / total_min);
   }
@@ -376,9 +378,22 @@ class elastic_quota_set {
   }
 
   /// nos condition 2: used_A + request <= min_A + guaranteed_A in every
-  /// resource of the request that min_A lists.
+  /// resource of the request that min_A lists. Upstream mode: used_A +
+  /// nominated_A + request, in cpu and memory always and in each other
+  /// resource that some quota's min lists or some quota uses (the resources
+  /// nos's guaranteed over-quota lists), ephemeral-storage and pods never.
   [[nodiscard]] bool within_guaranteed(std::uint32_t a, const resource_vector& request) const {
     const auto& s = at(a);
+    if (opt_.upstream) {
+      bool ok = true;
+      for_each_id(request, s.used, s.nominated, [&](resource_id id) {
+        if (!ok || !compared(id)) return;
+        if (!upstream_zero(id) && !s.spec.min.has(id) && !total_min_.has(id) && total_used_.get(id) <= 0) return;
+        const detail::int128 lhs = detail::int128{s.used.get(id)} + s.nominated.get(id) + request.get(id);
+        if (lhs > detail::int128{s.spec.min.get(id)} + guaranteed_over_quota(a, id)) ok = false;
+      });
+      return ok;
+    }
     for (const auto& e : request) {
       if (e.value <= 0 || !s.spec.min.has(e.id)) continue;
       const detail::int128 lhs = detail::int128{s.used.get(e.id)} + e.value;
@@ -388,8 +403,15 @@ class elastic_quota_set {
     return true;
   }
   /// nos condition 3: used over-quota of B > guaranteed over-quota of B in
-  /// some resource of `request`.
+  /// some resource of `request`. Upstream mode: in any resource B uses
+  /// (nos compares all of them, whatever the preemptor asks for), except
+  /// ephemeral-storage and pods.
   [[nodiscard]] bool over_guaranteed(std::uint32_t b, const resource_vector& request) const {
+    if (opt_.upstream) {
+      for (const auto& e : at(b).used)
+        if (compared(e.id) && over_quota_used(b, e.id) > guaranteed_over_quota(b, e.id)) return true;
+      return false;
+    }
     for (const auto& e : request)
       if (e.value > 0 && over_quota_used(b, e.id) > guaranteed_over_quota(b, e.id)) return true;
     return false;
@@ -415,7 +437,7 @@ class elastic_quota_set {
   /// keeps those on one node and reprieves the most important that are not
   /// needed. With a quota: when the preemptor's usage plus its request goes
   /// over its min in a resource min names, the lower-priority pods of its own
-  /// quota (and, nos, over-quota pods of quotas above their guaranteed
+  /// quota (upstream mode: of its own namespace) (and, nos, over-quota pods of quotas above their guaranteed
   /// over-quota while the preemptor stays within its own); otherwise pods of
   /// other quotas that use more than their min, at any priority (nos: the
   /// over-quota ones only). Without a quota: nothing (pods outside quotas are
@@ -424,11 +446,7 @@ class elastic_quota_set {
     const std::uint32_t a = quota_of(preemptor.ns);
     if (a == npos) return;
     const auto& qa = quotas_[a];
-    bool more_than_min = false;
-    for (const auto& e : preemptor.request)
-      if (e.value > 0 && qa.spec.min.has(e.id) &&
-          detail::int128{qa.used.get(e.id)} + qa.nominated.get(e.id) + e.value > qa.spec.min.get(e.id))
-        more_than_min = true;
+    const bool more_than_min = over_min_with(qa, preemptor.request, true);
     const bool nos = opt_.preemption == elastic_preemption_policy::nos;
     struct cand {
       const pod_state* p;
@@ -437,7 +455,8 @@ class elastic_quota_set {
     std::vector<cand> cands;
     if (more_than_min) {
       for (const auto* p : qa.running)
-        if (p->pod.priority < preemptor.priority) cands.push_back({p, "same_quota_lower_priority"});
+        if (p->pod.priority < preemptor.priority && same_scope(*p, preemptor))
+          cands.push_back({p, "same_quota_lower_priority"});
       if (nos && within_guaranteed(a, preemptor.request))
         for (std::uint32_t b = 0; b < quotas_.size(); ++b) {
           if (b == a || !over_guaranteed(b, preemptor.request)) continue;
@@ -479,13 +498,10 @@ class elastic_quota_set {
           if (p->label == elastic_capacity::over_quota) cands.push_back({p, "over_quota_fair_share"});
       }
     } else {
-      bool above_min = false;
-      for (const auto& e : preemptor.request)
-        if (e.value > 0 && qa.spec.min.has(e.id) && detail::int128{qa.used.get(e.id)} + e.value > qa.spec.min.get(e.id))
-          above_min = true;
-      if (above_min) {
+      if (over_min_with(qa, preemptor.request, opt_.upstream)) {
         for (const auto* p : qa.running)
-          if (p->pod.priority < preemptor.priority) cands.push_back({p, "same_quota_lower_priority"});
+          if (p->pod.priority < preemptor.priority && same_scope(*p, preemptor))
+            cands.push_back({p, "same_quota_lower_priority"});
       } else {
         for (std::uint32_t b = 0; b < quotas_.size(); ++b) {
           if (b == a || !borrowing(b)) continue;
@@ -506,7 +522,7 @@ class elastic_quota_set {
     for (const auto& c : cands) {
       if (fits_after(a, preemptor.request, used[a], total)) break;
       used[c.p->quota] -= c.p->pod.request;
-      total -= c.p->pod.request;
+      total -= scaled(c.p->pod.request, quotas_[c.p->quota].weight);
       out.push_back(victim{c.p->pod.name, elastic_model, c.rule, quotas_[c.p->quota].spec.name});
     }
     if (!fits_after(a, preemptor.request, used[a], total)) out.resize(start);
@@ -524,6 +540,7 @@ class elastic_quota_set {
     resource_vector nominated;
     std::vector<pod_state*> running;  // label order
     std::size_t not_over = 0;         // running pods not labelled over-quota
+    std::uint32_t weight = 0;         // times counted in the cluster sums (weight())
   };
 
   const quota_state& at(std::uint32_t q) const {
@@ -544,35 +561,117 @@ class elastic_quota_set {
     if (id < resources::count_well_known) return resources::well_known_name(id);
     return {};
   }
+  /// cpu and memory missing from a limit count as 0 (nos's comparison helper).
   bool upstream_zero(resource_id id) const noexcept {
-    return opt_.missing == elastic_missing_policy::upstream && (id == resources::cpu || id == resources::memory);
+    return (opt_.upstream || opt_.missing == elastic_missing_policy::upstream) &&
+           (id == resources::cpu || id == resources::memory);
   }
-  std::optional<amount> limit_of(const limit_vector& max, resource_id id) const noexcept {
-    if (const amount* p = max.find(id)) return *p;
+  /// nos never compares ephemeral-storage or pods (its comparison helper reads
+  /// cpu, memory and the scalar resources only).
+  bool compared(resource_id id) const noexcept {
+    return !opt_.upstream || (id != resources::ephemeral_storage && id != resources::pods);
+  }
+  std::optional<amount> limit_of(const std::optional<limit_vector>& max, resource_id id) const noexcept {
+    if (!max || !compared(id)) return std::nullopt;  // no spec.max: nothing enforced
+    if (const amount* p = max->find(id)) return *p;
     if (upstream_zero(id)) return amount{0};
     return std::nullopt;
   }
   std::optional<amount> limit_of_min(resource_id id) const noexcept {
+    if (!compared(id)) return std::nullopt;
     if (const amount* p = total_min_.find(id)) return *p;
     if (upstream_zero(id)) return amount{0};
     return std::nullopt;
   }
+  /// Calls f(id) once for each resource present in a, b or c, ascending.
+  template <class F>
+  static void for_each_id(const resource_vector& a, const resource_vector& b, const resource_vector& c, F&& f) {
+    auto ia = a.begin(), ib = b.begin(), ic = c.begin();
+    while (ia != a.end() || ib != b.end() || ic != c.end()) {
+      resource_id id = no_resource;
+      if (ia != a.end()) id = ia->id;
+      if (ib != b.end() && ib->id < id) id = ib->id;
+      if (ic != c.end() && ic->id < id) id = ic->id;
+      f(id);
+      if (ia != a.end() && ia->id == id) ++ia;
+      if (ib != b.end() && ib->id == id) ++ib;
+      if (ic != c.end() && ic->id == id) ++ic;
+    }
+  }
+  /// v with every amount times w (v itself for w = 1). Throws overflow_error.
+  static resource_vector scaled(const resource_vector& v, std::uint32_t w) {
+    resource_vector out = v;
+    if (w != 1)
+      for (const auto& e : v) out.set(e.id, detail::checked_mul(e.value, amount{w}));
+    return out;
+  }
+  /// The admission rules for `request` in quota q whose usage is `used_q`
+  /// with the cluster usage `total`: calls fail(rule, resource, requested,
+  /// used, limit) for each limit exceeded while it returns true. By default
+  /// only the requested resources are compared; upstream mode compares every
+  /// resource of the usage too (nos: used + request > limit in any resource).
+  template <class Fail>
+  void evaluate(const quota_state& q, const resource_vector& request, const resource_vector& used_q,
+                const resource_vector& total, Fail&& fail) const {
+    bool go = true;
+    for_each_id(request, used_q, q.nominated, [&](resource_id id) {
+      const amount r = request.get(id);
+      if (!go || (!opt_.upstream && r <= 0)) return;
+      if (auto lim = limit_of(q.spec.max, id)) {
+        const amount u = used_q.get(id), n = q.nominated.get(id);
+        if (detail::int128{u} + n + r > *lim) go = fail("over_max", id, r, detail::checked_add(u, n), *lim);
+      }
+    });
+    for_each_id(request, total, total_nominated_, [&](resource_id id) {
+      const amount r = request.get(id);
+      if (!go || (!opt_.upstream && r <= 0)) return;
+      if (auto lim = limit_of_min(id)) {
+        const amount u = total.get(id), n = total_nominated_.get(id);
+        if (detail::int128{u} + n + r > *lim)
+          go = fail("total_guaranteed_exhausted", id, r, detail::checked_add(u, n), *lim);
+      }
+    });
+  }
+  /// Would quota q go over its min with `request` (and its nominated pods when
+  /// `with_nominated`)? By default: in a requested resource min lists.
+  /// Upstream mode (nos's usedOverMinWith): in cpu or memory (missing = 0) or
+  /// a resource min lists, counting the usage of every resource.
+  bool over_min_with(const quota_state& q, const resource_vector& request, bool with_nominated) const {
+    static const resource_vector none;
+    const resource_vector& nom = with_nominated ? q.nominated : none;
+    bool over = false;
+    for_each_id(request, q.used, nom, [&](resource_id id) {
+      const amount r = request.get(id);
+      if (over || (!opt_.upstream && r <= 0) || !compared(id)) return;
+      if (!q.spec.min.has(id) && !upstream_zero(id)) return;
+      if (detail::int128{q.used.get(id)} + nom.get(id) + r > q.spec.min.get(id)) over = true;
+    });
+    return over;
+  }
+  /// May a preemptor take lower-priority pods of its own quota from the pod
+  /// p? By default from any namespace of the quota; upstream mode only from
+  /// the preemptor's namespace (nos compares namespaces, so a composite
+  /// quota's other namespaces are out of reach).
+  bool same_scope(const pod_state& p, const elastic_pod& preemptor) const noexcept {
+    return !opt_.upstream || p.pod.ns == preemptor.ns;
+  }
+  /// Does quota b use more than its min? Upstream mode (nos's usedOverMin):
+  /// only cpu, memory (missing = 0) and the resources min lists.
   bool borrowing(std::uint32_t b) const {
-    for (const auto& e : quotas_[b].used)
+    for (const auto& e : quotas_[b].used) {
+      if (!compared(e.id) || (opt_.upstream && !quotas_[b].spec.min.has(e.id) && !upstream_zero(e.id))) continue;
       if (e.value > quotas_[b].spec.min.get(e.id)) return true;
+    }
     return false;
   }
   bool fits_after(std::uint32_t a, const resource_vector& req, const resource_vector& used_a,
                   const resource_vector& total) const {
-    const auto& q = quotas_[a];
-    for (const auto& e : req) {
-      if (e.value <= 0) continue;
-      if (auto lim = limit_of(q.spec.max, e.id))
-        if (detail::int128{used_a.get(e.id)} + q.nominated.get(e.id) + e.value > *lim) return false;
-      if (auto lim = limit_of_min(e.id))
-        if (detail::int128{total.get(e.id)} + total_nominated_.get(e.id) + e.value > *lim) return false;
-    }
-    return true;
+    bool ok = true;
+    evaluate(quotas_[a], req, used_a, total, [&](std::string_view, resource_id, amount, amount, amount) {
+      ok = false;
+      return false;
+    });
+    return ok;
   }
 
   static int compare_size(const resource_vector& a, const resource_vector& b) noexcept {

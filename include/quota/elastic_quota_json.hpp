@@ -38,7 +38,10 @@ inline resource_vector elastic_container_requests(const json& c, resource_regist
 }  // namespace detail
 
 /// ElasticQuota and CompositeElasticQuota objects of a document; other kinds
-/// are skipped. Omitted max = unlimited.
+/// are skipped. Omitted max = no max (nullopt). A CompositeElasticQuota
+/// without `spec.namespaces` gets no namespace (elastic_quota_set rejects it
+/// by default and skips it in upstream mode); an empty list is rejected, as
+/// the CRD requires at least one namespace.
 [[nodiscard]] inline std::vector<elastic_quota_spec> load_elastic_quotas(const json& doc, resource_registry& reg) {
   diagnostics diag;
   std::vector<elastic_quota_spec> out;
@@ -61,8 +64,12 @@ inline resource_vector elastic_container_requests(const json& c, resource_regist
     if (spec.contains("min")) s.min = parse_resource_list(spec["min"], reg, base + ".spec.min", &diag);
     if (spec.contains("max")) s.max = parse_resource_list<limit_vector>(spec["max"], reg, base + ".spec.max", &diag);
     if (s.composite) {
-      if (!spec.contains("namespaces") || !spec["namespaces"].is_array()) {
-        diag.add(base + ".spec.namespaces", "missing or not a list");
+      if (!spec.contains("namespaces")) {
+        // no namespace: the quota set decides
+      } else if (!spec["namespaces"].is_array()) {
+        diag.add(base + ".spec.namespaces", "not a list");
+      } else if (spec["namespaces"].empty()) {
+        diag.add(base + ".spec.namespaces", "empty list (the CRD requires at least one namespace)");
       } else {
         for (std::size_t i = 0; i < spec["namespaces"].size(); ++i) {
           const auto& n = spec["namespaces"][i];
@@ -91,8 +98,11 @@ struct elastic_loaded_pod {
 
 /// Pods of a document with their effective request (containers, init
 /// containers, overhead; requests default to limits) and nos's gpu-memory.
+/// `upstream`: as nos computes a pod's request, without `spec.overhead` (nos
+/// drops it) and with nos's matching of MIG resource names.
 [[nodiscard]] inline std::vector<elastic_loaded_pod> load_elastic_pods(const json& doc, resource_registry& reg,
-                                                                       std::int64_t gb_per_gpu = default_gb_per_gpu) {
+                                                                       std::int64_t gb_per_gpu = default_gb_per_gpu,
+                                                                       bool upstream = false) {
   diagnostics diag;
   std::vector<elastic_loaded_pod> out;
   resource_registry saved = reg;  // restored when the document is rejected (strong guarantee)
@@ -141,8 +151,8 @@ struct elastic_loaded_pod {
         diag.add(base + ".spec.priority", "not a 32-bit integer");
     }
     try {
-      lp.pod.request = pod_request(cs, ics, overhead);
-      add_gpu_memory(lp.pod.request, reg, gb_per_gpu);
+      lp.pod.request = pod_request(cs, ics, upstream ? resource_vector{} : overhead);
+      add_gpu_memory(lp.pod.request, reg, gb_per_gpu, upstream ? mig_name_match::nos : mig_name_match::exact);
     } catch (const error& e) {
       diag.add(base + ".spec", e.what());
     }

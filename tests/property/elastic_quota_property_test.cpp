@@ -62,10 +62,12 @@ setup make_setup(std::uint64_t seed) {
     q.object_namespace = namespaces[i];
     q.namespaces = {namespaces[i]};
     const std::int64_t scale[] = {1, 10, 1};
+    limit_vector max;
     for (std::size_t k = 0; k < 3; ++k) {
       if (r.chance(70)) q.min.set(rids[k], scale[k] * r.range(0, 6));
-      if (r.chance(60)) q.max.set(rids[k], q.min.get(rids[k]) + scale[k] * r.range(0, 6));
+      if (r.chance(60)) max.set(rids[k], q.min.get(rids[k]) + scale[k] * r.range(0, 6));
     }
+    if (!max.empty() || r.chance(30)) q.max = max;  // sometimes no spec.max at all
     s.specs.push_back(q);
   }
   if (r.chance(60)) {  // a composite quota over one governed namespace and "e" (it takes precedence)
@@ -75,7 +77,7 @@ setup make_setup(std::uint64_t seed) {
     c.composite = true;
     c.namespaces = {namespaces[r.below(n_eq)], "e"};
     if (r.chance(80)) c.min.set(resources::cpu, r.range(1, 8));
-    if (r.chance(50)) c.max.set(resources::cpu, c.min.get(resources::cpu) + r.range(0, 4));
+    if (r.chance(50)) c.max.emplace().set(resources::cpu, c.min.get(resources::cpu) + r.range(0, 4));
     if (r.chance(50)) c.min.set(resources::memory, 10 * r.range(0, 6));
     s.specs.push_back(c);
   }
@@ -220,15 +222,25 @@ class reference {
     return s_.opt.missing == elastic_missing_policy::upstream && (r == resources::cpu || r == resources::memory);
   }
   std::optional<std::int64_t> max_of(std::size_t q, resource_id r) const {
-    if (const amount* m = s_.specs[q].max.find(r)) return *m;
+    if (!s_.specs[q].max) return std::nullopt;  // no spec.max: no limit at all
+    if (const amount* m = s_.specs[q].max->find(r)) return *m;
     if (upstream_zero(r)) return 0;
     return std::nullopt;
+  }
+  // an ElasticQuota whose namespace a CompositeElasticQuota governs counts nowhere
+  bool superseded(std::size_t q) const {
+    if (s_.specs[q].composite) return false;
+    for (const auto& c : s_.specs)
+      if (c.composite &&
+          std::find(c.namespaces.begin(), c.namespaces.end(), s_.specs[q].namespaces[0]) != c.namespaces.end())
+        return true;
+    return false;
   }
   // the sum of all mins bounds the cluster, over the resources some min lists
   std::optional<std::int64_t> listed_total_min(resource_id r) const {
     std::optional<std::int64_t> t;
-    for (const auto& q : s_.specs)
-      if (q.min.has(r)) t = t.value_or(0) + q.min.get(r);
+    for (std::size_t i = 0; i < s_.specs.size(); ++i)
+      if (!superseded(i) && s_.specs[i].min.has(r)) t = t.value_or(0) + s_.specs[i].min.get(r);
     return t;
   }
   std::optional<std::int64_t> total_min(resource_id r) const {
@@ -292,7 +304,9 @@ class reference {
   std::int64_t guaranteed_over_quota(std::size_t q, resource_id r) const {
     const std::int64_t mq = s_.specs[q].min.get(r);
     std::int64_t total = 0, free = 0;
+    if (superseded(q)) return 0;
     for (std::size_t i = 0; i < s_.specs.size(); ++i) {
+      if (superseded(i)) continue;
       total += s_.specs[i].min.get(r);
       free += std::max<std::int64_t>(0, s_.specs[i].min.get(r) - used(i, r));
     }
@@ -547,7 +561,8 @@ json quantity_list(const limit_vector& v) {
 json scenario_of(std::uint64_t seed, const setup& su, const std::vector<op>& ops, bool fault) {
   json objects = json::array();
   for (const auto& s : su.specs) {
-    json spec{{"min", quantity_list(s.min)}, {"max", quantity_list(s.max)}};
+    json spec{{"min", quantity_list(s.min)}};
+    if (s.max) spec["max"] = quantity_list(*s.max);
     if (s.composite) spec["namespaces"] = s.namespaces;
     objects.push_back({{"apiVersion", "nos.nebuly.com/v1alpha1"},
                        {"kind", s.composite ? "CompositeElasticQuota" : "ElasticQuota"},
@@ -599,7 +614,7 @@ json scenario_of(std::uint64_t seed, const setup& su, const std::vector<op>& ops
            {{{"model", "elastic_quota"},
              {"objects", objects},
              {"options",
-              {{"upstream", su.opt.missing == elastic_missing_policy::upstream},
+              {{"missing", su.opt.missing == elastic_missing_policy::upstream ? "upstream" : "unlimited"},
                {"labelOrder", su.opt.label_order == elastic_label_order::nos ? "nos" : "creation_then_size"}}}}})},
       {"jobs", jobs},
       {"events", events},

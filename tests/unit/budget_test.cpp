@@ -170,7 +170,7 @@ TEST_CASE("budget: composes with an elastic quota through the engine, a budget d
   elastic_quota_spec q;
   q.name = "team-a";
   q.namespaces = {"team-a"};
-  q.max.set(resources::nvidia_gpu, 4);
+  q.max.emplace().set(resources::nvidia_gpu, 4);
   elastic_quota_set set({q});
   budget_config c;
   c.tenant = budget_tenant::ns;

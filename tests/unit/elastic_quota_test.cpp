@@ -18,22 +18,32 @@ namespace {
 
 constexpr resource_id gm = resources::gpu_memory;
 
-elastic_quota_spec eq(std::string name, std::string ns, resource_vector min, limit_vector max = {}) {
+// an ElasticQuota without spec.max
+elastic_quota_spec eq(std::string name, std::string ns, resource_vector min) {
   elastic_quota_spec s;
   s.name = std::move(name);
   s.object_namespace = ns;
   s.namespaces = {std::move(ns)};
   s.min = std::move(min);
+  return s;
+}
+elastic_quota_spec eq(std::string name, std::string ns, resource_vector min, limit_vector max) {
+  auto s = eq(std::move(name), std::move(ns), std::move(min));
   s.max = std::move(max);
   return s;
 }
 
-elastic_quota_spec ceq(std::string name, std::vector<std::string> nss, resource_vector min, limit_vector max = {}) {
+// a CompositeElasticQuota without spec.max
+elastic_quota_spec ceq(std::string name, std::vector<std::string> nss, resource_vector min) {
   elastic_quota_spec s;
   s.name = std::move(name);
   s.namespaces = std::move(nss);
   s.composite = true;
   s.min = std::move(min);
+  return s;
+}
+elastic_quota_spec ceq(std::string name, std::vector<std::string> nss, resource_vector min, limit_vector max) {
+  auto s = ceq(std::move(name), std::move(nss), std::move(min));
   s.max = std::move(max);
   return s;
 }
@@ -162,7 +172,7 @@ TEST_CASE("elastic: admission over max, no quota, omitted max unlimited") {
 TEST_CASE("elastic: upstream policy counts missing cpu and memory as 0") {
   elastic_options up;
   up.missing = elastic_missing_policy::upstream;
-  elastic_quota_set s({eq("A", "a", {{gm, 10}})}, up);
+  elastic_quota_set s({eq("A", "a", {{gm, 10}}, {{gm, 20}})}, up);
   const auto d = s.check("a", {{resources::cpu, 100}});
   REQUIRE(d.denied());
   CHECK(d.has_rule("over_max"));
@@ -381,11 +391,11 @@ TEST_CASE("elastic: randomized invariants after every operation") {
             if (s.quota_of(rp.ns) != elastic_quota_set::npos) used_all += rp.request.get(r);
           }
           for (std::uint32_t i = 0; i < s.size(); ++i)
-            if (s.spec(i).min.has(r)) {
+            if (s.weight(i) > 0 && s.spec(i).min.has(r)) {
               any_min = true;
               min_all += s.spec(i).min.get(r);
             }
-          if (auto* m = s.spec(q).max.find(r); m && used_q + req.get(r) > *m) expect = false;
+          if (const auto& mx = s.spec(q).max; mx && mx->find(r) && used_q + req.get(r) > *mx->find(r)) expect = false;
           if (any_min && used_all + req.get(r) > min_all) expect = false;
         }
       }
@@ -452,8 +462,8 @@ TEST_CASE("elastic: loads EQ, CEQ and pods from kubectl JSON") {
   REQUIRE(specs.size() == 4);
   CHECK(specs[0].name == "quota-a");
   CHECK(specs[0].namespaces == std::vector<std::string>{"team-a"});
-  CHECK(specs[0].max.empty());  // omitted max: unlimited
-  CHECK(specs[1].max.bound(resources::cpu) == 8000);
+  CHECK_FALSE(specs[0].max);  // omitted max: none
+  CHECK(specs[1].max->bound(resources::cpu) == 8000);
   CHECK(specs[3].composite);
   CHECK(specs[3].namespaces == std::vector<std::string>{"team-c", "team-d"});
   elastic_quota_set s(std::move(specs), {}, &reg);
@@ -490,10 +500,10 @@ TEST_CASE("elastic: JSON errors name every offending object and field") {
     FAIL("expected validation_error");
   } catch (const validation_error& e) {
     const auto& p = e.problems();
-    REQUIRE(p.size() == 3);
+    // (the CompositeElasticQuota without namespaces is the quota set's to judge)
+    REQUIRE(p.size() == 2);
     CHECK(p[0].path == "ElasticQuota x/neg.spec.min.cpu");
     CHECK(p[1].path == "ElasticQuota x/neg.spec.max.memory");
-    CHECK(p[2].path == "CompositeElasticQuota default/no-ns.spec.namespaces");
   }
   CHECK(rfc3339("1970-01-01T00:00:01Z") == 1000);
   CHECK(rfc3339("2024-13-01T00:00:00Z") == std::nullopt);
@@ -684,7 +694,7 @@ TEST_CASE("elastic: quota JSON - missing spec, bad namespaces and nameless objec
   CHECK(specs[0].name == "bare");
   CHECK(specs[0].namespaces == std::vector<std::string>{"n1"});
   CHECK(specs[0].min.empty());
-  CHECK(specs[0].max.empty());  // no spec: no guarantee, no limit
+  CHECK_FALSE(specs[0].max);  // no spec: no guarantee, no limit
   CHECK(specs[1].min.empty());
   CHECK_FALSE(specs[1].composite);
 
@@ -703,7 +713,7 @@ TEST_CASE("elastic: quota JSON - missing spec, bad namespaces and nameless objec
     const auto& p = e.problems();
     REQUIRE(p.size() == 4);
     CHECK(p[0].path == "CompositeElasticQuota default/c1.spec.namespaces");
-    CHECK(p[0].message == "missing or not a list");
+    CHECK(p[0].message == "not a list");
     CHECK(p[1].path == "CompositeElasticQuota q/c2.spec.namespaces[1]");
     CHECK(p[2].path == "CompositeElasticQuota q/c2.spec.namespaces[2]");
     CHECK(p[3].path == "[2].metadata.name");
@@ -921,5 +931,257 @@ TEST_CASE("elastic: node-level candidates follow SelectVictimsOnNode (quota allo
     std::vector<victim> none;
     s.node_candidates(pod("z/1", "z", {{gm, 1}}, 0, 100), none);
     CHECK(none.empty());
+  }
+}
+
+// ---- upstream mode: every decision as nos's scheduler makes it ---------------------------------
+
+namespace {
+elastic_options upstream_options() {
+  elastic_options o;
+  o.upstream = true;
+  return o;
+}
+}  // namespace
+
+TEST_CASE("elastic: upstream a quota without max enforces no max; an empty max is enforced") {
+  // nos: MaxEnforced is spec.max != nil; a present max compares cpu and memory even when it omits them
+  elastic_quota_set s({eq("A", "a", {{gm, 10}, {resources::cpu, 4000}}), eq("B", "b", {{gm, 10}}, limit_vector{})},
+                      upstream_options());
+  CHECK(s.check("a", {{resources::cpu, 4000}, {gm, 10}}).allowed());
+  CHECK_FALSE(s.check("a", {{resources::cpu, 4001}}).has_rule("over_max"));  // only the sum of mins bounds it
+  const auto d = s.check("b", {{resources::cpu, 1}});
+  CHECK(d.has_rule("over_max"));  // max {} lists nothing: cpu counts as 0
+  CHECK(d.reasons()[0].limit == 0);
+
+  // the loader tells the two apart
+  resource_registry reg;
+  const auto specs = load_elastic_quotas(parse_json_text(R"([
+    {"kind": "ElasticQuota", "metadata": {"name": "none", "namespace": "a"}, "spec": {"min": {"cpu": "1"}}},
+    {"kind": "ElasticQuota", "metadata": {"name": "empty", "namespace": "b"}, "spec": {"max": {}}}
+  ])"),
+                                         reg);
+  CHECK_FALSE(specs[0].max);
+  REQUIRE(specs[1].max);
+  CHECK(specs[1].max->empty());
+}
+
+TEST_CASE("elastic: upstream a composite quota counts once per namespace; a superseded ElasticQuota counts nowhere") {
+  // "old" governs a, until the CompositeElasticQuota "team" over a and b supersedes it
+  auto specs = [] {
+    return std::vector<elastic_quota_spec>{eq("old", "a", {{gm, 100}}), ceq("team", {"a", "b"}, {{gm, 10}}),
+                                           eq("other", "c", {{gm, 10}})};
+  };
+  SECTION("default: the composite quota counts once, the superseded one not at all") {
+    elastic_quota_set s(specs());
+    CHECK(s.weight(s.quota_index("old")) == 0);
+    CHECK(s.weight(s.quota_index("team")) == 1);
+    CHECK(s.total_min().get(gm) == 20);  // not 120
+    s.add_pod(pod("b/x", "b", {{gm, 5}}, 1));
+    CHECK(s.total_used().get(gm) == 5);
+    CHECK(s.check("c", {{gm, 15}}).allowed());
+    CHECK(s.check("c", {{gm, 16}}).has_rule("total_guaranteed_exhausted"));
+    // over-quota pool: (10 - 5) + 10 = 15; other's share 10/20
+    CHECK(s.guaranteed_over_quota(s.quota_index("other"), gm) == 7);
+    CHECK(s.guaranteed_over_quota(s.quota_index("old"), gm) == 0);
+  }
+  SECTION("upstream: nos sums its per-namespace map, so team's min, usage and unused min count twice") {
+    elastic_quota_set s(specs(), upstream_options());
+    CHECK(s.weight(s.quota_index("old")) == 0);
+    CHECK(s.weight(s.quota_index("team")) == 2);
+    CHECK(s.total_min().get(gm) == 30);
+    s.add_pod(pod("b/x", "b", {{gm, 5}}, 1));
+    CHECK(s.total_used().get(gm) == 10);
+    CHECK(s.used(s.quota_index("team")).get(gm) == 5);
+    CHECK(s.check("c", {{gm, 20}}).allowed());
+    CHECK(s.check("c", {{gm, 21}}).has_rule("total_guaranteed_exhausted"));
+    // pool: 2 x (10 - 5) + 10 = 20; other's share 10/30 -> floor(6.67)
+    CHECK(s.guaranteed_over_quota(s.quota_index("other"), gm) == 6);
+    CHECK(s.guaranteed_over_quota(s.quota_index("team"), gm) == 6);
+    s.remove_pod("b/x");
+    CHECK(s.total_used().is_zero());
+  }
+}
+
+TEST_CASE("elastic: upstream a namespace repeated in one composite quota is one namespace") {
+  elastic_quota_set def({ceq("team", {"a", "b", "a"}, {{gm, 10}})});
+  CHECK(def.total_min().get(gm) == 10);
+  elastic_quota_set up({ceq("team", {"a", "b", "a"}, {{gm, 10}})}, upstream_options());
+  CHECK(up.weight(0) == 2);
+  CHECK(up.total_min().get(gm) == 20);
+}
+
+TEST_CASE("elastic: upstream ephemeral-storage and pods are never compared") {
+  const resource_vector req{{resources::ephemeral_storage, 100}, {resources::pods, 5}};
+  auto specs = [] {
+    return std::vector<elastic_quota_spec>{eq("A", "a", {{resources::ephemeral_storage, 10}, {resources::pods, 2}},
+                                              {{resources::ephemeral_storage, 10}, {resources::pods, 2}})};
+  };
+  elastic_quota_set def(specs());
+  const auto d = def.check("a", req);
+  CHECK(d.has_rule("over_max"));
+  CHECK(d.has_rule("total_guaranteed_exhausted"));
+  elastic_quota_set up(specs(), upstream_options());
+  CHECK(up.check("a", req).allowed());
+  // in-quota labels still compare every resource min lists (nos's operator does)
+  std::vector<elastic_label_change> ch;
+  up.add_pod(pod("a/1", "a", req, 1), &ch);
+  REQUIRE(ch.size() == 1);
+  CHECK(ch[0].to == elastic_capacity::over_quota);
+}
+
+TEST_CASE("elastic: upstream pod overhead is ignored") {
+  const auto doc = parse_json_text(R"([{"kind": "Pod", "metadata": {"name": "p", "namespace": "a"},
+    "spec": {"containers": [{"resources": {"requests": {"cpu": "1"}}}], "overhead": {"cpu": "250m"}}}])");
+  resource_registry reg;
+  CHECK(load_elastic_pods(doc, reg)[0].pod.request.get(resources::cpu) == 1250);
+  CHECK(load_elastic_pods(doc, reg, default_gb_per_gpu, true)[0].pod.request.get(resources::cpu) == 1000);
+  // a malformed overhead is still an error
+  CHECK_THROWS_AS(load_elastic_pods(parse_json_text(R"([{"kind": "Pod", "metadata": {"name": "p"},
+    "spec": {"overhead": {"cpu": "lots"}}}])"),
+                                    reg, default_gb_per_gpu, true),
+                  validation_error);
+}
+
+TEST_CASE("elastic: upstream MIG resource names are matched as nos matches them") {
+  constexpr auto up = mig_name_match::nos;
+  // nos looks for the pattern anywhere in the name
+  CHECK(mig_memory_gb("nvidia.com/mig-1g.10gb-shared", up) == 10);
+  CHECK_FALSE(mig_memory_gb("nvidia.com/mig-1g.10gb-shared"));
+  CHECK(mig_memory_gb("example.nvidia.com/mig-2g.20gb", up) == 20);
+  CHECK_FALSE(mig_memory_gb("example.nvidia.com/mig-2g.20gb"));
+  // ... and reads the GB only when the name holds exactly one "<digits>gb"
+  CHECK_FALSE(mig_memory_gb("nvidia.com/mig-1g.10gb.5gb", up));
+  CHECK(mig_memory_gb("nvidia.com/mig-3g.40gb", up) == 40);
+  // both modes: the pattern itself must be there
+  for (const auto m : {mig_name_match::exact, mig_name_match::nos}) {
+    CHECK_FALSE(mig_memory_gb("nvidia.com/mig-2g.20gib", m));
+    CHECK_FALSE(mig_memory_gb("example.com/mig-1g.10gb", m));
+    CHECK_FALSE(mig_memory_gb("nvidia.com/mig-1g10gb", m));
+    CHECK_FALSE(mig_memory_gb("nvidia.com/mig-1g.9223372036854775808gb", m));  // does not fit: nothing
+  }
+  resource_registry reg;
+  const auto odd = reg.intern("nvidia.com/mig-1g.10gb-shared");
+  resource_vector req{{odd, 2}, {resources::nvidia_gpu, 1}, {gm, 1000}};
+  CHECK(gpu_memory_of(req, reg) == 32);
+  CHECK(gpu_memory_of(req, reg, 32, up) == 52);
+  add_gpu_memory(req, reg, 32, up);
+  CHECK(req.get(gm) == 52);  // the computed amount replaces the pod's own
+
+  // the pod loader in upstream mode matches as nos does
+  const auto pods = load_elastic_pods(parse_json_text(R"([{"kind": "Pod", "metadata": {"name": "p"},
+    "spec": {"containers": [{"resources": {"requests": {"nvidia.com/mig-1g.10gb-shared": 1}}}]}}])"),
+                                      reg, default_gb_per_gpu, true);
+  CHECK(pods[0].pod.request.get(gm) == 10);
+}
+
+TEST_CASE("elastic: upstream a quota without namespaces is skipped") {
+  resource_registry reg;
+  // the CRD requires one namespace when the list is given: an empty list never exists
+  CHECK_THROWS_AS(load_elastic_quotas(parse_json_text(R"([{"kind": "CompositeElasticQuota",
+    "metadata": {"name": "c", "namespace": "q"}, "spec": {"namespaces": []}}])"),
+                                      reg),
+                  validation_error);
+  auto specs = load_elastic_quotas(parse_json_text(R"([
+    {"kind": "CompositeElasticQuota", "metadata": {"name": "c", "namespace": "q"}, "spec": {"min": {"cpu": "100"}}},
+    {"kind": "ElasticQuota", "metadata": {"name": "a", "namespace": "a"}, "spec": {"min": {"cpu": "1"}}}
+  ])"),
+                                   reg);
+  REQUIRE(specs[0].namespaces.empty());
+  try {
+    elastic_quota_set s(specs);
+    FAIL("expected validation_error");
+  } catch (const validation_error& e) {
+    REQUIRE(e.problems().size() == 1);
+    CHECK(e.problems()[0].path == "CompositeElasticQuota q/c.spec.namespaces");
+  }
+  elastic_quota_set s(specs, upstream_options());
+  CHECK(s.weight(s.quota_index("c")) == 0);
+  CHECK(s.total_min().get(resources::cpu) == 1000);  // c's min counts nowhere
+  CHECK(s.check("a", {{resources::cpu, 1000}}).allowed());
+  CHECK(s.check("a", {{resources::cpu, 1001}}).has_rule("total_guaranteed_exhausted"));
+}
+
+TEST_CASE("elastic: upstream min above max is accepted") {
+  auto specs = [] { return std::vector<elastic_quota_spec>{eq("A", "a", {{gm, 10}}, {{gm, 5}})}; };
+  CHECK_THROWS_AS(elastic_quota_set(specs()), validation_error);
+  elastic_quota_set s(specs(), upstream_options());
+  CHECK(s.check("a", {{gm, 5}}).allowed());
+  CHECK(s.check("a", {{gm, 6}}).has_rule("over_max"));
+}
+
+TEST_CASE("elastic: upstream fair share and borrowing compare resources as nos does") {
+  // B borrows cpu only; the preemptor asks for gpu-memory only
+  auto specs = [] {
+    return std::vector<elastic_quota_spec>{eq("A", "a", {{gm, 40}, {resources::cpu, 4000}}),
+                                           eq("B", "b", {{gm, 40}, {resources::cpu, 1000}})};
+  };
+  const resource_vector req{{gm, 10}};
+  auto fill = [](elastic_quota_set& s) { s.add_pod(pod("b/1", "b", {{resources::cpu, 3000}, {gm, 10}}, 1)); };
+  elastic_quota_set def(specs());
+  fill(def);
+  const auto a = def.quota_index("A"), b = def.quota_index("B");
+  CHECK_FALSE(def.over_guaranteed(b, req));  // default: only in a resource the preemptor asks for
+  elastic_quota_set up(specs(), upstream_options());
+  fill(up);
+  CHECK(up.over_guaranteed(b, req));  // nos: B uses more cpu than min + guaranteed, whatever A asks for
+  // condition 2 compares cpu and memory always: a request for cpu in a quota whose min omits it
+  elastic_quota_set def2({eq("A", "a", {{gm, 40}}), eq("B", "b", {{gm, 40}})});
+  elastic_quota_set up2({eq("A", "a", {{gm, 40}}), eq("B", "b", {{gm, 40}})}, upstream_options());
+  const resource_vector with_cpu{{gm, 10}, {resources::cpu, 500}};
+  CHECK(def2.within_guaranteed(a, with_cpu));
+  CHECK_FALSE(up2.within_guaranteed(a, with_cpu));
+  // borrowing (capacity scheduling victims): nos compares scalars only where min lists them
+  elastic_options cs = upstream_options();
+  cs.preemption = elastic_preemption_policy::capacity_scheduling;
+  elastic_options cs_def;
+  cs_def.preemption = elastic_preemption_policy::capacity_scheduling;
+  auto gpu_specs = [] { return std::vector<elastic_quota_spec>{eq("A", "a", {{gm, 40}}), eq("B", "b", {{gm, 40}})}; };
+  elastic_quota_set bd(gpu_specs(), cs_def), bu(gpu_specs(), cs);
+  for (auto* s : {&bd, &bu}) s->add_pod(pod("b/1", "b", {{resources::nvidia_gpu, 1}, {gm, 50}}, 1));
+  std::vector<victim> vd, vu;
+  // A asks for 40: the total (90) passes the sum of mins (80) unless B's pod goes
+  bd.victims(pod("a/1", "a", {{gm, 40}}, 2), vd);
+  bu.victims(pod("a/1", "a", {{gm, 40}}, 2), vu);
+  CHECK(vd.size() == 1);
+  CHECK(vu.size() == 1);  // B is over its min in gpu-memory, which min lists: borrowing in both
+  // node level, A within its min: candidates are the pods of quotas over their min
+  elastic_quota_set bd2(gpu_specs(), cs_def), bu2(gpu_specs(), cs);
+  for (auto* s : {&bd2, &bu2}) s->add_pod(pod("b/1", "b", {{resources::nvidia_gpu, 1}, {gm, 40}}, 1));
+  vd.clear();
+  vu.clear();
+  bd2.node_candidates(pod("a/1", "a", {{gm, 10}}, 2), vd);
+  bu2.node_candidates(pod("a/1", "a", {{gm, 10}}, 2), vu);
+  CHECK(vd.size() == 1);  // default: B's unguaranteed GPU is borrowed
+  CHECK(vu.empty());      // nos: min does not list nvidia.com/gpu, so B is not over its min
+}
+
+TEST_CASE("elastic: upstream a preemptor takes lower-priority pods of its own namespace only") {
+  // nos (and capacity scheduling) compare namespaces: a composite quota's other namespaces are out of reach
+  auto specs = [] { return std::vector<elastic_quota_spec>{ceq("team", {"a", "b"}, {{gm, 20}})}; };
+  elastic_options cs;
+  cs.preemption = elastic_preemption_policy::capacity_scheduling;
+  elastic_options cs_up = cs;
+  cs_up.upstream = true;
+  for (const auto& opt : {elastic_options{}, upstream_options(), cs, cs_up}) {
+    elastic_quota_set s(specs(), opt);
+    s.add_pod(pod("a/low", "a", {{gm, 10}}, 1, 0));
+    s.add_pod(pod("b/low", "b", {{gm, 10}}, 2, 0));
+    const auto preemptor = pod("a/high", "a", {{gm, 10}}, 3, 5);
+    std::vector<victim> node;
+    s.node_candidates(preemptor, node);
+    std::vector<std::string> names;
+    for (const auto& v : node) names.push_back(v.job_id);
+    std::sort(names.begin(), names.end());
+    if (opt.upstream)
+      CHECK(names == std::vector<std::string>{"a/low"});
+    else
+      CHECK(names == std::vector<std::string>{"a/low", "b/low"});
+    if (opt.preemption == elastic_preemption_policy::capacity_scheduling) {
+      std::vector<victim> v;
+      s.victims(preemptor, v);  // the sum of mins (20) is used up: one pod must go
+      REQUIRE(v.size() == 1);
+      CHECK(v[0].job_id == (opt.upstream ? "a/low" : "b/low"));  // default: the newer of the two
+    }
   }
 }

@@ -401,7 +401,7 @@ TEST_CASE("composition: a copied engine is independent of the original") {
   elastic_quota_spec eq;
   eq.name = "team";
   eq.namespaces = {"team"};
-  eq.max.set(resources::cpu, cpu(4));
+  eq.max.emplace().set(resources::cpu, cpu(4));
   auto cpu_job = [](std::string id, amount cores) {
     job j;
     j.id = std::move(id);

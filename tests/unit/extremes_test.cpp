@@ -306,7 +306,7 @@ TEST_CASE("extremes: 2^14 elastic quotas with a pod each") {
     specs[i].name = "eq" + std::to_string(i);
     specs[i].namespaces = {"ns" + std::to_string(i)};
     specs[i].min.set(resources::cpu, 2);
-    specs[i].max.set(resources::cpu, 4);
+    specs[i].max.emplace().set(resources::cpu, 4);
   }
   elastic_quota_set s(std::move(specs));
   resource_vector one, three;

@@ -96,7 +96,7 @@ struct elastic_fx {
       q.name = who;
       q.object_namespace = std::string("ns-") + who;
       q.namespaces = {q.object_namespace};
-      q.max.set(gpu, 2);
+      q.max.emplace().set(gpu, 2);
       s.push_back(std::move(q));
     }
     return s;
@@ -575,9 +575,9 @@ struct elastic_shrink : elastic_fx {
   static std::vector<elastic_quota_spec> shrink_specs(amount ann_max) {
     auto s = specs();
     s[0].min.set(gpu, 2);
-    s[0].max.set(gpu, ann_max);
+    s[0].max.emplace().set(gpu, ann_max);
     s[1].min.set(gpu, 4);
-    s[1].max.set(gpu, 4);
+    s[1].max.emplace().set(gpu, 4);
     return s;
   }
   static elastic_options opts() {

@@ -1,9 +1,11 @@
 // quota-sim integration of the nos elastic-quota model: registers
 // "elastic_quota". A policy entry holds the ElasticQuota and
 // CompositeElasticQuota objects as kubectl prints them (List or array) and
-// options: {"upstream": bool (nos: cpu/memory missing from a quota count as 0),
-// "preemption": "nos" | "capacity_scheduling", "labelOrder": "nos" |
-// "creation_then_size"}. job.namespace selects the quota.
+// options: {"upstream": bool (decide as nos does, elastic_options::upstream),
+// "missing": "unlimited" | "upstream" (only cpu/memory missing from a limit
+// count as 0), "preemption": "nos" | "capacity_scheduling", "labelOrder":
+// "nos" | "creation_then_size", "gpuMemoryPerGPU": GB}. job.namespace selects
+// the quota.
 #pragma once
 
 #include <memory>
@@ -21,8 +23,8 @@ namespace quota::sim {
 class sim_elastic_quota {
  public:
   explicit sim_elastic_quota(elastic_quota_set s, std::shared_ptr<const resource_registry> gpu_reg = nullptr,
-                             std::int64_t gb_per_gpu = 0)
-      : p_(std::move(s)), reg_(std::move(gpu_reg)), gb_(gb_per_gpu) {}
+                             std::int64_t gb_per_gpu = 0, mig_name_match match = mig_name_match::exact)
+      : p_(std::move(s)), reg_(std::move(gpu_reg)), gb_(gb_per_gpu), match_(match) {}
   [[nodiscard]] std::string_view policy_name() const noexcept { return p_.policy_name(); }
   [[nodiscard]] decision check(const job& j) const { return reg_ ? p_.check(with_gpu_memory(j)) : p_.check(j); }
   void commit(const job& j) { reg_ ? p_.commit(with_gpu_memory(j)) : p_.commit(j); }
@@ -42,22 +44,25 @@ class sim_elastic_quota {
 
  private:
   // option gpuMemoryPerGPU: nos counts a pod's GPUs as GPU memory,
-  // nvidia.com/gpu x GB per GPU + the GB of each MIG profile (quota/gpu_memory.hpp)
+  // nvidia.com/gpu x GB per GPU + the GB of each MIG profile, which replaces
+  // any gpu-memory the job asks for itself (quota/gpu_memory.hpp add_gpu_memory)
   [[nodiscard]] job with_gpu_memory(const job& j) const {
     job c = j;
-    const auto gb = gpu_memory_of(j.request, *reg_, gb_);
-    if (gb > 0) c.request.set(resources::gpu_memory, j.request.get(resources::gpu_memory) + gb);
+    add_gpu_memory(c.request, *reg_, gb_, match_);
     return c;
   }
   elastic_quota_policy p_;
   std::shared_ptr<const resource_registry> reg_;
   std::int64_t gb_ = 0;
+  mig_name_match match_ = mig_name_match::exact;
 };
 static_assert(policy<sim_elastic_quota>);
 static_assert(order_aware<sim_elastic_quota>);
 static_assert(node_preemption_aware<sim_elastic_quota>);
 
-/// {"quotas": {name: {"min", "max", "used", "guaranteed_over_quota"}}, "labels": {pod: "in-quota"|"over-quota"}}
+/// {"quotas": {name: {"min", "max", "used", "guaranteed_over_quota", "weight"}}, "labels": {pod:
+/// "in-quota"|"over-quota"}}
+/// ("max" is absent for a quota without spec.max; "weight": how often the quota counts in the cluster sums)
 /// (amounts in base units, keyed by resource id names of the well-known resources or "#id").
 inline void to_json(json& j, const sim_elastic_quota& m) {
   const auto& s = m.set();
@@ -69,14 +74,17 @@ inline void to_json(json& j, const sim_elastic_quota& m) {
   for (std::uint32_t q = 0; q < s.size(); ++q) {
     const auto& spec = s.spec(q);
     json e{{"min", json::object()},
-           {"max", json::object()},
            {"used", json::object()},
-           {"guaranteed_over_quota", json::object()}};
+           {"guaranteed_over_quota", json::object()},
+           {"weight", s.weight(q)}};
     for (const auto& r : spec.min) {
       e["min"][name_of(r.id)] = r.value;
       e["guaranteed_over_quota"][name_of(r.id)] = s.guaranteed_over_quota(q, r.id);
     }
-    for (const auto& r : spec.max) e["max"][name_of(r.id)] = r.value;
+    if (spec.max) {
+      e["max"] = json::object();
+      for (const auto& r : *spec.max) e["max"][name_of(r.id)] = r.value;
+    }
     for (const auto& r : s.used(q)) e["used"][name_of(r.id)] = r.value;
     j["quotas"][spec.name] = std::move(e);
     for (const auto* p : s.running_pods(q)) j["labels"][p->name] = std::string(to_string(s.label(p->name)));
@@ -85,8 +93,8 @@ inline void to_json(json& j, const sim_elastic_quota& m) {
 
 inline void register_elastic_quota_model(std::map<std::string, model_kind>& kinds) {
   kinds["elastic_quota"] = model_kind{
-      "nos ElasticQuota / CompositeElasticQuota: {\"objects\": List, \"options\": {\"upstream\", \"preemption\", "
-      "\"labelOrder\"}}; job.namespace selects the quota",
+      "nos ElasticQuota / CompositeElasticQuota: {\"objects\": List, \"options\": {\"upstream\", \"missing\", "
+      "\"preemption\", \"labelOrder\", \"gpuMemoryPerGPU\"}}; job.namespace selects the quota",
       [](const policy_spec& ps, scenario& sc) {
         diagnostics diag;
         for (auto it = ps.body.begin(); it != ps.body.end(); ++it)
@@ -104,7 +112,11 @@ inline void register_elastic_quota_model(std::map<std::string, model_kind>& kind
               const std::string k = it.key();
               const auto& v = it.value();
               if (k == "upstream" && v.is_boolean())
-                opt.missing = v.get<bool>() ? elastic_missing_policy::upstream : elastic_missing_policy::unlimited;
+                opt.upstream = v.get<bool>();
+              else if (k == "missing" && v == "unlimited")
+                opt.missing = elastic_missing_policy::unlimited;
+              else if (k == "missing" && v == "upstream")
+                opt.missing = elastic_missing_policy::upstream;
               else if (k == "preemption" && v == "nos")
                 opt.preemption = elastic_preemption_policy::nos;
               else if (k == "preemption" && v == "capacity_scheduling")
@@ -117,8 +129,9 @@ inline void register_elastic_quota_model(std::map<std::string, model_kind>& kind
                 gb_per_gpu = v.get<std::int64_t>();
               else
                 diag.add(op + "." + k,
-                         "unknown option or value (upstream: bool; preemption: nos|capacity_scheduling; "
-                         "labelOrder: nos|creation_then_size; gpuMemoryPerGPU: GB > 0)");
+                         "unknown option or value (upstream: bool; missing: unlimited|upstream; "
+                         "preemption: nos|capacity_scheduling; labelOrder: nos|creation_then_size; "
+                         "gpuMemoryPerGPU: GB > 0)");
             }
           }
         }
@@ -131,10 +144,13 @@ inline void register_elastic_quota_model(std::map<std::string, model_kind>& kind
           diag.add(ps.path + ".objects", e.what());
         }
         diag.throw_if_any();
+        if (opt.upstream) opt.missing = elastic_missing_policy::upstream;
+        // nos always computes a pod's GPU memory (the chart's GB per GPU by default)
+        if (opt.upstream && gb_per_gpu == 0) gb_per_gpu = default_gb_per_gpu;
         elastic_quota_set set(std::move(specs), opt, nullptr);
         if (gb_per_gpu == 0) return instance_of(sim_elastic_quota(std::move(set)));
-        return instance_of(
-            sim_elastic_quota(std::move(set), std::make_shared<const resource_registry>(sc.registry), gb_per_gpu));
+        return instance_of(sim_elastic_quota(std::move(set), std::make_shared<const resource_registry>(sc.registry),
+                                             gb_per_gpu, opt.upstream ? mig_name_match::nos : mig_name_match::exact));
       },
       [](const std::vector<std::string>& tenants, const resource_vector& capacity, const resource_registry& reg) {
         const auto [gpu, unit] = gpu_dimension(capacity, reg);
