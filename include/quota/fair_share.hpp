@@ -29,12 +29,10 @@
 #pragma once
 
 #include <algorithm>
-#include <atomic>
 #include <compare>
 #include <cstdint>
 #include <limits>
 #include <map>
-#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -46,6 +44,7 @@
 #include <quota/decision.hpp>
 #include <quota/detail/checked.hpp>
 #include <quota/detail/node_pool.hpp>
+#include <quota/detail/stale_mark.hpp>
 #include <quota/error.hpp>
 #include <quota/fraction.hpp>
 #include <quota/policy.hpp>
@@ -905,36 +904,6 @@ class fair_share_tree {
   mutable std::vector<amount> dense_a_, dense_b_;
   std::vector<diagnostic> warnings_;
 };
-
-namespace detail {
-/// A "recompute before the next read" mark: copyable, and safe for const
-/// readers on several threads (the first one to read after a change
-/// recomputes, under a mutex; the others wait for it).
-class stale_mark {
- public:
-  stale_mark() = default;
-  stale_mark(const stale_mark& o) noexcept : stale_(o.stale_.load(std::memory_order_acquire)) {}
-  stale_mark& operator=(const stale_mark& o) noexcept {
-    stale_.store(o.stale_.load(std::memory_order_acquire), std::memory_order_release);
-    return *this;
-  }
-  ~stale_mark() = default;
-  void set() noexcept { stale_.store(true, std::memory_order_release); }
-  /// Runs f once if marked, then clears the mark (kept when f throws).
-  template <class F>
-  void refresh(F&& f) const {
-    if (!stale_.load(std::memory_order_acquire)) return;
-    std::lock_guard<std::mutex> lock(m_);
-    if (!stale_.load(std::memory_order_relaxed)) return;
-    f();
-    stale_.store(false, std::memory_order_release);
-  }
-
- private:
-  mutable std::atomic<bool> stale_{false};
-  mutable std::mutex m_;
-};
-}  // namespace detail
 
 /// Policy adapter: job.queue = leaf queue, job.request = request; check =
 /// allocation within limit (and quota for non-preemptible jobs); victims =

@@ -26,6 +26,8 @@
 #include <quota/decision.hpp>
 #include <quota/detail/allocation_order.hpp>
 #include <quota/detail/checked.hpp>
+#include <quota/detail/node_pool.hpp>
+#include <quota/detail/stale_mark.hpp>
 #include <quota/error.hpp>
 #include <quota/fraction.hpp>
 #include <quota/policy.hpp>
@@ -679,37 +681,62 @@ class queue_tree {
 ///   earlier creation; heads by Volcano proportion's queue order (queue
 ///   priority, share, creation);
 /// * demand: a queue's request is its allocation plus its pending jobs, so
-///   deserved follows what waits (recomputed at every change).
+///   deserved follows what waits.
+/// Deserved is computed again before it is next read (check, victims, queue
+/// order, tree()) after a change of some queue's request, not at each change:
+/// several releases between two checks cost one water-filling, and admitting
+/// a pending job (its request moves from pending to allocated) costs none.
 class queue_policy {
  public:
   explicit queue_policy(queue_tree tree) : tree_(std::move(tree)) { tree_.compute_deserved(); }
   [[nodiscard]] std::string_view policy_name() const noexcept { return queue_tree::model_name; }
-  [[nodiscard]] const queue_tree& tree() const noexcept { return tree_; }
+  [[nodiscard]] const queue_tree& tree() const {
+    fresh();
+    return tree_;
+  }
   /// The tree, to change it in place (call tree().compute_deserved() after).
-  [[nodiscard]] queue_tree& tree() noexcept { return tree_; }
+  [[nodiscard]] queue_tree& tree() {
+    fresh();
+    deserved_stale_.set();  // the caller may change what deserved depends on
+    return tree_;
+  }
+  /// The elastic resources of a queue (queue_tree::set_elastic): they take
+  /// part in enqueue only, so deserved stays as it is.
+  void set_elastic(std::string_view queue, const resource_vector& elastic) { tree_.set_elastic(queue, elastic); }
 
-  [[nodiscard]] decision check(const job& j) const { return tree_.allocatable(tree_.index(j.queue), j.request); }
+  [[nodiscard]] decision check(const job& j) const {
+    fresh();
+    return tree_.allocatable(tree_.index(j.queue), j.request);
+  }
   void commit(const job& j) {
     const auto p = pending_.find(j.id);
     tree_.allocate(j.id, j.queue, j.request, queue_task_meta{j.priority, j.preemptible});  // strong on its own
-    if (p == pending_.end()) return;
-    // the job's demand moves from pending to allocated: the request is unchanged
+    if (p == pending_.end()) {
+      deserved_stale_.set();  // a request the policy did not see waiting
+      return;
+    }
+    // the job's demand moves from pending to allocated: the request, and so
+    // deserved, is unchanged
     try {
-      set_pending_sum(p->second.queue, p->second.request, -1);
+      set_pending_sum(p->second.queue, p->second.request, -1, false);
     } catch (...) {
       tree_.deallocate(j.id);
       throw;
     }
-    pending_.erase(p);
+    pending_pool_.erase(pending_, p);
   }
   void release(std::string_view id) {
     tree_.deallocate(id);
-    tree_.compute_deserved();
+    deserved_stale_.set();
   }
-  void victims(const job& j, std::vector<victim>& out) const { tree_.reclaimable_running(j.queue, out); }
+  void victims(const job& j, std::vector<victim>& out) const {
+    fresh();
+    tree_.reclaimable_running(j.queue, out);
+  }
   /// Node-level rule (quota/capabilities.hpp): Volcano's preempt action, the
   /// lower-priority preemptible tasks of the job's own queue.
   void node_candidates(const job& j, std::vector<victim>& out) const {
+    fresh();
     if (tree_.find(j.queue)) tree_.preemptable_in_queue(j.queue, j.priority, out);
   }
 
@@ -718,7 +745,7 @@ class queue_policy {
   /// queue's share and deserved, never a reclaim or preempt victim).
   void charge_added(const job& c) {
     tree_.allocate(c.id, c.queue, c.request, queue_task_meta{c.priority, false});
-    tree_.compute_deserved();
+    deserved_stale_.set();
   }
   void charge_removed(std::string_view id) { release(id); }
 
@@ -728,6 +755,7 @@ class queue_policy {
     return default_pending_order(a, b);
   }
   [[nodiscard]] std::weak_ordering compare_heads(const job& a, const job& b) const {
+    fresh();
     const auto qa = tree_.find(a.queue), qb = tree_.find(b.queue);
     if (!qa || !qb || *qa == *qb) return default_pending_order(a, b);
     const int c = tree_.compare_queues(*qa, *qb);
@@ -737,14 +765,14 @@ class queue_policy {
   // ---- demand ----
   void pending_added(const job& j) {
     if (pending_.count(j.id) || tree_.has_task(j.id) || !tree_.find(j.queue)) return;
-    set_pending_sum(j.queue, j.request, +1);
-    pending_.emplace(j.id, waiting{j.queue, j.request});
+    set_pending_sum(j.queue, j.request, +1, true);
+    pending_pool_.emplace(pending_, j.id, waiting{j.queue, j.request});
   }
   void pending_withdrawn(std::string_view id) {
     const auto p = pending_.find(id);
     if (p == pending_.end()) return;
-    set_pending_sum(p->second.queue, p->second.request, -1);
-    pending_.erase(p);
+    set_pending_sum(p->second.queue, p->second.request, -1, true);
+    pending_pool_.erase(pending_, p);
   }
 
  private:
@@ -752,8 +780,8 @@ class queue_policy {
     std::string queue;
     resource_vector request;
   };
-  // pending demand of `queue` += sign * request, then deserved again; strong
-  void set_pending_sum(const std::string& queue, const resource_vector& request, int sign) {
+  // pending demand of `queue` += sign * request (deserved again before the next read when the request changes); strong
+  void set_pending_sum(const std::string& queue, const resource_vector& request, int sign, bool request_changes) {
     auto& sum = sums_[queue];
     resource_vector next = sum;
     if (sign > 0)
@@ -762,10 +790,15 @@ class queue_policy {
       next.sub_in_place(request);
     tree_.set_pending(queue, next);
     sum = std::move(next);
-    tree_.compute_deserved();
+    if (request_changes) deserved_stale_.set();
   }
-  queue_tree tree_;
+  void fresh() const {
+    deserved_stale_.refresh([this] { tree_.compute_deserved(); });
+  }
+  mutable queue_tree tree_;
+  detail::stale_mark deserved_stale_;
   std::map<std::string, waiting, std::less<>> pending_;
+  detail::node_pool<std::map<std::string, waiting, std::less<>>> pending_pool_;
   std::map<std::string, resource_vector, std::less<>> sums_;
 };
 static_assert(policy<queue_policy>);
