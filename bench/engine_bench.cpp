@@ -152,11 +152,18 @@ template <class E>
 struct static_setup {
   all_models e;
   quota::job allowed, denied;
+  std::vector<const quota::job*> admitted;  // the jobs warm() admitted, in order
   static_setup() : e(make_static(shared_fixture().models, std::make_index_sequence<std::tuple_size_v<model_types>>{})) {
     e.sync_charges();
     std::tie(allowed, denied) = warm(e, shared_fixture().jobs);
+    for (const auto& j : shared_fixture().jobs)
+      if (e.is_admitted(j.id)) admitted.push_back(&j);
   }
 };
+static_setup& composed() {
+  static static_setup s;
+  return s;
+}
 
 struct erased_setup {
   quota::engine e;
@@ -169,8 +176,7 @@ struct erased_setup {
 };
 
 void bm_engine_admit_release_static(benchmark::State& state) {
-  static static_setup s;
-  admit_release(state, s.e, s.allowed);
+  admit_release(state, composed().e, composed().allowed);
 }
 BENCHMARK(bm_engine_admit_release_static);
 
@@ -181,8 +187,7 @@ void bm_engine_admit_release_erased(benchmark::State& state) {
 BENCHMARK(bm_engine_admit_release_erased);
 
 void bm_engine_denied_static(benchmark::State& state) {
-  static static_setup s;
-  denial(state, s.e, s.denied);
+  denial(state, composed().e, composed().denied);
 }
 BENCHMARK(bm_engine_denied_static);
 
@@ -191,6 +196,28 @@ void bm_engine_denied_erased(benchmark::State& state) {
   denial(state, s.e, s.denied);
 }
 BENCHMARK(bm_engine_denied_erased);
+
+// One model alone, in the state the composed engine left it (the same jobs
+// admitted, every job pending): what each model adds to the composed path.
+template <std::size_t I>
+void bm_model_admit_release(benchmark::State& state) {
+  using model_t = std::tuple_element_t<I, model_types>;
+  static quota::basic_engine<model_t> e = [] {
+    quota::basic_engine<model_t> one(model_at<model_t>(shared_fixture().models, I));
+    one.sync_charges();
+    for (const auto& j : shared_fixture().jobs) one.pending_added(j);
+    for (const auto* j : composed().admitted) (void)one.admit(*j);
+    return one;
+  }();
+  state.SetLabel(std::string(e.template model<0>().policy_name()));
+  admit_release(state, e, composed().allowed);
+}
+template <std::size_t... I>
+void register_models(std::index_sequence<I...>) {
+  (benchmark::RegisterBenchmark(("bm_model_admit_release/" + std::to_string(I)).c_str(), bm_model_admit_release<I>),
+   ...);
+}
+const int registered = (register_models(std::make_index_sequence<std::tuple_size_v<model_types>>{}), 0);
 
 }  // namespace
 
