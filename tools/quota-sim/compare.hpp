@@ -86,6 +86,7 @@ struct compare_run {
     for (auto it = res.report["tenants"].begin(); it != res.report["tenants"].end(); ++it)
       r.tenants[it.key()] = {{"average_usage", it.value()["average_usage"]},
                              {"admissions", it.value()["admissions"]},
+                             {"readmissions", it.value()["readmissions"]},
                              {"preempted", it.value()["preempted"]},
                              {"denials_by_reason", it.value()["denials_by_reason"]}};
     r.usage = sim.usage_over_time();

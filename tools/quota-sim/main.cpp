@@ -188,6 +188,7 @@ int cmd_run(const std::vector<std::string>& args) {
   std::string file, report_path, svg_path, until_text, cycle_text;
   bool quiet = false;
   quota::sim::run_options opt;
+  opt.peak_snapshot = true;  // the report shows the models at peak contention
   for (std::size_t i = 0; i < args.size(); ++i) {
     const auto& a = args[i];
     auto need = [&](std::string& out) {
@@ -431,6 +432,7 @@ int cmd_replay(const std::vector<std::string>& args) {
   std::string report_path, svg_path;
   bool quiet = false;
   quota::sim::run_options opt;
+  opt.peak_snapshot = true;  // the report shows the models at peak contention
   if (auto rc = parse_openb_args(args, o, "replay", help, [&](const std::string& a, const std::string* v) {
         if (a == "--quiet" || a == "--check-invariants") {
           (a == "--quiet" ? quiet : opt.check_invariants) = true;

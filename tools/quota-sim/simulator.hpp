@@ -137,6 +137,9 @@ struct run_options {
   /// submitted job ran or has a pending reason. Violations become failures
   /// (path "invariant") with the instant they were found.
   bool check_invariants = false;
+  /// The report's `peak_contention.models`: every model's state at the
+  /// instant of peak contention, taken by a second replay up to that instant.
+  bool peak_snapshot = false;
 };
 
 namespace detail {

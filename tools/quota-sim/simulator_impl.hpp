@@ -23,7 +23,11 @@ namespace quota::sim::detail {
 
 class simulator_impl {
  public:
-  simulator_impl(scenario sc, std::vector<model_instance> models) : sc_(std::move(sc)), models_(std::move(models)) {
+  simulator_impl(scenario sc, std::vector<model_instance> models)
+      : sc0_(std::make_shared<const scenario>(sc)),
+        models0_(std::make_shared<const std::vector<model_instance>>(models)),
+        sc_(std::move(sc)),
+        models_(std::move(models)) {
     for (auto& m : models_) engine_.add(std::move(m.policy));
     for (const auto& n : sc_.nodes)
       nodes_.push_back(
@@ -55,6 +59,7 @@ class simulator_impl {
       jobs_.push_back(std::move(jr));
       tenants_[jobs_.back().tenant];
     }
+    for (auto& jr : jobs_) jr.ts = &tenants_[jr.tenant];  // map nodes stay put
     chart_ = sc_.registry.find(sc_.chart_resource).value_or(resources::nvidia_gpu);
     for (const auto& n : nodes_) capacity_.add_in_place(n.spec.allocatable);
     node_jobs_.resize(nodes_.size());
@@ -173,6 +178,13 @@ class simulator_impl {
     end_ms_ = until_ms >= 0 ? std::min(until_ms, now_) : now_;
     while (next_expect < expect_order.size()) check(sc_.expectations[expect_order[next_expect++]], res.failures);
     if (opt.check_invariants) check_outcomes(res.failures);
+    if (opt.peak_snapshot && peak_at_ >= 0) {
+      // the replay is deterministic: a fresh one up to the peak instant is in
+      // the state this one was in then (cheaper than a snapshot at every new peak)
+      simulator_impl again(*sc0_, *models0_);
+      again.run(peak_at_, {}, run_options{});
+      peak_models_ = again.introspect_models();
+    }
     res.report = report(res.failures);
     if (progress) progress(total, total);
     return res;
@@ -202,6 +214,25 @@ class simulator_impl {
     bool alive;
     std::vector<std::int32_t> device_free;  // milli free per GPU device
   };
+  struct sample {
+    std::int64_t t;
+    std::int64_t v;
+  };
+  struct tenant_stats {
+    std::int64_t admissions = 0;    // jobs started for the first time
+    std::int64_t readmissions = 0;  // starts of jobs preempted before
+    std::int64_t preempted = 0;
+    amount pending = 0;  // chart resource requested by its pending jobs now
+    std::map<std::string, std::int64_t> denials;
+    std::vector<sample> samples, pending_samples;
+  };
+  // One preemption (or eviction): who went, for whom, and why.
+  struct preemption_mark {
+    std::int64_t t;
+    std::size_t victim;
+    std::size_t preemptor;  // npos: none (a quota shrink, a failed trial)
+    std::string cause;
+  };
   struct job_run {
     const job_spec* spec = nullptr;
     job j;
@@ -211,6 +242,9 @@ class simulator_impl {
     std::int64_t run_ms = 0;                                      // accumulated running time (for preempted jobs)
     std::vector<std::pair<std::size_t, std::int32_t>> placement;  // node, pods
     std::string last_reason;
+    std::string last_denial;  // why it waited before its latest start (report: reason)
+    std::string wait_reason;  // why it waited before its first start (report: wait_reason)
+    tenant_stats* ts = nullptr;
     int preempted = 0;
     std::size_t shape = 0, coarse = 0;
     std::uint64_t tried_pass = 0;
@@ -220,11 +254,6 @@ class simulator_impl {
     std::multimap<std::int64_t, std::size_t>::iterator finish{};  // its entry in finishes_
     bool has_finish = false;
   };
-  struct sample {
-    std::int64_t t;
-    std::int64_t v;
-  };
-
   // Jobs identical in everything a model or the host reads share a shape: in
   // one scheduling pass, usage only grows, so once one is denied the others
   // would be too.
@@ -695,9 +724,15 @@ class simulator_impl {
   void start(std::size_t idx) {
     auto& jr = jobs_[idx];
     jr.state = job_state::running;
-    if (jr.first_start < 0) jr.first_start = now_;
+    // a job that waited without being refused waited for the next cycle boundary
+    if (jr.first_start < 0 && jr.last_denial.empty() && now_ > jr.spec->submit_ms && sc_.cycle_ms > 0)
+      jr.last_denial = "host.next_cycle";
+    ++(jr.first_start < 0 ? jr.ts->admissions : jr.ts->readmissions);
+    if (jr.first_start < 0) {
+      jr.first_start = now_;
+      if (now_ > jr.spec->submit_ms) jr.wait_reason = jr.last_denial;
+    }
     jr.last_start = now_;
-    ++tenants_[jr.tenant].admissions;
     ++admissions_total_;
     usage_[jr.tenant].add_in_place(jr.j.request);
     running_.insert(idx);
@@ -732,7 +767,7 @@ class simulator_impl {
       ++jr.preempted;
       ++preemptions_;
       ++tenants_[jr.tenant].preempted;
-      preemption_marks_.push_back({now_, jr.tenant});
+      preemption_marks_.push_back({now_, idx, npos, {}});
       jr.state = job_state::preempted_pending;
       pend(idx);
       // a preempted job is pending again: it rejoins the demand of the
@@ -890,6 +925,7 @@ class simulator_impl {
         stop(idx, job_state::preempted_pending);
         jobs_[idx].last_reason = "shrink: evicted after the grace period; policies[" + std::to_string(i) + "] (" +
                                  policy_now_[i].model + ") was lowered below its usage";
+        preemption_marks_.back().cause = jobs_[idx].last_reason;
         shrink_log_.push_back(json{{"at_ms", now_},
                                    {"job", jobs_[idx].j.id},
                                    {"policy", i},
@@ -952,6 +988,7 @@ class simulator_impl {
       jr.last_reason = reason_text(a);
       return false;
     }
+    if (!jr.last_reason.empty()) jr.last_denial = std::move(jr.last_reason);
     jr.last_reason.clear();
     start(idx);
     return true;
@@ -1076,6 +1113,7 @@ class simulator_impl {
     }
     if (cand.empty() && jr.last_reason == "host.no_node_fits") cand = placement_victims(idx);
     if (cand.empty()) return false;
+    const std::string cause = jr.last_reason;  // the preemptor's denial: what the victims make room for
     // remove victims one at a time until the job fits
     std::vector<std::pair<std::size_t, std::vector<std::pair<std::size_t, std::int32_t>>>> removed;
     removed.reserve(cand.size());
@@ -1092,6 +1130,8 @@ class simulator_impl {
         for (auto& [ri, pl] : removed) {
           retire(ri, job_state::preempted_pending);
           jobs_[ri].last_reason = "preempted for " + jr.j.id;
+          preemption_marks_.back().preemptor = idx;
+          preemption_marks_.back().cause = cause;
         }
         return try_admit(idx);
       }
@@ -1104,6 +1144,8 @@ class simulator_impl {
         unplace(it->first);
         retire(it->first, job_state::preempted_pending);
         jobs_[it->first].last_reason = "preempted: not re-admitted after a failed preemption for " + jr.j.id;
+        preemption_marks_.back().preemptor = idx;
+        preemption_marks_.back().cause = "not re-admitted after a failed preemption (" + cause + ")";
       }
     }
     return false;
@@ -1115,9 +1157,17 @@ class simulator_impl {
     return it == index_.end() ? npos : it->second;
   }
 
+  // The chart resource the job requests, added to or taken from its tenant's pending demand.
+  void count_pending(std::size_t idx, bool add) {
+    auto& jr = jobs_[idx];
+    const amount v = jr.j.request.get(chart_);
+    jr.ts->pending = add ? quota::detail::checked_add(jr.ts->pending, v) : jr.ts->pending - v;
+    pending_demand_ = add ? quota::detail::checked_add(pending_demand_, v) : pending_demand_ - v;
+  }
   void pend(std::size_t idx) {
     jobs_[idx].pended_pass = pass_;
     pending_.insert(pending_key(idx));
+    count_pending(idx, true);
     const std::size_t sh = jobs_[idx].shape;
     if (by_shape_.size() <= sh) {
       by_shape_.resize(sh + 1);
@@ -1131,7 +1181,7 @@ class simulator_impl {
     keys.insert(pending_key(idx));
   }
   void unpend(std::size_t idx) {
-    pending_.erase(pending_key(idx));
+    if (pending_.erase(pending_key(idx)) == 1) count_pending(idx, false);
     const std::size_t sh = jobs_[idx].shape;
     if (sh >= by_shape_.size()) return;
     auto& keys = by_shape_[sh];
@@ -1147,12 +1197,29 @@ class simulator_impl {
 
   // The last denial reason of a job: its own, or that of an identical job
   // denied in a later pass (the job itself was skipped then).
+  // Or, when the job's queue was held back by a head that waits (StrictFIFO)
+  // in a later pass still, that head.
   [[nodiscard]] const std::string& reason_of(std::size_t idx) const {
     const auto& jr = jobs_[idx];
-    if ((jr.state == job_state::pending || jr.state == job_state::preempted_pending) && jr.shape < shape_pass_.size() &&
-        shape_pass_[jr.shape] > jr.tried_pass)
-      return shape_reason_.at(jr.shape);
-    return jr.last_reason;
+    if (jr.state != job_state::pending && jr.state != job_state::preempted_pending) return jr.last_reason;
+    std::uint64_t latest = jr.tried_pass;
+    const std::string* why = &jr.last_reason;
+    if (jr.shape < shape_pass_.size() && shape_pass_[jr.shape] > latest) {
+      latest = shape_pass_[jr.shape];
+      why = &shape_reason_[jr.shape];
+    }
+    if (const std::size_t q = queue_of_[idx]; q < qblock_pass_.size() && qblock_pass_[q] > latest)
+      why = &qblock_reason_[q];
+    return *why;
+  }
+  // Queue q waits behind its head `head` in this pass (the rest of the queue is not tried).
+  void block_queue(std::size_t q, std::size_t head) {
+    if (qblock_pass_.size() < queue_count_) {
+      qblock_pass_.resize(queue_count_, 0);
+      qblock_reason_.resize(queue_count_);
+    }
+    qblock_pass_[q] = pass_;
+    qblock_reason_[q].assign("host.behind_queue_head [").append(jobs_[head].j.id).append("]");
   }
 
   bool attempt(std::size_t idx) {
@@ -1164,6 +1231,8 @@ class simulator_impl {
       shape_reason_[jr.shape] = coarse_reason_[jr.coarse];
       return false;
     }
+    // the reason it waited so far (an identical job's, its queue head's) becomes its own
+    if (const std::string& why = reason_of(idx); &why != &jr.last_reason) jr.last_reason = why;
     jr.tried_pass = pass_;
     coarse_denied_ = false;
     bool ok = try_admit(idx);
@@ -1224,8 +1293,10 @@ class simulator_impl {
         if (ordered_) {
           const auto head = pending_.lower_bound(pkey{queue_first_rank_[queue_of_[idx]], 0});
           if (head != pending_.end() && head->idx != idx && queue_of_[head->idx] == queue_of_[idx] &&
-              engine_.head_blocks_queue(jobs_[head->idx].j))
+              engine_.head_blocks_queue(jobs_[head->idx].j)) {
+            block_queue(queue_of_[idx], head->idx);
             continue;
+          }
         }
         push(pending_key(idx));
       }
@@ -1255,7 +1326,10 @@ class simulator_impl {
       if (!full && (jr.state != job_state::pending || shape_pass_[shape] == pass_)) continue;
       if (!attempt(k.idx)) {  // the rest of this shape is skipped for this pass
         // a StrictFIFO head holds back the rest of its queue
-        if (!h.empty() && ordered_ && engine_.head_blocks_queue(jr.j)) drop_queue();
+        if (!h.empty() && ordered_ && engine_.head_blocks_queue(jr.j)) {
+          block_queue(active_[best], k.idx);
+          drop_queue();
+        }
         continue;
       }
       if (!full || shape >= by_shape_.size()) continue;
@@ -1268,15 +1342,25 @@ class simulator_impl {
     }
   }
 
+  // a step series: a new point when the value changes (the same instant's point overwritten)
+  void push_sample(std::vector<sample>& series, amount v) const {
+    if (!series.empty() && series.back().v == v) return;
+    if (!series.empty() && series.back().t == now_)
+      series.back().v = v;
+    else
+      series.push_back({now_, v});
+  }
   void record_samples() {
     for (auto& [name, t] : tenants_) {
-      const amount v = usage_[name].get(chart_);
-      if (t.samples.empty() || t.samples.back().v != v) {
-        if (!t.samples.empty() && t.samples.back().t == now_)
-          t.samples.back().v = v;
-        else
-          t.samples.push_back({now_, v});
-      }
+      push_sample(t.samples, usage_[name].get(chart_));
+      push_sample(t.pending_samples, t.pending);
+    }
+    // peak contention: the first instant with the most pending demand (the
+    // models' state then is taken by a second replay up to it: see run())
+    if (pending_demand_ > peak_demand_) {
+      peak_demand_ = pending_demand_;
+      peak_at_ = now_;
+      peak_jobs_ = pending_.size();
     }
     const amount total = capacity_.get(chart_);
     amount used = 0;
@@ -1401,6 +1485,9 @@ class simulator_impl {
       if ((jr.state == job_state::running) != (running_.count(i) == 1))
         out.push_back({"invariant", end_ms_, "job " + jr.j.id + " is in the running set exactly when it runs",
                        std::string(state_name(jr.state)) + (running_.count(i) ? ", in the set" : ", not in the set")});
+      if (jr.first_start > jr.spec->submit_ms && jr.wait_reason.empty())
+        out.push_back({"invariant", end_ms_, "job " + jr.j.id + " that waited says why",
+                       "started " + format_duration(jr.first_start - jr.spec->submit_ms) + " after its submission"});
       if (jr.state == job_state::waiting || jr.state == job_state::deleted || jr.first_start >= 0) continue;
       if (reason_of(i).empty())
         out.push_back({"invariant", end_ms_, "job " + jr.j.id + " ran or has a pending reason",
@@ -1491,6 +1578,14 @@ class simulator_impl {
   }
 
   // --- report ---------------------------------------------------------------
+  // Every model's introspection, by policy name.
+  [[nodiscard]] json introspect_models() const {
+    json models = json::object();
+    for (std::size_t i = 0; i < models_.size(); ++i)
+      if (models_[i].introspect)
+        models[std::string(engine_.model(i).policy_name())] = models_[i].introspect(engine_.model(i));
+    return models;
+  }
   static std::int64_t percentile(std::vector<std::int64_t> v, int p) {
     if (v.empty()) return 0;
     std::sort(v.begin(), v.end());
@@ -1509,9 +1604,12 @@ class simulator_impl {
     for (std::size_t i = 0; i < models_.size(); ++i) pols.push_back(std::string(engine_.model(i).policy_name()));
     r["policies"] = pols;
     r["end_ms"] = end_ms_;
+    r["end"] = format_duration(end_ms_);
     r["chart_resource"] = sc_.registry.name(chart_);
-    std::vector<std::int64_t> waits;
-    std::int64_t admitted = 0, never = 0, finished = 0;
+    // waits: to the first start; a job still pending at the end counts with
+    // its wait so far (censored: it waits at least that long)
+    std::vector<std::int64_t> waits, started_waits;
+    std::int64_t admitted = 0, never = 0, finished = 0, censored = 0;
     json jobs = json::array();
     jobs.get_ref<json::array_t&>().reserve(jobs_.size());
     std::map<std::string, std::int64_t> never_reasons;
@@ -1526,15 +1624,27 @@ class simulator_impl {
         ++admitted;
         jj["started_ms"] = jr.first_start;
         jj["wait_ms"] = jr.first_start - jr.spec->submit_ms;
+        if (!jr.wait_reason.empty()) jj["wait_reason"] = jr.wait_reason;
         waits.push_back(jr.first_start - jr.spec->submit_ms);
+        started_waits.push_back(waits.back());
       } else if (jr.state != job_state::waiting) {
         ++never;
         ++never_reasons[why.empty() ? "(not scheduled yet)" : why];
+        if (jr.state != job_state::deleted) {  // still pending at the end
+          ++censored;
+          jj["wait_ms"] = end_ms_ - jr.spec->submit_ms;
+          jj["wait_censored"] = true;
+          waits.push_back(end_ms_ - jr.spec->submit_ms);
+        }
       }
       if (jr.end >= 0) jj["ended_ms"] = jr.end;
       if (jr.state == job_state::finished) ++finished;
       if (jr.preempted) jj["preempted"] = jr.preempted;
-      if (!why.empty()) jj["reason"] = why;
+      // why it waits now, else why it waited before its latest start
+      if (!why.empty())
+        jj["reason"] = why;
+      else if (!jr.last_denial.empty())
+        jj["reason"] = jr.last_denial;
       jobs.push_back(std::move(jj));
     }
     // utilisation of the chart resource, time-weighted, exact integrals
@@ -1549,6 +1659,9 @@ class simulator_impl {
     json totals;
     totals["jobs"] = jobs_.size();
     totals["admitted"] = admitted;
+    std::int64_t readmissions = 0;
+    for (const auto& [name, t] : tenants_) readmissions += t.readmissions;
+    totals["readmissions"] = readmissions;
     totals["finished"] = finished;
     totals["never_admitted"] = never;
     totals["never_admitted_by_reason"] = never_reasons;
@@ -1562,15 +1675,29 @@ class simulator_impl {
         cap_area - used_area > 0
             ? std::round(static_cast<double>(frag_area) / static_cast<double>(cap_area - used_area) * 1e6) / 1e6
             : 0.0;
-    totals["wait_ms"] = {
-        {"p50", percentile(waits, 50)}, {"p90", percentile(waits, 90)}, {"p99", percentile(waits, 99)}};
+    const auto wait_figures = [](const std::vector<std::int64_t>& w, json& ms, json& text) {
+      for (const int p : {50, 90, 99}) {
+        const std::int64_t v = percentile(w, p);
+        ms["p" + std::to_string(p)] = v;
+        text["p" + std::to_string(p)] = format_duration(v);
+      }
+    };
+    json wait_ms, wait_text, started_ms, started_text;
+    wait_figures(waits, wait_ms, wait_text);
+    wait_figures(started_waits, started_ms, started_text);
+    wait_ms["jobs"] = waits.size();
+    wait_ms["censored"] = censored;
+    totals["wait_ms"] = std::move(wait_ms);
+    totals["wait"] = std::move(wait_text);
+    totals["wait_ms_started"] = std::move(started_ms);
     // fairness: Jain's index over tenants' time-averaged usage of the chart resource
     std::vector<double> avg;
     json tenants = json::object();
     for (auto& [name, t] : tenants_) {
       quota::detail::int128 area = 0;
-      json samples = json::array();
+      json samples = json::array(), pending = json::array();
       samples.get_ref<json::array_t&>().reserve(t.samples.size());
+      for (const auto& p : t.pending_samples) pending.push_back({p.t, p.v});
       for (std::size_t i = 0; i < t.samples.size(); ++i) {
         const std::int64_t t1 = i + 1 < t.samples.size() ? t.samples[i + 1].t : end_ms_;
         area += static_cast<quota::detail::int128>(t.samples[i].v) * std::max<std::int64_t>(0, t1 - t.samples[i].t);
@@ -1580,10 +1707,12 @@ class simulator_impl {
       avg.push_back(a);
       json tj;
       tj["admissions"] = t.admissions;
+      tj["readmissions"] = t.readmissions;
       tj["preempted"] = t.preempted;
       tj["denials_by_reason"] = t.denials;
       tj["average_usage"] = std::round(a * 1000) / 1000;
       tj["usage"] = std::move(samples);
+      tj["pending"] = std::move(pending);
       if (sc_.chart_lines.count(name)) tj["reference"] = sc_.chart_lines.at(name);
       tenants[name] = std::move(tj);
     }
@@ -1597,11 +1726,28 @@ class simulator_impl {
     r["totals"] = std::move(totals);  // moved, not copied: the jobs array is the report's bulk
     r["tenants"] = std::move(tenants);
     r["jobs"] = std::move(jobs);
-    json models = json::object();
-    for (std::size_t i = 0; i < models_.size(); ++i)
-      if (models_[i].introspect)
-        models[std::string(engine_.model(i).policy_name())] = models_[i].introspect(engine_.model(i));
-    r["models"] = std::move(models);
+    json log = json::array();
+    for (const auto& m : preemption_marks_) {
+      json e{{"at_ms", m.t},
+             {"at", format_duration(m.t)},
+             {"victim", jobs_[m.victim].j.id},
+             {"victim_tenant", jobs_[m.victim].tenant}};
+      if (m.preemptor != npos) {
+        e["preemptor"] = jobs_[m.preemptor].j.id;
+        e["preemptor_tenant"] = jobs_[m.preemptor].tenant;
+      }
+      e["reason"] = m.cause;
+      log.push_back(std::move(e));
+    }
+    r["preemptions"] = std::move(log);
+    r["models"] = introspect_models();
+    if (peak_at_ >= 0) {
+      r["peak_contention"] = json{{"at_ms", peak_at_},
+                                  {"at", format_duration(peak_at_)},
+                                  {"pending_jobs", peak_jobs_},
+                                  {"pending_demand", peak_demand_}};
+      if (!peak_models_.is_null()) r["peak_contention"]["models"] = peak_models_;
+    }
     json fx = json::array();
     for (const auto& f : failures)
       fx.push_back({{"where", f.path}, {"at_ms", f.at_ms}, {"expected", f.expected}, {"actual", f.actual}});
@@ -1680,10 +1826,10 @@ class simulator_impl {
     ly += 18;
     s += "<path d=\"M" + num(L + pw + 14) + "," + num(ly + 2) + " l5,-9 l5,9 z\" fill=\"#d62728\"/>";
     s += "<text x=\"" + num(L + pw + 30) + "\" y=\"" + num(ly) + "\">preemption</text>\n";
-    for (const auto& [t, name] : preemption_marks_) {
-      const double x = X(t);
-      s += "<path d=\"M" + num(x - 4) + "," + num(T + 8) + " l4,-7 l4,7 z\" fill=\"#d62728\"><title>" + svg_text(name) +
-           "</title></path>\n";
+    for (const auto& m : preemption_marks_) {
+      const double x = X(m.t);
+      s += "<path d=\"M" + num(x - 4) + "," + num(T + 8) + " l4,-7 l4,7 z\" fill=\"#d62728\"><title>" +
+           svg_text(jobs_[m.victim].tenant) + "</title></path>\n";
     }
     s += "</svg>\n";
     return s;
@@ -1722,13 +1868,9 @@ class simulator_impl {
     return d + "\" fill=\"none\" stroke=\"" + color + "\" " + extra + "/>\n";
   }
 
-  struct tenant_stats {
-    std::int64_t admissions = 0;
-    std::int64_t preempted = 0;
-    std::map<std::string, std::int64_t> denials;
-    std::vector<sample> samples;
-  };
-
+  // the scenario and models as given, for the replay up to the peak (shared, so a copy of this is cheap)
+  std::shared_ptr<const scenario> sc0_;
+  std::shared_ptr<const std::vector<model_instance>> models0_;
   scenario sc_;
   std::vector<model_instance> models_;
   engine engine_;
@@ -1747,7 +1889,7 @@ class simulator_impl {
   std::map<std::string, tenant_stats> tenants_;
   std::vector<sample> util_samples_, util_cap_, frag_samples_;
   std::int64_t fragmented_ = 0;
-  std::vector<std::pair<std::int64_t, std::string>> preemption_marks_;
+  std::vector<preemption_mark> preemption_marks_;
   std::vector<policy_spec> policy_now_;            // each policy's configuration after reloads
   std::map<std::size_t, std::int64_t> shrink_at_;  // policy -> eviction deadline (evict_after_grace)
   json shrink_log_ = json::array();                // evictions by quota shrink, for the report
@@ -1777,6 +1919,14 @@ class simulator_impl {
   bool ordered_ = false;                       // a model orders pending work
   std::vector<std::size_t> queue_of_, rank_;   // per job: its queue, its rank inside it
   std::vector<std::size_t> queue_first_rank_;  // per queue: the smallest rank of its jobs
+  std::vector<std::uint64_t> qblock_pass_;     // per queue: the last pass its head held it back
+  std::vector<std::string> qblock_reason_;     // per queue: "host.behind_queue_head [head]"
+  amount pending_demand_ = 0;                  // chart resource requested by the pending jobs
+  // the instant of peak contention (most chart resource pending, the first such)
+  std::int64_t peak_at_ = -1;
+  amount peak_demand_ = 0;
+  std::size_t peak_jobs_ = 0;
+  json peak_models_;
   std::size_t queue_count_ = 1;
   std::uint64_t pass_ = 0;
   // trial preemption scratch (try_preempt_for)
