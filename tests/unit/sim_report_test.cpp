@@ -202,3 +202,71 @@ TEST_CASE("report: a job held back behind a StrictFIFO head names the head") {
   CHECK(small["started_ms"] == hour);
   CHECK(small["wait_reason"] == "host.behind_queue_head [head]");
 }
+
+namespace {
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+}  // namespace
+
+TEST_CASE(
+    "report: the chart marks every preemption with its victim, preemptor and reason, stacks usage, shows "
+    "pending demand and labelled reference lines") {
+  json doc = one_node("chart");
+  doc["chart"] =
+      json{{"lines", {{"batch", {{"nominalQuota", 4}, {"nominalQuota + borrowingLimit", 6}}}, {"serve", 8}}}};
+  // two victims at one instant: two marks, not one
+  doc["jobs"].push_back(job_json("low-0", "batch", 0, 4, 2 * hour, 10));
+  doc["jobs"].push_back(job_json("low-1", "batch", 0, 4, 2 * hour, 10));
+  doc["jobs"].push_back(job_json("high", "serve", 90 * minute, 8, hour, 1000));
+  scenario sc = load_scenario(doc);
+  auto models = build_models(sc);
+  simulator sim(std::move(sc), std::move(models));
+  const json r = sim.run().report;
+  CHECK(r["tenants"]["batch"]["reference"] == json{{"nominalQuota", 4}, {"nominalQuota + borrowingLimit", 6}});
+  CHECK(r["tenants"]["serve"]["reference"] == json{{"reference", 8}});
+  const std::string svg = sim.svg();
+  CHECK(r["totals"]["preemptions"] == 2);
+  CHECK(count_of(svg, "class=\"preemption\"") == 2);
+  CHECK(count_of(svg,
+                 "<title>at 1h30m: low-1 (batch) preempted for high (serve), which was refused: "
+                 "host.no_node_fits</title>") == 1);
+  CHECK(count_of(svg, "<title>at 1h30m: low-0 (batch) preempted for high (serve)") == 1);
+  CHECK(count_of(svg, "class=\"stack\"") == 2);
+  CHECK(count_of(svg, "class=\"pending\"") == 2);
+  CHECK(count_of(svg, "class=\"capacity\"") == 1);
+  CHECK(count_of(svg, ">nominalQuota + borrowingLimit 6</text>") == 1);
+  CHECK(count_of(svg, ">nominalQuota 4</text>") == 1);
+  CHECK(count_of(svg, ">reference 8</text>") == 1);
+  CHECK(count_of(svg, "nvidia.com/gpu (GPUs)") == 1);
+  // 3h long (the victims resume at 2h30m): ticks every 15 minutes, in readable units
+  CHECK(r["end"] == "3h");
+  CHECK(count_of(svg, "class=\"time-tick\">1h15m</text>") == 3);  // the usage panel and two lanes
+  CHECK(count_of(svg, "class=\"time-tick\">3h</text>") == 3);
+}
+
+TEST_CASE("report: a labelled chart line is checked like a plain one, its label in the path") {
+  json doc = one_node("bad line");
+  doc["jobs"].push_back(job_json("j", "a", 0, 1, hour));
+  doc["chart"] = json{{"lines", {{"a", {{"nominalQuota", "-4"}}}}}};
+  try {
+    (void)load_scenario(doc);
+    FAIL("a negative labelled line was accepted");
+  } catch (const quota::error& e) {
+    CHECK(std::string(e.what()).find("$.chart.lines.a.nominalQuota") != std::string::npos);
+  }
+}
+
+TEST_CASE("report: time ticks are round steps, labelled in readable units") {
+  CHECK(time_tick_ms(13 * hour) == 2 * hour);
+  CHECK(time_tick_ms(12 * hour) == hour);
+  CHECK(time_tick_ms(45'000) == 5'000);
+  CHECK(time_tick_ms(0) == 1'000);
+  CHECK(time_tick_label(5400'000) == "1h30m");
+  CHECK(time_tick_label(0) == "0");
+  CHECK(chart_unit("nvidia.com/gpu") == "GPUs");
+  CHECK(chart_unit("alibaba.com/gpu-milli") == "thousandths of a GPU");
+  CHECK(chart_unit("cpu") == "cores");
+}

@@ -1578,6 +1578,14 @@ class simulator_impl {
   }
 
   // --- report ---------------------------------------------------------------
+  // An amount of the chart resource in its shown units (divided by 10^scale).
+  [[nodiscard]] std::string shown_amount(amount v) const {
+    double unit = 1;
+    for (int i = 0; i < sc_.registry.scale(chart_); ++i) unit *= 10;
+    const double d = static_cast<double>(v) / unit;
+    return d == std::floor(d) && std::fabs(d) < 1e15 ? std::to_string(static_cast<std::int64_t>(d)) : svg_num(d);
+  }
+  static std::string wait_text_of(const json& totals, const char* p) { return totals["wait"][p].get<std::string>(); }
   // Every model's introspection, by policy name.
   [[nodiscard]] json introspect_models() const {
     json models = json::object();
@@ -1713,7 +1721,11 @@ class simulator_impl {
       tj["average_usage"] = std::round(a * 1000) / 1000;
       tj["usage"] = std::move(samples);
       tj["pending"] = std::move(pending);
-      if (sc_.chart_lines.count(name)) tj["reference"] = sc_.chart_lines.at(name);
+      if (const auto it = sc_.chart_lines.find(name); it != sc_.chart_lines.end()) {
+        json ref = json::object();
+        for (const auto& [label, v] : it->second) ref[label] = v;
+        tj["reference"] = std::move(ref);
+      }
       tenants[name] = std::move(tj);
     }
     double s = 0, s2 = 0;
@@ -1723,6 +1735,16 @@ class simulator_impl {
     }
     totals["fairness_jain"] =
         (avg.empty() || s2 == 0) ? 1.0 : std::round(s * s / (static_cast<double>(avg.size()) * s2) * 1e6) / 1e6;
+    // the chart's subtitle: the figures that tell the story
+    char util[32];
+    std::snprintf(util, sizeof util, "%.1f%%", totals["utilisation"].get<double>() * 100);
+    summary_ = "utilisation " + std::string(util) + " | wait p50 " + wait_text_of(totals, "p50") + ", p90 " +
+               wait_text_of(totals, "p90") + ", p99 " + wait_text_of(totals, "p99") +
+               (censored ? " (" + std::to_string(censored) + " never started: counted to the end)" : std::string()) +
+               " | " + std::to_string(preemptions_) + " preemptions";
+    if (peak_at_ >= 0)
+      summary_ += " | peak pending demand " + shown_amount(peak_demand_) + " " + chart_unit(sc_.registry.name(chart_)) +
+                  " at " + format_duration(peak_at_);
     r["totals"] = std::move(totals);  // moved, not copied: the jobs array is the report's bulk
     r["tenants"] = std::move(tenants);
     r["jobs"] = std::move(jobs);
@@ -1757,95 +1779,199 @@ class simulator_impl {
   }
 
  public:
-  /// The chart as SVG: chart-resource usage per tenant over time (steps),
-  /// dashed reference lines, cluster capacity, preemptions marked in red.
+  /// The chart as SVG (docs/scenario-format.md "Report"): the tenants'
+  /// usage stacked against the cluster capacity, every preemption as a red
+  /// mark with its victim, preemptor and reason, then one lane per tenant
+  /// with its usage, pending demand and reference lines.
   [[nodiscard]] std::string svg() const {
-    const double W = 960, H = 520, L = 70, R = 200, T = 40, B = 50;
-    const double pw = W - L - R, ph = H - T - B;
+    const double W = 1000, L = 80, R = 250, pw = W - L - R;
+    const double strip_top = 56, strip_h = 34, top = strip_top + strip_h + 6, ph = 240;
+    const double lane_h = 70, lane_gap = 46, lanes_top = top + ph + 64;
+    const std::size_t nt = tenants_.size();
+    const double H = lanes_top + static_cast<double>(nt) * (lane_h + lane_gap) + 24;
     const std::int64_t t_end = std::max<std::int64_t>(end_ms_, 1);
-    amount ymax = 1;
-    for (const auto& c : util_cap_) ymax = std::max(ymax, c.v);
-    for (const auto& [n, v] : sc_.chart_lines) ymax = std::max(ymax, v);
+    const std::string res(sc_.registry.name(chart_));
     const int scale = sc_.registry.scale(chart_);
     double unit = 1;
     for (int i = 0; i < scale; ++i) unit *= 10;
-    auto X = [&](std::int64_t t) { return L + pw * static_cast<double>(t) / static_cast<double>(t_end); };
-    auto Y = [&](amount v) { return T + ph - ph * static_cast<double>(v) / static_cast<double>(ymax); };
-    auto num = [](double d) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.1f", d);
-      return std::string(buf);
-    };
+    const auto amount_text = [&](amount v) { return shown_amount(v); };
+    const auto X = [&](std::int64_t t) { return L + pw * static_cast<double>(t) / static_cast<double>(t_end); };
+    const auto& N = svg_num;
     static const char* palette[] = {"#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf",
                                     "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#393b79"};
     std::string s;
-    s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"960\" height=\"520\" viewBox=\"0 0 960 520\" "
-         "font-family=\"sans-serif\" font-size=\"12\">\n";
-    s += "<rect width=\"960\" height=\"520\" fill=\"white\"/>\n";
-    s += "<text x=\"" + num(L) + "\" y=\"22\" font-size=\"15\" font-weight=\"bold\">" + svg_text(sc_.name) + ": " +
-         svg_text(std::string(sc_.registry.name(chart_))) + " in use per tenant</text>\n";
-    // axes and grid
-    for (int g = 0; g <= 4; ++g) {
-      const amount v = ymax * g / 4;
-      const double y = Y(v);
-      s += "<line x1=\"" + num(L) + "\" y1=\"" + num(y) + "\" x2=\"" + num(L + pw) + "\" y2=\"" + num(y) +
-           "\" stroke=\"#ddd\"/>\n";
-      s += "<text x=\"" + num(L - 8) + "\" y=\"" + num(y + 4) + "\" text-anchor=\"end\">" +
-           num(static_cast<double>(v) / unit) + "</text>\n";
-    }
-    for (int g = 0; g <= 5; ++g) {
-      const std::int64_t t = t_end * g / 5;
-      s += "<text x=\"" + num(X(t)) + "\" y=\"" + num(T + ph + 18) + "\" text-anchor=\"middle\">" + time_label(t) +
+    s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + N(W) + "\" height=\"" + N(H) + "\" viewBox=\"0 0 " +
+         N(W) + " " + N(H) + "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+    s += "<rect width=\"" + N(W) + "\" height=\"" + N(H) + "\" fill=\"white\"/>\n";
+    s += "<text x=\"" + N(L) + "\" y=\"22\" font-size=\"15\" font-weight=\"bold\">" + svg_text(sc_.name) + ": " +
+         svg_text(res) + " in use per tenant, stacked, against the cluster capacity</text>\n";
+    if (!summary_.empty())
+      s += "<text x=\"" + N(L) + "\" y=\"40\" fill=\"#333\" class=\"summary\">" + svg_text(summary_) + "</text>\n";
+    // time ticks under a panel whose bottom is at y (with vertical grid lines from y_top)
+    const std::int64_t step = time_tick_ms(t_end);
+    const auto time_axis = [&](double y_top, double y) {
+      for (std::int64_t t = 0; t <= t_end; t += step) {
+        s += "<line x1=\"" + N(X(t)) + "\" y1=\"" + N(y_top) + "\" x2=\"" + N(X(t)) + "\" y2=\"" + N(y) +
+             "\" stroke=\"#eee\"/><text x=\"" + N(X(t)) + "\" y=\"" + N(y + 14) +
+             "\" text-anchor=\"middle\" class=\"time-tick\">" + time_tick_label(t) + "</text>\n";
+        if (t > t_end - step) break;  // the next step passes the end (and could overflow)
+      }
+      s += "<line x1=\"" + N(L) + "\" y1=\"" + N(y) + "\" x2=\"" + N(L + pw) + "\" y2=\"" + N(y) +
+           "\" stroke=\"black\"/>\n";
+    };
+
+    // --- the stacked usage panel -------------------------------------------
+    amount ymax = 1;
+    for (const auto& c : util_cap_) ymax = std::max(ymax, c.v);
+    for (const auto& u : util_samples_) ymax = std::max(ymax, u.v);
+    ymax += std::max<amount>(1, ymax / 8);  // room above the capacity line
+    const auto Y = [&](amount v) { return top + ph - ph * static_cast<double>(v) / static_cast<double>(ymax); };
+    time_axis(top, top + ph);
+    // y ticks: a round step (1, 2 or 5 times a power of ten, in the shown units), at most 6
+    const double shown_max = static_cast<double>(ymax) / unit;
+    double ystep = std::pow(10.0, std::floor(std::log10(shown_max / 6)));
+    for (const double f : {1.0, 2.0, 5.0, 10.0})
+      if (shown_max / (ystep * f) <= 6) {
+        ystep *= f;
+        break;
+      }
+    for (int g = 0; static_cast<double>(g) * ystep <= shown_max; ++g) {
+      const double shown = static_cast<double>(g) * ystep;
+      const double y = top + ph - ph * shown / shown_max;
+      s += "<line x1=\"" + N(L) + "\" y1=\"" + N(y) + "\" x2=\"" + N(L + pw) + "\" y2=\"" + N(y) +
+           "\" stroke=\"#ddd\"/><text x=\"" + N(L - 6) + "\" y=\"" + N(y + 4) + "\" text-anchor=\"end\">" +
+           (shown == std::floor(shown) ? std::to_string(static_cast<std::int64_t>(shown)) : svg_num(shown)) +
            "</text>\n";
     }
-    s += "<line x1=\"" + num(L) + "\" y1=\"" + num(T + ph) + "\" x2=\"" + num(L + pw) + "\" y2=\"" + num(T + ph) +
+    s += "<text transform=\"translate(" + N(L - 52) + "," + N(top + ph / 2) +
+         ") rotate(-90)\" text-anchor=\"middle\" class=\"y-unit\">" + svg_text(res) + " (" + chart_unit(res) +
+         ")</text>\n";
+    s += "<line x1=\"" + N(L) + "\" y1=\"" + N(top) + "\" x2=\"" + N(L) + "\" y2=\"" + N(top + ph) +
          "\" stroke=\"black\"/>\n";
-    s += "<line x1=\"" + num(L) + "\" y1=\"" + num(T) + "\" x2=\"" + num(L) + "\" y2=\"" + num(T + ph) +
-         "\" stroke=\"black\"/>\n";
-    s += "<text x=\"" + num(L + pw / 2) + "\" y=\"" + num(H - 12) + "\" text-anchor=\"middle\">time</text>\n";
-    // capacity
-    s += step_path(util_cap_, X, Y, t_end, "#000", "stroke-dasharray=\"2,3\"");
-    int li = 0;
-    double ly = T + 10;
-    s += "<text x=\"" + num(L + pw + 12) + "\" y=\"" + num(ly) + "\">cluster capacity (dotted)</text>\n";
+    s += "<text x=\"" + N(L + pw / 2) + "\" y=\"" + N(top + ph + 32) +
+         "\" text-anchor=\"middle\">time since the start</text>\n";
+    // every tenant's usage at the union of their change times, stacked in name order
+    std::vector<std::int64_t> times;
+    for (const auto& [name, t] : tenants_)
+      for (const auto& smp : t.samples) times.push_back(smp.t);
+    std::sort(times.begin(), times.end());
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    std::vector<amount> low(times.size(), 0), up(times.size(), 0);
+    std::size_t k = 0;
     for (const auto& [name, t] : tenants_) {
-      const char* c = palette[li++ % 10];
-      s += step_path(t.samples, X, Y, t_end, c, "stroke-width=\"2\"");
-      if (sc_.chart_lines.count(name)) {
-        const double y = Y(sc_.chart_lines.at(name));
-        s += "<line x1=\"" + num(L) + "\" y1=\"" + num(y) + "\" x2=\"" + num(L + pw) + "\" y2=\"" + num(y) +
-             "\" stroke=\"" + c + "\" stroke-dasharray=\"6,4\"/>\n";
+      const char* c = palette[k++ % 10];
+      std::size_t j = 0;
+      amount v = 0;
+      for (std::size_t i = 0; i < times.size(); ++i) {
+        while (j < t.samples.size() && t.samples[j].t <= times[i]) v = t.samples[j++].v;
+        low[i] = up[i];
+        up[i] = quota::detail::checked_add(low[i], v);
       }
-      ly += 18;
-      s += "<rect x=\"" + num(L + pw + 12) + "\" y=\"" + num(ly - 9) + "\" width=\"12\" height=\"4\" fill=\"" + c +
-           "\"/>\n";
-      s += "<text x=\"" + num(L + pw + 30) + "\" y=\"" + num(ly - 4) + "\">" + svg_text(name) + "</text>\n";
+      if (times.empty()) continue;
+      std::string d = "M" + N(X(times[0])) + "," + N(Y(up[0]));
+      for (std::size_t i = 1; i < times.size(); ++i) d += " H" + N(X(times[i])) + " V" + N(Y(up[i]));
+      d += " H" + N(X(t_end)) + " V" + N(Y(low.back()));
+      for (std::size_t i = times.size(); i-- > 1;) d += " H" + N(X(times[i])) + " V" + N(Y(low[i - 1]));
+      d += " H" + N(X(times[0])) + " Z";
+      s += "<path class=\"stack\" data-tenant=\"" + svg_text(name) + "\" d=\"" + d + "\" fill=\"" + c +
+           "\" fill-opacity=\"0.75\" stroke=\"" + c + "\" stroke-width=\"0.5\"><title>" + svg_text(name) + ": " +
+           svg_text(res) + " in use</title></path>\n";
     }
-    ly += 18;
-    s += "<text x=\"" + num(L + pw + 12) + "\" y=\"" + num(ly) + "\">dashed: guarantee/reference</text>\n";
-    ly += 18;
-    s += "<path d=\"M" + num(L + pw + 14) + "," + num(ly + 2) + " l5,-9 l5,9 z\" fill=\"#d62728\"/>";
-    s += "<text x=\"" + num(L + pw + 30) + "\" y=\"" + num(ly) + "\">preemption</text>\n";
+    s += step_path(util_cap_, X, Y, t_end, "#000", "stroke-width=\"2\" class=\"capacity\"");
+    if (!util_cap_.empty())
+      s += "<text x=\"" + N(L + 4) + "\" y=\"" + N(Y(util_cap_.front().v) - 4) + "\">cluster capacity " +
+           amount_text(util_cap_.front().v) + "</text>\n";
+    // --- every preemption: a mark above the panel (stacked when at one instant) and a faint line
+    s += "<text x=\"" + N(L + pw + 16) + "\" y=\"" + N(strip_top + 14) + "\" fill=\"#d62728\">" +
+         std::to_string(preemption_marks_.size()) + " preemptions (hover a mark)</text>\n";
+    std::int64_t last_t = -1;
+    int at_same = 0;
     for (const auto& m : preemption_marks_) {
-      const double x = X(m.t);
-      s += "<path d=\"M" + num(x - 4) + "," + num(T + 8) + " l4,-7 l4,7 z\" fill=\"#d62728\"><title>" +
-           svg_text(jobs_[m.victim].tenant) + "</title></path>\n";
+      at_same = m.t == last_t ? at_same + 1 : 0;
+      if (m.t != last_t)
+        s += "<line x1=\"" + N(X(m.t)) + "\" y1=\"" + N(top) + "\" x2=\"" + N(X(m.t)) + "\" y2=\"" + N(top + ph) +
+             "\" stroke=\"#d62728\" stroke-opacity=\"0.35\" stroke-dasharray=\"2,2\"/>\n";
+      last_t = m.t;
+      const double x = X(m.t) + 7.0 * (at_same / 6), y = strip_top + 2 + 5.0 * (at_same % 6);
+      const auto& v = jobs_[m.victim];
+      std::string what = "at " + time_tick_label(m.t) + ": " + v.j.id + " (" + v.tenant + ") ";
+      what += m.preemptor != npos ? "preempted for " + jobs_[m.preemptor].j.id + " (" + jobs_[m.preemptor].tenant + ")"
+                                  : std::string("evicted");
+      if (!m.cause.empty()) what += m.preemptor != npos ? ", which was refused: " + m.cause : ": " + m.cause;
+      s += "<path class=\"preemption\" d=\"M" + N(x - 3) + "," + N(y) + " h6 l-3,5 z\" fill=\"#d62728\"><title>" +
+           svg_text(what) + "</title></path>\n";
+    }
+    // legend of the panel
+    double ly = top + 4;
+    const double lx = L + pw + 16;
+    k = 0;
+    for (const auto& [name, t] : tenants_) {
+      s += "<rect x=\"" + N(lx) + "\" y=\"" + N(ly) + "\" width=\"12\" height=\"10\" fill=\"" + palette[k++ % 10] +
+           "\" fill-opacity=\"0.75\"/><text x=\"" + N(lx + 18) + "\" y=\"" + N(ly + 9) + "\">" + svg_text(name) +
+           "</text>\n";
+      ly += 17;
+    }
+    s += "<line x1=\"" + N(lx) + "\" y1=\"" + N(ly + 5) + "\" x2=\"" + N(lx + 12) + "\" y2=\"" + N(ly + 5) +
+         "\" stroke=\"black\" stroke-width=\"2\"/><text x=\"" + N(lx + 18) + "\" y=\"" + N(ly + 9) +
+         "\">cluster capacity</text>\n";
+    ly += 17;
+    s += "<path d=\"M" + N(lx + 3) + "," + N(ly + 2) + " h6 l-3,5 z\" fill=\"#d62728\"/><text x=\"" + N(lx + 18) +
+         "\" y=\"" + N(ly + 9) + "\">preemption (hover: who, why)</text>\n";
+
+    // --- one lane per tenant: usage, pending demand, reference lines --------
+    k = 0;
+    double lane_y = lanes_top;
+    for (const auto& [name, t] : tenants_) {
+      const char* c = palette[k++ % 10];
+      const auto lines_it = sc_.chart_lines.find(name);
+      amount lmax = 1;
+      for (const auto& smp : t.samples) lmax = std::max(lmax, smp.v);
+      for (const auto& smp : t.pending_samples) lmax = std::max(lmax, smp.v);
+      if (lines_it != sc_.chart_lines.end())
+        for (const auto& [label, v] : lines_it->second) lmax = std::max(lmax, v);
+      const double bottom = lane_y + lane_h;
+      const auto LY = [&](amount v) { return bottom - lane_h * static_cast<double>(v) / static_cast<double>(lmax); };
+      s += "<g class=\"lane\" data-tenant=\"" + svg_text(name) + "\">\n";
+      s += "<text x=\"" + N(L) + "\" y=\"" + N(lane_y - 8) + "\"><tspan font-weight=\"bold\">" + svg_text(name) +
+           "</tspan>: " + svg_text(res) + " in use (line) and requested by pending jobs (shaded)</text>\n";
+      s += "<text x=\"" + N(L - 6) + "\" y=\"" + N(lane_y + 4) + "\" text-anchor=\"end\">" + amount_text(lmax) +
+           "</text><text x=\"" + N(L - 6) + "\" y=\"" + N(bottom + 4) + "\" text-anchor=\"end\">0</text>\n";
+      s += "<line x1=\"" + N(L) + "\" y1=\"" + N(lane_y) + "\" x2=\"" + N(L) + "\" y2=\"" + N(bottom) +
+           "\" stroke=\"black\"/>\n";
+      time_axis(lane_y, bottom);
+      if (!t.pending_samples.empty()) {
+        std::string d = "M" + N(X(t.pending_samples[0].t)) + "," + N(bottom);
+        for (const auto& smp : t.pending_samples) d += " H" + N(X(smp.t)) + " V" + N(LY(smp.v));
+        d += " H" + N(X(t_end)) + " V" + N(bottom) + " Z";
+        s += "<path class=\"pending\" d=\"" + d + "\" fill=\"" + c + "\" fill-opacity=\"0.2\" stroke=\"" + c +
+             "\" stroke-opacity=\"0.5\" stroke-dasharray=\"1,2\"><title>" + svg_text(name) + ": " + svg_text(res) +
+             " requested by pending jobs</title></path>\n";
+      }
+      s += step_path(t.samples, X, LY, t_end, c, "stroke-width=\"2\" class=\"usage\"");
+      if (lines_it != sc_.chart_lines.end()) {
+        // labels top to bottom (highest line first), kept apart
+        std::vector<std::pair<std::string, amount>> lines = lines_it->second;
+        std::stable_sort(lines.begin(), lines.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+        double last_label = -1e9;
+        for (const auto& [label, v] : lines) {
+          const double y = LY(v);
+          const double label_y = std::max(y + 4, last_label + 12);
+          last_label = label_y;
+          s += "<line class=\"reference\" x1=\"" + N(L) + "\" y1=\"" + N(y) + "\" x2=\"" + N(L + pw) + "\" y2=\"" +
+               N(y) + "\" stroke=\"" + c + "\" stroke-dasharray=\"6,4\"><title>" + svg_text(name) + ": " +
+               svg_text(label) + " " + amount_text(v) + "</title></line>\n";
+          s += "<text x=\"" + N(L + pw + 6) + "\" y=\"" + N(label_y) + "\" fill=\"" + c + "\">" + svg_text(label) +
+               " " + amount_text(v) + "</text>\n";
+        }
+      }
+      s += "</g>\n";
+      lane_y += lane_h + lane_gap;
     }
     s += "</svg>\n";
     return s;
   }
 
  private:
-  static std::string time_label(std::int64_t ms) {
-    if (ms % 3'600'000 == 0 && ms >= 3'600'000) return std::to_string(ms / 3'600'000) + "h";
-    if (ms >= 3'600'000) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.1fh", static_cast<double>(ms) / 3.6e6);
-      return buf;
-    }
-    if (ms >= 60'000) return std::to_string(ms / 60'000) + "m";
-    return std::to_string(ms / 1000) + "s";
-  }
   template <class FX, class FY>
   static std::string step_path(const std::vector<sample>& pts, FX X, FY Y, std::int64_t t_end, const char* color,
                                const char* extra) {
@@ -1922,6 +2048,7 @@ class simulator_impl {
   std::vector<std::uint64_t> qblock_pass_;     // per queue: the last pass its head held it back
   std::vector<std::string> qblock_reason_;     // per queue: "host.behind_queue_head [head]"
   amount pending_demand_ = 0;                  // chart resource requested by the pending jobs
+  std::string summary_;                        // the chart's subtitle: the report's key figures
   // the instant of peak contention (most chart resource pending, the first such)
   std::int64_t peak_at_ = -1;
   amount peak_demand_ = 0;
