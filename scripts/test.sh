@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 preset="${1:-dev}"
 extra=()
 case "$preset" in
-  dev) extra=(clang libclang-rt-14-dev llvm-14 lld ninja-build) ;;
+  dev) extra=(clang libclang-rt-14-dev llvm-14 lld ninja-build chromium) ;;  # chromium: the chart's browser test
   tsan) extra=(clang libclang-rt-14-dev ninja-build) ;;
   clang) extra=(clang libclang-rt-14-dev) ;;
 esac

@@ -86,6 +86,7 @@ struct compare_run {
     for (auto it = res.report["tenants"].begin(); it != res.report["tenants"].end(); ++it)
       r.tenants[it.key()] = {{"average_usage", it.value()["average_usage"]},
                              {"admissions", it.value()["admissions"]},
+                             {"readmissions", it.value()["readmissions"]},
                              {"preempted", it.value()["preempted"]},
                              {"denials_by_reason", it.value()["denials_by_reason"]}};
     r.usage = sim.usage_over_time();
@@ -154,16 +155,25 @@ struct compare_run {
          "\" stroke=\"#ddd\"/><text x=\"" + num(L - 6) + "\" y=\"" + num(y + 4) + "\" text-anchor=\"end\">" +
          std::to_string(ymax * g / 4) + "</text>\n";
   }
-  // time ticks: hours for long runs, minutes below two hours
-  const bool hours = t_end >= 2 * 3'600'000;
-  const std::int64_t unit = hours ? 3'600'000 : 60'000;
-  for (int g = 0; g <= 4; ++g) {
-    const std::int64_t t = t_end * g / 4;
-    s += "<text x=\"" + num(X(t)) + "\" y=\"" + num(T + ph + 16) + "\" text-anchor=\"middle\">" +
-         std::to_string(t / unit) + "</text>\n";
+  // time ticks at a round step, in readable units
+  const std::int64_t step = time_tick_ms(t_end);
+  for (std::int64_t t = 0; t <= t_end; t += step) {
+    s += "<text x=\"" + num(X(t)) + "\" y=\"" + num(T + ph + 16) + "\" text-anchor=\"middle\" class=\"time-tick\">" +
+         time_tick_label(t) + "</text>\n";
+    if (t > t_end - step) break;
   }
-  s += "<text x=\"" + num(L + pw / 2) + "\" y=\"" + num(T + ph + 32) + "\" text-anchor=\"middle\">time (" +
-       (hours ? "hours" : "minutes") + ")</text>\n";
+  s += "<text x=\"" + num(L + pw / 2) + "\" y=\"" + num(T + ph + 32) +
+       "\" text-anchor=\"middle\">time since the start</text>\n";
+  s += "<text transform=\"translate(" + num(L - 44) + "," + num(T + ph / 2) +
+       ") rotate(-90)\" text-anchor=\"middle\" class=\"y-unit\">" + svg_text(resource) + " (" +
+       (resource == "cpu" ? std::string("millicores") : chart_unit(resource)) + ")</text>\n";
+  // the cluster capacity (of the first run: the sets share the cluster)
+  if (!runs.empty())
+    s += "<line class=\"capacity\" x1=\"" + num(L) + "\" y1=\"" + num(Y(runs.front().capacity)) + "\" x2=\"" +
+         num(L + pw) + "\" y2=\"" + num(Y(runs.front().capacity)) +
+         "\" stroke=\"black\" stroke-width=\"2\"/><text x=\"" + num(L + pw + 6) + "\" y=\"" +
+         num(Y(runs.front().capacity) + 4) + "\">cluster capacity " + std::to_string(runs.front().capacity) +
+         "</text>\n";
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto& r = runs[i];
     if (r.usage.empty()) continue;
@@ -186,20 +196,19 @@ struct compare_run {
   // the table
   double y = T + ph + 56;
   s += "<text x=\"" + num(L) + "\" y=\"" + num(y) +
-       "\" font-weight=\"bold\">policy set | utilisation | peak | GPU fragmentation | wait p50 / p90 / p99 (s) | "
+       "\" font-weight=\"bold\">policy set | utilisation | peak | GPU fragmentation | wait p50 / p90 / p99 | "
        "preemptions | never admitted</text>\n";
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto& t = runs[i].totals;
     y += 22;
     char row[256];
-    std::snprintf(row, sizeof row, "%s | %.3f | %.3f | %.3f | %lld / %lld / %lld | %lld | %lld", runs[i].set.c_str(),
+    std::snprintf(row, sizeof row, "%s | %.3f | %.3f | %.3f | %s / %s / %s | %lld | %lld", runs[i].set.c_str(),
                   t["utilisation"].get<double>(),
                   static_cast<double>(t.value("peak_usage", std::int64_t{0})) /
                       static_cast<double>(std::max<std::int64_t>(1, runs[i].capacity)),
-                  t.value("gpu_fragmentation", 0.0),
-                  static_cast<long long>(t["wait_ms"]["p50"].get<std::int64_t>() / 1000),
-                  static_cast<long long>(t["wait_ms"]["p90"].get<std::int64_t>() / 1000),
-                  static_cast<long long>(t["wait_ms"]["p99"].get<std::int64_t>() / 1000),
+                  t.value("gpu_fragmentation", 0.0), t["wait"]["p50"].get_ref<const std::string&>().c_str(),
+                  t["wait"]["p90"].get_ref<const std::string&>().c_str(),
+                  t["wait"]["p99"].get_ref<const std::string&>().c_str(),
                   static_cast<long long>(t["preemptions"].get<std::int64_t>()),
                   static_cast<long long>(t["never_admitted"].get<std::int64_t>()));
     s += "<rect x=\"" + num(L - 16) + "\" y=\"" + num(y - 9) + "\" width=\"10\" height=\"10\" fill=\"" +

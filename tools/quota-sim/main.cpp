@@ -164,8 +164,12 @@ int replay_and_write(quota::sim::scenario sc, std::vector<quota::sim::model_inst
         << "  jobs " << t["jobs"] << ", admitted " << t["admitted"] << ", never admitted " << t["never_admitted"]
         << ", preemptions " << t["preemptions"] << "\n"
         << "  utilisation of " << res.report["chart_resource"].get<std::string>() << " " << t["utilisation"]
-        << ", wait p50/p90/p99 " << t["wait_ms"]["p50"] << "/" << t["wait_ms"]["p90"] << "/" << t["wait_ms"]["p99"]
-        << " ms, fairness (Jain) " << t["fairness_jain"] << "\n"
+        << ", wait p50/p90/p99 " << t["wait"]["p50"].get<std::string>() << "/" << t["wait"]["p90"].get<std::string>()
+        << "/" << t["wait"]["p99"].get<std::string>()
+        << (t["wait_ms"]["censored"] > 0
+                ? " (" + t["wait_ms"]["censored"].dump() + " never started, counted to the end)"
+                : std::string())
+        << ", fairness (Jain) " << t["fairness_jain"] << "\n"
         << "  expectations: "
         << (res.report["expectations"].get<std::size_t>() -
             static_cast<std::size_t>(std::count_if(res.failures.begin(), res.failures.end(),
@@ -188,6 +192,7 @@ int cmd_run(const std::vector<std::string>& args) {
   std::string file, report_path, svg_path, until_text, cycle_text;
   bool quiet = false;
   quota::sim::run_options opt;
+  opt.peak_snapshot = true;  // the report shows the models at peak contention
   for (std::size_t i = 0; i < args.size(); ++i) {
     const auto& a = args[i];
     auto need = [&](std::string& out) {
@@ -431,6 +436,7 @@ int cmd_replay(const std::vector<std::string>& args) {
   std::string report_path, svg_path;
   bool quiet = false;
   quota::sim::run_options opt;
+  opt.peak_snapshot = true;  // the report shows the models at peak contention
   if (auto rc = parse_openb_args(args, o, "replay", help, [&](const std::string& a, const std::string* v) {
         if (a == "--quiet" || a == "--check-invariants") {
           (a == "--quiet" ? quiet : opt.check_invariants) = true;
@@ -536,9 +542,10 @@ int cmd_compare(const std::vector<std::string>& args) {
     for (const auto& r : runs) {
       const auto& t = r.totals;
       std::cout << r.set << ": utilisation " << t["utilisation"] << ", peak " << t["peak_usage"] << " of " << r.capacity
-                << ", fragmentation " << t["gpu_fragmentation"] << ", wait p50/p90/p99 " << t["wait_ms"]["p50"] << "/"
-                << t["wait_ms"]["p90"] << "/" << t["wait_ms"]["p99"] << " ms, preemptions " << t["preemptions"]
-                << ", never admitted " << t["never_admitted"] << "\n";
+                << ", fragmentation " << t["gpu_fragmentation"] << ", wait p50/p90/p99 "
+                << t["wait"]["p50"].get<std::string>() << "/" << t["wait"]["p90"].get<std::string>() << "/"
+                << t["wait"]["p99"].get<std::string>() << ", preemptions " << t["preemptions"] << ", never admitted "
+                << t["never_admitted"] << "\n";
     }
     std::cout << "report: " << report_path << "\nchart:  " << svg_path << "\n";
     return exit_ok;

@@ -123,8 +123,9 @@ struct scenario {
   /// scheduler.cycle: ms between scheduling passes (0 = a pass per instant).
   std::int64_t cycle_ms = 0;
   std::string chart_resource = "nvidia.com/gpu";
-  std::string tenant_by = "queue";                  // queue (falls back to namespace) | namespace | user
-  std::map<std::string, std::int64_t> chart_lines;  // tenant -> reference line (base units)
+  std::string tenant_by = "queue";  // queue (falls back to namespace) | namespace | user
+  /// tenant -> its reference lines: (label in the model's words, base units), by label
+  std::map<std::string, std::vector<std::pair<std::string, std::int64_t>>> chart_lines;
   std::int64_t until_ms = -1;
   resource_registry registry;
   /// Problems that do not stop the replay (unknown object fields under --lenient-objects).
@@ -482,7 +483,8 @@ inline scenario load_scenario(const json& doc, diagnostics& diag, const input_li
       detail::check_keys(r, c, "chart", {"resource", "lines"});
       r.get(c, "resource", sc.chart_resource, "chart");
       if (c.contains("lines")) {
-        if (!c["lines"].is_object()) r.problem("chart.lines", "expected an object of tenant: quantity");
+        if (!c["lines"].is_object())
+          r.problem("chart.lines", "expected an object of tenant: quantity, or tenant: {label: quantity}");
       }
     }
   }
@@ -821,7 +823,15 @@ inline scenario load_scenario(const json& doc, diagnostics& diag, const input_li
       if (!tenants.count(it.key()))
         diag.add(lp, "unknown tenant '" + it.key() + "' (tenants are the jobs' " +
                          (sc.tenant_by == "queue" ? std::string("queue, else namespace") : sc.tenant_by) + ")");
-      sc.chart_lines[it.key()] = parse_resource_amount(it.value(), *cid, sc.registry, lp, &diag);
+      auto& lines = sc.chart_lines[it.key()];
+      if (it.value().is_object()) {  // {"nominal quota": 16, "borrowing limit": 24}
+        for (auto l = it.value().begin(); l != it.value().end(); ++l) {
+          if (l.key().empty()) diag.add(lp, "expected a non-empty label");
+          lines.emplace_back(l.key(), parse_resource_amount(l.value(), *cid, sc.registry, lp + "." + l.key(), &diag));
+        }
+      } else {
+        lines.emplace_back("reference", parse_resource_amount(it.value(), *cid, sc.registry, lp, &diag));
+      }
     }
   }
 

@@ -26,9 +26,11 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include <quota/duration.hpp>
 #include <quota/engine.hpp>
 #include <quota/json.hpp>
 
@@ -137,6 +139,9 @@ struct run_options {
   /// submitted job ran or has a pending reason. Violations become failures
   /// (path "invariant") with the instant they were found.
   bool check_invariants = false;
+  /// The report's `peak_contention.models`: every model's state at the
+  /// instant of peak contention, taken by a second replay up to that instant.
+  bool peak_snapshot = false;
 };
 
 namespace detail {
@@ -198,6 +203,39 @@ class simulator {
       o += c;
   }
   return o;
+}
+
+/// The step between time ticks of a chart `t_end_ms` long: a round duration
+/// (1s, 5s, 10s, 30s, 1m, 5m, 10m, 15m, 30m, 1h, 2h, 3h, 6h, 12h, 1d, 2d, 7d,
+/// 30d, then whole multiples of 30d) giving at most 12 ticks.
+[[nodiscard]] inline std::int64_t time_tick_ms(std::int64_t t_end_ms) {
+  static constexpr std::int64_t s = 1000, m = 60 * s, h = 60 * m, d = 24 * h;
+  static constexpr std::int64_t steps[] = {s, 5 * s, 10 * s, 30 * s, m,      5 * m, 10 * m, 15 * m, 30 * m,
+                                           h, 2 * h, 3 * h,  6 * h,  12 * h, d,     2 * d,  7 * d,  30 * d};
+  for (const auto step : steps)
+    if (t_end_ms / step <= 12) return step;
+  return (t_end_ms / (12 * 30 * d) + 1) * 30 * d;
+}
+
+/// A time tick's label: the duration in its largest units ("1h30m", "2d").
+[[nodiscard]] inline std::string time_tick_label(std::int64_t ms) {
+  return ms == 0 ? "0" : format_duration(ms);
+}
+
+/// What one unit of the chart's y axis is, for a resource shown divided by
+/// 10^scale (cpu in cores, memory in bytes, GPU devices, GPU thousandths).
+[[nodiscard]] inline std::string chart_unit(std::string_view resource) {
+  if (resource == "cpu") return "cores";
+  if (resource == "memory" || resource == "ephemeral-storage") return "bytes";
+  if (resource.size() >= 5 && resource.substr(resource.size() - 5) == "milli") return "thousandths of a GPU";
+  if (resource.size() >= 3 && resource.substr(resource.size() - 3) == "gpu") return "GPUs";
+  return "units";
+}
+
+/// A number for SVG attributes: one decimal, without the locale.
+[[nodiscard]] inline std::string svg_num(double v) {
+  char buf[32];
+  return std::string(buf, std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 1).ptr);
 }
 
 }  // namespace quota::sim

@@ -23,7 +23,11 @@ namespace quota::sim::detail {
 
 class simulator_impl {
  public:
-  simulator_impl(scenario sc, std::vector<model_instance> models) : sc_(std::move(sc)), models_(std::move(models)) {
+  simulator_impl(scenario sc, std::vector<model_instance> models)
+      : sc0_(std::make_shared<const scenario>(sc)),
+        models0_(std::make_shared<const std::vector<model_instance>>(models)),
+        sc_(std::move(sc)),
+        models_(std::move(models)) {
     for (auto& m : models_) engine_.add(std::move(m.policy));
     for (const auto& n : sc_.nodes)
       nodes_.push_back(
@@ -55,6 +59,7 @@ class simulator_impl {
       jobs_.push_back(std::move(jr));
       tenants_[jobs_.back().tenant];
     }
+    for (auto& jr : jobs_) jr.ts = &tenants_[jr.tenant];  // map nodes stay put
     chart_ = sc_.registry.find(sc_.chart_resource).value_or(resources::nvidia_gpu);
     for (const auto& n : nodes_) capacity_.add_in_place(n.spec.allocatable);
     node_jobs_.resize(nodes_.size());
@@ -173,6 +178,13 @@ class simulator_impl {
     end_ms_ = until_ms >= 0 ? std::min(until_ms, now_) : now_;
     while (next_expect < expect_order.size()) check(sc_.expectations[expect_order[next_expect++]], res.failures);
     if (opt.check_invariants) check_outcomes(res.failures);
+    if (opt.peak_snapshot && peak_at_ >= 0) {
+      // the replay is deterministic: a fresh one up to the peak instant is in
+      // the state this one was in then (cheaper than a snapshot at every new peak)
+      simulator_impl again(*sc0_, *models0_);
+      again.run(peak_at_, {}, run_options{});
+      peak_models_ = again.introspect_models();
+    }
     res.report = report(res.failures);
     if (progress) progress(total, total);
     return res;
@@ -202,6 +214,25 @@ class simulator_impl {
     bool alive;
     std::vector<std::int32_t> device_free;  // milli free per GPU device
   };
+  struct sample {
+    std::int64_t t;
+    std::int64_t v;
+  };
+  struct tenant_stats {
+    std::int64_t admissions = 0;    // jobs started for the first time
+    std::int64_t readmissions = 0;  // starts of jobs preempted before
+    std::int64_t preempted = 0;
+    amount pending = 0;  // chart resource requested by its pending jobs now
+    std::map<std::string, std::int64_t> denials;
+    std::vector<sample> samples, pending_samples;
+  };
+  // One preemption (or eviction): who went, for whom, and why.
+  struct preemption_mark {
+    std::int64_t t;
+    std::size_t victim;
+    std::size_t preemptor;  // npos: none (a quota shrink, a failed trial)
+    std::string cause;
+  };
   struct job_run {
     const job_spec* spec = nullptr;
     job j;
@@ -211,6 +242,9 @@ class simulator_impl {
     std::int64_t run_ms = 0;                                      // accumulated running time (for preempted jobs)
     std::vector<std::pair<std::size_t, std::int32_t>> placement;  // node, pods
     std::string last_reason;
+    std::string last_denial;  // why it waited before its latest start (report: reason)
+    std::string wait_reason;  // why it waited before its first start (report: wait_reason)
+    tenant_stats* ts = nullptr;
     int preempted = 0;
     std::size_t shape = 0, coarse = 0;
     std::uint64_t tried_pass = 0;
@@ -220,11 +254,6 @@ class simulator_impl {
     std::multimap<std::int64_t, std::size_t>::iterator finish{};  // its entry in finishes_
     bool has_finish = false;
   };
-  struct sample {
-    std::int64_t t;
-    std::int64_t v;
-  };
-
   // Jobs identical in everything a model or the host reads share a shape: in
   // one scheduling pass, usage only grows, so once one is denied the others
   // would be too.
@@ -695,9 +724,15 @@ class simulator_impl {
   void start(std::size_t idx) {
     auto& jr = jobs_[idx];
     jr.state = job_state::running;
-    if (jr.first_start < 0) jr.first_start = now_;
+    // a job that waited without being refused waited for the next cycle boundary
+    if (jr.first_start < 0 && jr.last_denial.empty() && now_ > jr.spec->submit_ms && sc_.cycle_ms > 0)
+      jr.last_denial = "host.next_cycle";
+    ++(jr.first_start < 0 ? jr.ts->admissions : jr.ts->readmissions);
+    if (jr.first_start < 0) {
+      jr.first_start = now_;
+      if (now_ > jr.spec->submit_ms) jr.wait_reason = jr.last_denial;
+    }
     jr.last_start = now_;
-    ++tenants_[jr.tenant].admissions;
     ++admissions_total_;
     usage_[jr.tenant].add_in_place(jr.j.request);
     running_.insert(idx);
@@ -732,7 +767,7 @@ class simulator_impl {
       ++jr.preempted;
       ++preemptions_;
       ++tenants_[jr.tenant].preempted;
-      preemption_marks_.push_back({now_, jr.tenant});
+      preemption_marks_.push_back({now_, idx, npos, {}});
       jr.state = job_state::preempted_pending;
       pend(idx);
       // a preempted job is pending again: it rejoins the demand of the
@@ -893,6 +928,7 @@ class simulator_impl {
         stop(idx, job_state::preempted_pending);
         jobs_[idx].last_reason = "shrink: evicted after the grace period; policies[" + std::to_string(i) + "] (" +
                                  policy_now_[i].model + ") was lowered below its usage";
+        preemption_marks_.back().cause = jobs_[idx].last_reason;
         shrink_log_.push_back(json{{"at_ms", now_},
                                    {"job", jobs_[idx].j.id},
                                    {"policy", i},
@@ -955,6 +991,7 @@ class simulator_impl {
       jr.last_reason = reason_text(a);
       return false;
     }
+    if (!jr.last_reason.empty()) jr.last_denial = std::move(jr.last_reason);
     jr.last_reason.clear();
     start(idx);
     return true;
@@ -1079,6 +1116,7 @@ class simulator_impl {
     }
     if (cand.empty() && jr.last_reason == "host.no_node_fits") cand = placement_victims(idx);
     if (cand.empty()) return false;
+    const std::string cause = jr.last_reason;  // the preemptor's denial: what the victims make room for
     // remove victims one at a time until the job fits
     std::vector<std::pair<std::size_t, std::vector<std::pair<std::size_t, std::int32_t>>>> removed;
     removed.reserve(cand.size());
@@ -1095,6 +1133,8 @@ class simulator_impl {
         for (auto& [ri, pl] : removed) {
           retire(ri, job_state::preempted_pending);
           jobs_[ri].last_reason = "preempted for " + jr.j.id;
+          preemption_marks_.back().preemptor = idx;
+          preemption_marks_.back().cause = cause;
         }
         return try_admit(idx);
       }
@@ -1107,6 +1147,8 @@ class simulator_impl {
         unplace(it->first);
         retire(it->first, job_state::preempted_pending);
         jobs_[it->first].last_reason = "preempted: not re-admitted after a failed preemption for " + jr.j.id;
+        preemption_marks_.back().preemptor = idx;
+        preemption_marks_.back().cause = "not re-admitted after a failed preemption (" + cause + ")";
       }
     }
     return false;
@@ -1118,9 +1160,17 @@ class simulator_impl {
     return it == index_.end() ? npos : it->second;
   }
 
+  // The chart resource the job requests, added to or taken from its tenant's pending demand.
+  void count_pending(std::size_t idx, bool add) {
+    auto& jr = jobs_[idx];
+    const amount v = jr.j.request.get(chart_);
+    jr.ts->pending = add ? quota::detail::checked_add(jr.ts->pending, v) : jr.ts->pending - v;
+    pending_demand_ = add ? quota::detail::checked_add(pending_demand_, v) : pending_demand_ - v;
+  }
   void pend(std::size_t idx) {
     jobs_[idx].pended_pass = pass_;
     pending_.insert(pending_key(idx));
+    count_pending(idx, true);
     const std::size_t sh = jobs_[idx].shape;
     if (by_shape_.size() <= sh) {
       by_shape_.resize(sh + 1);
@@ -1134,7 +1184,7 @@ class simulator_impl {
     keys.insert(pending_key(idx));
   }
   void unpend(std::size_t idx) {
-    pending_.erase(pending_key(idx));
+    if (pending_.erase(pending_key(idx)) == 1) count_pending(idx, false);
     const std::size_t sh = jobs_[idx].shape;
     if (sh >= by_shape_.size()) return;
     auto& keys = by_shape_[sh];
@@ -1150,12 +1200,29 @@ class simulator_impl {
 
   // The last denial reason of a job: its own, or that of an identical job
   // denied in a later pass (the job itself was skipped then).
+  // Or, when the job's queue was held back by a head that waits (StrictFIFO)
+  // in a later pass still, that head.
   [[nodiscard]] const std::string& reason_of(std::size_t idx) const {
     const auto& jr = jobs_[idx];
-    if ((jr.state == job_state::pending || jr.state == job_state::preempted_pending) && jr.shape < shape_pass_.size() &&
-        shape_pass_[jr.shape] > jr.tried_pass)
-      return shape_reason_.at(jr.shape);
-    return jr.last_reason;
+    if (jr.state != job_state::pending && jr.state != job_state::preempted_pending) return jr.last_reason;
+    std::uint64_t latest = jr.tried_pass;
+    const std::string* why = &jr.last_reason;
+    if (jr.shape < shape_pass_.size() && shape_pass_[jr.shape] > latest) {
+      latest = shape_pass_[jr.shape];
+      why = &shape_reason_[jr.shape];
+    }
+    if (const std::size_t q = queue_of_[idx]; q < qblock_pass_.size() && qblock_pass_[q] > latest)
+      why = &qblock_reason_[q];
+    return *why;
+  }
+  // Queue q waits behind its head `head` in this pass (the rest of the queue is not tried).
+  void block_queue(std::size_t q, std::size_t head) {
+    if (qblock_pass_.size() < queue_count_) {
+      qblock_pass_.resize(queue_count_, 0);
+      qblock_reason_.resize(queue_count_);
+    }
+    qblock_pass_[q] = pass_;
+    qblock_reason_[q].assign("host.behind_queue_head [").append(jobs_[head].j.id).append("]");
   }
 
   bool attempt(std::size_t idx) {
@@ -1167,6 +1234,8 @@ class simulator_impl {
       shape_reason_[jr.shape] = coarse_reason_[jr.coarse];
       return false;
     }
+    // the reason it waited so far (an identical job's, its queue head's) becomes its own
+    if (const std::string& why = reason_of(idx); &why != &jr.last_reason) jr.last_reason = why;
     jr.tried_pass = pass_;
     coarse_denied_ = false;
     bool ok = try_admit(idx);
@@ -1227,8 +1296,10 @@ class simulator_impl {
         if (ordered_) {
           const auto head = pending_.lower_bound(pkey{queue_first_rank_[queue_of_[idx]], 0});
           if (head != pending_.end() && head->idx != idx && queue_of_[head->idx] == queue_of_[idx] &&
-              engine_.head_blocks_queue(jobs_[head->idx].j))
+              engine_.head_blocks_queue(jobs_[head->idx].j)) {
+            block_queue(queue_of_[idx], head->idx);
             continue;
+          }
         }
         push(pending_key(idx));
       }
@@ -1258,7 +1329,10 @@ class simulator_impl {
       if (!full && (jr.state != job_state::pending || shape_pass_[shape] == pass_)) continue;
       if (!attempt(k.idx)) {  // the rest of this shape is skipped for this pass
         // a StrictFIFO head holds back the rest of its queue
-        if (!h.empty() && ordered_ && engine_.head_blocks_queue(jr.j)) drop_queue();
+        if (!h.empty() && ordered_ && engine_.head_blocks_queue(jr.j)) {
+          block_queue(active_[best], k.idx);
+          drop_queue();
+        }
         continue;
       }
       if (!full || shape >= by_shape_.size()) continue;
@@ -1271,15 +1345,25 @@ class simulator_impl {
     }
   }
 
+  // a step series: a new point when the value changes (the same instant's point overwritten)
+  void push_sample(std::vector<sample>& series, amount v) const {
+    if (!series.empty() && series.back().v == v) return;
+    if (!series.empty() && series.back().t == now_)
+      series.back().v = v;
+    else
+      series.push_back({now_, v});
+  }
   void record_samples() {
     for (auto& [name, t] : tenants_) {
-      const amount v = usage_[name].get(chart_);
-      if (t.samples.empty() || t.samples.back().v != v) {
-        if (!t.samples.empty() && t.samples.back().t == now_)
-          t.samples.back().v = v;
-        else
-          t.samples.push_back({now_, v});
-      }
+      push_sample(t.samples, usage_[name].get(chart_));
+      push_sample(t.pending_samples, t.pending);
+    }
+    // peak contention: the first instant with the most pending demand (the
+    // models' state then is taken by a second replay up to it: see run())
+    if (pending_demand_ > peak_demand_) {
+      peak_demand_ = pending_demand_;
+      peak_at_ = now_;
+      peak_jobs_ = pending_.size();
     }
     const amount total = capacity_.get(chart_);
     amount used = 0;
@@ -1404,6 +1488,9 @@ class simulator_impl {
       if ((jr.state == job_state::running) != (running_.count(i) == 1))
         out.push_back({"invariant", end_ms_, "job " + jr.j.id + " is in the running set exactly when it runs",
                        std::string(state_name(jr.state)) + (running_.count(i) ? ", in the set" : ", not in the set")});
+      if (jr.first_start > jr.spec->submit_ms && jr.wait_reason.empty())
+        out.push_back({"invariant", end_ms_, "job " + jr.j.id + " that waited says why",
+                       "started " + format_duration(jr.first_start - jr.spec->submit_ms) + " after its submission"});
       if (jr.state == job_state::waiting || jr.state == job_state::deleted || jr.first_start >= 0) continue;
       if (reason_of(i).empty())
         out.push_back({"invariant", end_ms_, "job " + jr.j.id + " ran or has a pending reason",
@@ -1494,6 +1581,22 @@ class simulator_impl {
   }
 
   // --- report ---------------------------------------------------------------
+  // An amount of the chart resource in its shown units (divided by 10^scale).
+  [[nodiscard]] std::string shown_amount(amount v) const {
+    double unit = 1;
+    for (int i = 0; i < sc_.registry.scale(chart_); ++i) unit *= 10;
+    const double d = static_cast<double>(v) / unit;
+    return d == std::floor(d) && std::fabs(d) < 1e15 ? std::to_string(static_cast<std::int64_t>(d)) : svg_num(d);
+  }
+  static std::string wait_text_of(const json& totals, const char* p) { return totals["wait"][p].get<std::string>(); }
+  // Every model's introspection, by policy name.
+  [[nodiscard]] json introspect_models() const {
+    json models = json::object();
+    for (std::size_t i = 0; i < models_.size(); ++i)
+      if (models_[i].introspect)
+        models[std::string(engine_.model(i).policy_name())] = models_[i].introspect(engine_.model(i));
+    return models;
+  }
   static std::int64_t percentile(std::vector<std::int64_t> v, int p) {
     if (v.empty()) return 0;
     std::sort(v.begin(), v.end());
@@ -1512,9 +1615,12 @@ class simulator_impl {
     for (std::size_t i = 0; i < models_.size(); ++i) pols.push_back(std::string(engine_.model(i).policy_name()));
     r["policies"] = pols;
     r["end_ms"] = end_ms_;
+    r["end"] = format_duration(end_ms_);
     r["chart_resource"] = sc_.registry.name(chart_);
-    std::vector<std::int64_t> waits;
-    std::int64_t admitted = 0, never = 0, finished = 0;
+    // waits: to the first start; a job still pending at the end counts with
+    // its wait so far (censored: it waits at least that long)
+    std::vector<std::int64_t> waits, started_waits;
+    std::int64_t admitted = 0, never = 0, finished = 0, censored = 0;
     json jobs = json::array();
     jobs.get_ref<json::array_t&>().reserve(jobs_.size());
     std::map<std::string, std::int64_t> never_reasons;
@@ -1529,15 +1635,27 @@ class simulator_impl {
         ++admitted;
         jj["started_ms"] = jr.first_start;
         jj["wait_ms"] = jr.first_start - jr.spec->submit_ms;
+        if (!jr.wait_reason.empty()) jj["wait_reason"] = jr.wait_reason;
         waits.push_back(jr.first_start - jr.spec->submit_ms);
+        started_waits.push_back(waits.back());
       } else if (jr.state != job_state::waiting) {
         ++never;
         ++never_reasons[why.empty() ? "(not scheduled yet)" : why];
+        if (jr.state != job_state::deleted) {  // still pending at the end
+          ++censored;
+          jj["wait_ms"] = end_ms_ - jr.spec->submit_ms;
+          jj["wait_censored"] = true;
+          waits.push_back(end_ms_ - jr.spec->submit_ms);
+        }
       }
       if (jr.end >= 0) jj["ended_ms"] = jr.end;
       if (jr.state == job_state::finished) ++finished;
       if (jr.preempted) jj["preempted"] = jr.preempted;
-      if (!why.empty()) jj["reason"] = why;
+      // why it waits now, else why it waited before its latest start
+      if (!why.empty())
+        jj["reason"] = why;
+      else if (!jr.last_denial.empty())
+        jj["reason"] = jr.last_denial;
       jobs.push_back(std::move(jj));
     }
     // utilisation of the chart resource, time-weighted, exact integrals
@@ -1552,6 +1670,9 @@ class simulator_impl {
     json totals;
     totals["jobs"] = jobs_.size();
     totals["admitted"] = admitted;
+    std::int64_t readmissions = 0;
+    for (const auto& [name, t] : tenants_) readmissions += t.readmissions;
+    totals["readmissions"] = readmissions;
     totals["finished"] = finished;
     totals["never_admitted"] = never;
     totals["never_admitted_by_reason"] = never_reasons;
@@ -1565,15 +1686,29 @@ class simulator_impl {
         cap_area - used_area > 0
             ? std::round(static_cast<double>(frag_area) / static_cast<double>(cap_area - used_area) * 1e6) / 1e6
             : 0.0;
-    totals["wait_ms"] = {
-        {"p50", percentile(waits, 50)}, {"p90", percentile(waits, 90)}, {"p99", percentile(waits, 99)}};
+    const auto wait_figures = [](const std::vector<std::int64_t>& w, json& ms, json& text) {
+      for (const int p : {50, 90, 99}) {
+        const std::int64_t v = percentile(w, p);
+        ms["p" + std::to_string(p)] = v;
+        text["p" + std::to_string(p)] = format_duration(v);
+      }
+    };
+    json wait_ms, wait_text, started_ms, started_text;
+    wait_figures(waits, wait_ms, wait_text);
+    wait_figures(started_waits, started_ms, started_text);
+    wait_ms["jobs"] = waits.size();
+    wait_ms["censored"] = censored;
+    totals["wait_ms"] = std::move(wait_ms);
+    totals["wait"] = std::move(wait_text);
+    totals["wait_ms_started"] = std::move(started_ms);
     // fairness: Jain's index over tenants' time-averaged usage of the chart resource
     std::vector<double> avg;
     json tenants = json::object();
     for (auto& [name, t] : tenants_) {
       quota::detail::int128 area = 0;
-      json samples = json::array();
+      json samples = json::array(), pending = json::array();
       samples.get_ref<json::array_t&>().reserve(t.samples.size());
+      for (const auto& p : t.pending_samples) pending.push_back({p.t, p.v});
       for (std::size_t i = 0; i < t.samples.size(); ++i) {
         const std::int64_t t1 = i + 1 < t.samples.size() ? t.samples[i + 1].t : end_ms_;
         area += static_cast<quota::detail::int128>(t.samples[i].v) * std::max<std::int64_t>(0, t1 - t.samples[i].t);
@@ -1583,11 +1718,17 @@ class simulator_impl {
       avg.push_back(a);
       json tj;
       tj["admissions"] = t.admissions;
+      tj["readmissions"] = t.readmissions;
       tj["preempted"] = t.preempted;
       tj["denials_by_reason"] = t.denials;
       tj["average_usage"] = std::round(a * 1000) / 1000;
       tj["usage"] = std::move(samples);
-      if (sc_.chart_lines.count(name)) tj["reference"] = sc_.chart_lines.at(name);
+      tj["pending"] = std::move(pending);
+      if (const auto it = sc_.chart_lines.find(name); it != sc_.chart_lines.end()) {
+        json ref = json::object();
+        for (const auto& [label, v] : it->second) ref[label] = v;
+        tj["reference"] = std::move(ref);
+      }
       tenants[name] = std::move(tj);
     }
     double s = 0, s2 = 0;
@@ -1597,14 +1738,41 @@ class simulator_impl {
     }
     totals["fairness_jain"] =
         (avg.empty() || s2 == 0) ? 1.0 : std::round(s * s / (static_cast<double>(avg.size()) * s2) * 1e6) / 1e6;
+    // the chart's subtitle: the figures that tell the story
+    char util[32];
+    std::snprintf(util, sizeof util, "%.1f%%", totals["utilisation"].get<double>() * 100);
+    summary_ = "utilisation " + std::string(util) + " | wait p50 " + wait_text_of(totals, "p50") + ", p90 " +
+               wait_text_of(totals, "p90") + ", p99 " + wait_text_of(totals, "p99") +
+               (censored ? " (" + std::to_string(censored) + " never started: counted to the end)" : std::string()) +
+               " | " + std::to_string(preemptions_) + " preemptions";
+    if (peak_at_ >= 0)
+      summary_ += " | peak pending demand " + shown_amount(peak_demand_) + " " + chart_unit(sc_.registry.name(chart_)) +
+                  " at " + format_duration(peak_at_);
     r["totals"] = std::move(totals);  // moved, not copied: the jobs array is the report's bulk
     r["tenants"] = std::move(tenants);
     r["jobs"] = std::move(jobs);
-    json models = json::object();
-    for (std::size_t i = 0; i < models_.size(); ++i)
-      if (models_[i].introspect)
-        models[std::string(engine_.model(i).policy_name())] = models_[i].introspect(engine_.model(i));
-    r["models"] = std::move(models);
+    json log = json::array();
+    for (const auto& m : preemption_marks_) {
+      json e{{"at_ms", m.t},
+             {"at", format_duration(m.t)},
+             {"victim", jobs_[m.victim].j.id},
+             {"victim_tenant", jobs_[m.victim].tenant}};
+      if (m.preemptor != npos) {
+        e["preemptor"] = jobs_[m.preemptor].j.id;
+        e["preemptor_tenant"] = jobs_[m.preemptor].tenant;
+      }
+      e["reason"] = m.cause;
+      log.push_back(std::move(e));
+    }
+    r["preemptions"] = std::move(log);
+    r["models"] = introspect_models();
+    if (peak_at_ >= 0) {
+      r["peak_contention"] = json{{"at_ms", peak_at_},
+                                  {"at", format_duration(peak_at_)},
+                                  {"pending_jobs", peak_jobs_},
+                                  {"pending_demand", peak_demand_}};
+      if (!peak_models_.is_null()) r["peak_contention"]["models"] = peak_models_;
+    }
     json fx = json::array();
     for (const auto& f : failures)
       fx.push_back({{"where", f.path}, {"at_ms", f.at_ms}, {"expected", f.expected}, {"actual", f.actual}});
@@ -1614,95 +1782,199 @@ class simulator_impl {
   }
 
  public:
-  /// The chart as SVG: chart-resource usage per tenant over time (steps),
-  /// dashed reference lines, cluster capacity, preemptions marked in red.
+  /// The chart as SVG (docs/scenario-format.md "Report"): the tenants'
+  /// usage stacked against the cluster capacity, every preemption as a red
+  /// mark with its victim, preemptor and reason, then one lane per tenant
+  /// with its usage, pending demand and reference lines.
   [[nodiscard]] std::string svg() const {
-    const double W = 960, H = 520, L = 70, R = 200, T = 40, B = 50;
-    const double pw = W - L - R, ph = H - T - B;
+    const double W = 1000, L = 80, R = 250, pw = W - L - R;
+    const double strip_top = 56, strip_h = 34, top = strip_top + strip_h + 6, ph = 240;
+    const double lane_h = 70, lane_gap = 46, lanes_top = top + ph + 64;
+    const std::size_t nt = tenants_.size();
+    const double H = lanes_top + static_cast<double>(nt) * (lane_h + lane_gap) + 24;
     const std::int64_t t_end = std::max<std::int64_t>(end_ms_, 1);
-    amount ymax = 1;
-    for (const auto& c : util_cap_) ymax = std::max(ymax, c.v);
-    for (const auto& [n, v] : sc_.chart_lines) ymax = std::max(ymax, v);
+    const std::string res(sc_.registry.name(chart_));
     const int scale = sc_.registry.scale(chart_);
     double unit = 1;
     for (int i = 0; i < scale; ++i) unit *= 10;
-    auto X = [&](std::int64_t t) { return L + pw * static_cast<double>(t) / static_cast<double>(t_end); };
-    auto Y = [&](amount v) { return T + ph - ph * static_cast<double>(v) / static_cast<double>(ymax); };
-    auto num = [](double d) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.1f", d);
-      return std::string(buf);
-    };
+    const auto amount_text = [&](amount v) { return shown_amount(v); };
+    const auto X = [&](std::int64_t t) { return L + pw * static_cast<double>(t) / static_cast<double>(t_end); };
+    const auto& N = svg_num;
     static const char* palette[] = {"#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf",
                                     "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#393b79"};
     std::string s;
-    s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"960\" height=\"520\" viewBox=\"0 0 960 520\" "
-         "font-family=\"sans-serif\" font-size=\"12\">\n";
-    s += "<rect width=\"960\" height=\"520\" fill=\"white\"/>\n";
-    s += "<text x=\"" + num(L) + "\" y=\"22\" font-size=\"15\" font-weight=\"bold\">" + svg_text(sc_.name) + ": " +
-         svg_text(std::string(sc_.registry.name(chart_))) + " in use per tenant</text>\n";
-    // axes and grid
-    for (int g = 0; g <= 4; ++g) {
-      const amount v = ymax * g / 4;
-      const double y = Y(v);
-      s += "<line x1=\"" + num(L) + "\" y1=\"" + num(y) + "\" x2=\"" + num(L + pw) + "\" y2=\"" + num(y) +
-           "\" stroke=\"#ddd\"/>\n";
-      s += "<text x=\"" + num(L - 8) + "\" y=\"" + num(y + 4) + "\" text-anchor=\"end\">" +
-           num(static_cast<double>(v) / unit) + "</text>\n";
-    }
-    for (int g = 0; g <= 5; ++g) {
-      const std::int64_t t = t_end * g / 5;
-      s += "<text x=\"" + num(X(t)) + "\" y=\"" + num(T + ph + 18) + "\" text-anchor=\"middle\">" + time_label(t) +
+    s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + N(W) + "\" height=\"" + N(H) + "\" viewBox=\"0 0 " +
+         N(W) + " " + N(H) + "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+    s += "<rect width=\"" + N(W) + "\" height=\"" + N(H) + "\" fill=\"white\"/>\n";
+    s += "<text x=\"" + N(L) + "\" y=\"22\" font-size=\"15\" font-weight=\"bold\">" + svg_text(sc_.name) + ": " +
+         svg_text(res) + " in use per tenant, stacked, against the cluster capacity</text>\n";
+    if (!summary_.empty())
+      s += "<text x=\"" + N(L) + "\" y=\"40\" fill=\"#333\" class=\"summary\">" + svg_text(summary_) + "</text>\n";
+    // time ticks under a panel whose bottom is at y (with vertical grid lines from y_top)
+    const std::int64_t step = time_tick_ms(t_end);
+    const auto time_axis = [&](double y_top, double y) {
+      for (std::int64_t t = 0; t <= t_end; t += step) {
+        s += "<line x1=\"" + N(X(t)) + "\" y1=\"" + N(y_top) + "\" x2=\"" + N(X(t)) + "\" y2=\"" + N(y) +
+             "\" stroke=\"#eee\"/><text x=\"" + N(X(t)) + "\" y=\"" + N(y + 14) +
+             "\" text-anchor=\"middle\" class=\"time-tick\">" + time_tick_label(t) + "</text>\n";
+        if (t > t_end - step) break;  // the next step passes the end (and could overflow)
+      }
+      s += "<line x1=\"" + N(L) + "\" y1=\"" + N(y) + "\" x2=\"" + N(L + pw) + "\" y2=\"" + N(y) +
+           "\" stroke=\"black\"/>\n";
+    };
+
+    // --- the stacked usage panel -------------------------------------------
+    amount ymax = 1;
+    for (const auto& c : util_cap_) ymax = std::max(ymax, c.v);
+    for (const auto& u : util_samples_) ymax = std::max(ymax, u.v);
+    ymax += std::max<amount>(1, ymax / 8);  // room above the capacity line
+    const auto Y = [&](amount v) { return top + ph - ph * static_cast<double>(v) / static_cast<double>(ymax); };
+    time_axis(top, top + ph);
+    // y ticks: a round step (1, 2 or 5 times a power of ten, in the shown units), at most 6
+    const double shown_max = static_cast<double>(ymax) / unit;
+    double ystep = std::pow(10.0, std::floor(std::log10(shown_max / 6)));
+    for (const double f : {1.0, 2.0, 5.0, 10.0})
+      if (shown_max / (ystep * f) <= 6) {
+        ystep *= f;
+        break;
+      }
+    for (int g = 0; static_cast<double>(g) * ystep <= shown_max; ++g) {
+      const double shown = static_cast<double>(g) * ystep;
+      const double y = top + ph - ph * shown / shown_max;
+      s += "<line x1=\"" + N(L) + "\" y1=\"" + N(y) + "\" x2=\"" + N(L + pw) + "\" y2=\"" + N(y) +
+           "\" stroke=\"#ddd\"/><text x=\"" + N(L - 6) + "\" y=\"" + N(y + 4) + "\" text-anchor=\"end\">" +
+           (shown == std::floor(shown) ? std::to_string(static_cast<std::int64_t>(shown)) : svg_num(shown)) +
            "</text>\n";
     }
-    s += "<line x1=\"" + num(L) + "\" y1=\"" + num(T + ph) + "\" x2=\"" + num(L + pw) + "\" y2=\"" + num(T + ph) +
+    s += "<text transform=\"translate(" + N(L - 52) + "," + N(top + ph / 2) +
+         ") rotate(-90)\" text-anchor=\"middle\" class=\"y-unit\">" + svg_text(res) + " (" + chart_unit(res) +
+         ")</text>\n";
+    s += "<line x1=\"" + N(L) + "\" y1=\"" + N(top) + "\" x2=\"" + N(L) + "\" y2=\"" + N(top + ph) +
          "\" stroke=\"black\"/>\n";
-    s += "<line x1=\"" + num(L) + "\" y1=\"" + num(T) + "\" x2=\"" + num(L) + "\" y2=\"" + num(T + ph) +
-         "\" stroke=\"black\"/>\n";
-    s += "<text x=\"" + num(L + pw / 2) + "\" y=\"" + num(H - 12) + "\" text-anchor=\"middle\">time</text>\n";
-    // capacity
-    s += step_path(util_cap_, X, Y, t_end, "#000", "stroke-dasharray=\"2,3\"");
-    int li = 0;
-    double ly = T + 10;
-    s += "<text x=\"" + num(L + pw + 12) + "\" y=\"" + num(ly) + "\">cluster capacity (dotted)</text>\n";
+    s += "<text x=\"" + N(L + pw / 2) + "\" y=\"" + N(top + ph + 32) +
+         "\" text-anchor=\"middle\">time since the start</text>\n";
+    // every tenant's usage at the union of their change times, stacked in name order
+    std::vector<std::int64_t> times;
+    for (const auto& [name, t] : tenants_)
+      for (const auto& smp : t.samples) times.push_back(smp.t);
+    std::sort(times.begin(), times.end());
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    std::vector<amount> low(times.size(), 0), up(times.size(), 0);
+    std::size_t k = 0;
     for (const auto& [name, t] : tenants_) {
-      const char* c = palette[li++ % 10];
-      s += step_path(t.samples, X, Y, t_end, c, "stroke-width=\"2\"");
-      if (sc_.chart_lines.count(name)) {
-        const double y = Y(sc_.chart_lines.at(name));
-        s += "<line x1=\"" + num(L) + "\" y1=\"" + num(y) + "\" x2=\"" + num(L + pw) + "\" y2=\"" + num(y) +
-             "\" stroke=\"" + c + "\" stroke-dasharray=\"6,4\"/>\n";
+      const char* c = palette[k++ % 10];
+      std::size_t j = 0;
+      amount v = 0;
+      for (std::size_t i = 0; i < times.size(); ++i) {
+        while (j < t.samples.size() && t.samples[j].t <= times[i]) v = t.samples[j++].v;
+        low[i] = up[i];
+        up[i] = quota::detail::checked_add(low[i], v);
       }
-      ly += 18;
-      s += "<rect x=\"" + num(L + pw + 12) + "\" y=\"" + num(ly - 9) + "\" width=\"12\" height=\"4\" fill=\"" + c +
-           "\"/>\n";
-      s += "<text x=\"" + num(L + pw + 30) + "\" y=\"" + num(ly - 4) + "\">" + svg_text(name) + "</text>\n";
+      if (times.empty()) continue;
+      std::string d = "M" + N(X(times[0])) + "," + N(Y(up[0]));
+      for (std::size_t i = 1; i < times.size(); ++i) d += " H" + N(X(times[i])) + " V" + N(Y(up[i]));
+      d += " H" + N(X(t_end)) + " V" + N(Y(low.back()));
+      for (std::size_t i = times.size(); i-- > 1;) d += " H" + N(X(times[i])) + " V" + N(Y(low[i - 1]));
+      d += " H" + N(X(times[0])) + " Z";
+      s += "<path class=\"stack\" data-tenant=\"" + svg_text(name) + "\" d=\"" + d + "\" fill=\"" + c +
+           "\" fill-opacity=\"0.75\" stroke=\"" + c + "\" stroke-width=\"0.5\"><title>" + svg_text(name) + ": " +
+           svg_text(res) + " in use</title></path>\n";
     }
-    ly += 18;
-    s += "<text x=\"" + num(L + pw + 12) + "\" y=\"" + num(ly) + "\">dashed: guarantee/reference</text>\n";
-    ly += 18;
-    s += "<path d=\"M" + num(L + pw + 14) + "," + num(ly + 2) + " l5,-9 l5,9 z\" fill=\"#d62728\"/>";
-    s += "<text x=\"" + num(L + pw + 30) + "\" y=\"" + num(ly) + "\">preemption</text>\n";
-    for (const auto& [t, name] : preemption_marks_) {
-      const double x = X(t);
-      s += "<path d=\"M" + num(x - 4) + "," + num(T + 8) + " l4,-7 l4,7 z\" fill=\"#d62728\"><title>" + svg_text(name) +
-           "</title></path>\n";
+    s += step_path(util_cap_, X, Y, t_end, "#000", "stroke-width=\"2\" class=\"capacity\"");
+    if (!util_cap_.empty())
+      s += "<text x=\"" + N(L + 4) + "\" y=\"" + N(Y(util_cap_.front().v) - 4) + "\">cluster capacity " +
+           amount_text(util_cap_.front().v) + "</text>\n";
+    // --- every preemption: a mark above the panel (stacked when at one instant) and a faint line
+    s += "<text x=\"" + N(L + pw + 16) + "\" y=\"" + N(strip_top + 14) + "\" fill=\"#d62728\">" +
+         std::to_string(preemption_marks_.size()) + " preemptions (hover a mark)</text>\n";
+    std::int64_t last_t = -1;
+    int at_same = 0;
+    for (const auto& m : preemption_marks_) {
+      at_same = m.t == last_t ? at_same + 1 : 0;
+      if (m.t != last_t)
+        s += "<line x1=\"" + N(X(m.t)) + "\" y1=\"" + N(top) + "\" x2=\"" + N(X(m.t)) + "\" y2=\"" + N(top + ph) +
+             "\" stroke=\"#d62728\" stroke-opacity=\"0.35\" stroke-dasharray=\"2,2\"/>\n";
+      last_t = m.t;
+      const double x = X(m.t) + 7.0 * (at_same / 6), y = strip_top + 2 + 5.0 * (at_same % 6);
+      const auto& v = jobs_[m.victim];
+      std::string what = "at " + time_tick_label(m.t) + ": " + v.j.id + " (" + v.tenant + ") ";
+      what += m.preemptor != npos ? "preempted for " + jobs_[m.preemptor].j.id + " (" + jobs_[m.preemptor].tenant + ")"
+                                  : std::string("evicted");
+      if (!m.cause.empty()) what += m.preemptor != npos ? ", which was refused: " + m.cause : ": " + m.cause;
+      s += "<path class=\"preemption\" d=\"M" + N(x - 3) + "," + N(y) + " h6 l-3,5 z\" fill=\"#d62728\"><title>" +
+           svg_text(what) + "</title></path>\n";
+    }
+    // legend of the panel
+    double ly = top + 4;
+    const double lx = L + pw + 16;
+    k = 0;
+    for (const auto& [name, t] : tenants_) {
+      s += "<rect x=\"" + N(lx) + "\" y=\"" + N(ly) + "\" width=\"12\" height=\"10\" fill=\"" + palette[k++ % 10] +
+           "\" fill-opacity=\"0.75\"/><text x=\"" + N(lx + 18) + "\" y=\"" + N(ly + 9) + "\">" + svg_text(name) +
+           "</text>\n";
+      ly += 17;
+    }
+    s += "<line x1=\"" + N(lx) + "\" y1=\"" + N(ly + 5) + "\" x2=\"" + N(lx + 12) + "\" y2=\"" + N(ly + 5) +
+         "\" stroke=\"black\" stroke-width=\"2\"/><text x=\"" + N(lx + 18) + "\" y=\"" + N(ly + 9) +
+         "\">cluster capacity</text>\n";
+    ly += 17;
+    s += "<path d=\"M" + N(lx + 3) + "," + N(ly + 2) + " h6 l-3,5 z\" fill=\"#d62728\"/><text x=\"" + N(lx + 18) +
+         "\" y=\"" + N(ly + 9) + "\">preemption (hover: who, why)</text>\n";
+
+    // --- one lane per tenant: usage, pending demand, reference lines --------
+    k = 0;
+    double lane_y = lanes_top;
+    for (const auto& [name, t] : tenants_) {
+      const char* c = palette[k++ % 10];
+      const auto lines_it = sc_.chart_lines.find(name);
+      amount lmax = 1;
+      for (const auto& smp : t.samples) lmax = std::max(lmax, smp.v);
+      for (const auto& smp : t.pending_samples) lmax = std::max(lmax, smp.v);
+      if (lines_it != sc_.chart_lines.end())
+        for (const auto& [label, v] : lines_it->second) lmax = std::max(lmax, v);
+      const double bottom = lane_y + lane_h;
+      const auto LY = [&](amount v) { return bottom - lane_h * static_cast<double>(v) / static_cast<double>(lmax); };
+      s += "<g class=\"lane\" data-tenant=\"" + svg_text(name) + "\">\n";
+      s += "<text x=\"" + N(L) + "\" y=\"" + N(lane_y - 8) + "\"><tspan font-weight=\"bold\">" + svg_text(name) +
+           "</tspan>: " + svg_text(res) + " in use (line) and requested by pending jobs (shaded)</text>\n";
+      s += "<text x=\"" + N(L - 6) + "\" y=\"" + N(lane_y + 4) + "\" text-anchor=\"end\">" + amount_text(lmax) +
+           "</text><text x=\"" + N(L - 6) + "\" y=\"" + N(bottom + 4) + "\" text-anchor=\"end\">0</text>\n";
+      s += "<line x1=\"" + N(L) + "\" y1=\"" + N(lane_y) + "\" x2=\"" + N(L) + "\" y2=\"" + N(bottom) +
+           "\" stroke=\"black\"/>\n";
+      time_axis(lane_y, bottom);
+      if (!t.pending_samples.empty()) {
+        std::string d = "M" + N(X(t.pending_samples[0].t)) + "," + N(bottom);
+        for (const auto& smp : t.pending_samples) d += " H" + N(X(smp.t)) + " V" + N(LY(smp.v));
+        d += " H" + N(X(t_end)) + " V" + N(bottom) + " Z";
+        s += "<path class=\"pending\" d=\"" + d + "\" fill=\"" + c + "\" fill-opacity=\"0.2\" stroke=\"" + c +
+             "\" stroke-opacity=\"0.5\" stroke-dasharray=\"1,2\"><title>" + svg_text(name) + ": " + svg_text(res) +
+             " requested by pending jobs</title></path>\n";
+      }
+      s += step_path(t.samples, X, LY, t_end, c, "stroke-width=\"2\" class=\"usage\"");
+      if (lines_it != sc_.chart_lines.end()) {
+        // labels top to bottom (highest line first), kept apart
+        std::vector<std::pair<std::string, amount>> lines = lines_it->second;
+        std::stable_sort(lines.begin(), lines.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+        double last_label = -1e9;
+        for (const auto& [label, v] : lines) {
+          const double y = LY(v);
+          const double label_y = std::max(y + 4, last_label + 12);
+          last_label = label_y;
+          s += "<line class=\"reference\" x1=\"" + N(L) + "\" y1=\"" + N(y) + "\" x2=\"" + N(L + pw) + "\" y2=\"" +
+               N(y) + "\" stroke=\"" + c + "\" stroke-dasharray=\"6,4\"><title>" + svg_text(name) + ": " +
+               svg_text(label) + " " + amount_text(v) + "</title></line>\n";
+          s += "<text x=\"" + N(L + pw + 6) + "\" y=\"" + N(label_y) + "\" fill=\"" + c + "\">" + svg_text(label) +
+               " " + amount_text(v) + "</text>\n";
+        }
+      }
+      s += "</g>\n";
+      lane_y += lane_h + lane_gap;
     }
     s += "</svg>\n";
     return s;
   }
 
  private:
-  static std::string time_label(std::int64_t ms) {
-    if (ms % 3'600'000 == 0 && ms >= 3'600'000) return std::to_string(ms / 3'600'000) + "h";
-    if (ms >= 3'600'000) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.1fh", static_cast<double>(ms) / 3.6e6);
-      return buf;
-    }
-    if (ms >= 60'000) return std::to_string(ms / 60'000) + "m";
-    return std::to_string(ms / 1000) + "s";
-  }
   template <class FX, class FY>
   static std::string step_path(const std::vector<sample>& pts, FX X, FY Y, std::int64_t t_end, const char* color,
                                const char* extra) {
@@ -1725,13 +1997,9 @@ class simulator_impl {
     return d + "\" fill=\"none\" stroke=\"" + color + "\" " + extra + "/>\n";
   }
 
-  struct tenant_stats {
-    std::int64_t admissions = 0;
-    std::int64_t preempted = 0;
-    std::map<std::string, std::int64_t> denials;
-    std::vector<sample> samples;
-  };
-
+  // the scenario and models as given, for the replay up to the peak (shared, so a copy of this is cheap)
+  std::shared_ptr<const scenario> sc0_;
+  std::shared_ptr<const std::vector<model_instance>> models0_;
   scenario sc_;
   std::vector<model_instance> models_;
   engine engine_;
@@ -1750,7 +2018,7 @@ class simulator_impl {
   std::map<std::string, tenant_stats> tenants_;
   std::vector<sample> util_samples_, util_cap_, frag_samples_;
   std::int64_t fragmented_ = 0;
-  std::vector<std::pair<std::int64_t, std::string>> preemption_marks_;
+  std::vector<preemption_mark> preemption_marks_;
   std::vector<policy_spec> policy_now_;            // each policy's configuration after reloads
   std::map<std::size_t, std::int64_t> shrink_at_;  // policy -> eviction deadline (evict_after_grace)
   json shrink_log_ = json::array();                // evictions by quota shrink, for the report
@@ -1780,6 +2048,15 @@ class simulator_impl {
   bool ordered_ = false;                       // a model orders pending work
   std::vector<std::size_t> queue_of_, rank_;   // per job: its queue, its rank inside it
   std::vector<std::size_t> queue_first_rank_;  // per queue: the smallest rank of its jobs
+  std::vector<std::uint64_t> qblock_pass_;     // per queue: the last pass its head held it back
+  std::vector<std::string> qblock_reason_;     // per queue: "host.behind_queue_head [head]"
+  amount pending_demand_ = 0;                  // chart resource requested by the pending jobs
+  std::string summary_;                        // the chart's subtitle: the report's key figures
+  // the instant of peak contention (most chart resource pending, the first such)
+  std::int64_t peak_at_ = -1;
+  amount peak_demand_ = 0;
+  std::size_t peak_jobs_ = 0;
+  json peak_models_;
   std::size_t queue_count_ = 1;
   std::uint64_t pass_ = 0;
   // trial preemption scratch (try_preempt_for)
