@@ -1,4 +1,4 @@
-// quota-sim on the Alibaba openb GPU trace (docs/trace-replay.md, "Figures"):
+// quota-sim on the Alibaba openb GPU trace (figures: docs/performance.md, "Trace replay"):
 // import + replay of the default pod list under one policy set, in one
 // process (what `quota-sim replay openb` does) and through the scenario JSON
 // (`import openb -o S.json` then `run S.json`), and `compare` of the six
