@@ -111,7 +111,7 @@ TEST_CASE("priority class: composes with the tenant's overall elastic quota thro
   elastic_quota_spec q;
   q.name = "team-a";
   q.namespaces = {"team-a"};
-  q.max.set(resources::nvidia_gpu, 10);  // the tenant's total
+  q.max.emplace().set(resources::nvidia_gpu, 10);  // the tenant's total
   elastic_quota_set set({q});
   priority_class_quota pq(priority_class_quota::tenant_key::ns);
   pq.set("team-a", "high", {}, gpus_max(8));
