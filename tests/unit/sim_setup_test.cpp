@@ -178,6 +178,15 @@ TEST_CASE("scenario: a reload event's expected errors refuse it, at load time or
     const auto ps = paths_of(e);
     CHECK(std::count(ps.begin(), ps.end(), "$.events[1].expect_error") == 2);  // not found; unexpected
   }
+  // a malformed expect_error is never taken by itself
+  json malformed = doc;
+  malformed["events"][1]["expect_error"] = json{{"message", "unknown field"}, {"bogus", 1}};
+  try {
+    (void)load_scenario(malformed);
+    FAIL("a malformed expect_error was accepted");
+  } catch (const quota::validation_error& e) {
+    CHECK(paths_of(e) == std::vector<std::string>{"$.events[1].expect_error.bogus"});
+  }
   // run time: a reload that applies fails its expectation, and the replay goes on
   json applies = doc;
   applies["events"][0]["objects"][0]["metadata"]["name"] = "f";

@@ -140,7 +140,10 @@ loaded load(const std::string& file, std::int64_t cycle = 0) {
       diag.add("$", e.what());
     }
   }
-  if (expected.empty()) {
+  // a malformed expect_error is an invalid file, whatever else it expects
+  const bool malformed = std::any_of(diag.items().begin(), diag.items().end(),
+                                     [](const quota::diagnostic& p) { return p.path.rfind("$.expect_error", 0) == 0; });
+  if (expected.empty() || malformed) {
     diag.throw_if_any();
     return l;
   }
