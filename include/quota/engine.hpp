@@ -6,6 +6,7 @@
 //
 //   decision d = e.check(job);      // every model is asked; reasons of all
 //   decision d = e.admit(job);      // all-or-nothing: commits in every model or in none
+//   e.restore(job);                 // already running: committed everywhere, no check
 //   e.release(job.id);              // always succeeds in every model
 //   e.victims(job, out);            // candidates from every model
 //   explanation x = e.explain(job); // what-if: every model's verdict, victims,
@@ -353,6 +354,37 @@ class engine_base {
       }
     }
     return d;
+  }
+
+  /// Commits a job that already runs (a host restoring its state: pods
+  /// bound before the engine started) in every model without asking them
+  /// first: over-quota work is accounted as it is. All or nothing: a model
+  /// whose commit throws (a duplicate id, an unknown queue, overflow, or a
+  /// model that cannot hold the job at all) undoes the models already
+  /// committed and the error propagates, a commit_denied_error included.
+  void restore(const job& j) {
+    if (admitted_.contains(j.id)) throw_duplicate_job(j.id);
+    std::vector<queue_charge> ch;
+    if (charging_) collect_commit_charges(j, ch);
+    admitted_.insert(j.id);
+    std::size_t done = 0;
+    auto undo = [&] {
+      std::size_t k = 0;
+      self().for_each_model([&](auto& m) {
+        if (k++ < done) m.release(j.id);
+      });
+      admitted_.erase(j.id);
+    };
+    try {
+      self().for_each_model([&](auto& m) {
+        m.commit(j);
+        ++done;
+      });
+      if (!ch.empty()) apply_charges(j, ch);
+    } catch (...) {
+      undo();
+      throw;
+    }
   }
 
   /// Same as admit() for a job the host already checked: kept for symmetry

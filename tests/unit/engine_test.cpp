@@ -107,6 +107,29 @@ TEST_CASE("engine: a failing commit is rolled back in the models already committ
   CHECK(e.model(0).target<cap_policy>()->used_of("q") == 2);
 }
 
+TEST_CASE("engine: restore commits running work without a check, over quota included; errors undo everything") {
+  engine e;
+  e.add(any_policy(cap_policy("gpus", resources::nvidia_gpu, 4)));
+  e.add(any_policy(cap_policy("cpus", resources::cpu, 8000)));
+  // 6 GPUs in a queue capped at 4: admit denies, restore accounts it as it runs
+  CHECK(e.admit(gpu_job("big", "q", 6, 1000)).denied());
+  REQUIRE_NOTHROW(e.restore(gpu_job("big", "q", 6, 1000)));
+  CHECK(e.is_admitted("big"));
+  CHECK(e.model(0).target<cap_policy>()->used_of("q") == 6);
+  CHECK(e.check(gpu_job("small", "q", 1)).denied());  // the quota sees the restored usage
+  REQUIRE_THROWS_AS(e.restore(gpu_job("big", "q", 1)), state_error);  // a duplicate stays an error
+  // a model that refuses the job at commit: an error (not a denial), nothing kept anywhere
+  e.model(1).target<cap_policy>()->deny_next_commit = true;
+  REQUIRE_THROWS_AS(e.restore(gpu_job("other", "r", 1, 1000)), commit_denied_error);
+  CHECK(e.model(0).target<cap_policy>()->used_of("r") == 0);
+  CHECK_FALSE(e.is_admitted("other"));
+  e.model(1).target<cap_policy>()->fail_next_commit = true;
+  REQUIRE_THROWS_AS(e.restore(gpu_job("other", "r", 1, 1000)), overflow_error);
+  CHECK(e.model(0).target<cap_policy>()->used_of("r") == 0);
+  e.release("big");
+  CHECK(e.model(0).target<cap_policy>()->used_of("q") == 0);
+}
+
 TEST_CASE("engine: a commit denied by a concurrent change is undone everywhere and returned as a denial") {
   engine e;
   e.add(any_policy(cap_policy("gpus", resources::nvidia_gpu, 4)));

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -72,7 +73,9 @@ const char* validate_help =
     "quota-sim validate SCENARIO\n"
     "\n"
     "Checks SCENARIO and every model's objects; prints every problem with its JSON path.\n"
-    "A file validate accepts is one run accepts (run then fails only on expectations).\n";
+    "A file validate accepts is one run accepts (run then fails only on expectations).\n"
+    "A file with expect_error holds (exit 0, nothing replayed) when it is rejected with\n"
+    "exactly the problems it names, and fails (exit 1) otherwise.\n";
 
 const char* models_help = "quota-sim models\n\nLists the models a scenario's policies[] may name.\n";
 
@@ -101,24 +104,68 @@ bool write_file(const std::string& path, const std::string& text) {
 }
 
 struct loaded {
-  quota::sim::scenario sc;
-  std::vector<quota::sim::model_instance> models;
+  std::unique_ptr<quota::sim::simulator> sim;
+  /// A file that expects to be rejected (expect_error): the exit status, its
+  /// outcome printed; the file is not replayed.
+  std::optional<int> settled;
 };
 
-/// Reads, checks and builds a scenario. Every problem is reported at once: those
-/// of the scenario's own fields and those of its policies' objects (a typo at the
-/// top does not hide a bad object inside policies[]).
-loaded load(const std::string& file) {
+/// Reads, checks and builds a scenario and its replay. Every problem is
+/// reported at once: those of the scenario's own fields and those of its
+/// policies' objects (a typo at the top does not hide a bad object inside
+/// policies[]), then those of the replay's set-up (the jobs running at the
+/// start). A file with expect_error is settled here: rejected as it says
+/// (exit 0), or not (exit 1).
+loaded load(const std::string& file, std::int64_t cycle = 0) {
   const quota::json doc = quota::sim::load_scenario_file(file);
   quota::diagnostics diag;
-  loaded l{quota::sim::load_scenario(doc, diag, quota::sim::default_limits()), {}};
+  quota::sim::scenario sc = quota::sim::load_scenario(doc, diag, quota::sim::default_limits());
+  const std::vector<quota::sim::error_expectation> expected = sc.expect_error;
+  std::vector<quota::sim::model_instance> models;
   try {
-    l.models = quota::sim::build_models(l.sc);
+    models = quota::sim::build_models(sc);
   } catch (const quota::validation_error& e) {
     for (const auto& p : e.problems()) diag.add(p.path, p.message);
   }
-  diag.throw_if_any();
-  for (const auto& w : l.sc.warnings) std::cerr << "quota-sim: warning: " << w.path << ": " << w.message << "\n";
+  loaded l;
+  if (diag.empty()) {
+    for (const auto& w : sc.warnings) std::cerr << "quota-sim: warning: " << w.path << ": " << w.message << "\n";
+    if (cycle > 0) sc.cycle_ms = cycle;
+    try {
+      l.sim = std::make_unique<quota::sim::simulator>(std::move(sc), std::move(models));
+    } catch (const quota::validation_error& e) {
+      for (const auto& p : e.problems()) diag.add(p.path, p.message);
+    } catch (const quota::error& e) {
+      if (expected.empty()) throw;
+      diag.add("$", e.what());
+    }
+  }
+  // a malformed expect_error is an invalid file, whatever else it expects
+  const bool malformed = std::any_of(diag.items().begin(), diag.items().end(),
+                                     [](const quota::diagnostic& p) { return p.path.rfind("$.expect_error", 0) == 0; });
+  if (expected.empty() || malformed) {
+    diag.throw_if_any();
+    return l;
+  }
+  std::vector<std::string> miss;
+  if (diag.empty())
+    miss.emplace_back("$.expect_error: the file is valid, but expect_error says it is rejected");
+  else
+    quota::sim::settle_expected_errors(expected, diag.items(), miss);
+  l.sim.reset();
+  if (miss.empty()) {
+    std::cout << file << ": rejected as expected\n";
+    for (const auto& p : diag.items()) {
+      const std::string id = quota::sim::error_id_of(p.message);
+      std::cout << "  " << p.path << ": "
+                << (p.message.find("[" + id + "]") == std::string::npos ? "[" + id + "] " : "") << p.message << "\n";
+    }
+    l.settled = exit_ok;
+  } else {
+    std::cerr << "quota-sim: " << file << ": expect_error does not hold:\n";
+    for (const auto& m : miss) std::cerr << "  " << m << "\n";
+    l.settled = exit_expectations;
+  }
   return l;
 }
 
@@ -134,10 +181,8 @@ int report_invalid(const std::string& file, const quota::error& e) {
 
 /// Replays a loaded scenario, writes its report and chart, prints the summary
 /// (quota-sim run and quota-sim replay openb). Throws quota::error.
-int replay_and_write(quota::sim::scenario sc, std::vector<quota::sim::model_instance> models,
-                     const std::string& report_path, const std::string& svg_path, std::int64_t until, bool quiet,
-                     const quota::sim::run_options& opt) {
-  quota::sim::simulator sim(std::move(sc), std::move(models));
+int replay_and_write(quota::sim::simulator& sim, const std::string& report_path, const std::string& svg_path,
+                     std::int64_t until, bool quiet, const quota::sim::run_options& opt) {
   const bool tty = !quiet && isatty(STDERR_FILENO);
   auto progress = [&](std::size_t done, std::size_t total) {
     if (!tty || total == 0) return;
@@ -254,9 +299,9 @@ int cmd_run(const std::vector<std::string>& args) {
   if (report_path.empty()) report_path = base_name(file) + ".report.json";
   if (svg_path.empty()) svg_path = base_name(file) + ".svg";
   try {
-    loaded l = load(file);
-    if (cycle > 0) l.sc.cycle_ms = cycle;
-    return replay_and_write(std::move(l.sc), std::move(l.models), report_path, svg_path, until, quiet, opt);
+    loaded l = load(file, cycle);
+    if (l.settled) return *l.settled;
+    return replay_and_write(*l.sim, report_path, svg_path, until, quiet, opt);
   } catch (const quota::error& e) {
     return report_invalid(file, e);
   }
@@ -284,9 +329,10 @@ int cmd_validate(const std::vector<std::string>& args) {
     return exit_usage;
   }
   try {
-    loaded l = load(file);
-    // the replay's own set-up checks (the ordering model orders): what run would reject
-    const quota::sim::simulator sim(std::move(l.sc), std::move(l.models));
+    // with the replay's own set-up checks (the ordering model orders, the
+    // jobs running at the start fit): what run would reject
+    const loaded l = load(file);
+    if (l.settled) return *l.settled;
     std::cout << file << ": valid\n";
     return exit_ok;
   } catch (const quota::error& e) {
@@ -454,7 +500,8 @@ int cmd_replay(const std::vector<std::string>& args) {
     quota::sim::register_models();
     quota::sim::scenario sc = quota::sim::openb_scenario(quota::sim::read_openb(o));
     auto models = quota::sim::build_models(sc);
-    return replay_and_write(std::move(sc), std::move(models), report_path, svg_path, -1, quiet, opt);
+    quota::sim::simulator sim(std::move(sc), std::move(models));
+    return replay_and_write(sim, report_path, svg_path, -1, quiet, opt);
   } catch (const quota::error& e) {
     std::cerr << "quota-sim replay: " << e.what() << "\n";
     return exit_invalid;

@@ -34,7 +34,7 @@ namespace quota::sim {
 /// loaded). Problems go to `diag` with the event's path.
 inline void validate_reloads(scenario& sc, diagnostics& diag) {
   for (const auto& ev : sc.events) {
-    if (ev.type != "reload" || ev.policy >= sc.policies.size()) continue;
+    if (ev.type != "reload" || ev.refused || ev.policy >= sc.policies.size()) continue;
     const auto& target = sc.policies[ev.policy];
     if (!reloadable_models().count(target.model)) {
       std::string known;

@@ -73,6 +73,26 @@ struct job_spec {
   bool preemptible = true;
   gpu_request gpu;  // device-level placement (optional)
   json extra;       // model-specific fields, passed to the model factories
+  /// Initial state: the job already runs at time 0 (placed, on `node` when
+  /// named, and committed in every model without an admission check).
+  bool running = false;
+  std::string node;
+  /// Kueue: the running workload carries the Evicted condition (it keeps its
+  /// quota; Kueue's preemption takes it first).
+  bool evicted = false;
+  /// Its entry in the file's jobs[] (for messages: $.jobs[entry]).
+  std::uint32_t entry = 0;
+};
+
+/// A rejection a scenario expects (docs/scenario-format.md, "Expected
+/// errors"): a problem whose id is `id` (the bracketed id of the error,
+/// "quota.validation_error.201"; empty: any), whose path is `path` (empty:
+/// any) and whose message contains `message` (empty: any).
+struct error_expectation {
+  std::string id;
+  std::string path;
+  std::string message;
+  std::string where;  // where it was written ($.expect_error[0])
 };
 
 struct event_spec {
@@ -84,6 +104,11 @@ struct event_spec {
   /// ({"model": ..., the rest of the event but at, type, policy}).
   std::size_t policy = 0;
   json policy_body;
+  /// The event must be refused (its body at load time, or the reload when
+  /// it is applied); empty: it must apply.
+  std::vector<error_expectation> expect_error;
+  /// Refused at load time as its expect_error says: skipped by the replay.
+  bool refused = false;
 };
 
 struct expectation {
@@ -130,6 +155,8 @@ struct scenario {
   resource_registry registry;
   /// Problems that do not stop the replay (unknown object fields under --lenient-objects).
   std::vector<diagnostic> warnings;
+  /// expect_error: the file must be rejected with these problems (empty: it must be valid).
+  std::vector<error_expectation> expect_error;
 };
 
 constexpr std::int64_t end_of_time = INT64_MAX;
@@ -369,25 +396,134 @@ inline void check_keys(reader& r, const json& obj, const std::string& path, std:
     if (!known) r.problem(join_path(path, it.key()), "unknown field");
   }
 }
+
+/// True for an error id as errors print it: quota.<kind>.<number> (quota.validation_error.201).
+[[nodiscard]] inline bool is_error_id(std::string_view id) {
+  if (id.rfind("quota.", 0) != 0) return false;
+  const auto dot = id.rfind('.');
+  if (dot <= 6 || dot + 1 >= id.size()) return false;
+  for (std::size_t i = 6; i < dot; ++i)
+    if (!((id[i] >= 'a' && id[i] <= 'z') || id[i] == '_')) return false;
+  return id.substr(dot + 1).find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+/// expect_error at `path` of `obj`: one {"id", "path", "message"} object or an
+/// array of them, each naming at least one of the three.
+inline void read_error_expectations(reader& r, const json& obj, const std::string& path,
+                                    std::vector<error_expectation>& out) {
+  const std::string p = join_path(path, "expect_error");
+  const json& v = obj.at("expect_error");
+  const json list = v.is_array() ? v : json::array({v});
+  if (list.empty()) r.problem(p, "expected at least one expected error");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string ip = v.is_array() ? index_path(p, i) : p;
+    const json& e = list[i];
+    if (!e.is_object()) {
+      r.problem(ip, "expected {\"id\": \"quota.<kind>.<number>\", \"path\": \"$...\", \"message\": \"...\"}");
+      continue;
+    }
+    check_keys(r, e, ip, {"id", "path", "message"});
+    error_expectation x;
+    x.where = "$." + ip;
+    r.get(e, "id", x.id, ip);
+    r.get(e, "path", x.path, ip);
+    r.get(e, "message", x.message, ip);
+    if (!x.id.empty() && !is_error_id(x.id))
+      r.problem(join_path(ip, "id"), "expected an error id as errors print it, like quota.validation_error.201");
+    if (x.id.empty() && x.path.empty() && x.message.empty())
+      r.problem(ip, "name the expected error by id, path or message (at least one)");
+    out.push_back(std::move(x));
+  }
+}
 }  // namespace detail
+
+/// The id of an error as its message carries it ("[quota.state_error.501] ..."
+/// anywhere in the text), else `fallback`.
+[[nodiscard]] inline std::string error_id_of(std::string_view message,
+                                             std::string_view fallback = "quota.validation_error.201") {
+  for (auto at = message.find("[quota."); at != std::string_view::npos; at = message.find("[quota.", at + 1)) {
+    const auto end = message.find(']', at);
+    if (end == std::string_view::npos) break;
+    const auto id = message.substr(at + 1, end - at - 1);
+    if (detail::is_error_id(id)) return std::string(id);
+  }
+  return std::string(fallback);
+}
+
+/// Whether a problem (its path, message and id) is the error `x` expects.
+[[nodiscard]] inline bool error_matches(const error_expectation& x, const diagnostic& problem, std::string_view id) {
+  return (x.id.empty() || x.id == id) && (x.path.empty() || x.path == problem.path) &&
+         (x.message.empty() || problem.message.find(x.message) != std::string::npos);
+}
+
+/// Expected errors against the problems found: every expectation matches a
+/// problem and every problem is expected. What does not hold goes to `out`.
+inline bool settle_expected_errors(const std::vector<error_expectation>& want, const std::vector<diagnostic>& got,
+                                   std::vector<std::string>& out) {
+  const std::size_t before = out.size();
+  std::vector<bool> used(got.size(), false);
+  for (const auto& x : want) {
+    bool hit = false;
+    for (std::size_t i = 0; i < got.size(); ++i)
+      if (error_matches(x, got[i], error_id_of(got[i].message))) used[i] = hit = true;
+    if (!hit)
+      out.push_back(x.where + ": no problem" + (x.id.empty() ? "" : " with id " + x.id) +
+                    (x.path.empty() ? "" : " at " + x.path) +
+                    (x.message.empty() ? "" : " containing '" + x.message + "'"));
+  }
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (!used[i]) out.push_back("unexpected problem " + got[i].path + ": " + got[i].message);
+  return out.size() == before;
+}
+
+/// The problems under a reload event that expects errors (its path, then
+/// '.', ':' or the end) are taken out of `problems` and settled against its
+/// expect_error: when they all are expected, the event is refused at load
+/// time (the replay skips it); otherwise they stay, with what does not match.
+/// Returns the problems left.
+[[nodiscard]] inline std::vector<diagnostic> take_event_errors(scenario& sc, std::vector<diagnostic> problems) {
+  for (auto& ev : sc.events) {
+    if (ev.expect_error.empty() || ev.refused) continue;
+    std::vector<diagnostic> mine, rest;
+    for (auto& d : problems) {
+      const bool under =
+          d.path.rfind(ev.path, 0) == 0 &&
+          (d.path.size() == ev.path.size() || d.path[ev.path.size()] == '.' || d.path[ev.path.size()] == ':') &&
+          d.path.rfind(ev.path + ".expect_error", 0) != 0;  // a malformed expect_error stays an error
+      (under ? mine : rest).push_back(std::move(d));
+    }
+    problems = std::move(rest);
+    if (mine.empty()) continue;  // valid at load: the expectation applies when the reload runs
+    std::vector<std::string> miss;
+    if (settle_expected_errors(ev.expect_error, mine, miss)) {
+      ev.refused = true;
+      continue;
+    }
+    for (auto& d : mine) problems.push_back(std::move(d));
+    for (const auto& m : miss) problems.push_back({ev.path + ".expect_error", m});
+  }
+  return problems;
+}
 
 /// Loads a scenario from JSON into `diag`: every problem with its path (like
 /// $.jobs[3].request.cpu); the scenario returned is complete only when `diag`
 /// stayed empty. Sizes are checked against `lim` before anything is expanded.
-inline scenario load_scenario(const json& doc, diagnostics& diag, const input_limits& lim) {
+inline scenario load_scenario(const json& doc, diagnostics& out, const input_limits& lim) {
+  diagnostics diag;  // to `out` at the end, but for the errors a reload event expects
   detail::reader r(diag);
   r.set_max_time(lim.max_time_ms);
   scenario sc;
   if (!doc.is_object()) {
-    diag.add("$", std::string("a scenario must be a JSON object, got ") + doc.type_name());
+    out.add("$", std::string("a scenario must be a JSON object, got ") + doc.type_name());
     return sc;
   }
   bool copies_skipped = false;  // a size limit was passed: entries were read once, not copied
   detail::check_keys(r, doc, "",
                      {"name", "description", "cluster", "scheduler", "policies", "jobs", "events", "expect", "chart",
-                      "tenant_by", "until", "$schema"});
+                      "tenant_by", "until", "$schema", "expect_error"});
   r.get(doc, "name", sc.name, "", true);
   r.get(doc, "description", sc.description, "");
+  if (doc.contains("expect_error")) detail::read_error_expectations(r, doc, "", sc.expect_error);
   r.get(doc, "tenant_by", sc.tenant_by, "");
   if (sc.tenant_by != "queue" && sc.tenant_by != "namespace" && sc.tenant_by != "user")
     r.problem("tenant_by", "expected one of queue, namespace, user");
@@ -568,10 +704,11 @@ inline scenario load_scenario(const json& doc, diagnostics& diag, const input_li
         continue;
       }
       detail::check_keys(
-          r, jj, p,
-          {"id", "submit", "duration", "namespace", "queue", "user", "groups", "priority", "priority_class", "pods",
-           "min_pods", "request", "node_selector", "claims", "preemptible", "count", "extra", "gpu"});
+          r, jj, p, {"id",          "submit",         "duration", "namespace", "queue",   "user",          "groups",
+                     "priority",    "priority_class", "pods",     "min_pods",  "request", "node_selector", "claims",
+                     "preemptible", "count",          "extra",    "gpu",       "running", "node",          "evicted"});
       job_spec js;
+      js.entry = static_cast<std::uint32_t>(i);
       r.name(jj, "id", js.id, p, true, lim.max_name_bytes);
       r.duration(jj, "submit", js.submit_ms, p, false);
       if (jj.contains("duration") && r.duration(jj, "duration", js.duration_ms, p, false, true) &&
@@ -621,6 +758,35 @@ inline scenario load_scenario(const json& doc, diagnostics& diag, const input_li
           if (js.gpu.count > 1 && js.gpu.milli != 1000)
             r.problem(join_path(gp, "milli"), "a share of a device (milli < 1000) is for one device only");
         }
+      }
+      // initial state: running at time 0, on a node of the cluster, Kueue's Evicted mark
+      r.get(jj, "running", js.running, p);
+      if (js.running && js.submit_ms != 0)
+        r.problem(join_path(p, "submit"), "a job running at the start is submitted at 0");
+      if (jj.contains("node") && r.name(jj, "node", js.node, p, false, lim.max_name_bytes)) {
+        const auto n =
+            std::find_if(sc.nodes.begin(), sc.nodes.end(), [&](const node_spec& ns) { return ns.name == js.node; });
+        if (!js.running)
+          r.problem(join_path(p, "node"), "a node is named for a job running at the start (with \"running\": true)");
+        else if (!js.claims.empty())
+          r.problem(join_path(p, "node"), "a job with claims runs where its claims are: no node to name");
+        else if (n == sc.nodes.end())
+          r.problem(join_path(p, "node"), "unknown node '" + js.node + "' (not in cluster.nodes)");
+        else
+          for (const auto& [k, v] : js.node_selector)
+            if (auto l = n->labels.find(k); l == n->labels.end() || l->second != v) {
+              r.problem(join_path(p, "node"),
+                        "node '" + js.node + "' does not match the job's node_selector " + k + "=" + v);
+              break;
+            }
+      }
+      if (r.get(jj, "evicted", js.evicted, p) && js.evicted) {
+        if (!js.running)
+          r.problem(join_path(p, "evicted"), "only a job running at the start can be evicted (with \"running\": true)");
+        else if (std::none_of(sc.policies.begin(), sc.policies.end(),
+                              [](const policy_spec& ps) { return ps.model == "kueue"; }))
+          r.problem(join_path(p, "evicted"),
+                    "evicted marks a Kueue workload (its Evicted condition); no kueue policy is composed");
       }
       std::int64_t count = 1;
       if (r.get(jj, "count", count, p) && (count < 1 || static_cast<std::uint64_t>(count) > lim.max_jobs)) {
@@ -730,11 +896,13 @@ inline scenario load_scenario(const json& doc, diagnostics& diag, const input_li
           }
           if (ej.contains("shrink"))
             r.problem(join_path(p, "shrink"), "shrink is an option of the policy in policies, not of a reload");
+          if (ej.contains("expect_error")) detail::read_error_expectations(r, ej, p, ev.expect_error);
           if (found) {
             ev.policy_body = json::object();
             ev.policy_body["model"] = sc.policies[ev.policy].model;
             for (auto it = ej.begin(); it != ej.end(); ++it)
-              if (it.key() != "at" && it.key() != "type" && it.key() != "policy" && it.key() != "model")
+              if (it.key() != "at" && it.key() != "type" && it.key() != "policy" && it.key() != "model" &&
+                  it.key() != "expect_error")
                 ev.policy_body[it.key()] = it.value();
             if (ej.contains("model") && ej["model"] != ev.policy_body["model"])
               r.problem(join_path(p, "model"),
@@ -852,6 +1020,21 @@ inline scenario load_scenario(const json& doc, diagnostics& diag, const input_li
                    [](const job_spec& a, const job_spec& b) { return a.submit_ms < b.submit_ms; });
   std::stable_sort(sc.events.begin(), sc.events.end(),
                    [](const event_spec& a, const event_spec& b) { return a.at_ms < b.at_ms; });
+  // A reload without "options" keeps the options in force (those of the
+  // policy's entry or of its last reload that wrote them); "options": {} is
+  // the model's defaults. A reload expected to be refused changes nothing.
+  std::vector<const json*> options(sc.policies.size(), nullptr);
+  for (std::size_t k = 0; k < sc.policies.size(); ++k)
+    if (sc.policies[k].body.contains("options")) options[k] = &sc.policies[k].body["options"];
+  for (auto& ev : sc.events) {
+    if (ev.type != "reload" || !ev.policy_body.is_object() || ev.policy >= options.size()) continue;
+    if (!ev.policy_body.contains("options")) {
+      if (options[ev.policy]) ev.policy_body["options"] = *options[ev.policy];
+    } else if (ev.expect_error.empty()) {
+      options[ev.policy] = &ev.policy_body["options"];
+    }
+  }
+  for (auto& d : take_event_errors(sc, diag.items())) out.add(std::move(d.path), std::move(d.message));
   return sc;
 }
 

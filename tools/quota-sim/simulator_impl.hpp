@@ -68,6 +68,7 @@ class simulator_impl {
     // charges restored with a model's initial state (claims bound by running pods)
     engine_.sync_charges();
     set_up_shared();
+    set_up_running();
   }
 
   /// Replays the scenario up to `until_ms` (or its end). `progress` is called
@@ -139,12 +140,18 @@ class simulator_impl {
       if (!shrink_at_.empty() && shrink_due()) news = true;
       // 2. events
       while (next_event < sc_.events.size() && sc_.events[next_event].at_ms == t) {
-        apply_event(sc_.events[next_event++]);
+        apply_event(sc_.events[next_event++], res.failures);
         ++res.events;
         news = true;
       }
       // 3. submissions
       while (next_job < jobs_.size() && jobs_[next_job].spec->submit_ms == t) {
+        if (jobs_[next_job].spec->running) {  // running from the start (set_up_running)
+          ++next_job;
+          ++res.events;
+          news = true;
+          continue;
+        }
         jobs_[next_job].state = job_state::pending;
         engine_.pending_added(jobs_[next_job].j);  // models that follow demand see it from now on
         pend(next_job);
@@ -779,6 +786,83 @@ class simulator_impl {
     }
   }
 
+  // --- initial state: jobs running at time 0 (docs/scenario-format.md) ------
+  // In file order, before the first instant: each is placed (on its `node`
+  // when named, else as the placement rule picks) and committed in every
+  // model without an admission check (engine::restore), as a host restoring
+  // the pods it finds bound. A job that fits no node, or that a model cannot
+  // hold at all, is an error naming the job; nothing runs.
+  void set_up_running() {
+    diagnostics diag;
+    for (std::size_t idx = 0; idx < jobs_.size(); ++idx) {
+      auto& jr = jobs_[idx];
+      const auto& js = *jr.spec;
+      if (!js.running) continue;
+      const std::string path = "$.jobs[" + std::to_string(js.entry) + "]";
+      std::size_t on = npos;
+      if (!js.node.empty())
+        for (std::size_t n = 0; n < nodes_.size() && on == npos; ++n)
+          if (nodes_[n].spec.name == js.node) on = n;
+      if (!(on == npos ? place(idx) : place_on(idx, on))) {
+        diag.add(path + (on == npos ? ".running" : ".node"),
+                 "job '" + js.id + "' runs at the start but its pods fit " +
+                     (on == npos ? std::string("no node") : "not on node '" + js.node + "'") +
+                     " next to the jobs placed before it");
+        continue;
+      }
+      try {
+        engine_.restore(jr.j);
+        if (js.evicted)
+          for (std::size_t i = 0; i < models_.size(); ++i)
+            if (models_[i].mark_evicted) models_[i].mark_evicted(engine_.model(i), jr.j);
+      } catch (const error& e) {
+        if (engine_.is_admitted(jr.j.id)) engine_.release(jr.j.id);
+        unplace(idx);
+        diag.add(path + ".running", "job '" + js.id + "' cannot run at the start: " + e.what());
+        continue;
+      }
+      start(idx);
+    }
+    diag.throw_if_any();
+  }
+  // Places all pods of the job on node n; on failure nothing is placed.
+  bool place_on(std::size_t idx, std::size_t n) {
+    const auto& js = *jobs_[idx].spec;
+    std::int32_t done = 0;
+    for (; done < js.pods && node_fits(n, js); ++done) take(n, js.per_pod, idx);
+    if (done == js.pods) {
+      jobs_[idx].placement = {{n, js.pods}};
+      return true;
+    }
+    for (std::int32_t p = 0; p < done; ++p) give(n, js.per_pod, idx);
+    return false;
+  }
+
+  void apply_event(const event_spec& ev, std::vector<failed_expectation>& failures) {
+    if (ev.refused) return;  // refused at load time, as its expect_error says
+    if (!ev.expect_error.empty()) {
+      // a reload that must be refused now: all or nothing, so a refusal changes nothing
+      std::vector<diagnostic> got;
+      try {
+        apply_event(ev);
+      } catch (const validation_error& e) {
+        // at the event's path; the message names the item (Workload/a-1: ...)
+        for (const auto& p : e.problems()) got.push_back({ev.path, p.path + ": " + p.message});
+      } catch (const error& e) {
+        got.push_back({ev.path, e.what()});
+      }
+      std::vector<std::string> miss;
+      if (got.empty()) {
+        failures.push_back({ev.path + ".expect_error", now_, "the reload to be refused", "it was applied"});
+      } else if (!settle_expected_errors(ev.expect_error, got, miss)) {
+        std::string what;
+        for (const auto& m : miss) what += (what.empty() ? "" : "; ") + m;
+        failures.push_back({ev.path + ".expect_error", now_, "the refusal it names", what});
+      }
+      return;
+    }
+    apply_event(ev);
+  }
   void apply_event(const event_spec& ev) {
     if (ev.type == "node_add") {
       node_spec n;

@@ -92,6 +92,13 @@ inline model_instance kueue_make(const policy_spec& ps, scenario& sc) {
     if (!p) throw state_error(error_id::state_conflict, "kueue reload: not a kueue model");
     p->model().update_config(cfg);
   };
+  // a job running at the start with "evicted": true holds its quota with
+  // Kueue's Evicted condition: preemption tries it first
+  mi.mark_evicted = [](any_policy& current, const job& j) {
+    auto* p = current.target<kueue::kueue_policy>();
+    if (!p) throw state_error(error_id::state_conflict, "kueue: not a kueue model");
+    p->model().mark_evicted(j.id);
+  };
   return mi;
 }
 

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: Apache-2.0
+// quota-sim's set-up of a scenario (docs/scenario-format.md "Initial state",
+// "Expected errors", reload options): jobs running at time 0 are committed
+// without an admission check, Kueue's Evicted mark orders its victims, a file
+// or a reload event may expect to be refused, and a reload that omits
+// options keeps those in force.
+#include <quota_catch.hpp>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <quota/json.hpp>
+
+#include "models.hpp"
+#include "simulator.hpp"
+
+namespace {
+
+using quota::json;
+using namespace quota::sim;
+
+run_result replay(const json& doc) {
+  scenario sc = load_scenario(doc);
+  auto models = build_models(sc);
+  simulator sim(std::move(sc), std::move(models));
+  return sim.run(-1, {}, run_options{true});
+}
+
+json example(const std::string& name) {
+  return quota::load_json_file(std::string(QUOTA_SOURCE_DIR) + "/examples/scenarios/" + name);
+}
+
+// Two running jobs of queue q at the start where running_limits allows one.
+json two_running() {
+  return json{
+      {"name", "running at the start"},
+      {"cluster", {{"nodes", json::array({json{{"name", "n"}, {"count", 2}, {"allocatable", {{"cpu", "8"}}}}})}}},
+      {"policies", json::array({json{{"model", "running_limits"}, {"queues", {{"q", 1}}}}})},
+      {"jobs",
+       json::array(
+           {json{{"id", "r1"},
+                 {"running", true},
+                 {"node", "n-1"},
+                 {"queue", "q"},
+                 {"duration", "1h"},
+                 {"request", {{"cpu", "6"}}}},
+            json{{"id", "r2"}, {"running", true}, {"queue", "q"}, {"duration", "30m"}, {"request", {{"cpu", "6"}}}},
+            json{{"id", "later"}, {"submit", "1m"}, {"queue", "q"}, {"request", {{"cpu", "1"}}}}})}};
+}
+
+std::vector<std::string> paths_of(const quota::validation_error& e) {
+  std::vector<std::string> out;
+  for (const auto& p : e.problems()) out.push_back(p.path);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("scenario: jobs running at the start are placed and committed without an admission check",
+          "[quota-sim][setup]") {
+  const run_result r = replay(two_running());
+  CHECK(r.failures.empty());
+  const json& jobs = r.report["jobs"];
+  auto job = [&](const std::string& id) {
+    for (const auto& j : jobs)
+      if (j["id"] == id) return j;
+    return json();
+  };
+  // both run from 0, although the limit is 1: restored, not admitted through check
+  CHECK(job("r1")["started_ms"] == 0);
+  CHECK(job("r2")["started_ms"] == 0);
+  // r1 on its node n-1, so first-fit puts r2 on n-0 (6 + 6 cpu fit on no single node)
+  // the limit (1) sees both: the later job waits until both ended (r2 at 30m, r1 at 1h)
+  CHECK(job("later")["started_ms"] == 3'600'000);
+  CHECK(r.report["totals"]["admitted"] == 3);
+}
+
+TEST_CASE("scenario: a running job that fits no node, or names a wrong node, is an error with its JSON path",
+          "[quota-sim][setup]") {
+  json doc = two_running();
+  doc["jobs"][1]["node"] = "n-1";  // r1 holds 6 of n-1's 8 cpu
+  scenario sc = load_scenario(doc);
+  auto models = build_models(sc);
+  try {
+    simulator sim(std::move(sc), std::move(models));
+    FAIL("a running job that does not fit its node was accepted");
+  } catch (const quota::validation_error& e) {
+    CHECK(paths_of(e) == std::vector<std::string>{"$.jobs[1].node"});
+    CHECK(std::string(e.what()).find("fit not on node 'n-1'") != std::string::npos);
+  }
+  json bad = two_running();
+  bad["jobs"][0]["node"] = "nowhere";
+  bad["jobs"][1]["submit"] = "1m";
+  bad["jobs"][2]["node"] = "n-0";    // not running
+  bad["jobs"][2]["evicted"] = true;  // not running, and no kueue policy
+  try {
+    (void)load_scenario(bad);
+    FAIL("bad initial state accepted");
+  } catch (const quota::validation_error& e) {
+    CHECK(paths_of(e) ==
+          std::vector<std::string>{"$.jobs[0].node", "$.jobs[1].submit", "$.jobs[2].node", "$.jobs[2].evicted"});
+  }
+  json fat = two_running();
+  fat["jobs"][1]["request"]["cpu"] = "9";  // no node has 9 cpu
+  scenario sc2 = load_scenario(fat);
+  auto models2 = build_models(sc2);
+  REQUIRE_THROWS_AS(simulator(std::move(sc2), std::move(models2)), quota::validation_error);
+}
+
+TEST_CASE("scenario: Kueue takes a running workload marked Evicted before any other candidate", "[quota-sim][setup]") {
+  const json doc = example("kueue_initial_state.json");
+  const run_result with = replay(doc);
+  CHECK(with.failures.empty());
+  // the same state without the mark: the lower-priority workload is the victim
+  json plain = doc;
+  plain["jobs"][1].erase("evicted");
+  plain["expect"] = json::array({json{{"at", "30s"}, {"job", "a-1"}, {"victims", json::array({"b-old"})}},
+                                 json{{"at", "1m"}, {"job", "b-old"}, {"state", "preempted"}},
+                                 json{{"at", "1m"}, {"job", "b-evicted"}, {"state", "running"}}});
+  const run_result without = replay(plain);
+  CHECK(without.failures.empty());
+}
+
+TEST_CASE("scenario: expect_error matches problems by id, path and message, and every problem must be expected",
+          "[quota-sim][setup]") {
+  const std::vector<quota::diagnostic> got{{"$.jobs[0].request.cpu", "[quota.parse_error.101] malformed quantity 'x'"},
+                                           {"$.jobs[1].queue", "no queue 'z'"}};
+  auto x = [](std::string id, std::string path, std::string msg) {
+    return error_expectation{std::move(id), std::move(path), std::move(msg), "$.expect_error"};
+  };
+  std::vector<std::string> miss;
+  CHECK(settle_expected_errors({x("quota.parse_error.101", "$.jobs[0].request.cpu", ""), x("", "", "no queue")}, got,
+                               miss));
+  CHECK(miss.empty());
+  // the second problem is not expected
+  CHECK_FALSE(settle_expected_errors({x("quota.parse_error.101", "", "")}, got, miss));
+  REQUIRE(miss.size() == 1);
+  CHECK(miss[0].find("unexpected problem $.jobs[1].queue") != std::string::npos);
+  // a problem without a bracketed id is a validation error (201)
+  miss.clear();
+  CHECK_FALSE(
+      settle_expected_errors({x("quota.parse_error.101", "$.jobs[1].queue", ""), x("", "", "malformed")}, got, miss));
+  CHECK(error_id_of("no queue 'z'") == "quota.validation_error.201");
+  CHECK(error_id_of("$.x: [quota.state_error.501] busy") == "quota.state_error.501");
+  // the loader checks expect_error itself
+  json doc = two_running();
+  doc["expect_error"] = json::array({json{{"id", "validation_error.201"}}, json::object()});
+  try {
+    (void)load_scenario(doc);
+    FAIL("bad expect_error accepted");
+  } catch (const quota::validation_error& e) {
+    CHECK(paths_of(e) == std::vector<std::string>{"$.expect_error[0].id", "$.expect_error[1]"});
+  }
+}
+
+TEST_CASE("scenario: a reload event's expected errors refuse it, at load time or when it is applied",
+          "[quota-sim][setup]") {
+  const json doc = example("kueue_reload_refused.json");
+  // load time: the malformed reload's problem (found when its body is built
+  // as a model) is taken by its expect_error, and the event is skipped
+  scenario sc = load_scenario(doc);
+  REQUIRE(sc.events.size() == 3);
+  (void)build_models(sc);
+  CHECK_FALSE(sc.events[0].refused);
+  CHECK(sc.events[1].refused);
+  CHECK_FALSE(sc.events[2].refused);
+  const run_result r = replay(doc);
+  CHECK(r.failures.empty());
+  // the same reload expected with another id: the problem stays, with what did not match
+  json other = doc;
+  other["events"][1]["expect_error"]["id"] = "quota.validation_error.201";
+  scenario sc_other = load_scenario(other);
+  try {
+    (void)build_models(sc_other);
+    FAIL("a reload refused with another error was accepted");
+  } catch (const quota::validation_error& e) {
+    const auto ps = paths_of(e);
+    CHECK(std::count(ps.begin(), ps.end(), "$.events[1].expect_error") == 2);  // not found; unexpected
+  }
+  // a malformed expect_error is never taken by itself
+  json malformed = doc;
+  malformed["events"][1]["expect_error"] = json{{"message", "unknown field"}, {"bogus", 1}};
+  try {
+    (void)load_scenario(malformed);
+    FAIL("a malformed expect_error was accepted");
+  } catch (const quota::validation_error& e) {
+    CHECK(paths_of(e) == std::vector<std::string>{"$.events[1].expect_error.bogus"});
+  }
+  // run time: a reload that applies fails its expectation, and the replay goes on
+  json applies = doc;
+  applies["events"][0]["objects"][0]["metadata"]["name"] = "f";
+  applies["events"][0]["objects"][1]["spec"]["resourceGroups"][0]["flavors"][0]["name"] = "f";
+  const run_result a = replay(applies);
+  REQUIRE(a.failures.size() == 1);
+  CHECK(a.failures[0].path == "$.events[0].expect_error");
+  CHECK(a.failures[0].actual == "it was applied");
+  // without expect_error, the same refusal stops the run (as before)
+  json stops = doc;
+  stops["events"][0].erase("expect_error");
+  REQUIRE_THROWS_AS(replay(stops), quota::error);
+}
+
+TEST_CASE("scenario: a reload without options keeps the options in force, and options {} returns to the defaults",
+          "[quota-sim][setup]") {
+  json doc = example("kueue_reload_refused.json");
+  scenario sc = load_scenario(doc);
+  REQUIRE(sc.events[2].policy_body.contains("options"));
+  CHECK(sc.events[2].policy_body["options"] == json{{"fairSharing", true}});
+  // a reload that writes options {} is in force for the next ones
+  doc["events"][2]["options"] = json::object();
+  doc["events"].push_back(
+      json{{"at", "40m"}, {"type", "reload"}, {"policy", 0}, {"objects", doc["events"][2]["objects"]}});
+  doc["expect"] =
+      json::array({json{{"at", "30m"}, {"model", "kueue"}, {"pointer", "/fairSharing"}, {"equals", false}},
+                   json{{"at", "40m"}, {"model", "kueue"}, {"pointer", "/fairSharing"}, {"equals", false}}});
+  scenario sc2 = load_scenario(doc);
+  CHECK(sc2.events[3].policy_body["options"] == json::object());
+  CHECK(replay(doc).failures.empty());
+}
