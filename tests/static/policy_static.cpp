@@ -68,7 +68,7 @@ static_assert(!order_aware<sharing_pools>);
 static_assert(demand_aware<queue_policy>);       // deserved follows pending demand
 static_assert(demand_aware<fair_share_policy>);  // fair share follows pending demand
 static_assert(!demand_aware<elastic_quota_policy>);
-static_assert(!demand_aware<capacity_queue_policy>);  // deserved is configured, not computed
+static_assert(demand_aware<capacity_queue_policy>);  // upstream hierarchical: a job waiting in an inner queue blocks
 static_assert(!demand_aware<kueue::kueue_policy>);
 static_assert(!demand_aware<limits_policy>);
 static_assert(!demand_aware<claims_policy>);
