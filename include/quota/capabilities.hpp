@@ -15,6 +15,9 @@
 //                    devices), allocated once by the host
 //   node_preemption_aware  the model's rule for who may be preempted when the
 //                    quotas allow a job but no node has room
+//   cycle_aware      the model keeps, for the rest of a scheduling cycle,
+//                    capacity for a head it denied (Kueue's reservation for a
+//                    head that must preempt but finds no candidates)
 //   earliest_admission_aware  (quota/explain.hpp) when a denied job would fit
 //
 // Composition rules and the host's protocol: docs/architecture.md.
@@ -80,6 +83,27 @@ template <class P>
 concept demand_aware = requires(P& p, const job& j, std::string_view id) {
   { p.pending_added(j) } -> std::same_as<void>;
   { p.pending_withdrawn(id) } -> std::same_as<void>;
+};
+
+/// The model knows scheduling cycles (a host's pass over the queues' heads)
+/// and may hold capacity, for the rest of a cycle, for a head it denied.
+///
+/// * `begin_cycle()`: a cycle starts (nothing is held).
+/// * `head_denied(j)`: j, a head offered in this cycle, was not admitted (the
+///   host tried any preemption it could); the model may hold capacity for j
+///   until the cycle ends, so later heads of the cycle are checked as if it
+///   were in use (Kueue: a head that must preempt but has no candidates, in a
+///   ClusterQueue that cannot always reclaim). Outside a cycle it changes
+///   nothing.
+/// * `end_cycle()`: the cycle is over; everything held is given back and the
+///   model is as it would be without the cycle's denials.
+///
+/// A model without the capability holds nothing for denied heads.
+template <class P>
+concept cycle_aware = requires(P& p, const job& j) {
+  { p.begin_cycle() } -> std::same_as<void>;
+  { p.head_denied(j) } -> std::same_as<void>;
+  { p.end_cycle() } -> std::same_as<void>;
 };
 
 /// The model has a node-level preemption rule: when the quotas allow `j` but
@@ -242,6 +266,11 @@ template <class P>
 [[nodiscard]] bool shares_allocations(const P& m) {
   return capability_of<allocation_sharing<P>>(
       m, [](const auto& x) -> decltype(x.shares_allocations()) { return x.shares_allocations(); });
+}
+/// Whether model `m` knows scheduling cycles (any_policy: keeps_cycles()).
+template <class P>
+[[nodiscard]] bool keeps_cycles(const P& m) {
+  return capability_of<cycle_aware<P>>(m, [](const auto& x) -> decltype(x.keeps_cycles()) { return x.keeps_cycles(); });
 }
 /// Whether model `m` follows demand (any_policy: follows_demand()).
 template <class P>

@@ -74,9 +74,14 @@ struct preemption_spec {
 
 /// flavorFungibility. v1beta1 spelled may_stop_search as Borrow / Preempt.
 enum class fungibility_action { may_stop_search, try_next_flavor };
+/// flavorFungibility.preference: which of two flavors that both need
+/// borrowing or preemption is better. Unset behaves as borrowing_over_preemption.
+enum class fungibility_preference { borrowing_over_preemption, preemption_over_borrowing };
 struct flavor_fungibility {
   fungibility_action when_can_borrow = fungibility_action::may_stop_search;
   fungibility_action when_can_preempt = fungibility_action::try_next_flavor;
+  /// Kueue accepts it only when both actions are TryNextFlavor.
+  std::optional<fungibility_preference> preference;
 };
 
 /// A Kubernetes label selector (metav1.LabelSelector): every matchLabels pair
@@ -378,6 +383,8 @@ class cohort_forest {
 
   // ---- usage ---------------------------------------------------------------------
   [[nodiscard]] amount usage(node_index n, fr_slot s) const { return usage_[idx(n, s)]; }
+  /// Usage of node n in slot s on usage table `u` (same layout as usage_table()).
+  [[nodiscard]] amount usage_in(const amount* u, node_index n, fr_slot s) const noexcept { return u[idx(n, s)]; }
   [[nodiscard]] const std::vector<amount>& usage_table() const noexcept { return usage_; }
   /// Borrowed amount of a node in a slot: usage above its subtree quota.
   [[nodiscard]] amount borrowed(node_index n, fr_slot s) const {
@@ -664,6 +671,11 @@ inline void cohort_forest::build(const kueue_config& cfg, const resource_registr
         cq.preemption.reclaim_within_cohort == reclaim_within_cohort_policy::never)
       diag.add(obj + ".spec.preemption.borrowWithinCohort",
                "may only be enabled when reclaimWithinCohort is not Never");
+    // Kueue's webhook (validateFlavorFungibility) and CRD rule
+    if (cq.fungibility.preference && (cq.fungibility.when_can_borrow != fungibility_action::try_next_flavor ||
+                                      cq.fungibility.when_can_preempt != fungibility_action::try_next_flavor))
+      diag.add(obj + ".spec.flavorFungibility.preference",
+               "may be set only when whenCanBorrow and whenCanPreempt are both TryNextFlavor");
     check_groups(obj, cq.resource_groups, !cq.cohort.empty());
     if (cq.namespace_selector)
       for (std::size_t k = 0; k < cq.namespace_selector->match_expressions.size(); ++k) {

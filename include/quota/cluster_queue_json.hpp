@@ -313,6 +313,14 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
                                                     {"MayStopSearch", fungibility_action::may_stop_search},
                                                     {"TryNextFlavor", fungibility_action::try_next_flavor}},
                                                    fungibility_action::try_next_flavor, fp, d);
+        if (f.contains("preference")) {
+          const auto pref = detail::kueue_enum<std::optional<fungibility_preference>>(
+              f, "preference",
+              {{"BorrowingOverPreemption", fungibility_preference::borrowing_over_preemption},
+               {"PreemptionOverBorrowing", fungibility_preference::preemption_over_borrowing}},
+              std::nullopt, fp, d);
+          cq.fungibility.preference = pref;
+        }
       }
       if (const json* scope = object_section(spec, "admissionScope", obj + ".spec", d))
         cq.admission_fair_sharing = detail::kueue_enum<bool>(*scope, "admissionMode",

@@ -13,6 +13,7 @@
 //                                   // earliest time; changes nothing (quota/explain.hpp)
 //   e.pending_added(job);           // demand: the job waits from now on
 //   e.compare_heads(a, b);          // order: the ordering model's (quota/capabilities.hpp)
+//   e.begin_cycle(); e.head_denied(head); e.end_cycle();  // a scheduling cycle's holds
 //
 // All-or-nothing: admit() asks every model first and commits only when all
 // allow. If a model's commit throws (overflow, a model-specific state error),
@@ -99,6 +100,12 @@ class any_policy {
   [[nodiscard]] bool follows_demand() const { return self_->follows_demand(); }
   void pending_added(const job& j) { self_->pending_added(j); }
   void pending_withdrawn(std::string_view id) { self_->pending_withdrawn(id); }
+  /// Whether the held model knows scheduling cycles (quota::cycle_aware);
+  /// when it does not, the members below change nothing.
+  [[nodiscard]] bool keeps_cycles() const { return self_->keeps_cycles(); }
+  void begin_cycle() { self_->begin_cycle(); }
+  void head_denied(const job& j) { self_->head_denied(j); }
+  void end_cycle() { self_->end_cycle(); }
   /// Whether the held model has a node-level preemption rule
   /// (quota::node_preemption_aware); when it does not, node_candidates adds nothing.
   [[nodiscard]] bool has_node_rule() const { return self_->has_node_rule(); }
@@ -152,6 +159,10 @@ class any_policy {
     [[nodiscard]] virtual bool follows_demand() const = 0;
     virtual void pending_added(const job&) = 0;
     virtual void pending_withdrawn(std::string_view) = 0;
+    [[nodiscard]] virtual bool keeps_cycles() const = 0;
+    virtual void begin_cycle() = 0;
+    virtual void head_denied(const job&) = 0;
+    virtual void end_cycle() = 0;
     [[nodiscard]] virtual bool has_node_rule() const = 0;
     virtual void node_candidates(const job&, std::vector<victim>&) const = 0;
     [[nodiscard]] virtual bool makes_charges() const = 0;
@@ -209,6 +220,16 @@ class any_policy {
     void pending_withdrawn(std::string_view id) override {
       if constexpr (demand_aware<P>) value.pending_withdrawn(id);
     }
+    [[nodiscard]] bool keeps_cycles() const override { return detail::keeps_cycles(value); }
+    void begin_cycle() override {
+      if constexpr (cycle_aware<P>) value.begin_cycle();
+    }
+    void head_denied(const job& j) override {
+      if constexpr (cycle_aware<P>) value.head_denied(j);
+    }
+    void end_cycle() override {
+      if constexpr (cycle_aware<P>) value.end_cycle();
+    }
     [[nodiscard]] bool has_node_rule() const override { return detail::has_node_rule(value); }
     void node_candidates(const job& j, std::vector<victim>& out) const override {
       if constexpr (node_preemption_aware<P>) value.node_candidates(j, out);
@@ -256,6 +277,7 @@ static_assert(policy<any_policy>);
 static_assert(earliest_admission_aware<any_policy>);
 static_assert(order_aware<any_policy>);
 static_assert(demand_aware<any_policy>);
+static_assert(cycle_aware<any_policy>);
 static_assert(node_preemption_aware<any_policy>);
 static_assert(charge_aware<any_policy>);
 static_assert(charge_receiver<any_policy>);
@@ -591,6 +613,33 @@ class engine_base {
     });
   }
 
+  // ---- scheduling cycles (quota/capabilities.hpp) ---------------------------
+  /// The engine knows cycles when one of its models does.
+  [[nodiscard]] bool keeps_cycles() const {
+    bool any = false;
+    self().for_each_model([&](const auto& m) { any = any || detail::keeps_cycles(m); });
+    return any;
+  }
+  /// A scheduling cycle starts: every model that knows cycles is told.
+  void begin_cycle() {
+    self().for_each_model([&](auto& m) {
+      if constexpr (cycle_aware<std::remove_cvref_t<decltype(m)>>) m.begin_cycle();
+    });
+  }
+  /// Head `j` of the cycle was not admitted: every model that knows cycles
+  /// is told (each decides for itself whether to hold capacity for it).
+  void head_denied(const job& j) {
+    self().for_each_model([&](auto& m) {
+      if constexpr (cycle_aware<std::remove_cvref_t<decltype(m)>>) m.head_denied(j);
+    });
+  }
+  /// The cycle is over: every model gives back what it held.
+  void end_cycle() {
+    self().for_each_model([&](auto& m) {
+      if constexpr (cycle_aware<std::remove_cvref_t<decltype(m)>>) m.end_cycle();
+    });
+  }
+
   // ---- node-level preemption (quota/capabilities.hpp) ------------------------
   /// The engine has a node-level rule when one of its models does.
   [[nodiscard]] bool has_node_rule() const {
@@ -904,6 +953,7 @@ static_assert(policy<engine>);
 static_assert(earliest_admission_aware<engine>);
 static_assert(order_aware<engine>);
 static_assert(demand_aware<engine>);
+static_assert(cycle_aware<engine>);
 static_assert(node_preemption_aware<engine>);
 static_assert(charge_aware<any_policy> && charge_receiver<any_policy>);
 static_assert(allocation_sharing<engine>);

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,6 +23,7 @@
 #include <quota/cluster_queue.hpp>
 #include <quota/decision.hpp>
 #include <quota/detail/checked.hpp>
+#include <quota/quantity.hpp>
 #include <quota/resource_vector.hpp>
 
 namespace quota::kueue {
@@ -139,6 +141,7 @@ struct kueue_flavor_note {
   amount request, available, potential;
   fit_mode mode;
   bool no_candidates = false;
+  amount earlier = 0;  // what earlier pod sets of the workload put in the same (flavor, resource)
 };
 
 /// Kueue's finer modes of a flavor, worst to best: no fit, preemption without
@@ -148,12 +151,35 @@ enum class kueue_rank : std::uint8_t { no_fit, no_candidates, preempt, reclaim, 
   return r == kueue_rank::fit ? fit_mode::fit : r == kueue_rank::no_fit ? fit_mode::no_fit : fit_mode::preempt;
 }
 
-[[nodiscard]] inline bool kueue_should_try_next(fit_mode m, const flavor_fungibility& ff, bool borrowing) noexcept {
-  if (m == fit_mode::preempt && ff.when_can_preempt == fungibility_action::may_stop_search)
-    if (!borrowing || ff.when_can_borrow == fungibility_action::may_stop_search) return false;
-  if (m == fit_mode::fit && borrowing && ff.when_can_borrow == fungibility_action::may_stop_search) return false;
-  if (m == fit_mode::fit && !borrowing) return false;
-  return true;
+/// Kueue's granular mode of a resource or flavor: the mode and the
+/// borrowing level it comes with.
+struct kueue_granular {
+  kueue_rank rank = kueue_rank::fit;
+  std::int32_t level = 0;
+};
+/// Kueue's isPreferred: is `a` better than `b` under `pref`? No fit is worst;
+/// no candidates is below every other mode; then BorrowingOverPreemption
+/// (also when unset) compares the mode first and the lower borrowing level
+/// second, PreemptionOverBorrowing the level first and the mode second.
+[[nodiscard]] inline bool kueue_preferred(kueue_granular a, kueue_granular b,
+                                          std::optional<fungibility_preference> pref) noexcept {
+  if (a.rank == kueue_rank::no_fit) return false;
+  if (b.rank == kueue_rank::no_fit) return true;
+  const bool an = a.rank == kueue_rank::no_candidates, bn = b.rank == kueue_rank::no_candidates;
+  if (an != bn) return !an;
+  if (pref == fungibility_preference::preemption_over_borrowing) {
+    if (a.level != b.level) return a.level < b.level;
+    return a.rank > b.rank;
+  }
+  if (a.rank != b.rank) return a.rank > b.rank;
+  return a.level < b.level;
+}
+/// Kueue's shouldTryNextFlavor for a flavor's representative mode.
+[[nodiscard]] inline bool kueue_should_try_next(kueue_granular g, const flavor_fungibility& ff) noexcept {
+  if (g.rank == kueue_rank::no_fit || g.rank == kueue_rank::no_candidates) return true;
+  if (g.rank != kueue_rank::fit && ff.when_can_preempt == fungibility_action::try_next_flavor) return true;
+  if (g.level > 0 && ff.when_can_borrow == fungibility_action::try_next_flavor) return true;
+  return false;
 }
 }  // namespace detail
 
@@ -171,12 +197,15 @@ class flavor_assigner {
   /// one, every flavor that needs preemption is taken as preemptible.
   void set_oracle(const preemption_oracle* o) noexcept { oracle_ = o; }
 
-  void assign(node_index cq, const workload& wl, flavor_assignment& out, const std::int32_t* counts = nullptr) const {
+  /// `usage`: the usage table to assign against (the layout of
+  /// cohort_forest::usage_table()); default: the forest's own.
+  void assign(node_index cq, const workload& wl, flavor_assignment& out, const std::int32_t* counts = nullptr,
+              const amount* usage = nullptr) const {
     out.clear();
     out.cluster_queue = cq;
     notes_.clear();
     const auto& spec = f_->cluster_queue(cq);
-    const amount* live = f_->usage_table().data();
+    const amount* live = usage ? usage : f_->usage_table().data();
     out.pod_sets.resize(wl.pod_sets.size());
     for (std::size_t p = 0; p < wl.pod_sets.size(); ++p) {
       const auto& ps = wl.pod_sets[p];
@@ -204,7 +233,7 @@ class flavor_assigner {
       }
       if (static_cast<int>(pa.mode) < static_cast<int>(out.mode)) out.mode = pa.mode;
     }
-    if (out.mode != fit_mode::fit) render_notes(out, spec.name);
+    if (out.mode != fit_mode::fit) render_notes(out, spec.name, live);
   }
 
   /// Partial admission with Kueue's pod-set reducer: when the workload does
@@ -278,18 +307,21 @@ class flavor_assigner {
 
   void assign_group(node_index cq, const cluster_queue_spec& spec, std::size_t g, const workload& wl, const pod_set& ps,
                     std::int32_t count, pod_set_assignment& pa, flavor_assignment& out, const amount* live) const {
+    using detail::kueue_granular;
     using detail::kueue_rank;
     const auto& grp = spec.resource_groups[g];
     const auto& flavors = f_->group_flavors(cq, g);
-    kueue_rank best_rank = kueue_rank::no_fit;
+    const auto pref = spec.fungibility.preference;
+    kueue_granular best_mode_g{kueue_rank::no_fit, std::numeric_limits<std::int32_t>::max()};
     bool best_borrow = false;
     std::int32_t best_level = 0;
     flavor_index best = no_flavor;
     for (const auto fl : flavors) {
-      kueue_rank m = kueue_rank::fit;
+      kueue_granular rep{};  // the flavor's representative (worst) mode
       bool borrow = false;
-      std::int32_t level = 0;
+      std::int32_t level = 0;  // the highest borrowing level of its resources
       for (auto r : grp.covered_resources) {
+        std::int32_t lv = 0;
         const amount per = ps.per_pod.get(r);
         if (per == 0) continue;
         const amount req = quota::detail::checked_mul<amount>(per, count);
@@ -302,8 +334,10 @@ class flavor_assigner {
           rm = kueue_rank::no_fit;
         } else if (val <= avail) {
           rm = kueue_rank::fit;
-        } else if (val <= f_->nominal(cq, s) || spec.fair_sharing || f_->may_reclaim_in_hierarchy(cq, s, val) ||
-                   spec.preemption.borrow_within_cohort != borrow_within_cohort_policy::never) {
+        } else if (val <= f_->nominal(cq, s) || f_->may_reclaim_in_hierarchy_in(live, cq, s, val) ||
+                   spec.preemption.borrow_within_cohort != borrow_within_cohort_policy::never ||
+                   (spec.fair_sharing &&
+                    spec.preemption.reclaim_within_cohort != reclaim_within_cohort_policy::never)) {
           rm = kueue_rank::preempt;
           if (oracle_) {
             const preemption_outlook o = oracle_->simulate(cq, wl, s, val);
@@ -318,33 +352,33 @@ class flavor_assigner {
                 rm = kueue_rank::reclaim;
                 break;
             }
-            level = std::max(level, o.borrow_level);
+            lv = o.borrow_level;
           }
         } else {
           rm = kueue_rank::no_fit;
         }
-        if (f_->usage(cq, s) + val > f_->subtree_quota(cq, s)) borrow = true;
-        if (rm == kueue_rank::fit) level = std::max(level, f_->borrow_height_in(live, cq, s, val));
+        if (f_->usage_in(live, cq, s) + val > f_->subtree_quota(cq, s)) borrow = true;
+        if (rm == kueue_rank::fit) lv = f_->borrow_height_in(live, cq, s, val);
         if (rm != kueue_rank::fit)
-          notes_.push_back({fl, r, val, avail, pot, detail::kueue_mode_of(rm), rm == kueue_rank::no_candidates});
-        if (rm < m) m = rm;
+          notes_.push_back(
+              {fl, r, val, avail, pot, detail::kueue_mode_of(rm), rm == kueue_rank::no_candidates, out.usage_of(s)});
+        level = std::max(level, lv);
+        // Kueue: the representative mode is the worst by the preference's order
+        if (detail::kueue_preferred(rep, {rm, lv}, pref)) rep = {rm, lv};
       }
-      // preferred (Kueue's BorrowingOverPreemption default): a better mode; at
-      // the same mode, a lower borrowing level, then not borrowing
-      const bool better = best == no_flavor || m > best_rank ||
-                          (m == best_rank && (level < best_level || (level == best_level && !borrow && best_borrow)));
-      if (better) {
+      // Kueue: a flavor where the search may stop is taken even when an
+      // earlier one was better; otherwise the better one (kueue_preferred) is
+      // kept, the earlier at a tie. No fit and no candidates never stop it.
+      const bool stop = !detail::kueue_should_try_next(rep, spec.fungibility);
+      if (stop || best == no_flavor || detail::kueue_preferred(rep, best_mode_g, pref)) {
         best = fl;
-        best_rank = m;
+        best_mode_g = rep;
         best_borrow = borrow;
         best_level = level;
       }
-      // a flavor whose preemption has no candidates never stops the search
-      if (m != kueue_rank::no_candidates &&
-          !detail::kueue_should_try_next(detail::kueue_mode_of(m), spec.fungibility, borrow))
-        break;
+      if (stop) break;
     }
-    const fit_mode best_mode = detail::kueue_mode_of(best_rank);
+    const fit_mode best_mode = detail::kueue_mode_of(best_mode_g.rank);
     // record the chosen flavor for every requested resource of the group
     for (auto r : grp.covered_resources) {
       const amount per = ps.per_pod.get(r);
@@ -365,7 +399,7 @@ class flavor_assigner {
         }
       if (!merged) out.usage.emplace_back(s, req);
       const amount total = out.usage_of(s);
-      ra.borrow = std::max<amount>(0, f_->usage(cq, s) + total - f_->subtree_quota(cq, s));
+      ra.borrow = std::max<amount>(0, f_->usage_in(live, cq, s) + total - f_->subtree_quota(cq, s));
       pa.resources.push_back(ra);
     }
     if (best_borrow) out.borrowing = true;
@@ -373,19 +407,32 @@ class flavor_assigner {
     if (static_cast<int>(best_mode) < static_cast<int>(pa.mode)) pa.mode = best_mode;
   }
 
-  void render_notes(flavor_assignment& out, const std::string& cq) const {
+  // One reason per (flavor, resource) that did not fit, with what Kueue's
+  // condition says. Above the maximum capacity: limit = that capacity;
+  // otherwise: limit = what is unused, so requested - limit is how much more
+  // is needed. requested: the total the workload needs in that flavor
+  // (earlier pod sets included); used: the ClusterQueue's usage there.
+  void render_notes(flavor_assignment& out, const std::string& cq, const amount* live) const {
     for (const auto& n : notes_) {
+      const int scale = n.resource < reg_->size() ? reg_->scale(n.resource) : 0;
+      const auto q = [&](amount v) { return format_amount(v, scale); };
+      const std::string res(rn(n.resource));
       std::string msg = (n.mode == fit_mode::no_fit ? "no fit" : "needs preemption");
-      msg += " in flavor " + f_->flavor_name(n.flavor);
-      if (n.request > n.potential)
-        msg += ": request exceeds the maximum capacity " + std::to_string(n.potential);
-      else
-        msg += ": insufficient unused quota, " + std::to_string(n.available) + " available";
+      msg += " in flavor " + f_->flavor_name(n.flavor) + " for " + res + ": ";
+      const bool above_max = n.request > n.potential;
+      if (above_max) {
+        msg += q(n.request) + " requested";
+        if (n.earlier != 0) msg += " (" + q(n.earlier) + " by earlier pod sets)";
+        msg += ", more than the most this ClusterQueue can ever get, " + q(n.potential);
+      } else {
+        msg += q(quota::detail::checked_sub(n.request, n.available)) + " more than is unused is needed (" +
+               q(n.request) + " requested, " + q(std::max<amount>(0, n.available)) + " unused)";
+      }
       if (n.no_candidates) msg += ", and no workload can be preempted for it";
-      add_reason(out,
-                 reason{kueue_model_name, n.mode == fit_mode::no_fit ? "no_fit" : "needs_preemption", cq, n.resource,
-                        rn(n.resource), n.request, f_->usage(out.cluster_queue, f_->slot(n.flavor, n.resource)),
-                        n.potential, std::move(msg)});
+      add_reason(
+          out, reason{kueue_model_name, n.mode == fit_mode::no_fit ? "no_fit" : "needs_preemption", cq, n.resource,
+                      rn(n.resource), n.request, f_->usage_in(live, out.cluster_queue, f_->slot(n.flavor, n.resource)),
+                      above_max ? n.potential : n.available, std::move(msg)});
     }
   }
 

@@ -137,7 +137,11 @@ class kueue_model {
         seq_(o.seq_),
         afs_(o.afs_),
         ns_(o.ns_),
-        clock_(o.clock_) {
+        clock_(o.clock_),
+        in_cycle_(o.in_cycle_),
+        holds_(o.holds_),
+        cycle_seen_(o.cycle_seen_),
+        held_usage_(o.held_usage_) {
     assigner_.set_oracle(&oracle_);
   }
   kueue_model& operator=(const kueue_model&) = delete;
@@ -189,7 +193,7 @@ class kueue_model {
     const node_index cq = resolve_queue(wl.ns, wl.queue);
     const auto& spec = forest_.cluster_queue(cq);
     if (auto d = gate(wl, cq)) return *d;
-    assigner_.assign(cq, wl, a);
+    assigner_.assign(cq, wl, a, nullptr, cycle_table(cq));
     if (a.mode == fit_mode::fit) return decision::allow();
     decision d;
     for (const auto& r : a.reasons) d.add(r);
@@ -298,8 +302,17 @@ class kueue_model {
     auto [it, ok] = admitted_.emplace(wl.name, std::move(aw));
     (void)ok;
     ++seq_;
+    if (in_cycle_ && a.cluster_queue < cycle_seen_.size()) cycle_seen_[a.cluster_queue] = 1;
     if (lq_state) lq_state->penalty = std::move(penalty);
     for (const auto& [s, v] : it->second.usage) forest_.add_usage(it->second.cluster_queue, s, v);
+    if (!holds_.empty()) {
+      try {
+        for (const auto& [s, v] : it->second.usage)
+          forest_.add_usage_in(held_usage_.data(), it->second.cluster_queue, s, v);
+      } catch (const overflow_error&) {
+        drop_holds();  // the holds are a view of this cycle: without them the state is exact
+      }
+    }
   }
   /// Assigns and admits if it fits; returns the decision (no change when denied).
   decision admit(const workload& wl) {
@@ -475,7 +488,8 @@ class kueue_model {
     out.assignment.clear();
     if (auto d = gate(wl, cq)) return *d;
     for (const auto& ps : wl.pod_sets) out.counts.push_back(ps.count);
-    assigner_.assign(cq, wl, out.assignment);
+    const amount* table = cycle_table(cq);
+    assigner_.assign(cq, wl, out.assignment, nullptr, table);
     if (out.assignment.mode == fit_mode::fit) return decision::allow();
     if (out.assignment.mode == fit_mode::preempt) {
       out.targets = targets_for(wl, out.assignment);
@@ -484,12 +498,12 @@ class kueue_model {
     flavor_assignment tmp;
     std::vector<std::int32_t> found;
     const bool ok = flavor_assigner::pod_set_search(wl, found, [&](const std::vector<std::int32_t>& c) {
-      assigner_.assign(cq, wl, tmp, c.data());
+      assigner_.assign(cq, wl, tmp, c.data(), table);
       if (tmp.mode == fit_mode::fit) return true;
       return tmp.mode == fit_mode::preempt && !targets_for(wl, tmp).empty();
     });
     if (ok) {
-      assigner_.assign(cq, wl, out.assignment, found.data());
+      assigner_.assign(cq, wl, out.assignment, found.data(), table);
       out.counts = found;
       out.reduced = true;
       if (out.assignment.mode == fit_mode::preempt) out.targets = targets_for(wl, out.assignment);
@@ -523,10 +537,112 @@ class kueue_model {
     return forest_.config().fair_sharing ? fair_preemption_targets(wl, a) : preemption_targets(wl, a);
   }
 
-  /// The workload finished or was evicted: gives its usage back.
+  // ---- scheduling cycles -------------------------------------------------------
+
+  /// Capacity held for a denied head until its cycle ends: `amount` of slot
+  /// `slot` counted as used by ClusterQueue `cluster_queue`.
+  struct cycle_hold {
+    node_index cluster_queue = no_node;
+    fr_slot slot = no_slot;
+    amount held = 0;
+  };
+  /// A scheduling cycle starts (what an earlier cycle held is given back).
+  void begin_cycle() {
+    end_cycle();
+    cycle_seen_.assign(forest_.cluster_queue_count(), 0);
+    in_cycle_ = true;
+  }
+  /// The cycle is over: what it held is given back.
+  void end_cycle() noexcept {
+    drop_holds();
+    in_cycle_ = false;
+  }
+  /// Usage of node n in slot s as a workload of a ClusterQueue whose head the
+  /// cycle has not seen is checked: with what the cycle holds.
+  [[nodiscard]] amount cycle_usage(node_index n, fr_slot s) const {
+    return holds_.empty() ? forest_.usage(n, s) : forest_.usage_in(held_usage_.data(), n, s);
+  }
+  /// Whether a workload of ClusterQueue `cq` is checked now with capacity the
+  /// cycle holds in its cohort tree (its ClusterQueue's head is still to come).
+  [[nodiscard]] bool checked_with_holds(node_index cq) const { return cycle_table(cq) && holds_in_tree_of(cq); }
+  /// Whether the cycle holds capacity in the cohort tree of ClusterQueue `cq`.
+  [[nodiscard]] bool holds_in_tree_of(node_index cq) const {
+    if (holds_.empty()) return false;
+    const auto top = [&](node_index n) {
+      while (forest_.at(n).parent != no_node) n = forest_.at(n).parent;
+      return n;
+    };
+    const node_index root = top(cq);
+    for (const auto& h : holds_)
+      if (top(h.cluster_queue) == root) return true;
+    return false;
+  }
+  [[nodiscard]] bool in_cycle() const noexcept { return in_cycle_; }
+  /// What the current cycle holds, in the order it was held.
+  [[nodiscard]] const std::vector<cycle_hold>& cycle_holds() const noexcept { return holds_; }
+
+  /// `wl`, a head of the current cycle, was not admitted. Kueue's scheduler
+  /// (reserveCapacityForUnreclaimablePreempt): when its attempt needs
+  /// preemption but finds no targets and its ClusterQueue cannot always
+  /// reclaim (reclaimWithinCohort is not Any), the cycle counts as used by
+  /// that ClusterQueue, per (flavor, resource) of the assignment: within
+  /// nominal, what of the request the nominal quota still holds; when the
+  /// assignment borrows, the request, capped by nominal + borrowingLimit
+  /// less the queue's usage when a limit is set (never below 0). Later
+  /// heads of the cycle (any ClusterQueue of the cohort) then cannot take
+  /// it. Kueue's cycle has one head per ClusterQueue: only the first
+  /// workload of a ClusterQueue admitted or denied in the cycle is its head
+  /// (a host may offer a queue's next workload in the same pass; it holds
+  /// nothing). Nothing outside a cycle, for an unknown queue, or for any
+  /// other denial. Bad input -> validation_error; a hold that would
+  /// overflow -> overflow_error; no change then.
+  void hold_for_denied(const workload& wl) {
+    if (!in_cycle_) return;
+    std::optional<node_index> cq = forest_.find_local_queue(wl.ns, wl.queue);
+    if (!cq) cq = forest_.find_cluster_queue(wl.queue);
+    if (!cq || *cq >= cycle_seen_.size() || cycle_seen_[*cq]) return;
+    cycle_seen_[*cq] = 1;
+    if (forest_.cluster_queue(*cq).preemption.reclaim_within_cohort == reclaim_within_cohort_policy::any) return;
+    admission_attempt at;
+    (void)attempt(wl, at);
+    if (at.assignment.mode != fit_mode::preempt || !at.targets.empty()) return;
+    const std::size_t first = holds_.size();
+    for (const auto& [sl, v] : at.assignment.usage) {
+      const amount used = forest_.usage(*cq, sl), nominal = forest_.nominal(*cq, sl);
+      amount keep = 0;
+      if (at.assignment.borrow_level > 0) {
+        keep = v;
+        amount cap = 0;
+        if (const auto bl = forest_.borrowing_limit(*cq, sl); bl && quota::detail::try_add(nominal, *bl, cap))
+          keep = std::min(v, cap - used);
+      } else {
+        keep = std::min(v, nominal - used);
+      }
+      if (keep > 0) holds_.push_back({*cq, sl, keep});
+    }
+    if (holds_.size() == first) return;
+    std::vector<amount>& u = scratch_usage_;
+    if (first == 0)
+      u.assign(forest_.usage_table().begin(), forest_.usage_table().end());
+    else
+      u.assign(held_usage_.begin(), held_usage_.end());
+    try {
+      for (std::size_t i = first; i < holds_.size(); ++i)
+        forest_.add_usage_in(u.data(), *cq, holds_[i].slot, holds_[i].held);
+    } catch (const overflow_error&) {
+      holds_.resize(first);
+      throw overflow_error("capacity held for workload '" + wl.name + "' does not fit in int64");
+    }
+    held_usage_.swap(u);
+  }
+
+  /// The workload finished or was evicted: gives its usage back. In a cycle
+  /// that holds capacity, the holds end with it (the host preempts at once:
+  /// putting a trial victim back must find the state it left).
   void finish(std::string_view name) {
     auto it = admitted_.find(std::string(name));
     if (it == admitted_.end()) throw unknown_entity_error(error_id::unknown_job, "workload", name);
+    drop_holds();
     for (const auto& [s, v] : it->second.usage) forest_.remove_usage(it->second.cluster_queue, s, v);
     admitted_.erase(it);
   }
@@ -886,6 +1002,8 @@ class kueue_model {
     forest_ = std::move(next);
     admitted_ = std::move(adm);
     afs_ = std::move(afs);
+    holds_.clear();  // the new forest counts admitted workloads only
+    cycle_seen_.assign(forest_.cluster_queue_count(), 0);
   }
 
   /// ClusterQueues whose usage is above what they could hold now (after a
@@ -1364,6 +1482,20 @@ class kueue_model {
   std::unordered_map<std::string, local_queue_usage> afs_;
   std::optional<std::unordered_map<std::string, label_selector::labels>> ns_;
   std::optional<std::int64_t> clock_;
+  bool in_cycle_ = false;
+  std::vector<cycle_hold> holds_;         // counted in held_usage_ until end_cycle
+  std::vector<std::uint8_t> cycle_seen_;  // ClusterQueues whose head the cycle saw
+  std::vector<amount> held_usage_;        // forest_'s usage plus the holds (valid while holds_ is not empty)
+  std::vector<amount> scratch_usage_;
+
+  void drop_holds() noexcept { holds_.clear(); }
+  // The usage table a workload of `cq` is checked against: with the cycle's
+  // holds while its ClusterQueue's head is still to come in the cycle (a
+  // workload after it is Kueue's next cycle, which holds nothing).
+  [[nodiscard]] const amount* cycle_table(node_index cq) const noexcept {
+    if (holds_.empty() || cq >= cycle_seen_.size() || cycle_seen_[cq]) return nullptr;
+    return held_usage_.data();
+  }
 };
 
 /// quota::policy adapter. job.queue is a LocalQueue name in job.ns (or a
@@ -1477,9 +1609,24 @@ class kueue_policy {
     m_.admit(w, at.assignment);
   }
   void release(std::string_view id) { m_.finish(id); }
+
+  // ---- scheduling cycles (quota::cycle_aware) ----
+  void begin_cycle() { m_.begin_cycle(); }
+  /// Kueue's hold for a head that must preempt but has no candidates
+  /// (kueue_model::hold_for_denied).
+  void head_denied(const job& j) {
+    if (pending_queue(j).empty()) return;
+    m_.hold_for_denied(to_workload(j));
+  }
+  void end_cycle() { m_.end_cycle(); }
+
   /// The targets of Kueue's attempt (classical, or fair sharing when the
   /// configuration enables it), possibly for reduced counts.
+  /// None for a head checked with capacity the scheduling cycle holds in its
+  /// cohort tree (Kueue found its targets before the hold; with the hold
+  /// counted the head no longer fits and is skipped for the cycle).
   void victims(const job& j, std::vector<victim>& out) const {
+    if (const auto q = pending_queue(j); !q.empty() && m_.checked_with_holds(m_.forest().cluster_queue_at(q))) return;
     admission_attempt at;
     (void)m_.attempt(to_workload(j), at);
     for (const auto& t : at.targets)
@@ -1499,5 +1646,6 @@ class kueue_policy {
 
 static_assert(quota::policy<kueue_policy>);
 static_assert(quota::order_aware<kueue_policy>);
+static_assert(quota::cycle_aware<kueue_policy>);
 
 }  // namespace quota::kueue

@@ -1,6 +1,7 @@
 // Every model of the library satisfies the policy concept, and any subset of
 // them composes into an engine that is itself a policy.
 #include <span>
+#include <string_view>
 
 #include <quota/budget.hpp>
 #include <quota/capabilities.hpp>
@@ -100,6 +101,14 @@ static_assert(order_aware<engine> && demand_aware<engine>);
 static_assert(order_aware<basic_engine<limits_policy, claims_policy>>);
 static_assert(demand_aware<basic_engine<limits_policy, claims_policy>>);
 static_assert(node_preemption_aware<any_policy> && node_preemption_aware<engine>);
+// cycles: Kueue holds capacity for a denied head within a cycle; the others do not
+static_assert(cycle_aware<kueue::kueue_policy>);
+static_assert(!cycle_aware<queue_policy>);
+static_assert(!cycle_aware<fair_share_policy>);
+static_assert(!cycle_aware<elastic_quota_policy>);
+static_assert(!cycle_aware<limits_policy>);
+static_assert(cycle_aware<any_policy> && cycle_aware<engine>);
+static_assert(cycle_aware<basic_engine<limits_policy, claims_policy>>);
 
 // a partial capability is no capability: order needs all three members
 struct order_without_heads {
@@ -117,6 +126,18 @@ struct demand_without_withdraw {
   void pending_added(const job&) {}
 };
 static_assert(!demand_aware<demand_without_withdraw>);
+// cycles need all three members
+struct cycle_without_end {
+  void begin_cycle() {}
+  void head_denied(const job&) {}
+};
+static_assert(!cycle_aware<cycle_without_end>);
+struct cycle_with_wrong_denial {
+  void begin_cycle() {}
+  void head_denied(std::string_view) {}
+  void end_cycle() {}
+};
+static_assert(!cycle_aware<cycle_with_wrong_denial>);
 
 // a type missing one member is not a policy
 struct no_release {

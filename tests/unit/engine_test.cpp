@@ -721,3 +721,58 @@ TEST_CASE("composition: a receiver failing to take a charge leaves every model a
   CHECK(e.model<1>().held.at("charge:a").get(resources::nvidia_gpu) == 2);
   CHECK(e.model<2>().held.at("charge:a").get(resources::nvidia_gpu) == 2);
 }
+
+TEST_CASE("composition: scheduling cycles reach the models that know them, through any_policy and nested engines") {
+  // cohort co: a (6 CPUs, reclaimWithinCohort Never) runs 1, b (0) borrows 3.
+  // a's head (4) must preempt and has no candidates: Kueue holds a's quota
+  // for the cycle, so b's next job cannot borrow the 2 free CPUs until it ends.
+  using namespace quota::kueue;
+  using quota::kueue::test::cpu;
+  resource_registry reg;
+  kueue_config cfg;
+  cfg.resource_flavors = {"f"};
+  cfg.cluster_queues.push_back(test::cq_cpu("a", "co", resource_quota_spec{resources::cpu, cpu(6), {}, {}}));
+  cfg.cluster_queues.push_back(test::cq_cpu("b", "co", resource_quota_spec{resources::cpu, 0, {}, {}}));
+  auto cpu_job = [](std::string id, std::string queue, amount cores) {
+    job j;
+    j.id = std::move(id);
+    j.queue = std::move(queue);
+    j.pods = 1;
+    j.request.set(resources::cpu, cpu(cores));
+    return j;
+  };
+  const job head = cpu_job("a-head", "a", 4), later = cpu_job("b-next", "b", 1);
+  struct open_door {  // admits everything, knows no cycles: composed as if it held nothing
+    [[nodiscard]] std::string_view policy_name() const noexcept { return "open_door"; }
+    [[nodiscard]] decision check(const job&) const { return decision::allow(); }
+    void commit(const job&) {}
+    void release(std::string_view) {}
+    void victims(const job&, std::vector<victim>&) const {}
+  };
+  static_assert(!cycle_aware<open_door>);
+
+  engine inner;
+  inner.add(any_policy(kueue_policy(cfg, reg)));
+  engine e;
+  e.add(any_policy(std::move(inner)));
+  e.add(any_policy(open_door{}));
+  CHECK(e.keeps_cycles());
+  REQUIRE(e.admit(cpu_job("a-run", "a", 1)).allowed());
+  REQUIRE(e.admit(cpu_job("b-borrow", "b", 3)).allowed());
+  REQUIRE(e.check(head).denied());
+  e.head_denied(head);  // outside a cycle: nothing
+  CHECK(e.check(later).allowed());
+  e.begin_cycle();
+  e.head_denied(head);
+  CHECK(e.check(later).denied());
+  e.end_cycle();
+  CHECK(e.check(later).allowed());
+
+  engine plain;
+  plain.add(any_policy(open_door{}));
+  CHECK_FALSE(plain.keeps_cycles());
+  plain.begin_cycle();  // changes nothing
+  plain.head_denied(later);
+  plain.end_cycle();
+  CHECK(plain.check(later).allowed());
+}

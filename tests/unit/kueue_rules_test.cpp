@@ -682,3 +682,338 @@ TEST_CASE(
   const std::vector<const job*> heads = {&jb, &ja};
   CHECK(p.select_head(heads) == 1);
 }
+
+// ---- scheduling cycles: capacity held for a head that must preempt ------------------
+
+namespace {
+// cohort co: a (6 CPUs) runs 1, b (0) borrows 3 of a's; 2 are free.
+kueue_config held_cycle(reclaim_within_cohort_policy reclaim) {
+  kueue_config cfg;
+  cfg.resource_flavors = {"f"};
+  cfg.cluster_queues = {cq_cpu("a", "co", rq(cpu(6))), cq_cpu("b", "co", rq(0))};
+  cfg.cluster_queues[0].preemption.reclaim_within_cohort = reclaim;
+  return cfg;
+}
+job cpu_job(std::string id, std::string queue, amount cpus, std::int32_t prio = 0) {
+  job j;
+  j.id = std::move(id);
+  j.queue = std::move(queue);
+  j.priority = prio;
+  j.pods = 1;
+  j.request.set(resources::cpu, cpus);
+  return j;
+}
+}  // namespace
+
+TEST_CASE("kueue: upstream a head that must preempt without candidates holds its nominal quota for the cycle") {
+  // a's head (4) finds 2 free and may not reclaim (reclaimWithinCohort Never):
+  // preemption without candidates. Kueue's scheduler then counts what a's
+  // nominal quota still holds of the request (6 - 1 = 5, capped by 4) as used
+  // for the rest of the cycle, so b's later head cannot borrow the 2 free.
+  resource_registry reg;
+  kueue_policy p(held_cycle(reclaim_within_cohort_policy::never), reg);
+  p.commit(cpu_job("a-run", "a", cpu(1)));
+  p.commit(cpu_job("b-borrow", "b", cpu(3)));
+  const job head = cpu_job("a-head", "a", cpu(4), 10), later = cpu_job("b-next", "b", cpu(1));
+  REQUIRE_FALSE(p.check(head).allowed());
+  std::vector<victim> v;
+  p.victims(head, v);
+  REQUIRE(v.empty());
+  REQUIRE(p.check(later).allowed());
+
+  p.head_denied(head);  // outside a cycle: nothing held
+  CHECK(p.model().cycle_holds().empty());
+  CHECK(p.check(later).allowed());
+
+  p.begin_cycle();
+  p.head_denied(head);
+  const auto& f = p.model().forest();
+  const auto s = f.slot(*f.find_flavor("f"), resources::cpu);
+  REQUIRE(p.model().cycle_holds().size() == 1);
+  CHECK(p.model().cycle_holds()[0].held == cpu(4));
+  CHECK(p.model().cycle_usage(f.cluster_queue_at("a"), s) == cpu(5));
+  CHECK(f.usage(f.cluster_queue_at("a"), s) == cpu(1));  // the admitted usage is unchanged
+  CHECK_FALSE(p.check(later).allowed());
+  // a's next workload is Kueue's next cycle (one head per ClusterQueue): no hold for it
+  CHECK(p.check(cpu_job("a-small", "a", cpu(1))).allowed());
+  p.end_cycle();
+  CHECK(p.model().cycle_holds().empty());
+  CHECK(f.usage(f.cluster_queue_at("a"), s) == cpu(1));
+  CHECK(f.usage(*f.find_cohort("co"), s) == cpu(4));
+  CHECK(p.check(later).allowed());
+
+  // one head per ClusterQueue and cycle: a's next workload, offered after a
+  // head of a was seen (denied or admitted), holds nothing
+  p.begin_cycle();
+  p.commit(cpu_job("a-small", "a", cpu(1)));
+  p.head_denied(head);
+  CHECK(p.model().cycle_holds().empty());
+  p.release("a-small");
+  p.end_cycle();
+
+  // while the cycle holds capacity in the cohort, a later head gets no
+  // victims (Kueue skips it: its targets were found without the hold)
+  // (b: 2 CPUs, may preempt its own lower priority while borrowing; it borrows 3)
+  kueue_config cfg = held_cycle(reclaim_within_cohort_policy::never);
+  cfg.cluster_queues[1] = cq_cpu("b", "co", rq(cpu(2)));
+  auto& bp = cfg.cluster_queues[1].preemption;
+  bp.within_cluster_queue = within_cluster_queue_policy::lower_priority;
+  bp.reclaim_within_cohort = reclaim_within_cohort_policy::lower_priority;
+  bp.borrow_within_cohort = borrow_within_cohort_policy::lower_priority;
+  kueue_policy q(cfg, reg);
+  q.commit(cpu_job("a-run", "a", cpu(1)));
+  q.commit(cpu_job("b-borrow", "b", cpu(5)));
+  const job b_urgent = cpu_job("b-urgent", "b", cpu(3), 50);
+  std::vector<victim> bv;
+  q.victims(b_urgent, bv);
+  REQUIRE(bv.size() == 1);  // b's own lower-priority workload, as long as nothing is held
+  q.begin_cycle();
+  q.head_denied(head);
+  REQUIRE(q.model().cycle_holds().size() == 1);
+  bv.clear();
+  q.victims(b_urgent, bv);
+  CHECK(bv.empty());
+  // a release in the cycle (a preemption, or a trial the host undoes) ends the holds
+  q.release("b-borrow");
+  CHECK(q.model().cycle_holds().empty());
+  CHECK(q.model().forest().usage(q.model().forest().cluster_queue_at("a"), s) == cpu(1));
+  q.commit(cpu_job("b-borrow", "b", cpu(5)));  // put back as it was
+  q.end_cycle();
+}
+
+TEST_CASE("kueue: upstream a ClusterQueue that can always reclaim holds nothing for a denied head") {
+  // a (6) is full of its own higher-priority work (withinClusterQueue Never),
+  // b (2) uses its 2 without borrowing: a's head (2) must preempt while
+  // borrowing and finds no candidates. With reclaimWithinCohort
+  // LowerPriority (and borrowWithinCohort) a holds the whole request (it
+  // borrows, no borrowing limit); with Any (Kueue's CanAlwaysReclaim) nothing.
+  resource_registry reg;
+  const job head = cpu_job("a-head", "a", cpu(2), 10);
+  for (const auto reclaim : {reclaim_within_cohort_policy::lower_priority, reclaim_within_cohort_policy::any}) {
+    kueue_config cfg;
+    cfg.resource_flavors = {"f"};
+    cfg.cluster_queues = {cq_cpu("a", "co", rq(cpu(6))), cq_cpu("b", "co", rq(cpu(2)))};
+    cfg.cluster_queues[0].preemption.reclaim_within_cohort = reclaim;
+    cfg.cluster_queues[0].preemption.borrow_within_cohort = borrow_within_cohort_policy::lower_priority;
+    kueue_policy p(cfg, reg);
+    p.commit(cpu_job("a-big", "a", cpu(6), 100));
+    p.commit(cpu_job("b-run", "b", cpu(2), 100));
+    flavor_assignment fa;
+    p.model().assign(p.to_workload(head), fa);
+    REQUIRE(fa.mode == fit_mode::preempt);
+    std::vector<victim> v;
+    p.victims(head, v);
+    REQUIRE(v.empty());
+    p.begin_cycle();
+    p.head_denied(head);
+    if (reclaim == reclaim_within_cohort_policy::any) {
+      CHECK(p.model().cycle_holds().empty());
+    } else {
+      REQUIRE(p.model().cycle_holds().size() == 1);
+      CHECK(p.model().cycle_holds()[0].held == cpu(2));
+    }
+    p.end_cycle();
+    CHECK(p.model().cycle_holds().empty());
+  }
+}
+
+TEST_CASE("kueue: upstream a borrowing head holds at most nominal + borrowingLimit less its queue's usage") {
+  // a (2, borrowingLimit 1) runs 2, b (4) runs 4: all 6 in use. a's head (2)
+  // needs preemption while borrowing (borrowWithinCohort) and finds no
+  // candidate (b is within its quota): it holds min(2, 2 + 1 - 2) = 1.
+  resource_registry reg;
+  kueue_config cfg;
+  cfg.resource_flavors = {"f"};
+  cfg.cluster_queues = {cq_cpu("a", "co", rq(cpu(2), cpu(1))), cq_cpu("b", "co", rq(cpu(4)))};
+  cfg.cluster_queues[0].preemption.reclaim_within_cohort = reclaim_within_cohort_policy::lower_priority;
+  cfg.cluster_queues[0].preemption.borrow_within_cohort = borrow_within_cohort_policy::lower_priority;
+  kueue_policy p(cfg, reg);
+  p.commit(cpu_job("a-run", "a", cpu(2), 100));
+  p.commit(cpu_job("b-run", "b", cpu(4)));
+  const job head = cpu_job("a-head", "a", cpu(2), 10);
+  flavor_assignment fa;
+  p.model().assign(p.to_workload(head), fa);
+  REQUIRE(fa.mode == fit_mode::preempt);
+  CHECK(fa.borrow_level == 1);
+  p.begin_cycle();
+  p.head_denied(head);
+  REQUIRE(p.model().cycle_holds().size() == 1);
+  CHECK(p.model().cycle_holds()[0].held == cpu(1));
+  const auto& f = p.model().forest();
+  CHECK(p.model().cycle_usage(f.cluster_queue_at("a"), f.slot(*f.find_flavor("f"), resources::cpu)) == cpu(3));
+  // a new cycle starts from nothing held
+  p.begin_cycle();
+  CHECK(p.model().cycle_holds().empty());
+  CHECK(p.model().cycle_usage(f.cluster_queue_at("a"), f.slot(*f.find_flavor("f"), resources::cpu)) == cpu(2));
+  p.end_cycle();
+}
+
+// ---- flavorFungibility.preference ---------------------------------------------------
+
+namespace {
+// a (f1: 4, f2: 0) and b (f1: 0, f2: 4) in cohort co; a's low-priority
+// workload fills f1, so a new a workload needs preemption in f1 (level 0)
+// and fits in f2 by borrowing b's quota (level 1).
+kueue_config preference_cfg(std::optional<fungibility_preference> pref, fungibility_action borrow,
+                            fungibility_action preempt) {
+  kueue_config cfg;
+  cfg.resource_flavors = {"f1", "f2"};
+  cfg.cluster_queues.push_back(cq_cpu("a", "co", {{"f1", rq(cpu(4))}, {"f2", rq(0)}}));
+  cfg.cluster_queues.push_back(cq_cpu("b", "co", {{"f1", rq(0)}, {"f2", rq(cpu(4))}}));
+  auto& a = cfg.cluster_queues[0];
+  a.preemption.within_cluster_queue = within_cluster_queue_policy::lower_priority;
+  a.fungibility.when_can_borrow = borrow;
+  a.fungibility.when_can_preempt = preempt;
+  a.fungibility.preference = pref;
+  return cfg;
+}
+flavor_index chosen_flavor(const kueue_config& cfg, fit_mode& mode) {
+  resource_registry reg;
+  kueue_model m(cfg, reg);
+  REQUIRE(m.admit(wl("a-low", "a", cpu(4), 1, 0, 0)).allowed());
+  REQUIRE(m.find_admitted("a-low")->usage.front().first ==
+          m.forest().slot(*m.forest().find_flavor("f1"), resources::cpu));
+  flavor_assignment fa;
+  m.assign(wl("a-new", "a", cpu(2), 1, 10, 1), fa);
+  mode = fa.mode;
+  return fa.pod_sets[0].resources[0].flavor;
+}
+}  // namespace
+
+TEST_CASE("kueue: upstream preference PreemptionOverBorrowing takes preemption in nominal quota over borrowing") {
+  constexpr auto tnf = fungibility_action::try_next_flavor;
+  fit_mode mode{};
+  // unset and BorrowingOverPreemption: Kueue compares the mode first, so the
+  // flavor that fits (by borrowing) wins
+  CHECK(chosen_flavor(preference_cfg(std::nullopt, tnf, tnf), mode) == 1);
+  CHECK(mode == fit_mode::fit);
+  CHECK(chosen_flavor(preference_cfg(fungibility_preference::borrowing_over_preemption, tnf, tnf), mode) == 1);
+  CHECK(mode == fit_mode::fit);
+  // PreemptionOverBorrowing: the lower borrowing level first
+  CHECK(chosen_flavor(preference_cfg(fungibility_preference::preemption_over_borrowing, tnf, tnf), mode) == 0);
+  CHECK(mode == fit_mode::preempt);
+}
+
+TEST_CASE("kueue: upstream a flavor where the search may stop is taken even after a better flavor") {
+  // f2 first (fits by borrowing: whenCanBorrow TryNextFlavor goes on), then
+  // f1 (preemption in nominal quota: whenCanPreempt MayStopSearch stops
+  // there). Kueue's shouldTryNextFlavor stops and takes f1.
+  resource_registry reg;
+  kueue_config cfg =
+      preference_cfg(std::nullopt, fungibility_action::try_next_flavor, fungibility_action::may_stop_search);
+  auto& g = cfg.cluster_queues[0].resource_groups[0].flavors;
+  std::swap(g[0], g[1]);
+  kueue_model m(cfg, reg);
+  // a-low lands on f1 while f2 (first) would borrow: f2 is tried first and
+  // the search goes on to f1, which fits without borrowing
+  REQUIRE(m.admit(wl("a-low", "a", cpu(4), 1, 0, 0)).allowed());
+  const auto f1 = *m.forest().find_flavor("f1");
+  REQUIRE(m.find_admitted("a-low")->usage.front().first == m.forest().slot(f1, resources::cpu));
+  flavor_assignment fa;
+  m.assign(wl("a-new", "a", cpu(2), 1, 10, 1), fa);
+  CHECK(fa.mode == fit_mode::preempt);
+  CHECK(fa.pod_sets[0].resources[0].flavor == f1);
+}
+
+TEST_CASE("kueue: upstream preference is accepted only with both fungibility actions TryNextFlavor") {
+  resource_registry reg;
+  constexpr auto tnf = fungibility_action::try_next_flavor, stop = fungibility_action::may_stop_search;
+  CHECK_NOTHROW(kueue_model(preference_cfg(fungibility_preference::preemption_over_borrowing, tnf, tnf), reg));
+  for (const auto& [b, p] : {std::pair{stop, tnf}, std::pair{tnf, stop}}) {
+    try {
+      kueue_model m(preference_cfg(fungibility_preference::borrowing_over_preemption, b, p), reg);
+      FAIL("expected a validation error");
+    } catch (const validation_error& e) {
+      REQUIRE(e.problems().size() == 1);
+      CHECK(e.problems()[0].path == "ClusterQueue/a.spec.flavorFungibility.preference");
+    }
+  }
+  // JSON: read, defaults applied before the check (whenCanBorrow defaults to MayStopSearch)
+  const auto objs = [&](const char* ff) {
+    return json::parse(std::string(R"([{"kind": "ResourceFlavor", "metadata": {"name": "f"}},
+      {"kind": "ClusterQueue", "metadata": {"name": "x"},
+       "spec": {"flavorFungibility": )") +
+                       ff + R"(,
+                "resourceGroups": [{"coveredResources": ["cpu"],
+                                    "flavors": [{"name": "f", "resources": [{"name": "cpu", "nominalQuota": 4}]}]}]}}])");
+  };
+  auto ok = load_kueue_objects(
+      objs(
+          R"({"whenCanBorrow": "TryNextFlavor", "whenCanPreempt": "TryNextFlavor", "preference": "PreemptionOverBorrowing"})"),
+      reg);
+  REQUIRE(ok.config.cluster_queues[0].fungibility.preference);
+  CHECK(*ok.config.cluster_queues[0].fungibility.preference == fungibility_preference::preemption_over_borrowing);
+  CHECK_NOTHROW(kueue_model(ok.config, reg));
+  auto defaulted =
+      load_kueue_objects(objs(R"({"whenCanPreempt": "TryNextFlavor", "preference": "BorrowingOverPreemption"})"), reg);
+  try {
+    kueue_model m(defaulted.config, reg);
+    FAIL("expected a validation error");
+  } catch (const validation_error& e) {
+    CHECK(e.problems()[0].path == "ClusterQueue/x.spec.flavorFungibility.preference");
+  }
+  try {
+    (void)load_kueue_objects(objs(R"({"preference": "Cheapest"})"), reg);
+    FAIL("expected a validation error");
+  } catch (const validation_error& e) {
+    CHECK(e.problems()[0].path == "ClusterQueue/x.spec.flavorFungibility.preference");
+  }
+}
+
+// ---- denial messages ----------------------------------------------------------------
+
+TEST_CASE("kueue: upstream a denial names the flavor, the resource, how much more is needed and the maximum capacity") {
+  resource_registry reg;
+  kueue_model m(single_queue(), reg);
+  REQUIRE(m.admit(wl("lo", "a", cpu(4), 1, 0)).allowed());
+  REQUIRE(m.admit(wl("mid", "a", cpu(4), 1, 3)).allowed());
+  // 2 unused, 5 asked: 3 more needed (Kueue: "insufficient unused quota ... 3 more needed")
+  auto d = m.check(wl("in", "a", cpu(5), 1, 9));
+  REQUIRE(d.reasons().size() == 1);
+  const auto& r = d.reasons()[0];
+  CHECK(r.rule == "needs_preemption");
+  CHECK(r.resource_name == "cpu");
+  CHECK(r.requested == cpu(5));
+  CHECK(r.used == cpu(8));
+  CHECK(r.limit == cpu(2));
+  CHECK(r.requested - r.limit == cpu(3));
+  CHECK(r.message == "needs preemption in flavor f for cpu: 3 more than is unused is needed (5 requested, 2 unused)");
+  // above the maximum capacity (Kueue: "... > maximum capacity (10)")
+  auto n = m.check(wl("huge", "a", cpu(11)));
+  REQUIRE(n.reasons().size() == 1);
+  CHECK(n.reasons()[0].rule == "no_fit");
+  CHECK(n.reasons()[0].limit == cpu(10));
+  CHECK(n.reasons()[0].message ==
+        "no fit in flavor f for cpu: 11 requested, more than the most this ClusterQueue can ever get, 10");
+  // two pod sets in one flavor: the earlier pod set's share is named
+  workload two = wl("two", "a", cpu(6));
+  two.pod_sets.push_back(two.pod_sets[0]);
+  two.pod_sets[0].name = "main";
+  two.pod_sets[1].name = "side";
+  auto t = m.check(two);
+  REQUIRE_FALSE(t.allowed());
+  REQUIRE(t.reasons().size() == 2);  // the first pod set needs preemption, the second exceeds the maximum
+  CHECK(t.reasons()[1].requested == cpu(12));
+  CHECK(t.reasons()[1].message ==
+        "no fit in flavor f for cpu: 12 requested (6 by earlier pod sets), more than the most this ClusterQueue can "
+        "ever get, 10");
+}
+
+TEST_CASE("kueue: upstream with fair sharing, preemption while borrowing needs reclaimWithinCohort other than Never") {
+  // a (2) asks 3 while b (4) leaves 1 of the cohort free: above a's nominal
+  // quota, so only preemption while borrowing could help. Kueue's
+  // canPreemptWhileBorrowing: fair sharing counts only when a may reclaim.
+  resource_registry reg;
+  for (const auto reclaim : {reclaim_within_cohort_policy::never, reclaim_within_cohort_policy::any}) {
+    kueue_config cfg;
+    cfg.resource_flavors = {"f"};
+    cfg.fair_sharing = true;
+    cfg.cluster_queues = {cq_cpu("a", "co", rq(cpu(2))), cq_cpu("b", "co", rq(cpu(4)))};
+    cfg.cluster_queues[0].preemption.reclaim_within_cohort = reclaim;
+    kueue_model m(cfg, reg);
+    REQUIRE(m.admit(wl("b-run", "b", cpu(5))).allowed());
+    flavor_assignment fa;
+    m.assign(wl("a-big", "a", cpu(3)), fa);
+    CHECK(fa.mode == (reclaim == reclaim_within_cohort_policy::never ? fit_mode::no_fit : fit_mode::preempt));
+  }
+}

@@ -1347,9 +1347,16 @@ class simulator_impl {
   // of that shape is skipped for this pass (usage only grows within a pass).
   // When nothing was freed since the last pass (only arrivals), only the new
   // jobs can be admitted. Jobs pended during the pass (preempted victims)
-  // wait for the next one, as in a snapshot of the queue.
+  // wait for the next one, as in a snapshot of the queue. A pass is a
+  // scheduling cycle for models that know cycles (quota::cycle_aware): each
+  // denied head is reported, and what a model holds for it lasts to the end.
   void schedule(bool full) {
     ++pass_;
+    engine_.begin_cycle();
+    struct cycle_end {
+      engine& e;
+      ~cycle_end() { e.end_cycle(); }
+    } const cycle_guard{engine_};
     if (shape_pass_.size() < shapes_.size()) {
       shape_pass_.resize(shapes_.size(), 0);
       shape_reason_.resize(shapes_.size());
@@ -1412,6 +1419,7 @@ class simulator_impl {
       const std::size_t shape = jr.shape;
       if (!full && (jr.state != job_state::pending || shape_pass_[shape] == pass_)) continue;
       if (!attempt(k.idx)) {  // the rest of this shape is skipped for this pass
+        if (jr.tried_pass == pass_) engine_.head_denied(jr.j);
         // a StrictFIFO head holds back the rest of its queue
         if (!h.empty() && ordered_ && engine_.head_blocks_queue(jr.j)) {
           block_queue(active_[best], k.idx);

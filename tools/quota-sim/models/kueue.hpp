@@ -15,6 +15,9 @@
 // for the jobs' namespaces (a namespace not listed is then inadmissible).
 // Admission fair sharing is not driven here: quota-sim orders pending jobs
 // itself (priority, then submission) and has no usage sampling hook.
+// Every scheduling pass is a Kueue scheduling cycle (quota::cycle_aware): a
+// ClusterQueue's head that must preempt but has no candidates holds its quota
+// for the rest of the pass (docs/cohorts.md, scheduling cycles).
 #pragma once
 
 #include <algorithm>
