@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 from conan import ConanFile
 from conan.tools.cmake import CMake, CMakeToolchain, cmake_layout
 from conan.tools.files import copy

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Claim accounting with 100,000 live claims: bind + unbind of a pod that
 // uses one claim (first reservation: charge moves to the owner; shared: a
 // further consumer of an owned claim), and a check alone. One iteration of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Elastic quota workloads: admission with 1,000 quotas, relabel after one pod
 // start/stop in a quota of 10,000 running pods, full relabel of 100,000 pods
 // over 1,000 quotas, victim selection among 10,000 running pods.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // engine.explain(job) on the composed engine of the realistic scenario
 // (examples/scenarios/gpu_cluster.json: Kueue ClusterQueues in a cohort +
 // running-job limits), replayed by quota-sim up to the moment asked about.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Extra policies (docs/extra-policies.md): one admission check of each with
 // 10,000 tenants, each tenant already running a few jobs. Checks rotate over
 // the tenants so the hash lookups are not all cache-hot; the counter

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fair share division for a 3-level KAI-style tree (root-level departments,
 // projects, leaf queues) with 3 resources, 3 priority buckets and about half
 // of the queues capped by demand or limit; plus the predicates.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // YuniKorn-sized user/group limit workload: 1,000 users, 50 groups, a tree of
 // depth 3 (root, 10 parents, 100 leaves), 4 resources. One scheduling cycle =
 // headroom + fit check + increase + decrease for one user's running app; the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota-sim on the Alibaba openb GPU trace (figures: docs/performance.md, "Trace replay"):
 // import + replay of the default pod list under one policy set, in one
 // process (what `quota-sim replay openb` does) and through the scenario JSON

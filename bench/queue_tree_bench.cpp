@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Volcano queue model: exact deserved water-filling for 1,000 and 10,000
 // queues over 4 resources, and the hot predicates (allocatable, overused,
 // enqueueable) with allocations per iteration. Capacity plugin: building the

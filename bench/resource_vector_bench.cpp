@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Core figures: vector fits/add/compare for 4 and 32 dimensions, quantity parse.
 #include <benchmark/benchmark.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota-sim throughput: simulated events per second on a generated scenario
 // (8-GPU nodes, tenants with composed models), reported as events/s.
 //   sim_bench --benchmark_filter=bm_sim/100000/500

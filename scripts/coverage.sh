@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Source-based coverage (clang's -fprofile-instr-generate -fcoverage-mapping) of
 # include/quota/ by the test run of an instrumented build: merges the raw
 # profiles the tests wrote under BUILD/prof/ and prints llvm-cov's table per

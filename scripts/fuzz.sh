@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the libFuzzer harnesses of tests/fuzz (clang, -fsanitize=fuzzer,address,undefined)
 # in build/fuzz and runs each for SECONDS (default 10), seeded from the examples and test
 # data in place (nothing is copied into the tree). Prints the executions of each harness.

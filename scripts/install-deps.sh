@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what quota needs from Debian's packages (idempotent; sudo only when not root).
 set -euo pipefail
 packages=(cmake g++ make pkg-config libboost-dev libfmt-dev nlohmann-json3-dev catch2 libbenchmark-dev libyaml-cpp-dev "$@")

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The main job: install what is needed, build quota-sim (Release), and replay
 # the realistic GPU-cluster scenario. Prints where the report and chart are.
 #   scripts/simulate.sh [SCENARIO] [quota-sim run options]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The whole test suite: install dependencies, configure, build, run ctest.
 #   scripts/test.sh            (the dev preset: clang, ASan + UBSan, source-based coverage, warnings as errors;
 #                               scripts/coverage.sh then reports it)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 from conan import ConanFile
 from conan.tools.build import can_run
 from conan.tools.cmake import CMake, cmake_layout

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Counts heap allocations in a benchmark program: include in exactly one
 // translation unit (each bench is one). Report with
 //   state.counters["allocs/iter"] = quota_bench::allocs_per_iteration(state, before);

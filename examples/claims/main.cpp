@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota-example-claims: loads DeviceClasses, ResourceClaims and Pods, restores
 // the pods the claims are reserved for, binds the other pods and prints the
 // decisions, the actions for the binder and what each queue is charged - once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A reference host scheduler in one file: the loop a scheduler engineer copies.
 //
 //   when a job is submitted: tell the engine it waits (models that follow

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota-example-elastic_quota: the seed's t1/t2 fair-share example with nos
 // ElasticQuota / CompositeElasticQuota objects and pods read from
 // `kubectl get -o json` output. Prints the capacity label actions, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota-example-fair_share: loads KAI Queue objects (kubectl get
 // queues.scheduling.run.ai -o json) and a small cluster description
 // (capacity, per-leaf-queue demand, jobs), prints the fair share of every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota-example-kueue: loads ResourceFlavors, a Cohort, ClusterQueues,
 // LocalQueues and Workloads (kubectl get -o json shape), admits the workloads
 // in Kueue's queue order (with partial admission), and prints each flavor

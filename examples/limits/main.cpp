@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota-example-limits: YuniKorn user/group limits on the seed's four-entry
 // example. Loads a queues.yaml-shaped JSON config and a list of increase /
 // decrease requests, prints each decision, then the /usage/users and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Loads Volcano Queue objects (kubectl get queues -o json) and prints each
 // queue's realCapability and deserved for a 30-GPU cluster, then a few
 // admission decisions and PodGroup enqueue decisions (podgroups.json) with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Loads a cluster (nodes' allocatable) and a quota from JSON, then prints the
 // decision for each request: the smallest complete use of the core API.
 //   quota-example-resources [examples/resources/cluster.json]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/budget.hpp — budgets over time ("500 GPU-hours per team per week").
 //
 // A tenant (the job's queue, namespace, user or group) gets a budget of one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/budget_json.hpp — budgets over time from JSON, and introspection.
 //
 //   {"resource": "nvidia.com/gpu", "tenant": "queue",          // queue | namespace | user | group

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/capacity_queues.hpp — Volcano-style queues (capacity plugin), flat and hierarchical.
 //
 // Each queue lists its own `deserved`, `capability` and `guarantee`. Per

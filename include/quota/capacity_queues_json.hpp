@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/capacity_queues_json.hpp — Volcano Queue objects for the capacity
 // plugin from `kubectl get queues -o json` (opt-in JSON): spec.deserved,
 // spec.capability, spec.guarantee.resource, spec.parent, spec.priority,

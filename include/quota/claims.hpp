@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/claims.hpp — ownership and accounting of shared DRA ResourceClaims.
 //
 // Implements the claim-sharing design written for KAI (one owning queue per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/claims_json.hpp — loaders of DRA objects for quota/claims.hpp.
 //
 // * ResourceClaims (resource.k8s.io/v1, `kubectl get resourceclaims -o json`):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/cluster_queue.hpp — the Kueue quota model: ResourceFlavors,
 // ClusterQueues, a tree of Cohorts of any depth, quotas per (flavor, resource)
 // with nominal quota, borrowing limit and lending limit, and usage kept

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/cluster_queue_json.hpp — Kueue objects from `kubectl get -o json`:
 // ResourceFlavor, ClusterQueue, Cohort, LocalQueue and Workload (kueue.x-k8s.io
 // v1beta1 and v1beta2 spellings). A document may be one object, a List or an

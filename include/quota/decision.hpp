@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/decision.hpp — answers to admission-style questions.
 //
 // A denial is a normal result, not an exception: a decision is allowed, or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/duration.hpp — durations as exact milliseconds, read from and written as text.
 //
 // One grammar serves every config and scenario of the library: a non-negative

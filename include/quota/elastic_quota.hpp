@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/elastic_quota.hpp — elastic quotas as nos models them.
 //
 // An ElasticQuota (one namespace) or CompositeElasticQuota (a list of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/elastic_quota_json.hpp — loads ElasticQuota, CompositeElasticQuota
 // and Pod objects as `kubectl get -o json` prints them (a single object, a
 // List or an array). Every problem of a document is collected and thrown

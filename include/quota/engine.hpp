@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/engine.hpp — composes any subset of quota models behind one interface.
 //
 //   quota::basic_engine<A, B, C> e(a, b, c);   // models fixed at compile time

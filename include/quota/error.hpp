@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/error.hpp — the one error hierarchy of the library.
 //
 // Every error has a stable numeric id and a message of the form

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/explain.hpp — a live what-if: would this job be admitted now, and if
 // not, why and what would make room? Nothing changes while it is answered.
 //

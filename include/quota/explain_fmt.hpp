@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/explain_fmt.hpp — opt-in {fmt} output of a what-if explanation.
 //
 //   fmt::print("{}", engine.explain(job));   // the text of quota::to_string(explanation)

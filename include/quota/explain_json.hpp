@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/explain_json.hpp — opt-in JSON of a what-if explanation (nlohmann/json).
 //
 //   quota::json doc = engine.explain(job);

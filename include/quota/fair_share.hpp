@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/fair_share.hpp — hierarchical fair share in the KAI model.
 //
 // A tree of queues. Each queue has, per resource, a quota (deserved amount,

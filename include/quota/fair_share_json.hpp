@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/fair_share_json.hpp — KAI Queue objects (scheduling.run.ai/v2) to
 // fair_share_queue_spec, from `kubectl get queues.scheduling.run.ai -o json`
 // (a List, an array or one object).

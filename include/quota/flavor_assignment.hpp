@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/flavor_assignment.hpp — Kueue flavor assignment: for each pod set of a
 // workload and each resource group of its ClusterQueue, walk the group's
 // flavors in order and classify each one as

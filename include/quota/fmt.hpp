@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/fmt.hpp — opt-in {fmt} integration.
 //
 //   fmt::format("{}", decision)               "allowed" / "denied: model.rule [entity] ..."

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/fraction.hpp — exact fractions of 64-bit amounts.
 //
 // Shares (usage / total, min_i / sum min) are compared exactly: the comparison

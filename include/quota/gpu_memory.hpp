@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/gpu_memory.hpp — the GPU memory (GB) a pod asks for, as nos counts it.
 //
 // gpu-memory = nvidia.com/gpu x GB-per-GPU (default 32)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/json.hpp — opt-in nlohmann/json integration.
 //
 // * to_json for decisions, reasons, victims, diagnostics, quantities;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/kueue_preemption.hpp — the Kueue model with state: admitted
 // workloads and their usage per (flavor, resource), admission and finish,
 // classical preemption (withinClusterQueue, reclaimWithinCohort,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/limits.hpp — user and group limit enforcement (YuniKorn model).
 //
 // Trackers of resource usage and running applications per user and per group

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/limits_config.hpp — user and group limit configuration (YuniKorn model).
 //
 // A queue hierarchy (root + children, any depth) in which every queue may

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/limits_json.hpp — JSON for user and group limits (opt-in).
 //
 // * load_limits_config: a YuniKorn queue configuration as JSON, with the field

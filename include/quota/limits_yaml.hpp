@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/limits_yaml.hpp — YuniKorn queues.yaml for user and group limits (opt-in).
 //
 // Needs yaml-cpp (Debian: libyaml-cpp-dev; CMake: find_package(yaml-cpp) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/pod_request.hpp — the Kubernetes effective request of a pod.
 //
 // Per resource: max(sum over containers, max over init containers) + overhead.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/policy.hpp — the small interface every quota model implements.
 //
 // A host scheduler speaks to every model the same way:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/priority_class_quota.hpp — min/max per (tenant, PriorityClass).
 //
 // "At most 8 GPUs of `high` for team A, whatever its total": a cap (max) and

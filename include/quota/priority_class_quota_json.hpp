@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/priority_class_quota_json.hpp — per-priority-class quota from JSON.
 //
 //   {"tenant": "queue",                                     // queue | namespace | user

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/quantity.hpp — Kubernetes resource quantities, parsed and formatted exactly.
 //
 // Grammar (as Kubernetes accepts it):

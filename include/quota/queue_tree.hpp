@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/queue_tree.hpp — Volcano-style queues (proportion model).
 //
 // Queues with weight, guarantee (reservation) and capability share a cluster

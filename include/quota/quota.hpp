@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/quota.hpp — umbrella header: the core of the library.
 // Opt-in integrations are separate: quota/json.hpp, quota/fmt.hpp.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/resource.hpp — resource names interned to small integer ids.
 //
 // Names are used at the edges (config files, JSON, messages); the hot path

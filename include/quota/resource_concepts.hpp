@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/resource_concepts.hpp — the C++20 concepts behind resource vectors.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/resource_vector.hpp — exact vectors of resource amounts.
 //
 //   basic_resource_vector<Amount, ResourceSet, Absent>

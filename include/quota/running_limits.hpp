@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/running_limits.hpp — running-job limits for any queue model.
 //
 // YuniKorn's maxapplications, for every model: at most N jobs (pod groups,

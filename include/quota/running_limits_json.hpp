@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/running_limits_json.hpp — running-job limits from JSON.
 //
 //   {"queues": {"team-a": 3, "*": 10}, "users": {"*": 5}, "namespaces": {"batch": 20}}

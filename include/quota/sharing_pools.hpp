@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/sharing_pools.hpp — tenant-scoped sharing pools for elastic quotas.
 //
 // nos elastic quotas (a namespace, or a list of them, with min and max; see

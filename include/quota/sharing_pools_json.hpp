@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/sharing_pools_json.hpp — sharing pools from JSON, and introspection.
 //
 //   {"pools": [{"name": "research", "lendAcross": true, "borrowAcross": true,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/shrink.hpp — what happens to running work when a quota or limit is
 // lowered below what is in use: keep it, or evict after a grace period.
 //

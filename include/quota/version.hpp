@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/version.hpp — library version.
 #pragma once
 

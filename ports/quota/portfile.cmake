@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Header-only: configure without tests/examples/tools, install, fix up the config.
 vcpkg_from_github(
   OUT_SOURCE_PATH SOURCE_PATH

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz: ResourceClaim / DeviceClass / Pod objects (claims_json.hpp) loaded
 // into a model that already holds the claims of tests/data/claims.
 // Properties: typed errors only; a rejected document leaves the model

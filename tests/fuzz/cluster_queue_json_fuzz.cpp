@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz: Kueue objects (cluster_queue_json.hpp) appended to the objects of
 // tests/data/kueue/borrowing.json.
 // Properties: typed errors only; a rejected document leaves the registry and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz: ElasticQuota / CompositeElasticQuota / Pod objects (elastic_quota_json.hpp).
 // Properties: rejected documents throw typed errors only; accepted quotas
 // build a set or get a typed validation_error; every pod of the same document

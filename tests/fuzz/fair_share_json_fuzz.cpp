@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz: KAI Queue objects (fair_share_json.hpp).
 // Properties: typed errors only; a rejected document leaves the registry
 // unchanged (strong guarantee); accepted queues build a tree or get a typed

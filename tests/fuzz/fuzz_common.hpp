@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tests/fuzz/fuzz_common.hpp — helpers shared by the libFuzzer harnesses.
 //
 // Each harness checks properties, not only "no crash". A property failure

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz: YuniKorn queue configuration (limits_json.hpp) reloaded into a
 // manager that has running applications.
 // Properties: a rejected document throws a typed error and leaves the

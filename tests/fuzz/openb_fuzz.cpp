@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz: the openb CSV importer (tools/quota-sim/openb.hpp).
 // The input is split at the first 0x00 byte (or "\n\n") into the node table
 // and the pod table, written to temporary files and imported.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz: Kubernetes quantities.
 // Properties: parse and try_parse agree; a rejected text throws parse_error
 // only; parse -> to_string -> parse gives the same value and the same text

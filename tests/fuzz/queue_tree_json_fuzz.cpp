@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz: Volcano Queue / PodGroup objects (queue_tree_json.hpp).
 // Properties: typed errors only; accepted queues build a tree (or a typed
 // validation_error); adding each queue to an existing tree either works or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz: running-job limits (running_limits_json.hpp).
 // Properties: typed errors only; an accepted document survives the round trip
 // load -> to_json -> load (as name: limit) -> to_json unchanged; jobs admitted

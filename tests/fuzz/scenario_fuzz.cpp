@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz: the quota-sim scenario loader (tools/quota-sim/scenario.hpp), from the
 // bytes of a file: the bounded JSON parser (numbers out of range such as
 // 1e400, duplicate keys, depth, value and string limits), the YAML reader

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The Conan recipe and the vcpkg port declare the same version as CMakeLists.txt,
 # and the same dependencies as the CMake package (Boost; fmt and nlohmann/json opt-in).
 file(READ ${SRC}/conanfile.py conan)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Property test: resource vectors and checked arithmetic against a plain
 // big-integer reference (per-dimension __int128 maps). Random vectors mix
 // small amounts with values at the int64 edges; every operation either equals

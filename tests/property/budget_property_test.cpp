@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Property test: budgets over time (quota/budget.hpp) against a plain
 // reference written from docs/extra-policies.md ("Budgets over time"). The
 // reference keeps the whole history: every job ever committed with its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Property test: ownership and accounting of shared DRA claims
 // (quota/claims.hpp, design mode) against a plain reference. The reference
 // keeps the list of live bindings and, per claim, the owner, how it was

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Property test: nos elastic quotas (quota/elastic_quota.hpp) against a plain
 // reference that keeps only the list of running pods and recomputes, on
 // demand, each quota's usage, the cluster totals, the admission decision

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Property test: the Kueue model (quota/cluster_queue.hpp,
 // quota/kueue_preemption.hpp) against a plain reference written from
 // docs/cohorts.md ("Quota arithmetic", "Flavor assignment"). The reference

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Property test: the YuniKorn user/group limit trackers (quota/limits.hpp)
 // against a plain reference that keeps only the list of running applications
 // and recomputes every tracker from it. Random sequences of admit (increase),

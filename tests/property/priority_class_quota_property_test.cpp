@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Property test: min/max per (tenant, PriorityClass)
 // (quota/priority_class_quota.hpp) against a plain reference that keeps the
 // configured entries and the list of running jobs and recomputes, on demand,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tests/property/property_support.hpp — seeded random numbers, a simple
 // delta-debugging shrinker and the driver loop shared by the property tests.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Property test: Volcano proportion queues (quota/queue_tree.hpp) against a
 // plain reference. The reference keeps the queue specs, the list of allocated
 // tasks, pending and inqueue amounts, and recomputes on demand:

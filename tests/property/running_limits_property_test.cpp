@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Property test: running-job limits (quota/running_limits.hpp) against a
 // reference that keeps the list of running jobs and counts per scope on
 // demand. Random commit/release/limit changes with bad input (duplicate ids,

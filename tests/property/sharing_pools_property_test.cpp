@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Property test: tenant sharing pools (quota/sharing_pools.hpp) against a
 // plain reference written from docs/extra-policies.md ("Tenant sharing
 // pools"). The reference keeps the running jobs with the charges the rule

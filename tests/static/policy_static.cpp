@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every model of the library satisfies the policy concept, and any subset of
 // them composes into an engine that is itself a policy.
 #include <span>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Compile-only checks of the core concepts and constexpr behaviour.
 #include <quota/quota.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one translation unit that holds Catch2's runner; every unit test links it.
 #if defined(QUOTA_CATCH_V3)
 #include <catch2/catch_session.hpp>

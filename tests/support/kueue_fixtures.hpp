@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small builders shared by the Kueue model's tests (cluster_queue_test,
 // kueue_rules_test): CPU amounts, one-resource ClusterQueues, workloads.
 #pragma once

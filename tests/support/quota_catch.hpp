@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test-side shim: Catch2 v3 when available, Debian's Catch2 v2 otherwise.
 #pragma once
 #if defined(QUOTA_CATCH_V3)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // trace: `quota-sim import openb` on small hand-written CSV files (the real
 // trace is tested by trace_replay_test.cpp when ../shared is present).
 #include <quota_catch.hpp>

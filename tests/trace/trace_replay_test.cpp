@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // trace: the Alibaba openb GPU trace (Weng et al., USENIX ATC 2023, CC BY 4.0)
 // replayed under every policy set, with invariants checked on the outcome:
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <quota/budget.hpp>
 #include <quota/budget_json.hpp>
 #include <quota/elastic_quota.hpp>

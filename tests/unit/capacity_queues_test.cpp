@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the Volcano capacity plugin model (flat and hierarchical queues).
 #include <algorithm>
 #include <limits>

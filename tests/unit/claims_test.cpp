@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of quota/claims.hpp: ownership and accounting of shared DRA claims.
 #include <quota/claims.hpp>
 #include <quota/claims_json.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the Kueue model: quotas per (flavor, resource), cohorts, borrowing
 // and lending limits, validation, usage, loading upstream objects.
 #include <quota/cluster_queue.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <quota/decision.hpp>
 #include <quota/fmt.hpp>
 #include <quota/json.hpp>

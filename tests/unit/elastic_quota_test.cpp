@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the elastic quota model (nos ElasticQuota / CompositeElasticQuota).
 #include <algorithm>
 #include <map>

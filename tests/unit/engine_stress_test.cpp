@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stress test of the composed engine under its thread-safety contract
 // (docs/architecture.md): admit and release are serialised by the host (here a
 // shared_mutex held exclusively), check and explain run concurrently with each

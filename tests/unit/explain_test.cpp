@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <quota/engine.hpp>
 #include <quota/explain.hpp>
 #include <quota/explain_fmt.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Extremes: int64 edges in quantities and vectors, deep hierarchies (depth 64),
 // many queues and users, 2^16 Volcano queues, 2^14 elastic quotas, 10^5
 // claims, empty configurations, every resource absent. Each case either works

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <quota/fair_share.hpp>
 #include <quota/fair_share_json.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Error paths of the opt-in JSON loaders (issue #13): each malformed document
 // must end in the documented exception type and id, name the offending item,
 // list every problem at once where the loader promises that, and leave the

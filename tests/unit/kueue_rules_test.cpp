@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the Kueue model, second part: the exact candidate order of
 // classical preemption (Kueue's CandidatesOrdering and candidate lists),
 // partial admission together with preemption (Kueue's scheduler attempt and

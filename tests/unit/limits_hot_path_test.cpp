@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The hot path of limits_manager (a running application's plan, resolved once
 // per config generation and resource slot count) against the general path:
 // headroom of a running application in its queue (plan) must equal the

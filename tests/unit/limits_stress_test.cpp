@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Many threads increase and decrease while another thread keeps reloading the
 // configuration; afterwards the tracked usage must equal exactly what was
 // committed. Meant to run under ThreadSanitizer too (a data race fails there).

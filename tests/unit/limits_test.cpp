@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <quota/engine.hpp>
 #include <quota/limits.hpp>
 #include <quota/limits_json.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // YuniKorn queues.yaml through yaml-cpp: the same structure, rules and errors as the JSON loader.
 #include <quota/limits.hpp>
 #include <quota/limits_json.hpp>

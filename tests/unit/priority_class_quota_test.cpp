@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <quota/elastic_quota.hpp>
 #include <quota/engine.hpp>
 #include <quota/priority_class_quota.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the Volcano queue model (proportion plugin + the seed's guarantee design).
 #include <algorithm>
 #include <cmath>

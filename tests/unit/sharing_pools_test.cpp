@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <quota/engine.hpp>
 #include <quota/running_limits.hpp>
 #include <quota/sharing_pools.hpp>

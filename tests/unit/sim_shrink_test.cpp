@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota-sim reload events, quota shrink and rolling-budget wake-ups
 // (docs/scenario-format.md "Reload events and quota shrink"): the simulator's
 // evictions agree with the library's own shrink answers (quota::shrink_tracker

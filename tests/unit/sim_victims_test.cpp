@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota-sim's volcano_capacity adapter keeps its own list of running tasks in
 // allocation order (capacity_queues::running_tasks() walks every task ever
 // allocated). Its victims must be the library's reclaimable() over

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Runs quota-sim on a scenario and checks the exit status and message.
 if(KIND STREQUAL "determinism")
   execute_process(COMMAND ${SIM} generate --nodes 6 --tenants 3 --jobs 300 --seed 11 --policy all -o ${OUT}/det.json RESULT_VARIABLE rc)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota-sim compare: the same workload under several policy sets, side by side.
 //
 //   quota-sim compare SCENARIO --policies none,running_limits,kueue+yunikorn_limits

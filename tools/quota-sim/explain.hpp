@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota-sim explain SCENARIO --at T --job FILE [--json]
 //
 // Replays SCENARIO up to time T, then asks the composed engine what it would

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota-sim generate: synthetic scenarios of a chosen size, deterministic for
 // a seed (its own integer generator: no std distribution, whose results
 // differ between standard libraries).

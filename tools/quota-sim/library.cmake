@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # quota-sim's replay loop and its models, compiled once as a static library
 # that quota-sim, the simulator tests, the trace tests, the fuzz harnesses and
 # the benchmarks link (included from the top-level CMakeLists.txt). The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota-sim: replay scenarios through the reference scheduler and the quota engine.
 #include <unistd.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The model registry of quota-sim (models.hpp), compiled once into the
 // quota_sim library.
 #include "models.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The models quota-sim can compose, registered by name. Each entry builds a
 // model from a scenario's policies[] entry (the upstream objects exactly as
 // kubectl prints them, plus options) and can synthesize a policy entry for

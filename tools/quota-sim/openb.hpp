@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota-sim import openb: the Alibaba "openb" GPU-cluster trace (2023) as a
 // scenario. See docs/trace-replay.md for the rules; in short:
 //

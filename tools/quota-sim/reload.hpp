@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota-sim reload events: which models accept a new configuration at a
 // given time, and the load-time check of every reload body.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota-sim scenario: the cluster, the policies, timed jobs and events, and
 // expectations. See docs/scenario-format.md. Loading checks the whole file
 // first and reports every problem with its JSON path; nothing runs until the

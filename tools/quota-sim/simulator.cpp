@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota-sim's replay, compiled once: the simulator forwards to its
 // detail::simulator_impl (simulator_impl.hpp).
 #include "simulator.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota-sim: a deterministic replay of a scenario through a reference host
 // scheduler (the same loop as examples/custom_scheduler) and the composed
 // quota engine.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The state and the loop of quota-sim's replay (simulator.hpp describes it):
 // included only by simulator.cpp, so the whole loop and the composed engine
 // are compiled once, into the quota_sim library.

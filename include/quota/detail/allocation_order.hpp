@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Allocation order of running tasks, shared by the Volcano queue models.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/detail/checked.hpp — overflow-checked integer arithmetic.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RFC 3339 UTC timestamps (Kubernetes' metadata.creationTimestamp), shared by
 // the object loaders.
 #pragma once

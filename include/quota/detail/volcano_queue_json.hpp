@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota/detail/volcano_queue_json.hpp — the fields of a Volcano Queue object
 // (`kubectl get queues -o json`) that our two Volcano models read: the
 // proportion plugin's view (queue_tree_json.hpp: weight, capability,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A stranger's program: uses the installed/embedded quota library.
 #include <quota/quota.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota-sim integration of the claims model (shared DRA ResourceClaims, one
 // owning queue per claim): registers it in model_kinds() as "kai_claims".
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota-sim integration of the nos elastic-quota model: registers
 // "elastic_quota". A policy entry holds the ElasticQuota and
 // CompositeElasticQuota objects as kubectl prints them (List or array) and

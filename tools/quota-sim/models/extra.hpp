@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota-sim integration of the extra policies (docs/extra-policies.md):
 // registers "budget", "priority_class_quota" and "sharing_pools".
 //

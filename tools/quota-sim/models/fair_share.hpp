@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota-sim integration of KAI's hierarchical fair share: registers it in
 // model_kinds() as "kai_fair_share".
 //

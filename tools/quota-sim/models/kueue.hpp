@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // quota-sim integration of the kueue model: registers it in model_kinds().
 //
 // Policy entry:
