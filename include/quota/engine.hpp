@@ -346,35 +346,10 @@ class engine_base {
     if (charging_) collect_commit_charges(j, ch);
     decision d = charging_ ? check_charged(j, ch) : check(j);
     if (d.denied()) return d;
-    admitted_.insert(j.id);
-    std::size_t done = 0;
-    auto undo = [&] {
-      std::size_t k = 0;
-      self().for_each_model([&](auto& m) {
-        if (k++ < done) m.release(j.id);
-      });
-      admitted_.erase(j.id);
-    };
     try {
-      self().for_each_model([&](auto& m) {
-        m.commit(j);
-        ++done;
-      });
+      commit_everywhere(j, ch);
     } catch (const commit_denied_error& e) {
-      undo();  // the job stopped fitting between check and commit: a denial
-      return e.verdict();
-    } catch (...) {
-      undo();
-      throw;
-    }
-    if (!ch.empty()) {
-      try {
-        apply_charges(j, ch);
-      } catch (...) {
-        done = self().model_count();
-        undo();  // apply_charges undid its own part
-        throw;
-      }
+      return e.verdict();  // the job stopped fitting between check and commit: a denial
     }
     return d;
   }
@@ -389,25 +364,7 @@ class engine_base {
     if (admitted_.contains(j.id)) throw_duplicate_job(j.id);
     std::vector<queue_charge> ch;
     if (charging_) collect_commit_charges(j, ch);
-    admitted_.insert(j.id);
-    std::size_t done = 0;
-    auto undo = [&] {
-      std::size_t k = 0;
-      self().for_each_model([&](auto& m) {
-        if (k++ < done) m.release(j.id);
-      });
-      admitted_.erase(j.id);
-    };
-    try {
-      self().for_each_model([&](auto& m) {
-        m.commit(j);
-        ++done;
-      });
-      if (!ch.empty()) apply_charges(j, ch);
-    } catch (...) {
-      undo();
-      throw;
-    }
+    commit_everywhere(j, ch);
   }
 
   /// Same as admit() for a job the host already checked: kept for symmetry
@@ -713,6 +670,30 @@ class engine_base {
   // A model that follows demand answers a what-if for the job as if it had
   // been submitted now: a copy of it counts the job as pending first (as the
   // host's submission would), so explain and a run at the same instant agree.
+  // Commits j in every model and applies the charges `ch`; all or nothing:
+  // when a commit or the charges throw, the models already committed release
+  // j again and the error propagates.
+  void commit_everywhere(const job& j, const std::vector<queue_charge>& ch) {
+    admitted_.insert(j.id);
+    std::size_t done = 0;
+    auto undo = [&] {
+      std::size_t k = 0;
+      self().for_each_model([&](auto& m) {
+        if (k++ < done) m.release(j.id);
+      });
+      admitted_.erase(j.id);
+    };
+    try {
+      self().for_each_model([&](auto& m) {
+        m.commit(j);
+        ++done;
+      });
+      if (!ch.empty()) apply_charges(j, ch);  // undoes its own part when it throws
+    } catch (...) {
+      undo();
+      throw;
+    }
+  }
   template <class M>
   static void explain_as_submitted(const M& m, const job& j, bool admitted, model_explanation& out) {
     if constexpr (demand_aware<M> && std::is_copy_constructible_v<M>) {
