@@ -4,8 +4,8 @@
 // process (what `quota-sim replay openb` does) and through the scenario JSON
 // (`import openb -o S.json` then `run S.json`), and `compare` of the six
 // policy sets. Each iteration reads the CSV files, replays, and serialises
-// the report and the chart. The trace is read in place from
-// ../shared/traces/alibaba-openb-2023; without it every benchmark reports an
+// the report and the chart. The trace is read in place from the folder
+// QUOTA_TRACE_DIR (a CMake cache path); without it every benchmark reports an
 // error and measures nothing.
 //   openb_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
@@ -18,10 +18,6 @@
 #include "../tools/quota-sim/models.hpp"
 #include "../tools/quota-sim/openb.hpp"
 #include "../tools/quota-sim/simulator.hpp"
-
-#ifndef QUOTA_TRACE_DIR
-#define QUOTA_TRACE_DIR "../shared/traces/alibaba-openb-2023"
-#endif
 
 namespace {
 

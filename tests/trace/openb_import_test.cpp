@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // trace: `quota-sim import openb` on small hand-written CSV files (the real
-// trace is tested by trace_replay_test.cpp when ../shared is present).
+// trace is tested by trace_replay_test.cpp when QUOTA_TRACE_DIR holds it).
 #include <quota_catch.hpp>
 
 #include <string>

@@ -11,8 +11,8 @@
 // * every pod either ran or carries the reason it is pending;
 // * the report is byte-identical when the same scenario is replayed again.
 //
-// The trace is read from ../shared/traces in place; CMake skips this test when
-// it is absent.
+// The trace is read in place from QUOTA_TRACE_DIR (a CMake cache path); CTest
+// reports this test as skipped when the trace is absent.
 #include <quota_catch.hpp>
 
 #include <algorithm>
