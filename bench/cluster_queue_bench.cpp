@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Kueue model figures (issue #10):
+// Kueue model figures:
 // * one flavor-assignment attempt for a 3-pod-set workload, 1,000 ClusterQueues
 //   in 50 cohorts, 3 flavors, 4 resources (target <= 1 us, 0 allocations);
 // * preemption target selection among 10,000 admitted workloads (<= 1 ms):

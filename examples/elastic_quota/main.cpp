@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota-example-elastic_quota: the seed's t1/t2 fair-share example with nos
-// ElasticQuota / CompositeElasticQuota objects and pods read from
-// `kubectl get -o json` output. Prints the capacity label actions, the
-// admission decision of each pending pod, the victims nos would preempt, and
-// the state after the preemption.
+// quota-example-elastic_quota: the t1/t2 fair-share example of nos' Key
+// concepts (docs/elastic-quota.md#references) with nos ElasticQuota /
+// CompositeElasticQuota objects and pods read from `kubectl get -o json`
+// output. Prints the capacity label actions, the admission decision of each
+// pending pod, the victims nos would preempt, and the state after the
+// preemption.
 //
 //   quota-example-elastic_quota [quotas.json] [pods.json]
 #include <quota/elastic_quota.hpp>

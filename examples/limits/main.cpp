@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota-example-limits: YuniKorn user/group limits on the seed's four-entry
-// example. Loads a queues.yaml-shaped JSON config and a list of increase /
-// decrease requests, prints each decision, then the /usage/users and
+// quota-example-limits: YuniKorn user/group limits on the four-entry example
+// of YuniKorn's enforcement design (docs/user-group-limits.md#references).
+// Loads a queues.yaml-shaped JSON config and a list of increase / decrease
+// requests, prints each decision, then the /usage/users and
 // /usage/groups JSON.
 //
 //   quota-example-limits [queues.json] [requests.json]

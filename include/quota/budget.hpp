@@ -1,46 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota/budget.hpp — budgets over time ("500 GPU-hours per team per week").
-//
-// A tenant (the job's queue, namespace, user or group) gets a budget of one
-// resource × time per window, in resource-milliseconds (base units of the
-// resource × ms, exact int64, checked). Running work consumes it continuously:
-// a running job with request r of the resource consumes r per millisecond.
-//
-//   budget_config cfg;                         // nvidia.com/gpu, per queue, weekly from epoch 0
-//   budget_policy b(cfg);
-//   b.set_budget("team-a", 500 * budget_policy::hour_ms);   // 500 GPU-hours
-//   b.advance_to(now_ms);                      // the host's clock; never backwards
-//   decision d = b.check(job);                 // budget.budget_exhausted when it cannot cover the job
-//
-// Time. The policy has its own clock, moved only by advance_to(now_ms)
-// (earlier than the clock: state_error 602, nothing changes). check, commit
-// and release act at the clock: a job consumes from its commit to its
-// release. job.created_ms is not used (a pending job consumes nothing).
-//
-// Windows.
-// * calendar: windows [start + k·length, start + (k+1)·length). At a boundary
-//   the consumption is reset; running jobs count from the boundary on.
-// * rolling: the window is (now − length, now]. Consumption is kept as
-//   segments [from, to) × rate per released job (plus the running jobs);
-//   the part of a segment older than now − length is forgotten, and segments
-//   entirely older are dropped at advance_to.
-//
-// Admission. committed(t) = consumption in the window at t + the declared
-// rest of the running jobs (rate × time to their declared end, clipped to
-// the window end for calendar windows, to one length for rolling ones). A job
-// with duration d (job.duration_ms, or the default duration when it is -1)
-// needs rate × min(d, window end − now) (calendar) or rate × min(d, length)
-// (rolling). It is admitted when committed + need <= budget. So two jobs that
-// each fit alone are not both admitted when together they would run out.
-//
-// On exhaustion: deny (default), or admit_preemptible: a job with
-// job.preemptible is admitted over budget (classify() says so, to_json lists
-// it under "over_budget", victims() offers it); a non-preemptible job is
-// denied (rule budget_exhausted_not_preemptible).
-//
-// Tenants without their own budget use the "*" budget if set, else are not
-// limited. For tenant = group, the job's first group with its own budget is
-// its tenant, else its first group when a "*" budget exists.
+// quota/budget.hpp — budgets over time ("500 GPU-hours per team per week"): a tenant's
+// consumption of one resource x time per calendar or rolling window.
+// Docs: docs/extra-policies.md
 #pragma once
 
 #include <algorithm>

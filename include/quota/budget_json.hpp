@@ -1,16 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota/budget_json.hpp — budgets over time from JSON, and introspection.
-//
-//   {"resource": "nvidia.com/gpu", "tenant": "queue",          // queue | namespace | user | group
-//    "window": "calendar", "windowStart": 0, "windowLength": "7d",   // or "rolling"
-//    "defaultDuration": "1h", "onExhausted": "deny",            // or "admit_preemptible"
-//    "budgets": {"team-a": "500h", "*": "100h"}}
-//
-// A budget is "<integer><unit>" (ms, s, m, h, d, w): that many base units of
-// the resource for that long ("500h" is 500 GPU-hours for nvidia.com/gpu),
-// or an integer of resource-milliseconds. Durations are integers (ms) or
-// text as in quota/duration.hpp ("90s", "1h30m", "7d"). Every problem of the document is listed in one
-// config_error (601) naming the offending field; nothing is built then.
+// quota/budget_json.hpp — budgets over time from JSON, and their introspection.
+// Docs: docs/extra-policies.md
 #pragma once
 
 #include <string>

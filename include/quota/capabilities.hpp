@@ -1,26 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota/capabilities.hpp — optional capabilities a model may offer beside the
-// five members of quota::policy. Each one is detected with a requires-
-// expression; a model without it is composed as if it had a neutral one.
-//
-//   order_aware      the model orders pending work (queue, order inside a
-//                    queue, order of the queues' heads now)
-//   demand_aware     the model follows pending demand (shares that grow with
-//                    what waits): told when a job starts and stops waiting
-//   charge_aware     the model states what admitting or releasing a job
-//                    charges a queue beyond the job's request (a shared
-//                    claim's devices, paid once by the owning queue)
-//   charge_receiver  the model accounts such charges in its queues
-//   allocation_sharing  the model knows what jobs share on a node (a claim's
-//                    devices), allocated once by the host
-//   node_preemption_aware  the model's rule for who may be preempted when the
-//                    quotas allow a job but no node has room
-//   cycle_aware      the model keeps, for the rest of a scheduling cycle,
-//                    capacity for a head it denied (Kueue's reservation for a
-//                    head that must preempt but finds no candidates)
-//   earliest_admission_aware  (quota/explain.hpp) when a denied job would fit
-//
-// Composition rules and the host's protocol: docs/architecture.md.
+// quota/capabilities.hpp — the optional capabilities a model may offer beside
+// quota::policy (order, demand, charges, shared allocations, node-level victims,
+// cycles), each detected with a requires-expression.
+// Docs: docs/architecture.md
 #pragma once
 
 #include <compare>

@@ -1,19 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota/capacity_queues.hpp — Volcano-style queues (capacity plugin), flat and hierarchical.
-//
-// Each queue lists its own `deserved`, `capability` and `guarantee`. Per
-// tracked dimension:
-//   flat:          realCapability = min(capability, max(0, total - sum of ALL guarantees) + own guarantee)
-//                  deserved       = max(min(deserved, realCapability), guarantee)
-//   hierarchical:  realCapability = min(capability, max(0, parent.realCapability
-//                                       - sum of the siblings' guarantees) + own guarantee)
-//                  deserved       = max(deserved, guarantee)
-//                  (the implicit root: capability unlimited unless given,
-//                   deserved / guarantee = sums over its children)
-// A queue may borrow up to its realCapability (allocatable, enqueueable); it
-// gives back what it holds over deserved (reclaim). In hierarchical mode every
-// check runs from the leaf up to the root, only leaves hold jobs, and an
-// allocation counts in every ancestor. See docs/queues.md ("Capacity plugin").
+// quota/capacity_queues.hpp — Volcano's capacity plugin: queues with deserved,
+// capability and guarantee, flat or hierarchical.
+// Docs: docs/queues.md
 #pragma once
 
 #include <algorithm>

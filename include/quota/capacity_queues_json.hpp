@@ -3,6 +3,7 @@
 // plugin from `kubectl get queues -o json` (opt-in JSON): spec.deserved,
 // spec.capability, spec.guarantee.resource, spec.parent, spec.priority,
 // spec.reclaimable, status.state.
+// Docs: docs/queues.md
 #pragma once
 
 #include <algorithm>

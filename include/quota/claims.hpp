@@ -1,37 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota/claims.hpp — ownership and accounting of shared DRA ResourceClaims.
-//
-// Implements the claim-sharing design written for KAI (one owning queue per
-// shared ResourceClaim) and, as a compatibility mode, what KAI does today.
-// The model does not know any queue model: it decides which queue OWNS each
-// accounted claim and keeps the charges (queue -> resource vector) a host
-// applies against whichever queue model it uses; it also decides whether a
-// pod may use a claim, with reasons.
-//
-//   claim_model m;                                 // design mode, defaults below
-//   m.add_claim(spec);                             // from a ResourceClaim
-//   auto q = m.queue("team-a");
-//   std::vector<claim_action> actions;
-//   auto r = m.bind(claim_pod{...}, ids, &actions);   // decision + binding id
-//   m.charge_of(q);                                // what team-a pays for claims
-//   m.unbind(r.binding, &actions);
-//
-// Rules of the design (docs/claims.md explains each with its seed sentence):
-//  1. an accounted claim is charged to exactly one queue, once, from its
-//     allocation result, whoever else uses it;
-//  2. owner = the claim's queue label (never rewritten); otherwise the queue of
-//     the first pod that binds it, recorded at once; every later bind carries
-//     that owner (label-upsert actions for the host's binder);
-//  3. a queue may opt out of sharing: foreign pods are denied;
-//  4. claims of non-accounted device classes: no owner, no charge, no checks;
-//  5. locking: deny foreign non-preemptible pods (default) / pin / transfer;
-//  6. orphans (bound by several queues, no label): deduct (default) / attribute;
-//  7. at most max_consumers (256) reservations per claim; a gang passing the
-//     cap is denied as a whole;
-//  8. the charge leaves the owner with the last reservation; a deleted owner
-//     queue hands its claims on by policy without losing them.
-// Conservation (design mode): sum of queue charges + deducted() equals the
-// sum of the charges of accounted claims that have a reservation.
+// quota/claims.hpp — ownership and accounting of shared DRA ResourceClaims: one owning
+// queue per accounted claim, the charges a host applies to its queue model, and
+// whether a pod may use a claim (KAI claim-sharing design, and KAI's behaviour as a
+// mode).
+// Docs: docs/claims.md
 #pragma once
 
 #include <algorithm>
@@ -63,7 +35,7 @@ using claim_binding_id = std::uint32_t;
 /// "No claim / no queue / no binding".
 inline constexpr std::uint32_t claim_none = 0xFFFFFFFFu;
 
-/// design: the seed's design (default). kai_strict: KAI's current rules.
+/// design: KAI's claim-sharing design proposal, docs/claims.md#references (default). kai_strict: KAI's current rules.
 enum class claim_mode : std::uint8_t { design, kai_strict };
 /// What happens when a claim's owner has no pod left on it but others do.
 enum class claim_locking : std::uint8_t {
@@ -95,11 +67,11 @@ struct claim_config {
   bool min_runtime_locks = true;
   claim_orphans orphans = claim_orphans::deduct;
   claim_owner_deleted owner_deleted = claim_owner_deleted::deduct;
-  /// The seed's locking option 2, "Allow queues to evict claims, even if it
+  /// The design's locking option 2, "Allow queues to evict claims, even if it
   /// will evict foreign pods" (default off): the policy adapter's victims()
   /// offers, for a job of the owning queue, the foreign jobs bound to the
   /// claims it names and to the queue's pinned claims, non-preemptible ones
-  /// included. With locking `pin` this is the seed's option 2 as a whole.
+  /// included. With locking `pin` this is the design's option 2 as a whole.
   bool owner_evicts = false;
   /// Kubernetes' limit on status.reservedFor (ResourceClaimReservedForMaxSize).
   std::uint32_t max_consumers = 256;

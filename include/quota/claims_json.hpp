@@ -1,21 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota/claims_json.hpp — loaders of DRA objects for quota/claims.hpp.
-//
-// * ResourceClaims (resource.k8s.io/v1, `kubectl get resourceclaims -o json`):
-//   metadata.labels[queue label], spec.devices.requests[] (exactly with
-//   deviceClassName / allocationMode ExactCount|All / count; firstAvailable[]),
-//   status.allocation.devices.results[] (request, driver, pool, device,
-//   consumedCapacity), status.reservedFor[]. A claim generated from a
-//   ResourceClaimTemplate (annotation resource.kubernetes.io/pod-claim-name,
-//   or a controlling Pod owner reference) is a per-pod claim.
-// * DeviceClasses: the per-class accounting flag, an annotation or label
-//   (default key quota.dev/accounted, "true"/"false").
-// * Pods with spec.resourceClaims[]: resourceClaimName (shared claim) or
-//   resourceClaimTemplateName (its generated name from
-//   status.resourceClaimStatuses[]); the queue from the queue label;
-//   kai.scheduler/preemptibility; quota.dev/min-runtime-protected.
-// Every document is checked whole: a validation_error lists every problem
-// with its path, and the model is unchanged on any error.
+// quota/claims_json.hpp — loaders of DRA objects (ResourceClaims, DeviceClasses, Pods)
+// for quota/claims.hpp.
+// Docs: docs/claims.md
 #pragma once
 
 #include <algorithm>

@@ -1,24 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota/cluster_queue.hpp — the Kueue quota model: ResourceFlavors,
-// ClusterQueues, a tree of Cohorts of any depth, quotas per (flavor, resource)
-// with nominal quota, borrowing limit and lending limit, and usage kept
-// incrementally as workloads are admitted and finish.
-//
-// Arithmetic (the rules of Kueue's hierarchical resource nodes, in our words):
-// * subtree(n)    = nominal(n) + sum over children c of (subtree(c) - guaranteed(c))
-// * guaranteed(n) = max(0, subtree(n) - lendingLimit(n)) when a lending limit is
-//                   set, else 0: the part of n's quota it never lends upward.
-// * usage of a cohort = sum over children of max(0, usage(c) - guaranteed(c)):
-//   only what a child uses beyond its guaranteed part is drawn from the parent.
-// * available(n)  = subtree - usage at the root; below it, the unused guaranteed
-//   part plus what the parent has available, the latter capped by the borrowing
-//   limit: (subtree - guaranteed) - max(0, usage - guaranteed) + borrowingLimit.
-// * potential(n)  = the same with no usage anywhere (the most n could ever get).
-// All amounts are int64 base units, overflow-checked; every query is exact.
-//
-// Configuration is validated all at once (quota::validation_error lists every
-// problem with its object name and field path); a rejected configuration
-// changes nothing.
+// quota/cluster_queue.hpp — the Kueue quota model: ResourceFlavors, ClusterQueues and
+// Cohorts of any depth, quotas per (flavor, resource) with borrowing and lending
+// limits, and usage kept incrementally.
+// Docs: docs/cohorts.md
 #pragma once
 
 #include <algorithm>

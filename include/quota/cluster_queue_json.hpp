@@ -5,6 +5,7 @@
 // array, with kinds mixed. Every problem of the document is reported at once
 // (validation_error with object name and field path); on error nothing is
 // added to the outputs.
+// Docs: docs/cohorts.md
 #pragma once
 
 #include <cstdint>

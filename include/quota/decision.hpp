@@ -5,6 +5,7 @@
 // denied with one or more machine-readable reasons (which model, which rule,
 // which entity, which resource, the amounts involved). An allowed decision
 // carries no reasons and never allocates.
+// Docs: docs/architecture.md
 #pragma once
 
 #include <cstdint>

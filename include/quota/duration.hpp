@@ -1,18 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota/duration.hpp — durations as exact milliseconds, read from and written as text.
-//
-// One grammar serves every config and scenario of the library: a non-negative
-// integer followed by a unit, or a sum of such terms written largest unit
-// first without spaces:
-//
-//   "250ms"  "90s"  "5m"  "2h"  "7d"  "1w"  "1h30m"  "2d4h"  "1w2d3h4m5s6ms"
-//
-// Units: ms, s, m, h, d (86,400 s) and w (7 d); no months or years, whose
-// length varies. A bare integer ("1500") is milliseconds. Anything else — an
-// empty string, a sign, a fraction, an unknown unit, a unit repeated or out
-// of order, a value beyond int64 milliseconds — is rejected (nullopt), never
-// wrapped or rounded. (Kueue's Go-style durations such as "1.5h" have their
-// own reader in cluster_queue_json.hpp.)
+// quota/duration.hpp — durations as exact milliseconds, read from and written as text
+// ("90s", "1h30m").
+// Docs: docs/resources.md
 #pragma once
 
 #include <cstdint>

@@ -1,14 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota/elastic_quota.hpp — elastic quotas as nos models them.
-//
-// An ElasticQuota (one namespace) or CompositeElasticQuota (a list of
-// namespaces) guarantees `min` and caps at `max`. Pods of a namespace may
-// borrow beyond `min` while the cluster-wide sum of usage stays within the
-// sum of all `min`; those pods are labelled over-quota and may be preempted
-// by quotas claiming back their share (fair share by preemption).
-//
-// Usage is incremental: starting or stopping a pod touches only its quota
-// and the cluster totals. See docs/elastic-quota.md for each rule's source.
+// quota/elastic_quota.hpp — elastic quotas as nos models them: ElasticQuota and
+// CompositeElasticQuota with min and max, over-quota labels and fair share by
+// preemption.
+// Docs: docs/elastic-quota.md
 #pragma once
 
 #include <algorithm>
@@ -55,7 +49,7 @@ enum class elastic_label_order : std::uint8_t {
   /// nos operator: creation time, then priority (LOWER first, as nos's
   /// controller sorts), then request size (smaller first), then name.
   nos,
-  /// The seed text only: creation time, then request size, then name.
+  /// nos' Key concepts text only (docs/elastic-quota.md#references): creation time, then request size, then name.
   creation_then_size,
 };
 

@@ -3,6 +3,7 @@
 // and Pod objects as `kubectl get -o json` prints them (a single object, a
 // List or an array). Every problem of a document is collected and thrown
 // together as one validation_error naming the object and field.
+// Docs: docs/elastic-quota.md
 #pragma once
 
 #include <cstdint>

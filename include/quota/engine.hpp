@@ -1,38 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota/engine.hpp — composes any subset of quota models behind one interface.
-//
-//   quota::basic_engine<A, B, C> e(a, b, c);   // models fixed at compile time
-//   quota::engine e;                            // models chosen at run time
-//   e.add(quota::any_policy(std::move(model)));
-//
-//   decision d = e.check(job);      // every model is asked; reasons of all
-//   decision d = e.admit(job);      // all-or-nothing: commits in every model or in none
-//   e.restore(job);                 // already running: committed everywhere, no check
-//   e.release(job.id);              // always succeeds in every model
-//   e.victims(job, out);            // candidates from every model
-//   explanation x = e.explain(job); // what-if: every model's verdict, victims,
-//                                   // earliest time; changes nothing (quota/explain.hpp)
-//   e.pending_added(job);           // demand: the job waits from now on
-//   e.compare_heads(a, b);          // order: the ordering model's (quota/capabilities.hpp)
-//   e.begin_cycle(); e.head_denied(head); e.end_cycle();  // a scheduling cycle's holds
-//
-// All-or-nothing: admit() asks every model first and commits only when all
-// allow. If a model's commit throws (overflow, a model-specific state error),
-// the models already committed are released again, the error propagates, and
-// the engine is as before. A commit_denied_error (a concurrent reload made
-// the job stop fitting between check and commit) is undone the same way but
-// returned as the denied decision it carries.
-//
-// Both engines share one implementation of this protocol
-// (detail::engine_base); they differ only in how they hold their models.
-//
-// Thread safety: an engine is a plain value. check(), victims(), explain() and the const
-// accessors may run concurrently with each other when every model's const
-// members may (all models of this library qualify). admit() and release()
-// mutate and must be serialised by the host (one scheduling thread, or a
-// mutex around them). Models that are documented as internally synchronised
-// (the user/group limit trackers) may additionally be updated from other
-// threads through their own API.
+// quota/engine.hpp — the engine: composes any subset of quota models behind one
+// interface, with all-or-nothing admission (basic_engine at compile time, engine at
+// run time).
+// Docs: docs/architecture.md
 #pragma once
 
 #include <compare>

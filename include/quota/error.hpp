@@ -1,13 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota/error.hpp — the one error hierarchy of the library.
-//
-// Every error has a stable numeric id and a message of the form
-//   [quota.<kind>.<id>] <what went wrong, naming the offending item>
-// Ids are grouped by kind: parse 1xx, validation 2xx, unknown entity 3xx,
-// overflow 4xx, state 5xx. Ids never change meaning once released.
-//
-// Every throwing call of the library gives the strong guarantee: when it
-// throws, the state of the object it was called on is exactly as before.
+// quota/error.hpp — the one error hierarchy of the library: typed errors with stable
+// ids and messages that name the offending item.
+// Docs: docs/architecture.md
 #pragma once
 
 #include <cstdint>

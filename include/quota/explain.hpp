@@ -1,22 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota/explain.hpp — a live what-if: would this job be admitted now, and if
-// not, why and what would make room? Nothing changes while it is answered.
-//
-//   quota::explanation x = engine.explain(job);   // or quota::explain(model, job)
-//   x.allowed()            every model allows
-//   x.models[i].verdict    model i's own decision, with all its reasons
-//   x.models[i].victims    what model i would preempt to make room (denying models only)
-//   x.models[i].earliest_ms
-//                          when model i would allow the job, if it can tell
-//   x.earliest_ms()        the latest of those over the denying models, when
-//                          every denying model can tell
-//   quota::to_string(x)    readable text; fmt: quota/explain_fmt.hpp;
-//                          JSON: quota/explain_json.hpp
-//
-// A model can tell when it would allow a job by having the optional member
-//   std::optional<std::int64_t> earliest_admission_ms(const quota::job&) const;
-// (milliseconds on the host's clock; nullopt: cannot tell). It is asked only
-// when the model denies the job. Models without it simply give no time.
+// quota/explain.hpp — a live what-if: would this job be admitted now, and if not, why
+// and what would make room? Nothing changes while it is answered.
+// Docs: docs/architecture.md
 #pragma once
 
 #include <concepts>

@@ -2,6 +2,7 @@
 // quota/explain_fmt.hpp — opt-in {fmt} output of a what-if explanation.
 //
 //   fmt::print("{}", engine.explain(job));   // the text of quota::to_string(explanation)
+// Docs: docs/architecture.md
 #pragma once
 
 #include <string>

@@ -7,6 +7,7 @@
 //                "earliest_admission_ms": 14400000}, ...],
 //    "victims": [...], "earliest_admission_ms": 14400000}
 // earliest_admission_ms is present only when known.
+// Docs: docs/architecture.md
 #pragma once
 
 #include <quota/explain.hpp>

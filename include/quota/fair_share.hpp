@@ -1,32 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota/fair_share.hpp — hierarchical fair share in the KAI model.
-//
-// A tree of queues. Each queue has, per resource, a quota (deserved amount,
-// -1 = unlimited), an over-quota weight and a limit (-1 = no limit, 0 =
-// nothing). Per resource and per set of siblings, top-down, a parent's fair
-// share is divided among its children:
-//   1. deserved first, regardless of priority (even oversubscribed), capped by
-//      the child's requestable demand (request, or min(limit, request));
-//   2. what is left goes over quota by priority bucket (highest first); inside
-//      a bucket in KAI's rounds: each round splits what is left by over-quota
-//      weight (optionally adjusted by historical usage, factor k) among the
-//      children that still want more; a child whose share covers its want is
-//      satisfied, the others get the floor of their share in whole base
-//      units (weight 0 never gets over quota);
-//   3. units left over by the floors go one unit per child, ordered by
-//      largest fractional leftover, then earlier creation, then name.
-// Everything is exact integer arithmetic (128-bit intermediates).
-// fair_share_options::upstream reproduces KAI's numbers where the default
-// differs: a finite quota uncapped by the share divided, floors and remainders
-// in KAI's whole units (whole_units), remainders after all buckets, and
-// parents compared with their best leaf's victims in the victim order.
-//
-// Predicates: allocation checks (limit, non-preemptible quota) from the leaf up;
-// reclaim as KAI (can-reclaim, victim pre-filter, the two strategies per
-// victim chunk, the sibling saturation check with its multiplier, scenario
-// validator); preempt (lower priority, preemptible, min runtime); queue order
-// (KAI's tie-break chain, hierarchical); victims in KAI's order.
-// See docs/fair-share.md.
+// quota/fair_share.hpp — hierarchical fair share in the KAI model: the division of
+// each resource among a tree of queues, and the allocation, reclaim, preempt, queue-
+// order and victim-order rules built on it.
+// Docs: docs/fair-share.md
 #pragma once
 
 #include <algorithm>

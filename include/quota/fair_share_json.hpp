@@ -7,6 +7,7 @@
 // (fractions allowed when the registry's gpu scale can hold them). Any other
 // key under spec.resources is a resource name with amounts in its base unit.
 // quota/overQuotaWeight/limit omitted = 0; -1 = unlimited (quota, limit).
+// Docs: docs/fair-share.md
 #pragma once
 
 #include <string>

@@ -1,16 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota/flavor_assignment.hpp — Kueue flavor assignment: for each pod set of a
-// workload and each resource group of its ClusterQueue, walk the group's
-// flavors in order and classify each one as
-//   fit (no borrowing) / fit with borrowing / needs preemption / no fit,
-// stopping or trying the next flavor as flavorFungibility says. The result
-// names the flavor per resource, the mode and how much is borrowed; when it is
-// not a fit it carries reasons. Partial admission reduces pod-set counts down
-// to minCount to find the largest counts that fit.
-//
-// Hot path: assign() writes into a caller-owned flavor_assignment whose
-// vectors keep their capacity, so a fitting attempt allocates nothing after
-// warm-up.
+// quota/flavor_assignment.hpp — Kueue flavor assignment: the flavor, mode and
+// borrowing chosen for each pod set and resource of a workload, with partial
+// admission.
+// Docs: docs/cohorts.md
 #pragma once
 
 #include <algorithm>

@@ -4,6 +4,7 @@
 //   fmt::format("{}", decision)               "allowed" / "denied: model.rule [entity] ..."
 //   fmt::format("{}", quantity)               canonical Kubernetes text
 //   fmt::format("{}", quota::named(v, reg))   "{cpu: 2, memory: 4Gi}"
+// Docs: docs/architecture.md
 #pragma once
 
 #include <string>

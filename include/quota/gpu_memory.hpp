@@ -1,13 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // quota/gpu_memory.hpp — the GPU memory (GB) a pod asks for, as nos counts it.
-//
-// gpu-memory = nvidia.com/gpu x GB-per-GPU (default 32)
-//            + sum over nvidia.com/mig-<g>g.<m>gb of m x quantity.
-// By default a resource counts as a MIG profile only when its whole name has
-// that form (wrong prefix, missing digits, trailing text: nothing).
-// `mig_name_match::nos` matches names as nos does: the pattern may appear
-// anywhere in the name, and the GB are read when the name holds exactly one
-// "<digits>gb".
+// Docs: docs/elastic-quota.md
 #pragma once
 
 #include <cstdint>

@@ -7,6 +7,7 @@
 // * helpers the upstream-object loaders share: iterate a single object, a
 //   Kubernetes List or a JSON array; read typed fields with path-named errors;
 //   read a file with the position of a syntax error.
+// Docs: docs/architecture.md
 #pragma once
 
 #include <cstdint>

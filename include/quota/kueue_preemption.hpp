@@ -5,6 +5,7 @@
 // borrowWithinCohort) with Kueue's candidate order and minimal target set,
 // queueing (StrictFIFO / BestEffortFIFO), stopped ClusterQueues, quota
 // changes that keep admitted work, and the quota::policy adapter.
+// Docs: docs/cohorts.md
 #pragma once
 
 #include <algorithm>

@@ -1,60 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota/limits.hpp — user and group limit enforcement (YuniKorn model).
-//
-// Trackers of resource usage and running applications per user and per group
-// at every queue of a hierarchy, checked against the limits of a
-// limits_config (quota/limits_config.hpp):
-//
-//   limits_manager m(registry);
-//   m.reload(cfg);                                         // validate aside, swap in one step
-//   decision d = m.increase("root.a", "app-1", usage, {"sue", {"dev"}});
-//   m.decrease("root.a", "app-1", usage, /*remove_app=*/true, {"sue", {"dev"}});
-//
-// Rules (see docs/user-group-limits.md for the seed sentence behind each):
-// * user limit at a queue: the named entry, else the wildcard entry; checked at
-//   every level from the leaf to the root. A wildcard entry gives every user
-//   their own copy of the limit.
-// * group of an application (a user with no groups has none): from the leaf to the root, the first level whose
-//   group limits name one of the user's groups (in config order), else that
-//   level's wildcard group, decides. It is fixed for the application. Only that
-//   group's entries are checked, at every level. The wildcard group is one
-//   cumulative pool ("*") shared by every user that falls into it.
-// * increase is all-or-nothing over user and group and every level; a denial
-//   changes nothing. maxapplications only denies a new application.
-// * decrease is never denied; below zero / unknown application / wrong queue
-//   is a typed error and changes nothing. Empty trackers are removed.
-// * reload validates and compiles the new config without the lock, then swaps
-//   it in one step; usage above a lowered limit is kept.
-// * upstream mode (limits_config::upstream, with the config in effect):
-//   YuniKorn's manager where it differs (docs/user-group-limits.md,
-//   "Differences from upstream"): questions link the application's group, an
-//   increase or decrease with an empty name is ignored, a reload that removes a
-//   group's limit empties that group's trackers along the path and unlinks its
-//   applications there, and the usage JSON lists the configured users and groups.
-// * prepare + the fused increase / decrease: one locked call each for a dense,
-//   reusable request (the four-call API stays).
-//
-// Thread safety: by default every member may be called from any thread; one
-// lock guards the trackers (held for some tens of nanoseconds per call);
-// reload holds it only for the pointer swap. A host that already serialises
-// its calls (one scheduling thread, or its own lock) may construct the manager
-// with limits_locking::host, and the manager then takes no lock at all.
-//
-// Hot path: usage is kept in flat arrays indexed by a small resource slot
-// (assigned the first time a resource is requested), compiled limits are
-// dense arrays indexed by resource id, a running application keeps pointers to
-// its user and group trackers along its queue's ancestor chain plus a plan (its
-// limits resolved once per config generation into one block by tracker and
-// slot; anything the plan cannot answer plainly goes to the general path), and
-// names are interned in an open-addressing table looked up by string_view. Once an
-// application runs, increase / decrease / headroom allocate nothing (up to 8
-// resource slots and queue depth 8; the plan is rebuilt, and may allocate for
-// a deep tree, only after a reload or a resource's first request).
-//
-// Memory: an application id is forgotten when the application is removed
-// (decrease with remove_app) unless the host holds its handle (app_id pins it
-// until release_app); trackers without usage and running applications are
-// removed. So memory follows the running applications, not every id ever seen.
+// quota/limits.hpp — user and group limits in the YuniKorn model: usage trackers per
+// user and group at every queue, checked against a limits_config, with live reload.
+// Docs: docs/user-group-limits.md
 #pragma once
 
 #include <algorithm>

@@ -1,39 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota/limits_config.hpp — user and group limit configuration (YuniKorn model).
-//
-// A queue hierarchy (root + children, any depth) in which every queue may
-// carry a list of limit entries. Each entry applies to every user and every
-// group it names, one copy each (it is not a combined limit of the names):
-//
-//   limits_config cfg;                       // cfg.root.name == "root"
-//   limit_entry e;
-//   e.name = "example entry";
-//   e.users = {"sue", "bob"};
-//   e.max_applications = 2;
-//   e.max_resources.set(resources::cpu, 10'000);
-//   cfg.root.limits.push_back(e);
-//   validate_limits_config(cfg, registry);    // throws validation_error with every problem
-//
-// Validation follows the YuniKorn design and its config validator; every
-// problem is reported at once with the queue path and the limit entry:
-// * a limit names at least one user or group; a user name matches YuniKorn's
-//   user pattern (a letter or '_' first, then letters, digits and : # / _ . @ -,
-//   optionally a final '$'), a group name its group pattern (a letter or '_'
-//   first, then letters, digits and : _ . -);
-// * a wildcard "*" is the only entry of its list (upstream mode: YuniKorn's
-//   rule only, names before the wildcard in one list are accepted), and no named
-//   user (group) follows a wildcard user (group) in the same queue;
-// * a group wildcard may not be the only group limit of a queue;
-// * no user or group appears twice in one queue's limits;
-// * maxresources amounts are >= 0 with at least one > 0 (YuniKorn's
-//   StrictlyGreaterThanZero), and a limit sets maxresources or maxapplications;
-// * a limit stays within its queue: maxresources <= resources.max and
-//   maxapplications <= the queue's maxapplications (when set);
-// * the same user or group at a child is <= its nearest ancestor entry (a
-//   named user is also held to an ancestor's wildcard user entry), hence
-//   every limit is <= the root's limit for that user or group;
-// * queue names: 1 to 64 of letters, digits and _ : # / @ - (YuniKorn's queue
-//   name pattern), unique among siblings ignoring case, the root is "root".
+// quota/limits_config.hpp — the configuration of user and group limits (YuniKorn
+// model): a queue hierarchy whose queues carry limit entries, and its validation.
+// Docs: docs/user-group-limits.md
 #pragma once
 
 #include <cstdint>

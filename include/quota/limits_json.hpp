@@ -1,21 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota/limits_json.hpp — JSON for user and group limits (opt-in).
-//
-// * load_limits_config: a YuniKorn queue configuration as JSON, with the field
-//   names of queues.yaml:
-//     {"partitions": [{"name": "default", "limits": [...],
-//                      "queues": [{"name": "root", "resources": {"max": {...}},
-//                                  "maxapplications": 0, "limits": [...], "queues": [...]}]}]}
-//   A limit: {"limit": "text", "users": [...], "groups": [...],
-//             "maxresources": {"memory": "25G", "vcore": 5}, "maxapplications": 2}.
-//   A single partition object or a bare root queue object are accepted too.
-//   Every parse and validation problem of the document is reported at once
-//   (validation_error), each naming the JSON path / queue path and the limit.
-// * users_usage_to_json / groups_usage_to_json: tracker state in the shape of
-//   YuniKorn's REST endpoints /ws/v1/partition/{p}/usage/users and /usage/groups
-//   (userName, groups {app: group}, queues {queuePath, resourceUsage,
-//   runningApplications, maxResources, maxApplications, children}; empty fields
-//   are left out as YuniKorn's omitempty does). Amounts are integers of base units.
+// quota/limits_json.hpp — JSON for user and group limits (opt-in): YuniKorn's queue
+// configuration with the field names of queues.yaml, and the usage JSON of its REST
+// endpoints.
+// Docs: docs/user-group-limits.md
 #pragma once
 
 #include <algorithm>

@@ -1,33 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota/limits_yaml.hpp — YuniKorn queues.yaml for user and group limits (opt-in).
-//
-// Needs yaml-cpp (Debian: libyaml-cpp-dev; CMake: find_package(yaml-cpp) and
-// link the `yaml-cpp` target). The YAML document is turned into the JSON
-// structure that load_limits_config (quota/limits_json.hpp) reads, with the
-// same field names as YuniKorn's queues.yaml:
-//
-//   partitions:
-//     - name: default
-//       queues:
-//         - name: root
-//           queues:
-//             - name: dev
-//               resources: {max: {memory: 1T, vcore: 100}}
-//               limits:
-//                 - limit: specific user
-//                   users: [sue]
-//                   maxresources: {memory: 25G, vcore: 5}
-//                   maxapplications: 2
-//
-// So parsing and validation are the JSON loader's: every problem of the
-// document at once as a validation_error naming the path and the limit. A
-// YAML syntax error is a parse_error (105) with its line and column.
-//
-// Scalars: a plain integer (5, -1) becomes a JSON integer, anything else a
-// string ("25G", "0.5" are quantities). The values of `name`, `limit`,
-// `users` and `groups` always stay strings (a user named 1001 is a name, not
-// a number). true/false become booleans and ~ / null become null, so a
-// wrongly typed field is reported as in JSON.
+// quota/limits_yaml.hpp — YuniKorn queues.yaml for user and group limits (opt-in;
+// needs yaml-cpp), read into the structure of quota/limits_json.hpp.
+// Docs: docs/user-group-limits.md
 #pragma once
 
 #include <cerrno>

@@ -2,6 +2,7 @@
 // quota/pod_request.hpp — the Kubernetes effective request of a pod.
 //
 // Per resource: max(sum over containers, max over init containers) + overhead.
+// Docs: docs/elastic-quota.md
 #pragma once
 
 #include <algorithm>

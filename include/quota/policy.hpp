@@ -1,31 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota/policy.hpp — the small interface every quota model implements.
-//
-// A host scheduler speaks to every model the same way:
-//   check(job)        would this job be admitted now? (no state change)
-//   commit(job)       the job was admitted everywhere: account for it
-//   release(job id)   the job ended (or was preempted): give its usage back
-//   victims(job, out) which running jobs would have to go to make room
-//   policy_name()     a short static name used in reasons and reports
-// Introspection as JSON is opt-in (quota/json.hpp: to_json(json&, model)).
-//
-// The engine (quota/engine.hpp) composes any subset of models: admission is
-// all-or-nothing across them, release always succeeds in all of them.
-//
-// Contract of each member:
-// * check is const and has no side effect; a denial is a decision, not an error.
-// * commit must follow an allowed check on the same state; a model throws
-//   state_error (and changes nothing) for a duplicate job id, and may throw
-//   for unknown entities (unknown_entity_error) or overflow.
-// * a model whose state can change between check and commit from other
-//   threads (the user/group limit trackers reload live) may find at commit
-//   that the job no longer fits: it then throws commit_denied_error, which
-//   carries the denial, and changes nothing. The engine turns it into a
-//   denied decision (after undoing the models already committed), not an error.
-// * release of a committed job never fails; release of an unknown id throws
-//   unknown_entity_error (304) and changes nothing.
-// * victims appends candidates in the model's own preference order, each with
-//   the rule that makes it a victim; it changes nothing.
+// quota/policy.hpp — the small interface every quota model implements (check, commit,
+// release, victims, policy_name), its contract, and any_policy.
+// Docs: docs/architecture.md
 #pragma once
 
 #include <concepts>

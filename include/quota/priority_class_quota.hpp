@@ -1,30 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota/priority_class_quota.hpp — min/max per (tenant, PriorityClass).
-//
-// "At most 8 GPUs of `high` for team A, whatever its total": a cap (max) and
-// a guarantee (min) for the usage of one tenant (queue, namespace or user)
-// at one PriorityClass. It only counts the jobs of that pair, so it composes
-// with whatever model holds the tenant's overall quota: put both in one
-// quota::engine and a job must pass both.
-//
-//   priority_class_quota pq(priority_class_quota::tenant_key::queue);
-//   limit_vector max; max.set(resources::nvidia_gpu, 8);
-//   pq.set("team-a", "high", {}, max);
-//   decision d = pq.check(job);   // priority_class_quota.priority_class_over_max [team-a/high]
-//
-// Rules.
-// * Admission: for each resource the job requests that the pair's max lists,
-//   used + request <= max. Resources max does not list are not capped.
-// * Limits of a pair: the tenant's own entry for the class, else the "*"
-//   tenant's entry for the class (each tenant then has its own usage), else
-//   the pair is not limited.
-// * min is a guarantee: usage of a pair above its min is preemptible. The
-//   jobs of a pair fill its min in commit order; a job is over min when the
-//   pair's usage up to and including it passes min on a resource. victims(j)
-//   returns, for the job's tenant, the over-min jobs of its OTHER classes
-//   that have an entry and a lower priority than j, newest first (rule
-//   over_priority_class_min). Its own class is not searched: a job held by its
-//   own class's max is not helped by preempting its peers.
+// quota/priority_class_quota.hpp — min and max per (tenant, PriorityClass), composed
+// with whatever model holds the tenant's overall quota.
+// Docs: docs/extra-policies.md
 #pragma once
 
 #include <algorithm>

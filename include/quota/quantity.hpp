@@ -1,22 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota/quantity.hpp — Kubernetes resource quantities, parsed and formatted exactly.
-//
-// Grammar (as Kubernetes accepts it):
-//   quantity := [+-]? number suffix?
-//   number   := digits | digits '.' digits? | '.' digits
-//   suffix   := binarySI (Ki Mi Gi Ti Pi Ei) | decimalSI (n u m k M G T P E)
-//             | decimalExponent ('e' | 'E') [+-]? digits
-// A quantity's value is exact: mantissa * 10^exp10 * 1024^exp1024. Nothing is
-// rounded; a value finer than one nano-unit is rejected as too precise
-// (Kubernetes would silently round it up).
-//
-// to_base(scale) converts to an integer count of the base unit 10^-scale
-// (cpu: scale 3 = millicores) and rejects values that are not a whole number
-// of base units, or that do not fit in 64 bits.
-//
-// to_string() is canonical, as Kubernetes prints quantities: the format of the
-// suffix is kept, and the largest suffix giving an integer mantissa is chosen:
-//   "0.1" -> "100m", "1.5Gi" -> "1536Mi", "1000" -> "1k", "1e3" -> "1e3", "+1" -> "1".
+// quota/quantity.hpp — Kubernetes resource quantities, parsed and formatted exactly,
+// and their conversion to integer base units.
+// Docs: docs/resources.md
 #pragma once
 
 #include <compare>

@@ -1,14 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota/queue_tree.hpp — Volcano-style queues (proportion model).
-//
-// Queues with weight, guarantee (reservation) and capability share a cluster
-// total. Per tracked dimension:
-//   realCapability = min(capability, max(0, total - sum of ALL guarantees) + own guarantee)
-//   deserved       = exact weighted water-filling, each queue bounded by
-//                    min(realCapability, request) and lifted to its guarantee.
-// Predicates (allocatable, overused, preemptive, enqueueable, overcommit gate)
-// return decisions with reasons; reclaim victims follow Volcano's running-copy
-// rule. See docs/queues.md.
+// quota/queue_tree.hpp — Volcano's proportion plugin: weighted queues with guarantee
+// and capability sharing a cluster total (realCapability, deserved, predicates,
+// reclaim).
+// Docs: docs/queues.md
 #pragma once
 
 #include <algorithm>
@@ -112,7 +106,7 @@ class queue_tree {
     recompute_real_capability();
   }
 
-  /// Adds a queue (e.g. the seed's queue4); all realCapabilities change.
+  /// Adds a queue (e.g. queue4 of Volcano's reservation design); all realCapabilities change.
   /// Strong guarantee: on a validation_error nothing changes.
   void add_queue(queue_spec q) {
     queue_tree copy = *this;
@@ -311,13 +305,13 @@ class queue_tree {
     return out;
   }
   /// Overcommit gate: minResources <= total*factor - allocated(all) - inqueue(all)
-  /// in asked dimensions (pods left out); the seed's exception admits a job
+  /// in asked dimensions (pods left out); the reservation design's exception (docs/queues.md#references) admits a job
   /// that fits the queue's unused guarantee even when the cluster has nothing
   /// free (not in upstream mode: Volcano's overcommit plugin has no exception).
   [[nodiscard]] decision overcommit_gate(std::size_t q, const resource_vector& min_resources,
                                          std::int64_t factor_num = 6, std::int64_t factor_den = 5) const {
     if (min_resources.is_zero()) return decision::allow();
-    // the seed's exception; Volcano's overcommit plugin has none
+    // the reservation design's exception; Volcano's overcommit plugin has none
     bool fits_guarantee = !opts_.upstream;
     for (std::size_t d = 0; d < D_; ++d) {
       const auto m = min_resources.get(dims_[d]);

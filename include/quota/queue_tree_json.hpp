@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // quota/queue_tree_json.hpp — Volcano Queue and PodGroup objects from
 // `kubectl get queues -o json` / `kubectl get podgroups -o json` (opt-in JSON).
+// Docs: docs/queues.md
 #pragma once
 
 #include <string>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // quota/quota.hpp — umbrella header: the core of the library.
 // Opt-in integrations are separate: quota/json.hpp, quota/fmt.hpp.
+// Docs: docs/resources.md
 #pragma once
 
 #include <quota/decision.hpp>

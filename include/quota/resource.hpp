@@ -1,19 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota/resource.hpp — resource names interned to small integer ids.
-//
-// Names are used at the edges (config files, JSON, messages); the hot path
-// works with resource_id. Every registry starts with the well-known resources
-// at fixed ids (quota::resources::cpu, ...), so code can name them without a
-// lookup. Each resource has a base unit: amounts are integers of that unit.
-//
-//   resource      base unit                     scale (base = 10^-scale)
-//   cpu           millicore                     3
-//   memory        byte                          0
-//   nvidia.com/gpu, other devices  device       0   (fractional devices: a
-//                 "milli" resource registered with scale 3, e.g. gpu-milli)
-//
-// Thread safety: lookups (find, at, name, info) may run concurrently with each
-// other; intern() mutates and must not run concurrently with anything else.
+// quota/resource.hpp — resource names interned to small integer ids
+// (resource_registry), with the well-known resources at fixed ids and a base unit per
+// resource.
+// Docs: docs/resources.md
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // quota/resource_concepts.hpp — the C++20 concepts behind resource vectors.
+// Docs: docs/resources.md
 #pragma once
 
 #include <array>

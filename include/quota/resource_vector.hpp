@@ -1,22 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota/resource_vector.hpp — exact vectors of resource amounts.
-//
-//   basic_resource_vector<Amount, ResourceSet, Absent>
-//
-// * Amount: int64 (checked: overflow throws quota::overflow_error, never wraps)
-//   or an arbitrary-precision integer (quota::big_int) for sums beyond 64 bits.
-// * ResourceSet: dynamic_resources (ids from a resource_registry; stored as a
-//   sorted small vector, no allocation up to 8 dimensions) or
-//   fixed_resources<"cpu", "memory", ...> (a std::array and a presence mask).
-// * Absent: what a dimension that is not present means. It is part of the
-//   type so that a usage vector can never be mistaken for a limit:
-//     resource_vector  (absent = 0)          usage, requests, allocations
-//     limit_vector     (absent = unlimited)  max, capability, limits
-//     strict_limit_vector (absent = 0)       limits of models whose rule says
-//                                            "not listed = nothing allowed"
-//
-// Every operation that can overflow checks first and changes nothing when it
-// throws (strong guarantee).
+// quota/resource_vector.hpp — exact vectors of resource amounts: basic_resource_vector
+// and its aliases, whose type says what an absent dimension means.
+// Docs: docs/resources.md
 #pragma once
 
 #include <algorithm>

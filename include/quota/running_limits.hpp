@@ -1,19 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota/running_limits.hpp — running-job limits for any queue model.
-//
-// YuniKorn's maxapplications, for every model: at most N jobs (pod groups,
-// workloads) running at once per queue, per user and per namespace. Composes
-// with any other model in the engine (Volcano queues, elastic quotas, KAI
-// queues, Kueue ClusterQueues) because it only counts jobs.
-//
-//   running_limits rl;
-//   rl.set_limit(scope::queue, "team-a", 3);
-//   rl.set_default(scope::user, 5);          // every user without their own entry
-//   decision d = rl.check(job);              // max_running_jobs when one more would exceed
-//
-// A limit of 0 admits nothing in that scope. Lowering a limit below the number
-// running keeps the running jobs (nothing is evicted) and denies new ones
-// until the count falls below it.
+// quota/running_limits.hpp — running-job limits for any queue model: at most N jobs
+// running at once per queue, per user and per namespace.
+// Docs: docs/extra-policies.md
 #pragma once
 
 #include <algorithm>

@@ -6,6 +6,7 @@
 // "*" is the limit of every entity of that scope without an entry of its own.
 // Every problem of the document is reported at once (validation_error), and a
 // rejected document changes nothing.
+// Docs: docs/extra-policies.md
 #pragma once
 
 #include <string>

@@ -1,38 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota/sharing_pools.hpp — tenant-scoped sharing pools for elastic quotas.
-//
-// nos elastic quotas (a namespace, or a list of them, with min and max; see
-// elastic_quota.hpp) let any quota borrow the unused min of every other one.
-// Sharing pools group the quotas so that borrowing stays inside the group
-// first, and crosses groups only where both sides allow it:
-//
-//   sharing_pool_spec research{"research", {{"nlp", {"nlp"}, min, max}, {"vision", {"vision"}, min, max}}};
-//   research.lend_across = true;    // others may borrow research's unused min
-//   research.borrow_across = true;  // research may borrow other pools' unused min
-//   sharing_pools sp({research, prod});
-//   decision d = sp.check(job);     // job.ns selects the quota
-//   borrow_plan p = sp.plan(job);   // where the capacity would come from
-//
-// The rule, per resource r that some quota's min lists (others are not
-// governed, only max applies to them):
-// * capacity of a pool P: C_P = the sum of its quotas' min; charged to it:
-//   U_P (always <= C_P); free: C_P - U_P.
-// * max: used_q + request <= max_q (rule over_max), as in nos.
-// * a request x of quota q in pool P is charged first to P: min(x, free_P).
-//   Of that, the part up to q's own unused min (min_q - used_q) is in quota,
-//   the rest is borrowed inside the pool.
-// * the rest x - free_P is borrowed across pools, only when P has
-//   borrow_across, from the pools with lend_across, in declaration order
-//   (each gives up to its free capacity). Not enough: denied with
-//   pool_exhausted (P cannot borrow across) or pools_exhausted (the lending
-//   pools have too little free), naming the pool and the amounts.
-// * plan(job) says where each part would come from; to_json lists it for
-//   every running job. A decision only allows or denies.
-// * borrowed usage (inside the pool or across) is over-quota. victims(job)
-//   is not empty only when the job's quota is below its min for a resource
-//   the job requests (a guarantee to reclaim): first the jobs of other pools
-//   that borrowed from the job's pool, then the jobs of other quotas of the
-//   pool that borrowed inside it, each group newest first.
+// quota/sharing_pools.hpp — tenant-scoped sharing pools for elastic quotas: borrowing
+// stays inside a pool first and crosses pools only where both sides allow it.
+// Docs: docs/extra-policies.md
 #pragma once
 
 #include <algorithm>

@@ -7,6 +7,7 @@
 //
 // "namespaces" defaults to [name]. Every problem is listed in one
 // config_error (621) naming the offending item; nothing is built then.
+// Docs: docs/extra-policies.md
 #pragma once
 
 #include <string>

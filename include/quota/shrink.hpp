@@ -1,45 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota/shrink.hpp — what happens to running work when a quota or limit is
-// lowered below what is in use: keep it, or evict after a grace period.
-//
-// Kueue and KAI users ask how lowering a quota should act. Upstream Kueue
-// keeps admitted workloads; so do YuniKorn, Volcano and our running-job
-// limits. shrink_tracker adds the other choice to any model:
-//
-//   quota::basic_engine<quota::running_limits, quota::shrink_tracker> e(
-//       rl, quota::shrink_tracker(quota::shrink_key::queue, quota::no_resource,
-//                                 quota::shrink_behaviour::evict_after_grace(600'000)));
-//   e.model<0>().set_limit(running_limits::scope::queue, "research", 4);   // the host lowers the limit
-//   e.model<1>().on_limit_change("research", 4, now);                      // ... and says so
-//   e.model<1>().plan(e.model<0>());           // who will be evicted, and when
-//   for (const auto& ev : e.model<1>().due_evictions(e.model<0>(), now))   // each tick
-//     e.release(ev.job_id);                    // the host evicts
-//
-// Design: a standalone tracker driven by the host, not a wrapper. The models
-// change their limits through very different APIs (set_limit, reload of a
-// whole config, update_config of Kueue objects); a wrapper would need one
-// reload interface they do not share. The tracker needs only what every
-// model has: it is itself a policy placed in the engine next to the model,
-// so it sees every commit and release and keeps the usage of each entity
-// (a queue, namespace or user: the job field `key`) in one measure (jobs, or
-// one resource). The host tells it the new limit of an entity after it
-// changed the model (on_limit_change); victims come from the model's own
-// victims() order.
-//
-// Semantics (the same as Kueue's kueue_model::shrink_evictions):
-// * keep (the default): an entity above its new limit is marked over; running
-//   work stays; nothing is ever evicted. The model itself denies new work
-//   until usage falls below the limit.
-// * evict_after_grace(g): the entity is marked over at the time t of the
-//   change; at t + g (inclusive) work is evicted until usage fits the limit.
-//   Order: the model's victims() for a probe job of the entity (highest
-//   priority, asking for the excess), restricted to the entity's jobs; then
-//   any other job of the entity, lowest priority first, newest first.
-// * A later change that makes the usage fit (a raised limit) or releases that
-//   bring usage under the limit clear the mark: nothing is evicted. A further
-//   lowering while marked keeps the first deadline.
-// * check() always allows (admission is the model's decision); victims() is
-//   empty; the tracker changes nothing in the model.
+// quota/shrink.hpp — what happens to running work when a quota or limit is lowered
+// below what is in use: keep it, or evict after a grace period (shrink_tracker).
+// Docs: docs/extra-policies.md
 #pragma once
 
 #include <algorithm>

@@ -53,7 +53,8 @@ elastic_pod pod(std::string name, std::string ns, resource_vector req, std::int6
   return elastic_pod{std::move(name), std::move(ns), std::move(req), prio, t};
 }
 
-// The seed's fair-share table: A min 40, B min 10, C min 30 (gpu-memory GB).
+// The fair-share table of nos' Key concepts (docs/elastic-quota.md#references):
+// A min 40, B min 10, C min 30 (gpu-memory GB).
 elastic_quota_set seed_cluster() {
   return elastic_quota_set({eq("A", "a", {{gm, 40}}), eq("B", "b", {{gm, 10}}), eq("C", "c", {{gm, 30}})});
 }

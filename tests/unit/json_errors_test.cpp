@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Error paths of the opt-in JSON loaders (issue #13): each malformed document
+// Error paths of the opt-in JSON loaders: each malformed document
 // must end in the documented exception type and id, name the offending item,
 // list every problem at once where the loader promises that, and leave the
 // outputs and the registry unchanged. Also the accepted edge forms (single

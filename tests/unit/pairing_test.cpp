@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Pairing tests (issue #14): each extra policy (budgets, per-priority-class
+// Pairing tests: each extra policy (budgets, per-priority-class
 // quota, running-job limits, sharing pools, the quota shrink tracker) in one
 // engine with each model it makes sense to pair it with. Every pairing runs
 // the same scenario in both engines (basic_engine and the type-erased

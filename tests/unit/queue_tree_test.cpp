@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Tests of the Volcano queue model (proportion plugin + the seed's guarantee design).
+// Tests of the Volcano queue model (proportion plugin + the guarantee of Volcano's
+// queue resource reservation design, docs/queues.md#references).
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -553,7 +554,7 @@ TEST_CASE("queue: upstream overcommit gate has no guarantee exception") {
     queue_tree t({gpu}, resource_vector{{gpu, 30}}, {qs("queue1", 1), qs("queue4", 2, {{gpu, 10}})},
                  queue_tree_options{upstream});
     t.allocate("a", "queue1", {{gpu, 36}});  // 30 x 1.2: nothing idle
-    // the seed admits a job that fits queue4's unused guarantee; Volcano's
+    // the reservation design admits a job that fits queue4's unused guarantee; Volcano's
     // overcommit plugin compares with the idle cluster only
     CHECK(t.overcommit_gate(1, {{gpu, 2}}).allowed() == !upstream);
   }
