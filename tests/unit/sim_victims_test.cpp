@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "models/volcano.hpp"
+#include "models/volcano_capacity.hpp"
 
 namespace {
 

@@ -19,7 +19,7 @@
 #include <set>
 #include <string>
 
-#include "simulator.hpp"
+#include "model_registry.hpp"
 
 namespace quota::sim {
 

@@ -15,7 +15,7 @@
 #include <quota/elastic_quota_json.hpp>
 #include <quota/gpu_memory.hpp>
 
-#include "../simulator.hpp"
+#include "../model_registry.hpp"
 
 namespace quota::sim {
 

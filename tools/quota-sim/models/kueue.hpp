@@ -27,7 +27,7 @@
 
 #include <quota/cluster_queue_json.hpp>
 
-#include "../simulator.hpp"
+#include "../model_registry.hpp"
 
 namespace quota::sim {
 

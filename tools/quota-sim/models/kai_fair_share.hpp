@@ -27,7 +27,7 @@
 #include <quota/fair_share.hpp>
 #include <quota/fair_share_json.hpp>
 
-#include "../simulator.hpp"
+#include "../model_registry.hpp"
 
 namespace quota::sim {
 

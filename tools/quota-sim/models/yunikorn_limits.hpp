@@ -26,7 +26,7 @@
 #include <quota/limits.hpp>
 #include <quota/limits_json.hpp>
 
-#include "../simulator.hpp"
+#include "../model_registry.hpp"
 
 namespace quota::sim {
 

@@ -30,7 +30,7 @@
 
 #include <quota/claims_json.hpp>
 
-#include "../simulator.hpp"
+#include "../model_registry.hpp"
 
 namespace quota::sim {
 
