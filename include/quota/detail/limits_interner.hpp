@@ -24,22 +24,25 @@ void reserve_at_least(V& v, std::size_t n) {
 }
 
 inline constexpr std::uint32_t limits_none = 0xFFFFFFFFU;
+/// Eight and four bytes of a name, loaded as one word (fixed-size loads: no
+/// call into memcpy or memcmp on the hot path).
+[[nodiscard, gnu::always_inline]] inline std::uint64_t limits_load8(const char* p) noexcept {
+  std::uint64_t w = 0;
+  std::memcpy(&w, p, 8);
+  return w;
+}
+[[nodiscard, gnu::always_inline]] inline std::uint32_t limits_load4(const char* p) noexcept {
+  std::uint32_t w = 0;
+  std::memcpy(&w, p, 4);
+  return w;
+}
+
 /// A fast hash of a short name (user, group, application, queue path): eight
 /// bytes at a time, no allocation.
 [[nodiscard]] inline std::uint64_t limits_hash(std::string_view s) noexcept {
   std::uint64_t h = 0x9E3779B97F4A7C15ULL ^ (static_cast<std::uint64_t>(s.size()) * 0xFF51AFD7ED558CCDULL);
   const char* p = s.data();
   const std::size_t size = s.size();
-  auto load8 = [](const char* q) {
-    std::uint64_t w = 0;
-    std::memcpy(&w, q, 8);
-    return w;
-  };
-  auto load4 = [](const char* q) {
-    std::uint32_t w = 0;
-    std::memcpy(&w, q, 4);
-    return static_cast<std::uint64_t>(w);
-  };
   auto mix = [&h](std::uint64_t w) {
     h = (h ^ w) * 0xBF58476D1CE4E5B9ULL;
     h ^= h >> 31;
@@ -49,10 +52,10 @@ inline constexpr std::uint32_t limits_none = 0xFFFFFFFFU;
   // overlapping half words / three bytes
   if (size >= 8) {
     std::size_t i = 0;
-    for (; i + 8 <= size; i += 8) mix(load8(p + i));
-    if (i != size) mix(load8(p + size - 8));
+    for (; i + 8 <= size; i += 8) mix(limits_load8(p + i));
+    if (i != size) mix(limits_load8(p + size - 8));
   } else if (size >= 4) {
-    mix(load4(p) | (load4(p + size - 4) << 32));
+    mix(std::uint64_t{limits_load4(p)} | (std::uint64_t{limits_load4(p + size - 4)} << 32));
   } else if (size != 0) {
     const auto b = [p](std::size_t i) { return static_cast<std::uint64_t>(static_cast<unsigned char>(p[i])); };
     mix(b(0) | (b(size / 2) << 8) | (b(size - 1) << 16));
@@ -68,22 +71,12 @@ inline constexpr std::uint32_t limits_none = 0xFFFFFFFFU;
   if (n != b.size()) return false;
   const char* p = a.data();
   const char* q = b.data();
-  auto load8 = [](const char* x) {
-    std::uint64_t w = 0;
-    std::memcpy(&w, x, 8);
-    return w;
-  };
-  auto load4 = [](const char* x) {
-    std::uint32_t w = 0;
-    std::memcpy(&w, x, 4);
-    return w;
-  };
   if (n >= 8) {
     for (std::size_t i = 0; i + 8 <= n; i += 8)
-      if (load8(p + i) != load8(q + i)) return false;
-    return load8(p + n - 8) == load8(q + n - 8);
+      if (limits_load8(p + i) != limits_load8(q + i)) return false;
+    return limits_load8(p + n - 8) == limits_load8(q + n - 8);
   }
-  if (n >= 4) return load4(p) == load4(q) && load4(p + n - 4) == load4(q + n - 4);
+  if (n >= 4) return limits_load4(p) == limits_load4(q) && limits_load4(p + n - 4) == limits_load4(q + n - 4);
   for (std::size_t i = 0; i < n; ++i)
     if (p[i] != q[i]) return false;
   return true;
