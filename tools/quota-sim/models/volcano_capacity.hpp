@@ -23,13 +23,16 @@
 #include <vector>
 
 #include <quota/capacity_queues_json.hpp>
+#include <quota/detail/volcano_elastic.hpp>
 
 #include "../model_registry.hpp"
-#include "volcano.hpp"
 
 namespace quota::sim {
 
 namespace detail {
+
+using quota::detail::volcano_elastic_book;
+using quota::detail::volcano_min_resources;
 
 /// The capacity plugin: owns its queues (any_policy copies the model).
 class volcano_capacity_sim_policy {
