@@ -14,6 +14,7 @@
 #include "models/volcano.hpp"
 #include "models/volcano_capacity.hpp"
 #include "models/yunikorn_limits.hpp"
+#include "policy_entry.hpp"
 #include "reload.hpp"
 
 namespace quota::sim {
@@ -47,18 +48,7 @@ std::vector<model_instance> build_models(scenario& sc) {
                "unknown model '" + ps.model + "' (known: " + (known.empty() ? "none" : known) + ")");
       continue;
     }
-    try {
-      out.push_back(it->second.make(ps, sc));
-    } catch (const validation_error& e) {
-      // models report paths relative to their entry, or already rooted at it
-      for (const auto& p : e.problems())
-        diag.add(p.path.rfind(ps.path, 0) == 0 ? p.path : ps.path + ": " + p.path, p.message);
-    } catch (const error& e) {
-      diag.add(ps.path, e.what());
-    } catch (const json::exception& e) {
-      // a model read a field of the wrong type or range without checking it first
-      diag.add(ps.path, std::string("unexpected value: ") + e.what());
-    }
+    if (auto mi = build_entry(it->second, ps, sc, diag)) out.push_back(std::move(*mi));
   }
   validate_reloads(sc, diag);
   // a reload event's own problems, when its expect_error names them, refuse it instead

@@ -35,6 +35,7 @@
 #include <quota/queue_tree_json.hpp>
 
 #include "../model_registry.hpp"
+#include "../policy_entry.hpp"
 
 namespace quota::sim {
 
@@ -153,50 +154,24 @@ inline void to_json(json& j, const volcano_sim_policy& p) {
 }
 
 inline model_instance volcano_make(const policy_spec& ps, scenario& sc) {
-  diagnostics diag;
-  for (auto it = ps.body.begin(); it != ps.body.end(); ++it)
-    if (it.key() != "model" && it.key() != "objects" && it.key() != "options")
-      diag.add(ps.path + "." + it.key(), "unknown key (expected objects, options)");
-  if (!ps.body.contains("objects")) diag.add(ps.path + ".objects", "missing: the Volcano Queue objects of the model");
+  policy_entry entry(ps, {"objects", "options"});
+  entry.require("objects", "the Volcano Queue objects of the model");
   bool enqueue_gate = false;
   queue_tree_options topts;
-  std::int64_t factor_milli = 1200;
-  if (ps.body.contains("options")) {
-    const auto& o = ps.body["options"];
-    if (!o.is_object()) {
-      diag.add(ps.path + ".options", "expected an object");
-    } else {
-      for (auto it = o.begin(); it != o.end(); ++it) {
-        if (it.key() == "plugin") {
-          if (!it.value().is_string() || it.value().get<std::string>() != "proportion")
-            diag.add(ps.path + ".options.plugin",
-                     "expected \"proportion\" (the capacity plugin is the model \"volcano_capacity\")");
-        } else if (it.key() == "enqueue" || it.key() == "upstream") {
-          if (!it.value().is_boolean())
-            diag.add(ps.path + ".options." + it.key(), "expected true or false");
-          else
-            (it.key() == "enqueue" ? enqueue_gate : topts.upstream) = it.value().get<bool>();
-        } else if (it.key() == "overcommitFactor") {
-          if (!it.value().is_number() || it.value().get<double>() < 1.0 || it.value().get<double>() > 1000.0)
-            diag.add(ps.path + ".options.overcommitFactor", "expected a number from 1 to 1000");
-          else
-            factor_milli = static_cast<std::int64_t>(std::llround(it.value().get<double>() * 1000.0));
-        } else {
-          diag.add(ps.path + ".options." + it.key(),
-                   "unknown option (expected plugin, enqueue, overcommitFactor, upstream)");
-        }
-      }
-    }
-  }
-  diag.throw_if_any();
+  double factor = 1.2;
+  entry.options({{"plugin",
+                  [](const json& v, const std::string& path, diagnostics& diag) {
+                    if (!v.is_string() || v.get_ref<const std::string&>() != "proportion")
+                      diag.add(path, "expected \"proportion\" (the capacity plugin is the model \"volcano_capacity\")");
+                  }},
+                 flag_option("enqueue", enqueue_gate),
+                 number_option("overcommitFactor", 1, 1000, factor),
+                 flag_option("upstream", topts.upstream)});
+  entry.throw_if_any();
+  const auto factor_milli = static_cast<std::int64_t>(std::llround(factor * 1000.0));
   std::vector<queue_spec> specs;
-  try {
-    specs = parse_volcano_queues(ps.body["objects"], sc.registry);
-  } catch (const validation_error& e) {
-    diagnostics d;
-    for (const auto& p : e.problems()) d.add(ps.path + ".objects: " + p.path, p.message);
-    d.throw_if_any();
-  }
+  entry.load("objects", [&] { specs = parse_volcano_queues(entry["objects"], sc.registry); });
+  entry.throw_if_any();
   resource_vector total;
   for (const auto& n : sc.nodes) total.add_in_place(n.allocatable);
   std::vector<resource_id> dims;
@@ -210,24 +185,19 @@ inline model_instance volcano_make(const policy_spec& ps, scenario& sc) {
   std::vector<std::string> names;
   for (const auto& s : specs) names.push_back(s.name);
   std::optional<queue_tree> tree;
-  try {
-    tree.emplace(dims, total, std::move(specs), topts);
-  } catch (const validation_error& e) {
-    diagnostics d;
-    for (const auto& p : e.problems()) d.add(ps.path + ".objects: " + p.path, p.message);
-    d.throw_if_any();
-  }
+  entry.load("objects", [&] { tree.emplace(dims, total, std::move(specs), topts); });
+  entry.throw_if_any();
   for (std::size_t i = 0; i < sc.jobs.size(); ++i) {
     const auto& js = sc.jobs[i];
     for (const auto& e : js.per_pod)
       if (std::find(dims.begin(), dims.end(), e.id) == dims.end())
-        diag.add("$.jobs[" + std::to_string(i) + "].request",
-                 "job '" + js.id + "': resource '" + std::string(sc.registry.name(e.id)) + "' is not on any node");
+        entry.add("$.jobs[" + std::to_string(i) + "].request",
+                  "job '" + js.id + "': resource '" + std::string(sc.registry.name(e.id)) + "' is not on any node");
     if (std::find(names.begin(), names.end(), js.queue) == names.end())
-      diag.add("$.jobs[" + std::to_string(i) + "].queue",
-               "job '" + js.id + "': no Volcano Queue '" + js.queue + "' in the volcano model");
+      entry.add("$.jobs[" + std::to_string(i) + "].queue",
+                "job '" + js.id + "': no Volcano Queue '" + js.queue + "' in the volcano model");
   }
-  diag.throw_if_any();
+  entry.throw_if_any();
   for (const auto& w : tree->warnings()) sc.warnings.push_back({ps.path + ".objects: " + w.path, w.message});
   volcano_sim_policy pol(std::move(*tree), sc.registry, enqueue_gate, factor_milli, 1000);
   return instance_of(std::move(pol));

@@ -26,6 +26,7 @@
 #include <quota/detail/volcano_elastic.hpp>
 
 #include "../model_registry.hpp"
+#include "../policy_entry.hpp"
 
 namespace quota::sim {
 
@@ -115,76 +116,44 @@ inline void to_json(json& j, const volcano_capacity_sim_policy& p) {
 }
 
 inline model_instance volcano_capacity_make(const policy_spec& ps, scenario& sc) {
-  diagnostics diag;
-  for (auto it = ps.body.begin(); it != ps.body.end(); ++it)
-    if (it.key() != "model" && it.key() != "objects" && it.key() != "options")
-      diag.add(ps.path + "." + it.key(), "unknown key (expected objects, options)");
-  if (!ps.body.contains("objects")) diag.add(ps.path + ".objects", "missing: the Volcano Queue objects of the model");
+  policy_entry entry(ps, {"objects", "options"});
+  entry.require("objects", "the Volcano Queue objects of the model");
   capacity_options opts;
   bool enqueue_gate = false;
-  if (ps.body.contains("options")) {
-    const auto& o = ps.body["options"];
-    if (!o.is_object()) {
-      diag.add(ps.path + ".options", "expected an object");
-    } else {
-      for (auto it = o.begin(); it != o.end(); ++it) {
-        const auto path = ps.path + ".options." + it.key();
-        if (it.key() == "hierarchy" || it.key() == "rootBoundedByTotal" || it.key() == "enqueue" ||
-            it.key() == "upstream") {
-          if (!it.value().is_boolean()) {
-            diag.add(path, "expected true or false");
-            continue;
-          }
-          const bool v = it.value().get<bool>();
-          if (it.key() == "hierarchy")
-            opts.mode = v ? capacity_mode::hierarchical : capacity_mode::flat;
-          else if (it.key() == "rootBoundedByTotal")
-            opts.root_bounded_by_total = v;
-          else if (it.key() == "enqueue")
-            enqueue_gate = v;
-          else
-            opts.upstream = v;
-        } else if (it.key() == "ancestorReclaimLevel") {
-          if (!it.value().is_number_integer() || it.value().get<std::int64_t>() < 0 ||
-              it.value().get<std::int64_t>() > 64)
-            diag.add(path, "expected an integer from 0 to 64");
-          else
-            opts.ancestor_reclaim_level = it.value().get<int>();
-        } else {
-          diag.add(path,
-                   "unknown option (expected hierarchy, ancestorReclaimLevel, rootBoundedByTotal, enqueue, upstream)");
-        }
-      }
-    }
-  }
-  diag.throw_if_any();
+  entry.options({{"hierarchy",
+                  [&opts](const json& v, const std::string& path, diagnostics& diag) {
+                    if (!v.is_boolean())
+                      diag.add(path, "expected true or false");
+                    else
+                      opts.mode = v.get<bool>() ? capacity_mode::hierarchical : capacity_mode::flat;
+                  }},
+                 integer_option("ancestorReclaimLevel", 0, 64, opts.ancestor_reclaim_level),
+                 flag_option("rootBoundedByTotal", opts.root_bounded_by_total),
+                 flag_option("enqueue", enqueue_gate),
+                 flag_option("upstream", opts.upstream)});
+  entry.throw_if_any();
   resource_vector total;
   for (const auto& n : sc.nodes) total.add_in_place(n.allocatable);
   std::optional<capacity_queues> queues;
-  try {
-    queues.emplace(load_capacity_queues(ps.body["objects"], sc.registry, total, opts));
-  } catch (const validation_error& e) {
-    diagnostics d;
-    for (const auto& p : e.problems()) d.add(ps.path + ".objects: " + p.path, p.message);
-    d.throw_if_any();
-  }
+  entry.load("objects", [&] { queues.emplace(load_capacity_queues(entry["objects"], sc.registry, total, opts)); });
+  entry.throw_if_any();
   for (std::size_t i = 0; i < sc.jobs.size(); ++i) {
     const auto& js = sc.jobs[i];
     if (!queues->contains(js.queue)) {
-      diag.add("$.jobs[" + std::to_string(i) + "].queue",
-               "job '" + js.id + "': no Volcano Queue '" + js.queue + "' in the volcano_capacity model");
+      entry.add("$.jobs[" + std::to_string(i) + "].queue",
+                "job '" + js.id + "': no Volcano Queue '" + js.queue + "' in the volcano_capacity model");
       continue;
     }
     // upstream: Volcano's outcome (nothing is scheduled while the job waits)
     if (!queues->is_leaf(queues->index(js.queue)) && !opts.upstream)
-      diag.add("$.jobs[" + std::to_string(i) + "].queue",
-               "job '" + js.id + "': queue '" + js.queue + "' has child queues (only leaf queues hold jobs)");
+      entry.add("$.jobs[" + std::to_string(i) + "].queue",
+                "job '" + js.id + "': queue '" + js.queue + "' has child queues (only leaf queues hold jobs)");
     for (const auto& e : js.per_pod)
       if (std::find(queues->dims().begin(), queues->dims().end(), e.id) == queues->dims().end())
-        diag.add("$.jobs[" + std::to_string(i) + "].request",
-                 "job '" + js.id + "': resource '" + std::string(sc.registry.name(e.id)) + "' is not on any node");
+        entry.add("$.jobs[" + std::to_string(i) + "].request",
+                  "job '" + js.id + "': resource '" + std::string(sc.registry.name(e.id)) + "' is not on any node");
   }
-  diag.throw_if_any();
+  entry.throw_if_any();
   for (const auto& w : queues->warnings()) sc.warnings.push_back({ps.path + ".objects: " + w.path, w.message});
   return instance_of(volcano_capacity_sim_policy(std::move(*queues), sc.registry, enqueue_gate));
 }
