@@ -20,6 +20,7 @@
 #include <quota/decision.hpp>
 #include <quota/detail/allocation_order.hpp>
 #include <quota/detail/checked.hpp>
+#include <quota/detail/resource_dims.hpp>
 #include <quota/error.hpp>
 #include <quota/fraction.hpp>
 #include <quota/policy.hpp>
@@ -644,18 +645,7 @@ class capacity_queues {
   }
 
   std::vector<std::int64_t> to_dense(const resource_vector& v, std::string_view owner) const {
-    std::vector<std::int64_t> out(D_, 0);
-    for (const auto& e : v) {
-      if (e.value < 0)
-        throw validation_error("queue/" + std::string(owner) + "/" + std::to_string(e.id), "negative amount");
-      const auto d = find_dim(e.id);
-      if (d == D_) {
-        if (e.value != 0) throw unknown_entity_error(error_id::unknown_resource, "resource", std::to_string(e.id));
-        continue;
-      }
-      out[d] = e.value;
-    }
-    return out;
+    return detail::dense_amounts(dims_, v, owner);
   }
 
   /// v[n] += sign * delta for q and every ancestor; checks first, then writes (strong guarantee).

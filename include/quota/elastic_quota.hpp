@@ -19,6 +19,7 @@
 #include <quota/capabilities.hpp>
 #include <quota/decision.hpp>
 #include <quota/detail/checked.hpp>
+#include <quota/detail/resource_dims.hpp>
 #include <quota/error.hpp>
 #include <quota/policy.hpp>
 #include <quota/resource.hpp>
@@ -546,16 +547,8 @@ class elastic_quota_set {
     if (q >= quotas_.size()) throw unknown_entity_error(error_id::unknown_entity, "elastic quota", std::to_string(q));
     return quotas_[q];
   }
-  std::string res_name(resource_id id) const {
-    if (reg_ && id < reg_->size()) return std::string(reg_->name(id));
-    if (id < resources::count_well_known) return std::string(resources::well_known_name(id));
-    return "resource#" + std::to_string(id);
-  }
-  std::string_view res_view(resource_id id) const noexcept {
-    if (reg_ && id < reg_->size()) return reg_->name(id);
-    if (id < resources::count_well_known) return resources::well_known_name(id);
-    return {};
-  }
+  std::string res_name(resource_id id) const { return detail::resource_label(reg_, id); }
+  std::string_view res_view(resource_id id) const noexcept { return detail::resource_label_view(reg_, id); }
   /// cpu and memory missing from a limit count as 0 (nos's comparison helper).
   bool upstream_zero(resource_id id) const noexcept {
     return (opt_.upstream || opt_.missing == elastic_missing_policy::upstream) &&

@@ -14,6 +14,7 @@
 
 #include <quota/decision.hpp>
 #include <quota/detail/checked.hpp>
+#include <quota/detail/resource_dims.hpp>
 #include <quota/error.hpp>
 #include <quota/policy.hpp>
 #include <quota/resource.hpp>
@@ -217,15 +218,8 @@ class priority_class_quota {
     }
     return j.queue;
   }
-  std::string res_name(resource_id id) const {
-    if (reg_ && id < reg_->size()) return std::string(reg_->name(id));
-    const auto n = resources::well_known_name(id);
-    return n.empty() ? "resource#" + std::to_string(id) : std::string(n);
-  }
-  std::string_view res_view(resource_id id) const noexcept {
-    if (reg_ && id < reg_->size()) return reg_->name(id);
-    return resources::well_known_name(id);
-  }
+  std::string res_name(resource_id id) const { return detail::resource_label(reg_, id); }
+  std::string_view res_view(resource_id id) const noexcept { return detail::resource_label_view(reg_, id); }
 
   tenant_key key_;
   const resource_registry* reg_ = nullptr;

@@ -22,6 +22,7 @@
 #include <quota/detail/allocation_order.hpp>
 #include <quota/detail/checked.hpp>
 #include <quota/detail/node_pool.hpp>
+#include <quota/detail/resource_dims.hpp>
 #include <quota/detail/stale_mark.hpp>
 #include <quota/error.hpp>
 #include <quota/fraction.hpp>
@@ -443,20 +444,7 @@ class queue_tree {
   }
 
   std::vector<std::int64_t> to_dense(const resource_vector& v, std::string_view owner) const {
-    std::vector<std::int64_t> out(D_, 0);
-    for (const auto& e : v) {
-      if (e.value < 0)
-        throw validation_error("queue/" + std::string(owner) + "/" + std::to_string(e.id), "negative amount");
-      bool found = false;
-      for (std::size_t d = 0; d < D_; ++d)
-        if (dims_[d] == e.id) {
-          out[d] = e.value;
-          found = true;
-        }
-      if (!found && e.value != 0)
-        throw unknown_entity_error(error_id::unknown_resource, "resource", std::to_string(e.id));
-    }
-    return out;
+    return detail::dense_amounts(dims_, v, owner);
   }
 
   void add_queue_internal(queue_spec q, diagnostics& diag) {

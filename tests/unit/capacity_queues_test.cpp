@@ -829,3 +829,72 @@ TEST_CASE("queue: upstream capacity a job waiting in a queue with children stops
   up.victims(leaf, v);
   CHECK(!v.empty());
 }
+
+namespace {
+
+job gpu_task(std::string id, std::string queue, amount gpus) {
+  job j;
+  j.id = std::move(id);
+  j.queue = std::move(queue);
+  j.request.set(gpu, gpus);
+  j.preemptible = true;
+  return j;
+}
+
+// reclaimable() over every running task in victim_order(): what the policy's
+// own list of running tasks (kept in allocation order) must give.
+std::vector<std::string> reclaimable_over_running(const capacity_queue_policy& p, const job& j) {
+  std::vector<victim> out;
+  const auto& q = p.model();
+  if (q.preemptive(q.index(j.queue), j.request).allowed())
+    q.reclaimable(j.queue, j.request, q.victim_order(j.queue, q.running_tasks()), out);
+  return ids(out);
+}
+
+std::vector<std::string> policy_victims(const capacity_queue_policy& p, const job& j) {
+  std::vector<victim> out;
+  p.victims(j, out);
+  return ids(out);
+}
+
+}  // namespace
+
+TEST_CASE("queue: capacity policy victims follow allocation order across releases and re-commits") {
+  // a (deserved 4) and c (4) run over their share of 16 GPUs; b (8) reclaims
+  auto queue = [](const std::string& name, int deserved) {
+    return json{{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+                {"kind", "Queue"},
+                {"metadata", {{"name", name}}},
+                {"spec", {{"reclaimable", true}, {"deserved", {{"nvidia.com/gpu", deserved}}}}}};
+  };
+  resource_registry reg;
+  capacity_queue_policy p(load_capacity_queues(json::array({queue("a", 4), queue("b", 8), queue("c", 4)}), reg,
+                                               resource_vector{{gpu, 16}}));
+  for (int i = 0; i < 6; ++i) p.commit(gpu_task("a-" + std::to_string(i), "a", 1));
+  for (int i = 0; i < 5; ++i) p.commit(gpu_task("c-" + std::to_string(i), "c", 1));
+  const job reclaimer = gpu_task("b-0", "b", 3);
+
+  const auto first = policy_victims(p, reclaimer);
+  REQUIRE_FALSE(first.empty());
+  CHECK(first == reclaimable_over_running(p, reclaimer));
+
+  // a failed trial: the first victims are released and committed again (they move to the end)
+  p.release(first[0]);
+  p.release(first[1]);
+  CHECK(policy_victims(p, reclaimer) == reclaimable_over_running(p, reclaimer));
+  p.commit(gpu_task(first[1], first[1].substr(0, 1), 1));
+  p.commit(gpu_task(first[0], first[0].substr(0, 1), 1));
+  const auto after = policy_victims(p, reclaimer);
+  CHECK(after == reclaimable_over_running(p, reclaimer));
+  CHECK(after != first);  // the order moved with the re-commits
+
+  // finished tasks leave; new ones join at the end
+  p.release("a-3");
+  p.release("c-4");
+  p.commit(gpu_task("a-9", "a", 2));
+  CHECK(policy_victims(p, reclaimer) == reclaimable_over_running(p, reclaimer));
+
+  // an unknown task is an error and changes nothing
+  CHECK_THROWS_AS(p.release("nope"), unknown_entity_error);
+  CHECK(policy_victims(p, reclaimer) == reclaimable_over_running(p, reclaimer));
+}

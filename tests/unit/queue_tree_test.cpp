@@ -9,6 +9,7 @@
 
 #include "quota_catch.hpp"
 
+#include <quota/detail/volcano_elastic.hpp>
 #include <quota/queue_tree.hpp>
 
 using namespace quota;
@@ -621,4 +622,28 @@ TEST_CASE("queue: upstream share leaves out dimensions with deserved 0") {
   CHECK(t.exact_share(0) == rational(1, 5));  // cpu 1/5; gpu does not count
   CHECK(t.exact_share(1) == rational(2, 5));
   CHECK(t.compare_queues(0, 1) < 0);
+}
+
+TEST_CASE("queue: a job's elastic resources are what it holds beyond its minResources, summed per queue") {
+  quota::job j;
+  j.id = "a-1";
+  j.queue = "a";
+  j.pods = 4;
+  j.min_pods = 3;
+  j.request.set(quota::resources::nvidia_gpu, 10);
+  // minResources: 3 of 4 pods of 10 GPUs, rounded up
+  CHECK(quota::detail::volcano_min_resources(j).get(quota::resources::nvidia_gpu) == 8);
+  quota::job whole = j;
+  whole.id = "a-2";
+  whole.min_pods = 4;
+  CHECK(quota::detail::volcano_min_resources(whole).get(quota::resources::nvidia_gpu) == 10);
+
+  quota::detail::volcano_elastic_book book;
+  CHECK(book.add(j).get(quota::resources::nvidia_gpu) == 2);
+  CHECK(book.add(whole).get(quota::resources::nvidia_gpu) == 2);  // a gang at its minimum adds nothing
+  const std::string* q = book.remove("a-1");
+  REQUIRE(q != nullptr);
+  CHECK(*q == "a");
+  CHECK(book.sum("a").get(quota::resources::nvidia_gpu) == 0);
+  CHECK(book.remove("a-1") == nullptr);  // already out
 }

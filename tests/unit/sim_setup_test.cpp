@@ -218,3 +218,60 @@ TEST_CASE("scenario: a reload without options keeps the options in force, and op
   CHECK(sc2.events[3].policy_body["options"] == json::object());
   CHECK(replay(doc).failures.empty());
 }
+
+TEST_CASE("scenario: every model's entry reports unknown keys, unknown options and bad values alike, under its path",
+          "[quota-sim][setup]") {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"volcano_reclaim.json", "volcano"},
+      {"volcano_capacity_hierarchy.json", "volcano_capacity"},
+      {"kai_fair_share_reclaim.json", "kai_fair_share"},
+      {"kueue_borrowing.json", "kueue"},
+      {"nos_fair_share.json", "elastic_quota"},
+      {"yunikorn_sue_bob.json", "yunikorn_limits"},
+      {"kai_claims_opt_out.json", "kai_claims"}};
+  for (const auto& [file, model] : cases) {
+    CAPTURE(model);
+    json doc = example(file);
+    std::size_t at = doc["policies"].size();
+    for (std::size_t i = 0; i < doc["policies"].size(); ++i)
+      if (doc["policies"][i]["model"] == model) at = i;
+    REQUIRE(at < doc["policies"].size());
+    const std::string base = "$.policies[" + std::to_string(at) + "]";
+    json& entry = doc["policies"][at];
+    entry["zzz"] = 1;
+    if (!entry.contains("options") || !entry["options"].is_object()) entry["options"] = json::object();
+    entry["options"]["bogus"] = 1;
+    entry["options"][model == "kueue" ? "fairSharing" : model == "kai_claims" ? "owner_evicts" : "upstream"] = "yes";
+    scenario sc = load_scenario(doc);
+    try {
+      (void)build_models(sc);
+      FAIL("the entry was accepted");
+    } catch (const quota::validation_error& e) {
+      std::vector<std::string> got;
+      for (const auto& p : e.problems()) got.push_back(p.path + ": " + p.message);
+      auto has = [&](const std::string& prefix) {
+        return std::any_of(got.begin(), got.end(), [&](const std::string& g) { return g.rfind(prefix, 0) == 0; });
+      };
+      CAPTURE(got);
+      CHECK(has(base + ": zzz: unknown key (expected "));
+      CHECK(has(base + ": options.bogus: unknown option (expected "));
+      CHECK(has(base + ": options." +
+                (model == "kueue"        ? "fairSharing"
+                 : model == "kai_claims" ? "owner_evicts"
+                                         : "upstream") +
+                ": expected true or false"));
+    }
+  }
+}
+
+TEST_CASE("scenario: a model's problems with a job keep the job's own path", "[quota-sim][setup]") {
+  json doc = example("volcano_reclaim.json");
+  doc["jobs"][0]["queue"] = "no-such-queue";
+  scenario sc = load_scenario(doc);
+  try {
+    (void)build_models(sc);
+    FAIL("the job's queue was accepted");
+  } catch (const quota::validation_error& e) {
+    CHECK(paths_of(e) == std::vector<std::string>{"$.jobs[0].queue"});
+  }
+}

@@ -3,15 +3,18 @@
 // quota_sim library.
 #include "models.hpp"
 
-#include <quota/running_limits_json.hpp>
-
-#include "models/claims.hpp"
+#include "models/budget.hpp"
 #include "models/elastic_quota.hpp"
-#include "models/extra.hpp"
-#include "models/fair_share.hpp"
+#include "models/kai_claims.hpp"
+#include "models/kai_fair_share.hpp"
 #include "models/kueue.hpp"
-#include "models/limits.hpp"
+#include "models/priority_class_quota.hpp"
+#include "models/running_limits.hpp"
+#include "models/sharing_pools.hpp"
 #include "models/volcano.hpp"
+#include "models/volcano_capacity.hpp"
+#include "models/yunikorn_limits.hpp"
+#include "policy_entry.hpp"
 #include "reload.hpp"
 
 namespace quota::sim {
@@ -19,26 +22,17 @@ namespace quota::sim {
 void register_models() {
   auto& k = model_kinds();
   if (!k.empty()) return;
+  register_budget_model(k);
   register_claims_model(k);
   register_elastic_quota_model(k);
-  register_extra_models(k);
   register_fair_share_model(k);
   register_kueue_model(k);
   register_limits_model(k);
+  register_priority_class_quota_model(k);
+  register_running_limits_model(k);
+  register_sharing_pools_model(k);
   register_volcano_model(k);
-  k["running_limits"] = model_kind{
-      "running-job limits per queue, user and namespace: {\"queues\": {\"team-a\": 3, \"*\": 10}, \"users\": {...}, "
-      "\"namespaces\": {...}}",
-      [](const policy_spec& ps, scenario&) { return instance_of(load_running_limits(ps.body, ps.path)); },
-      [](const std::vector<std::string>& tenants, const resource_vector& capacity, const resource_registry& reg) {
-        // each tenant may run as many jobs as it has GPUs in an even split
-        json p{{"model", "running_limits"}, {"queues", json::object()}};
-        const auto [gpu, unit] = gpu_dimension(capacity, reg);
-        const auto per = std::max<amount>(
-            1, capacity.get(gpu) / unit / static_cast<amount>(std::max<std::size_t>(1, tenants.size())));
-        for (const auto& t : tenants) p["queues"][t] = per;
-        return p;
-      }};
+  register_volcano_capacity_model(k);
 }
 
 std::vector<model_instance> build_models(scenario& sc) {
@@ -54,18 +48,7 @@ std::vector<model_instance> build_models(scenario& sc) {
                "unknown model '" + ps.model + "' (known: " + (known.empty() ? "none" : known) + ")");
       continue;
     }
-    try {
-      out.push_back(it->second.make(ps, sc));
-    } catch (const validation_error& e) {
-      // models report paths relative to their entry, or already rooted at it
-      for (const auto& p : e.problems())
-        diag.add(p.path.rfind(ps.path, 0) == 0 ? p.path : ps.path + ": " + p.path, p.message);
-    } catch (const error& e) {
-      diag.add(ps.path, e.what());
-    } catch (const json::exception& e) {
-      // a model read a field of the wrong type or range without checking it first
-      diag.add(ps.path, std::string("unexpected value: ") + e.what());
-    }
+    if (auto mi = build_entry(it->second, ps, sc, diag)) out.push_back(std::move(*mi));
   }
   validate_reloads(sc, diag);
   // a reload event's own problems, when its expect_error names them, refuse it instead

@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "simulator.hpp"
+#include "model_registry.hpp"
 
 namespace quota::sim {
 

@@ -19,7 +19,8 @@
 #include <set>
 #include <string>
 
-#include "simulator.hpp"
+#include "model_registry.hpp"
+#include "policy_entry.hpp"
 
 namespace quota::sim {
 
@@ -46,17 +47,7 @@ inline void validate_reloads(scenario& sc, diagnostics& diag) {
     auto it = model_kinds().find(target.model);
     if (it == model_kinds().end()) continue;  // reported with the policy itself
     const policy_spec ps{target.model, ev.policy_body, ev.path};
-    try {
-      (void)it->second.make(ps, sc);
-    } catch (const validation_error& e) {
-      for (const auto& p : e.problems())
-        diag.add(p.path.rfind(ev.path, 0) == 0 ? p.path : ev.path + ": " + p.path, p.message);
-    } catch (const error& e) {
-      diag.add(ev.path, e.what());
-    } catch (const json::exception& e) {
-      // a model read a field of the wrong type or range without checking it first
-      diag.add(ev.path, std::string("unexpected value: ") + e.what());
-    }
+    (void)build_entry(it->second, ps, sc, diag);
   }
 }
 

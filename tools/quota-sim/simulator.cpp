@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // quota-sim's replay, compiled once: the simulator forwards to its
-// detail::simulator_impl (simulator_impl.hpp).
+// detail::simulator_impl (simulator_impl.hpp, defined in sim_*.hpp).
 #include "simulator.hpp"
 
+#include "sim_invariants.hpp"
+#include "sim_placement.hpp"
+#include "sim_reload.hpp"
+#include "sim_replay.hpp"
+#include "sim_report.hpp"
 #include "simulator_impl.hpp"
 
 namespace quota::sim {

@@ -35,73 +35,10 @@
 #include <quota/engine.hpp>
 #include <quota/json.hpp>
 
+#include "model_registry.hpp"
 #include "scenario.hpp"
 
 namespace quota::sim {
-
-/// A model built from a scenario's `policies[]` entry.
-struct model_instance {
-  any_policy policy;
-  /// The model's state as JSON (for expectations with `model` and `pointer`),
-  /// read from the engine's copy of the policy.
-  std::function<json(const any_policy&)> introspect;
-  /// For models whose answer changes with time alone (budgets): called at
-  /// the start of every instant, before its finishes, with the simulated time.
-  std::function<void(any_policy&, std::int64_t now_ms)> on_time;
-  /// The next time after `now_ms` at which the model's answer may change by
-  /// itself (a budget window resets), or end_of_time. While jobs are pending,
-  /// the simulator makes that time an instant and runs a scheduling pass.
-  std::function<std::int64_t(const any_policy&, std::int64_t now_ms)> next_wake;
-  /// Set on a model built from a reload event's body when the model changes
-  /// its configuration in place, keeping its usage (yunikorn_limits): applies
-  /// this model's configuration to `current`. Unset: the simulator rebuilds
-  /// the model and commits the running jobs into it (tools/quota-sim/reload.hpp).
-  std::function<void(any_policy& current)> reload_into;
-  /// Kueue: marks a running job's workload Evicted (a job running at the
-  /// start with "evicted": true); unset for models without that mark.
-  std::function<void(any_policy&, const job&)> mark_evicted;
-};
-
-using model_factory = std::function<model_instance(const policy_spec&, scenario&)>;
-
-/// What quota-sim knows about one model: how to build it from a scenario's
-/// `policies[]` entry, and how to derive a policy entry for synthetic tenants
-/// (quota-sim generate) from the cluster capacity.
-struct model_kind {
-  std::string summary;
-  model_factory make;
-  std::function<json(const std::vector<std::string>& tenants, const resource_vector& capacity,
-                     const resource_registry& reg)>
-      synthesize;
-};
-
-/// The models quota-sim knows, by the name used in `policies[].model`.
-inline std::map<std::string, model_kind>& model_kinds() {
-  static std::map<std::string, model_kind> k;
-  return k;
-}
-
-/// A model instance whose introspection is the model's to_json.
-template <class M>
-model_instance instance_of(M model) {
-  model_instance mi{any_policy(std::move(model)), {}, {}, {}, {}, {}};
-  mi.introspect = [](const any_policy& p) {
-    json j;
-    if (const M* m = p.target<M>()) to_json(j, *m);  // found by ADL in the model's *_json.hpp
-    return j;
-  };
-  return mi;
-}
-
-/// The GPU dimension of a capacity vector for synthesized quotas: whole
-/// nvidia.com/gpu devices, else alibaba.com/gpu-milli (thousandths, as the
-/// openb import counts them). Returns the id and how many units make one GPU.
-[[nodiscard]] inline std::pair<resource_id, amount> gpu_dimension(const resource_vector& capacity,
-                                                                  const resource_registry& reg) {
-  if (capacity.get(resources::nvidia_gpu) > 0) return {resources::nvidia_gpu, 1};
-  if (auto id = reg.find("alibaba.com/gpu-milli"); id && capacity.get(*id) > 0) return {*id, 1000};
-  return {resources::nvidia_gpu, 1};
-}
 
 enum class job_state : std::uint8_t { waiting, pending, running, finished, preempted_pending, deleted };
 

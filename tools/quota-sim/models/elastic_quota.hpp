@@ -9,13 +9,15 @@
 // the quota.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 
 #include <quota/elastic_quota.hpp>
 #include <quota/elastic_quota_json.hpp>
 #include <quota/gpu_memory.hpp>
 
-#include "../simulator.hpp"
+#include "../model_registry.hpp"
+#include "../policy_entry.hpp"
 
 namespace quota::sim {
 
@@ -97,54 +99,29 @@ inline void register_elastic_quota_model(std::map<std::string, model_kind>& kind
       "nos ElasticQuota / CompositeElasticQuota: {\"objects\": List, \"options\": {\"upstream\", \"missing\", "
       "\"preemption\", \"labelOrder\", \"gpuMemoryPerGPU\"}}; job.namespace selects the quota",
       [](const policy_spec& ps, scenario& sc) {
-        diagnostics diag;
-        for (auto it = ps.body.begin(); it != ps.body.end(); ++it)
-          if (it.key() != "model" && it.key() != "objects" && it.key() != "options")
-            diag.add(ps.path + "." + it.key(), "unknown field (objects, options)");
+        policy_entry entry(ps, {"objects", "options"});
         elastic_options opt;
         std::int64_t gb_per_gpu = 0;
-        if (ps.body.contains("options")) {
-          const auto& o = ps.body["options"];
-          const std::string op = ps.path + ".options";
-          if (!o.is_object()) {
-            diag.add(op, "expected an object");
-          } else {
-            for (auto it = o.begin(); it != o.end(); ++it) {
-              const std::string k = it.key();
-              const auto& v = it.value();
-              if (k == "upstream" && v.is_boolean())
-                opt.upstream = v.get<bool>();
-              else if (k == "missing" && v == "unlimited")
-                opt.missing = elastic_missing_policy::unlimited;
-              else if (k == "missing" && v == "upstream")
-                opt.missing = elastic_missing_policy::upstream;
-              else if (k == "preemption" && v == "nos")
-                opt.preemption = elastic_preemption_policy::nos;
-              else if (k == "preemption" && v == "capacity_scheduling")
-                opt.preemption = elastic_preemption_policy::capacity_scheduling;
-              else if (k == "labelOrder" && v == "nos")
-                opt.label_order = elastic_label_order::nos;
-              else if (k == "labelOrder" && v == "creation_then_size")
-                opt.label_order = elastic_label_order::creation_then_size;
-              else if (k == "gpuMemoryPerGPU" && v.is_number_integer() && v.get<std::int64_t>() > 0)
-                gb_per_gpu = v.get<std::int64_t>();
-              else
-                diag.add(op + "." + k,
-                         "unknown option or value (upstream: bool; missing: unlimited|upstream; "
-                         "preemption: nos|capacity_scheduling; labelOrder: nos|creation_then_size; "
-                         "gpuMemoryPerGPU: GB > 0)");
-            }
-          }
-        }
+        entry.options(
+            {flag_option("upstream", opt.upstream),
+             choice_option<elastic_missing_policy>(
+                 "missing",
+                 {{"unlimited", elastic_missing_policy::unlimited}, {"upstream", elastic_missing_policy::upstream}},
+                 opt.missing),
+             choice_option<elastic_preemption_policy>(
+                 "preemption",
+                 {{"nos", elastic_preemption_policy::nos},
+                  {"capacity_scheduling", elastic_preemption_policy::capacity_scheduling}},
+                 opt.preemption),
+             choice_option<elastic_label_order>(
+                 "labelOrder",
+                 {{"nos", elastic_label_order::nos}, {"creation_then_size", elastic_label_order::creation_then_size}},
+                 opt.label_order),
+             integer_option("gpuMemoryPerGPU", 1, INT64_MAX, gb_per_gpu)});
         std::vector<elastic_quota_spec> specs;
-        try {
-          specs = load_elastic_quotas(ps.body.value("objects", json::array()), sc.registry);
-        } catch (const validation_error& e) {
-          for (const auto& p : e.problems()) diag.add(ps.path + ".objects: " + p.path, p.message);
-        } catch (const error& e) {
-          diag.add(ps.path + ".objects", e.what());
-        }
-        diag.throw_if_any();
+        entry.load("objects",
+                   [&] { specs = load_elastic_quotas(ps.body.value("objects", json::array()), sc.registry); });
+        entry.throw_if_any();
         if (opt.upstream) opt.missing = elastic_missing_policy::upstream;
         // nos always computes a pod's GPU memory (the chart's GB per GPU by default)
         if (opt.upstream && gb_per_gpu == 0) gb_per_gpu = default_gb_per_gpu;

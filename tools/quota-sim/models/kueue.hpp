@@ -22,71 +22,46 @@
 #pragma once
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <quota/cluster_queue_json.hpp>
 
-#include "../simulator.hpp"
+#include "../model_registry.hpp"
+#include "../policy_entry.hpp"
 
 namespace quota::sim {
 
 namespace detail {
 
 inline model_instance kueue_make(const policy_spec& ps, scenario& sc) {
-  diagnostics diag;
-  for (auto it = ps.body.begin(); it != ps.body.end(); ++it)
-    if (it.key() != "model" && it.key() != "objects" && it.key() != "options")
-      diag.add(it.key(), "unknown key (expected objects, options)");
-  if (!ps.body.contains("objects")) diag.add("objects", "missing: the Kueue objects of the model");
+  policy_entry entry(ps, {"objects", "options"});
+  entry.require("objects", "the Kueue objects of the model");
   bool fair = false;
-  if (ps.body.contains("options")) {
-    const auto& o = ps.body["options"];
-    if (!o.is_object()) {
-      diag.add("options", "expected an object");
-    } else {
-      for (auto it = o.begin(); it != o.end(); ++it) {
-        if (it.key() != "fairSharing")
-          diag.add("options." + it.key(), "unknown option (expected fairSharing)");
-        else if (!it.value().is_boolean())
-          diag.add("options.fairSharing", "expected true or false");
-        else
-          fair = it.value().get<bool>();
-      }
-    }
-  }
-  diag.throw_if_any();
+  entry.options({flag_option("fairSharing", fair)});
+  entry.throw_if_any();
 
-  auto rethrow = [&](const validation_error& e) {
-    diagnostics d;
-    for (const auto& p : e.problems()) d.add("objects: " + p.path, p.message);
-    d.throw_if_any();
-  };
   kueue::kueue_objects objs;
   resource_registry reg = sc.registry;
-  try {
-    kueue::load_kueue_objects(ps.body["objects"], reg, objs);
-  } catch (const validation_error& e) {
-    rethrow(e);
-  }
+  entry.load("objects", [&] { kueue::load_kueue_objects(entry["objects"], reg, objs); });
+  entry.throw_if_any();
   if (!objs.workloads.empty())
-    throw validation_error("objects", "Workload objects are not accepted here: workloads are the scenario's jobs");
+    entry.add("objects", "Workload objects are not accepted here: workloads are the scenario's jobs");
+  entry.throw_if_any();
   objs.config.fair_sharing = fair;
   std::optional<kueue::kueue_policy> pol;
-  try {
-    pol.emplace(objs.config, reg);
-  } catch (const validation_error& e) {
-    rethrow(e);
-  }
+  entry.load("objects", [&] { pol.emplace(objs.config, reg); });
+  entry.throw_if_any();
   // every job must name a queue of this model
   for (std::size_t i = 0; i < sc.jobs.size(); ++i) {
     const auto& js = sc.jobs[i];
     if (!pol->model().forest().find_local_queue(js.ns, js.queue) && !pol->model().forest().find_cluster_queue(js.queue))
-      diag.add("$.jobs[" + std::to_string(i) + "].queue", "job '" + js.id + "': no LocalQueue '" + js.queue +
-                                                              "' in namespace '" + js.ns +
-                                                              "' and no ClusterQueue of that name in the kueue model");
+      entry.add("$.jobs[" + std::to_string(i) + "].queue", "job '" + js.id + "': no LocalQueue '" + js.queue +
+                                                               "' in namespace '" + js.ns +
+                                                               "' and no ClusterQueue of that name in the kueue model");
   }
-  diag.throw_if_any();
+  entry.throw_if_any();
   sc.registry = std::move(reg);
   model_instance mi = instance_of(std::move(*pol));
   // a reload event: kueue_model::update_config keeps the admitted workloads

@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota-sim integration of the extra policies (docs/extra-policies.md):
-// registers "budget", "priority_class_quota" and "sharing_pools".
-//
-//   {"model": "budget", ...}                — quota/budget_json.hpp
-//   {"model": "priority_class_quota", ...}  — quota/priority_class_quota_json.hpp
-//   {"model": "sharing_pools", ...}         — quota/sharing_pools_json.hpp
+// quota-sim integration of the budget model (docs/extra-policies.md):
+// registers "budget" ({"model": "budget", ...}, quota/budget_json.hpp).
 //
 // Time for budgets. The simulator moves the budget's clock at the start of
 // every instant (model_instance::on_time, before that instant's finishes),
@@ -17,20 +13,14 @@
 #pragma once
 
 #include <map>
-#include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <utility>
 
 #include <quota/budget.hpp>
 #include <quota/budget_json.hpp>
-#include <quota/priority_class_quota.hpp>
-#include <quota/priority_class_quota_json.hpp>
-#include <quota/sharing_pools.hpp>
-#include <quota/sharing_pools_json.hpp>
 
-#include "../simulator.hpp"
+#include "../model_registry.hpp"
 
 namespace quota::sim {
 
@@ -112,28 +102,7 @@ inline void to_json(json& j, const sim_budget& b) {
   to_json(j, b.policy());
 }
 
-/// A policy plus the registry it names resources with (shared, read-only).
-template <class P>
-class sim_named {
- public:
-  sim_named(std::shared_ptr<const resource_registry> reg, P p) : reg_(std::move(reg)), p_(std::move(p)) {}
-  [[nodiscard]] std::string_view policy_name() const noexcept { return p_.policy_name(); }
-  [[nodiscard]] decision check(const job& j) const { return p_.check(j); }
-  void commit(const job& j) { p_.commit(j); }
-  void release(std::string_view id) { p_.release(id); }
-  void victims(const job& j, std::vector<victim>& out) const { p_.victims(j, out); }
-  [[nodiscard]] const P& policy() const noexcept { return p_; }
-
- private:
-  std::shared_ptr<const resource_registry> reg_;
-  P p_;
-};
-template <class P>
-inline void to_json(json& j, const sim_named<P>& m) {
-  to_json(j, m.policy());
-}
-
-inline void register_extra_models(std::map<std::string, model_kind>& kinds) {
+inline void register_budget_model(std::map<std::string, model_kind>& kinds) {
   kinds["budget"] = model_kind{
       "budget over time per tenant: {\"resource\", \"tenant\": queue|namespace|user|group, \"window\": "
       "calendar|rolling, \"windowStart\", \"windowLength\", \"defaultDuration\", \"onExhausted\": "
@@ -152,47 +121,6 @@ inline void register_extra_models(std::map<std::string, model_kind>& kinds) {
         json p{{"model", "budget"}, {"resource", std::string(reg.name(gpu))}, {"budgets", json::object()}};
         for (const auto& t : tenants) p["budgets"][t] = std::to_string(share * 168 * unit) + "h";
         return p;
-      }};
-  kinds["priority_class_quota"] = model_kind{
-      "min/max per (tenant, PriorityClass): {\"tenant\": queue|namespace|user, \"quotas\": {\"team-a\": {\"high\": "
-      "{\"min\": {...}, \"max\": {...}}}, \"*\": {...}}}",
-      [](const policy_spec& ps, scenario& sc) {
-        auto pq = load_priority_class_quota(ps.body, sc.registry, ps.path);
-        auto reg = std::make_shared<const resource_registry>(sc.registry);
-        pq.rebind_registry(reg.get());
-        return instance_of(sim_named<priority_class_quota>(std::move(reg), std::move(pq)));
-      },
-      [](const std::vector<std::string>& tenants, const resource_vector& capacity, const resource_registry& reg) {
-        // at most half the cluster's GPUs at class "high" per tenant
-        const auto [gpu, unit] = gpu_dimension(capacity, reg);
-        (void)unit;
-        json p{{"model", "priority_class_quota"}, {"quotas", json::object()}};
-        for (const auto& t : tenants)
-          p["quotas"][t] = json{{"high", {{"max", {{std::string(reg.name(gpu)), capacity.get(gpu) / 2}}}}}};
-        return p;
-      }};
-  kinds["sharing_pools"] = model_kind{
-      "elastic quotas grouped in sharing pools: {\"pools\": [{\"name\", \"lendAcross\", \"borrowAcross\", "
-      "\"quotas\": [{\"name\", \"namespaces\", \"min\", \"max\"}]}]}; job.namespace selects the quota",
-      [](const policy_spec& ps, scenario& sc) {
-        auto sp = load_sharing_pools(ps.body, sc.registry, ps.path);
-        auto reg = std::make_shared<const resource_registry>(sc.registry);
-        sp.rebind_registry(reg.get());
-        return instance_of(sim_named<sharing_pools>(std::move(reg), std::move(sp)));
-      },
-      [](const std::vector<std::string>& tenants, const resource_vector& capacity, const resource_registry& reg) {
-        // two pools of half the tenants each; they lend to and borrow from each other
-        const auto [gpu, unit] = gpu_dimension(capacity, reg);
-        (void)unit;
-        const amount share = capacity.get(gpu) / static_cast<amount>(std::max<std::size_t>(1, tenants.size()));
-        json pools = json::array(
-            {json{{"name", "pool-1"}, {"lendAcross", true}, {"borrowAcross", true}, {"quotas", json::array()}},
-             json{{"name", "pool-2"}, {"lendAcross", true}, {"borrowAcross", true}, {"quotas", json::array()}}});
-        for (std::size_t i = 0; i < tenants.size(); ++i)
-          pools[i < (tenants.size() + 1) / 2 ? 0 : 1]["quotas"].push_back(
-              json{{"name", tenants[i]}, {"min", {{std::string(reg.name(gpu)), share}}}});
-        if (pools[1]["quotas"].empty()) pools.erase(1);
-        return json{{"model", "sharing_pools"}, {"pools", pools}};
       }};
 }
 

@@ -30,108 +30,58 @@
 
 #include <quota/claims_json.hpp>
 
-#include "../simulator.hpp"
+#include "../model_registry.hpp"
+#include "../policy_entry.hpp"
 
 namespace quota::sim {
 
 namespace detail {
 
 inline model_instance claims_make(const policy_spec& ps, scenario& sc) {
-  diagnostics diag;
-  const std::string& base = ps.path;
-  for (auto it = ps.body.begin(); it != ps.body.end(); ++it)
-    if (it.key() != "model" && it.key() != "objects" && it.key() != "options" && it.key() != "pods")
-      diag.add(base + "." + it.key(), "unknown key (expected objects, pods, options)");
-  if (!ps.body.contains("objects")) diag.add(base + ".objects", "missing: the ResourceClaims and DeviceClasses");
+  policy_entry entry(ps, {"objects", "pods", "options"});
+  entry.require("objects", "the ResourceClaims and DeviceClasses");
 
   claim_config cfg;
   std::vector<std::string> opt_out;
   std::optional<std::set<std::string, std::less<>>> accounted_classes;
+  std::vector<std::string> accounted_names;
   std::string flag_key = "quota.dev/accounted";
-  if (ps.body.contains("options")) {
-    const auto& o = ps.body["options"];
-    if (!o.is_object()) {
-      diag.add(base + ".options", "expected an object");
-    } else {
-      for (auto it = o.begin(); it != o.end(); ++it) {
-        const std::string& k = it.key();
-        const json& v = it.value();
-        const std::string p = base + ".options." + k;
-        auto one_of = [&](std::initializer_list<const char*> names) -> int {
-          int i = 0;
-          if (v.is_string())
-            for (const char* n : names) {
-              if (v.get<std::string>() == n) return i;
-              ++i;
-            }
-          std::string list;
-          for (const char* n : names) list += (list.empty() ? "" : ", ") + std::string(n);
-          diag.add(p, "expected one of " + list);
-          return -1;
-        };
-        auto strings = [&](std::vector<std::string>& out) {
-          if (!v.is_array()) {
-            diag.add(p, "expected an array of names");
+  const entry_option accounted = names_option("accounted_classes", accounted_names);
+  entry.options(
+      {choice_option<claim_mode>("mode", {{"design", claim_mode::design}, {"kai_strict", claim_mode::kai_strict}},
+                                 cfg.mode),
+       choice_option<claim_locking>("locking",
+                                    {{"deny_foreign", claim_locking::deny_foreign},
+                                     {"pin", claim_locking::pin},
+                                     {"transfer", claim_locking::transfer}},
+                                    cfg.locking),
+       flag_option("min_runtime_locks", cfg.min_runtime_locks),
+       flag_option("owner_evicts", cfg.owner_evicts),
+       choice_option<claim_orphans>(
+           "orphans", {{"deduct", claim_orphans::deduct}, {"attribute", claim_orphans::attribute}}, cfg.orphans),
+       choice_option<claim_owner_deleted>(
+           "owner_deleted", {{"deduct", claim_owner_deleted::deduct}, {"transfer", claim_owner_deleted::transfer}},
+           cfg.owner_deleted),
+       string_option("queue_label_key", cfg.queue_label_key),
+       integer_option("max_consumers", 1, 0xFFFFFFFELL, cfg.max_consumers),
+       names_option("opt_out", opt_out),
+       {"accounted_classes",
+        [&](const json& v, const std::string& path, diagnostics& diag) {
+          accounted.read(v, path, diag);
+          accounted_classes.emplace(accounted_names.begin(), accounted_names.end());
+        }},
+       string_option("class_flag_key", flag_key),
+       {"charge_as", [&cfg](const json& v, const std::string& path, diagnostics& diag) {
+          if (!v.is_object()) {
+            diag.add(path, "expected an object of device class: resource name");
             return;
           }
-          for (std::size_t i = 0; i < v.size(); ++i) {
-            if (!v[i].is_string() || v[i].get<std::string>().empty())
-              diag.add(p + "[" + std::to_string(i) + "]", "expected a non-empty string");
+          for (auto c = v.begin(); c != v.end(); ++c)
+            if (!c.value().is_string() || c.value().get<std::string>().empty())
+              diag.add(path + "." + c.key(), "expected a resource name");
             else
-              out.push_back(v[i].get<std::string>());
-          }
-        };
-        if (k == "mode") {
-          if (const int i = one_of({"design", "kai_strict"}); i >= 0)
-            cfg.mode = i == 0 ? claim_mode::design : claim_mode::kai_strict;
-        } else if (k == "locking") {
-          if (const int i = one_of({"deny_foreign", "pin", "transfer"}); i >= 0)
-            cfg.locking = i == 0 ? claim_locking::deny_foreign : i == 1 ? claim_locking::pin : claim_locking::transfer;
-        } else if (k == "orphans") {
-          if (const int i = one_of({"deduct", "attribute"}); i >= 0)
-            cfg.orphans = i == 0 ? claim_orphans::deduct : claim_orphans::attribute;
-        } else if (k == "owner_deleted") {
-          if (const int i = one_of({"deduct", "transfer"}); i >= 0)
-            cfg.owner_deleted = i == 0 ? claim_owner_deleted::deduct : claim_owner_deleted::transfer;
-        } else if (k == "min_runtime_locks" || k == "owner_evicts") {
-          if (!v.is_boolean())
-            diag.add(p, "expected true or false");
-          else
-            (k == "min_runtime_locks" ? cfg.min_runtime_locks : cfg.owner_evicts) = v.get<bool>();
-        } else if (k == "queue_label_key" || k == "class_flag_key") {
-          if (!v.is_string() || v.get<std::string>().empty())
-            diag.add(p, "expected a non-empty string");
-          else
-            (k == "queue_label_key" ? cfg.queue_label_key : flag_key) = v.get<std::string>();
-        } else if (k == "max_consumers") {
-          if (!v.is_number_integer() || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() > 0xFFFFFFFELL)
-            diag.add(p, "expected a positive integer");
-          else
-            cfg.max_consumers = static_cast<std::uint32_t>(v.get<std::int64_t>());
-        } else if (k == "opt_out") {
-          strings(opt_out);
-        } else if (k == "charge_as") {
-          if (!v.is_object()) {
-            diag.add(p, "expected an object of device class: resource name");
-          } else {
-            for (auto c = v.begin(); c != v.end(); ++c)
-              if (!c.value().is_string() || c.value().get<std::string>().empty())
-                diag.add(p + "." + c.key(), "expected a resource name");
-              else
-                cfg.charge_as[c.key()] = c.value().get<std::string>();
-          }
-        } else if (k == "accounted_classes") {
-          std::vector<std::string> names;
-          strings(names);
-          accounted_classes.emplace(names.begin(), names.end());
-        } else {
-          diag.add(p,
-                   "unknown option (expected mode, locking, min_runtime_locks, owner_evicts, orphans, owner_deleted, "
-                   "queue_label_key, max_consumers, opt_out, accounted_classes, class_flag_key, charge_as)");
-        }
-      }
-    }
-  }
+              cfg.charge_as[c.key()] = c.value().get<std::string>();
+        }}});
   // option problems are reported together with the objects' problems below
   if (accounted_classes)
     cfg.accounted_class = [set = *accounted_classes](std::string_view c) { return set.find(c) != set.end(); };
@@ -141,12 +91,13 @@ inline model_instance claims_make(const policy_spec& ps, scenario& sc) {
   for (const auto& [cls, res] : cfg.charge_as) (void)sc.registry.intern(res);
   claims_policy pol(std::move(cfg), sc.registry);
   claim_model& m = pol.model();
-  const json& objects = ps.body["objects"];
-  const std::string obase = base + ".objects";
+  const json& objects = entry["objects"];
+  const std::string obase = "objects";
   // DeviceClass flags first (they must precede the claims), then the claims.
   auto kind_of = [](const json& o) -> std::string {
     return o.is_object() && o.contains("kind") && o["kind"].is_string() ? o["kind"].get<std::string>() : std::string();
   };
+  if (!entry.has("objects")) entry.throw_if_any();  // no claims to read (reported above)
   try {
     for_each_object(
         objects,
@@ -154,21 +105,21 @@ inline model_instance claims_make(const policy_spec& ps, scenario& sc) {
           const std::string kind = kind_of(o);
           if (kind == "ResourceClaim") return;
           if (kind != "DeviceClass") {
-            diag.add(p + ".kind", "expected ResourceClaim or DeviceClass, got '" + kind + "'");
+            entry.add(p + ".kind", "expected ResourceClaim or DeviceClass, got '" + kind + "'");
             return;
           }
           std::string name;
           try {
             name = object_name(o, p);
           } catch (const parse_error& e) {
-            diag.add(p, e.what());
+            entry.add(p, e.what());
             return;
           }
           std::string v = quota::detail::claims_map_value(o, "annotations", flag_key);
           if (v.empty()) v = quota::detail::claims_map_value(o, "labels", flag_key);
           if (v.empty()) return;
           if (v != "true" && v != "false")
-            diag.add(p + ".metadata." + flag_key, "expected \"true\" or \"false\", got '" + v + "'");
+            entry.add(p + ".metadata." + flag_key, "expected \"true\" or \"false\", got '" + v + "'");
           else
             m.set_class_accounted(name, v == "true");
         },
@@ -182,31 +133,27 @@ inline model_instance claims_make(const policy_spec& ps, scenario& sc) {
             (void)m.add_claim(c.spec);
           } catch (const validation_error& e) {
             for (const auto& pr : e.problems())
-              diag.add(pr.path.rfind(base, 0) == 0 ? pr.path : p + ": " + pr.path, pr.message);
+              entry.add(pr.path.rfind(p, 0) == 0 ? pr.path : p + ": " + pr.path, pr.message);
           } catch (const error& e) {
-            diag.add(p, e.what());
+            entry.add(p, e.what());
           }
         },
         obase);
   } catch (const parse_error& e) {
-    diag.add(obase, e.what());
+    entry.add(obase, e.what());
   }
-  diag.throw_if_any();
+  entry.throw_if_any();
 
   // pods already holding claims: a snapshot, then the orphan rule
-  if (ps.body.contains("pods")) {
-    try {
-      const auto pods = load_claim_pods(m, ps.body["pods"]);
+  if (entry.has("pods")) {
+    entry.load("pods", [&] {
+      const auto pods = load_claim_pods(m, entry["pods"]);
       for (const auto& pod : pods) {
         std::vector<claim_id> ids;
         for (const auto& key : pod.claims) ids.push_back(m.claim_at(key));
         (void)m.restore(pod.as_pod(m.queue(pod.queue)), ids);
       }
-    } catch (const validation_error& e) {
-      for (const auto& pr : e.problems()) diag.add(base + ".pods" + pr.path, pr.message);
-    } catch (const error& e) {
-      diag.add(base + ".pods", e.what());
-    }
+    });
   }
   m.finish_snapshot();
   for (const auto& q : opt_out) m.set_sharing(q, false);
@@ -215,19 +162,19 @@ inline model_instance claims_make(const policy_spec& ps, scenario& sc) {
   for (std::size_t i = 0; i < sc.jobs.size(); ++i) {
     const auto& js = sc.jobs[i];
     const std::string jp = "$.jobs[" + std::to_string(i) + "]";
-    if (js.queue.empty()) diag.add(jp + ".queue", "job '" + js.id + "': the claims model needs the pod's queue");
+    if (js.queue.empty()) entry.add(jp + ".queue", "job '" + js.id + "': the claims model needs the pod's queue");
     for (std::size_t k = 0; k < js.claims.size(); ++k) {
       const std::string& n = js.claims[k];
       const std::string ns = js.ns.empty() ? "default" : js.ns;
       const std::string key = n.find('/') == std::string::npos ? ns + "/" + n : n;
       const std::string cp = jp + ".claims[" + std::to_string(k) + "]";
       if (n.empty() || m.find_claim(key) == claim_none)
-        diag.add(cp, "job '" + js.id + "': no ResourceClaim '" + key + "' in the claims model");
+        entry.add(cp, "job '" + js.id + "': no ResourceClaim '" + key + "' in the claims model");
       else if (m.claim_namespace(m.find_claim(key)) != ns)
-        diag.add(cp, "job '" + js.id + "' in namespace '" + ns + "' names claim '" + key + "' of another namespace");
+        entry.add(cp, "job '" + js.id + "' in namespace '" + ns + "' names claim '" + key + "' of another namespace");
     }
   }
-  diag.throw_if_any();
+  entry.throw_if_any();
   sc.registry = m.registry();  // the scenario's names and ids, plus the device classes
   return instance_of(std::move(pol));
 }

@@ -27,7 +27,8 @@
 #include <quota/fair_share.hpp>
 #include <quota/fair_share_json.hpp>
 
-#include "../simulator.hpp"
+#include "../model_registry.hpp"
+#include "../policy_entry.hpp"
 
 namespace quota::sim {
 
@@ -51,61 +52,35 @@ inline json kai_fair_share_state(const fair_share_tree& t, const resource_regist
 }
 
 inline model_instance kai_fair_share_make(const policy_spec& ps, scenario& sc) {
-  diagnostics diag;
-  for (auto it = ps.body.begin(); it != ps.body.end(); ++it)
-    if (it.key() != "model" && it.key() != "objects" && it.key() != "options")
-      diag.add(ps.path + "." + it.key(), "unknown key (expected objects, options)");
-  if (!ps.body.contains("objects")) diag.add(ps.path + ".objects", "missing: the KAI Queue objects");
+  policy_entry entry(ps, {"objects", "options"});
+  entry.require("objects", "the KAI Queue objects");
   fair_share_json_options opt;
   fair_share_options fopt;
-  if (ps.body.contains("options")) {
-    const auto& o = ps.body["options"];
-    if (!o.is_object())
-      diag.add(ps.path + ".options", "expected an object");
-    else
-      for (auto it = o.begin(); it != o.end(); ++it) {
-        const auto& v = it.value();
-        if (it.key() == "gpuResource" && v.is_string()) {
-          opt.gpu_resource = v.get<std::string>();
-        } else if (it.key() == "upstream" && v.is_boolean()) {
-          fopt.upstream = v.get<bool>();
-        } else if (it.key() == "remainderAfterAllBuckets" && v.is_boolean()) {
-          fopt.remainder_after_all_buckets = v.get<bool>();
-        } else if (it.key() == "saturationPlacement" && v.is_string() &&
-                   (v == "sibling_ratio" || v == "can_reclaim_bound")) {
-          fopt.saturation_placement = v == "sibling_ratio" ? fair_share_saturation_placement::sibling_ratio
-                                                           : fair_share_saturation_placement::can_reclaim_bound;
-        } else if (it.key() == "saturationMultiplier" && v.is_array() && v.size() == 2 && v[0].is_number_integer() &&
-                   v[1].is_number_integer() && v[1].get<std::int64_t>() > 0) {
-          fopt.saturation_num = v[0].get<std::int64_t>();
-          fopt.saturation_den = v[1].get<std::int64_t>();
-        } else {
-          diag.add(ps.path + ".options." + it.key(),
-                   "unknown option or wrong type (known: gpuResource (string), upstream (bool), "
-                   "remainderAfterAllBuckets (bool), "
-                   "saturationPlacement (\"sibling_ratio\" or \"can_reclaim_bound\"), saturationMultiplier "
-                   "([num, den] integers, den > 0))");
-        }
-      }
-  }
-  diag.throw_if_any();
+  entry.options({string_option("gpuResource", opt.gpu_resource, false),
+                 flag_option("upstream", fopt.upstream),
+                 flag_option("remainderAfterAllBuckets", fopt.remainder_after_all_buckets),
+                 choice_option<fair_share_saturation_placement>(
+                     "saturationPlacement",
+                     {{"sibling_ratio", fair_share_saturation_placement::sibling_ratio},
+                      {"can_reclaim_bound", fair_share_saturation_placement::can_reclaim_bound}},
+                     fopt.saturation_placement),
+                 {"saturationMultiplier", [&fopt](const json& v, const std::string& path, diagnostics& diag) {
+                    if (v.is_array() && v.size() == 2 && v[0].is_number_integer() && v[1].is_number_integer() &&
+                        v[1].get<std::int64_t>() > 0) {
+                      fopt.saturation_num = v[0].get<std::int64_t>();
+                      fopt.saturation_den = v[1].get<std::int64_t>();
+                    } else {
+                      diag.add(path, "expected [numerator, denominator]: two integers, the denominator above 0");
+                    }
+                  }}});
+  entry.throw_if_any();
   std::vector<fair_share_queue_spec> specs;
-  try {
-    specs = load_fair_share_queues(ps.body["objects"], sc.registry, opt);
-  } catch (const validation_error& e) {
-    std::vector<diagnostic> p;
-    for (const auto& d : e.problems()) p.push_back({ps.path + ".objects." + d.path, d.message});
-    throw validation_error(std::move(p));
-  }
+  entry.load("objects", [&] { specs = load_fair_share_queues(entry["objects"], sc.registry, opt); });
+  entry.throw_if_any();
   if (fopt.upstream) fopt.whole_units = fair_share_kai_whole_units(sc.registry, opt);
   std::unique_ptr<fair_share_tree> tree;
-  try {
-    tree = std::make_unique<fair_share_tree>(std::move(specs), fopt);
-  } catch (const validation_error& e) {
-    std::vector<diagnostic> p;
-    for (const auto& d : e.problems()) p.push_back({ps.path + ".objects." + d.path, d.message});
-    throw validation_error(std::move(p));
-  }
+  entry.load("objects", [&] { tree = std::make_unique<fair_share_tree>(std::move(specs), fopt); });
+  entry.throw_if_any();
   resource_vector capacity;
   for (const auto& n : sc.nodes) capacity.add_in_place(n.allocatable);
   tree->set_capacity(capacity);

@@ -26,7 +26,8 @@
 #include <quota/limits.hpp>
 #include <quota/limits_json.hpp>
 
-#include "../simulator.hpp"
+#include "../model_registry.hpp"
+#include "../policy_entry.hpp"
 
 namespace quota::sim {
 
@@ -67,52 +68,17 @@ inline void yunikorn_limits_leaves(const limits_queue& q, const std::string& pat
 }
 
 inline model_instance yunikorn_limits_make(const policy_spec& ps, scenario& sc) {
-  diagnostics diag;
-  for (auto it = ps.body.begin(); it != ps.body.end(); ++it)
-    if (it.key() != "model" && it.key() != "config" && it.key() != "options")
-      diag.add(it.key(), "unknown key (expected config, options)");
-  if (!ps.body.contains("config"))
-    diag.add("config", "missing: the YuniKorn queue configuration (partitions[].queues[])");
+  policy_entry entry(ps, {"config", "options"});
+  entry.require("config", "the YuniKorn queue configuration (partitions[].queues[])");
   limits_json_options opt;
-  if (ps.body.contains("options")) {
-    const auto& o = ps.body["options"];
-    if (!o.is_object()) {
-      diag.add("options", "expected an object");
-    } else {
-      for (auto it = o.begin(); it != o.end(); ++it) {
-        if (it.key() == "partition") {
-          if (it.value().is_string())
-            opt.partition = it.value().get<std::string>();
-          else
-            diag.add("options.partition", "expected a partition name");
-        } else if (it.key() == "vcoreAsCpu") {
-          if (it.value().is_boolean())
-            opt.vcore_as_cpu = it.value().get<bool>();
-          else
-            diag.add("options.vcoreAsCpu", "expected true or false");
-        } else if (it.key() == "upstream") {
-          if (it.value().is_boolean())
-            opt.upstream = it.value().get<bool>();
-          else
-            diag.add("options.upstream", "expected true or false");
-        } else {
-          diag.add("options." + it.key(), "unknown option (expected partition, vcoreAsCpu, upstream)");
-        }
-      }
-    }
-  }
+  entry.options({string_option("partition", opt.partition, false), flag_option("vcoreAsCpu", opt.vcore_as_cpu),
+                 flag_option("upstream", opt.upstream)});
   // every problem of the entry at once: options and config together
-  if (!ps.body.contains("config")) diag.throw_if_any();
+  if (!entry.has("config")) entry.throw_if_any();
   resource_registry reg = sc.registry;
   limits_config cfg;
-  try {
-    cfg = load_limits_config(ps.body["config"], reg, opt);
-  } catch (const validation_error& e) {
-    for (const auto& p : e.problems()) diag.add("config: " + p.path, p.message);
-  } catch (const error& e) {
-    diag.add("config", e.what());
-  }
-  diag.throw_if_any();
+  entry.load("config", [&] { cfg = load_limits_config(entry["config"], reg, opt); });
+  entry.throw_if_any();
 
   std::vector<std::string> leaves, parents;
   yunikorn_limits_leaves(cfg.root, "root", leaves, parents);
@@ -121,25 +87,20 @@ inline model_instance yunikorn_limits_make(const policy_spec& ps, scenario& sc) 
     const std::string jp = "$.jobs[" + std::to_string(i) + "]";
     const std::string q = limits_policy::qualify(js.queue);
     if (js.queue.empty())
-      diag.add(jp + ".queue", "job '" + js.id + "': no queue (the yunikorn_limits model needs a leaf queue path)");
+      entry.add(jp + ".queue", "job '" + js.id + "': no queue (the yunikorn_limits model needs a leaf queue path)");
     else if (std::find(parents.begin(), parents.end(), q) != parents.end())
-      diag.add(jp + ".queue",
-               "job '" + js.id + "': queue " + q + " is a parent queue; applications run in leaf queues");
+      entry.add(jp + ".queue",
+                "job '" + js.id + "': queue " + q + " is a parent queue; applications run in leaf queues");
     else if (std::find(leaves.begin(), leaves.end(), q) == leaves.end())
-      diag.add(jp + ".queue", "job '" + js.id + "': no queue " + q + " in the yunikorn_limits config");
+      entry.add(jp + ".queue", "job '" + js.id + "': no queue " + q + " in the yunikorn_limits config");
     if (js.user.empty())
-      diag.add(jp + ".user", "job '" + js.id + "': no user (the yunikorn_limits model tracks usage per user)");
+      entry.add(jp + ".user", "job '" + js.id + "': no user (the yunikorn_limits model tracks usage per user)");
   }
-  diag.throw_if_any();
+  entry.throw_if_any();
 
   sim_yunikorn_limits model(std::make_shared<const resource_registry>(reg));
-  try {
-    model.policy().manager().reload(cfg);
-  } catch (const validation_error& e) {
-    diagnostics d;
-    for (const auto& p : e.problems()) d.add("config: " + p.path, p.message);
-    d.throw_if_any();
-  }
+  entry.load("config", [&] { model.policy().manager().reload(cfg); });
+  entry.throw_if_any();
   sc.registry = std::move(reg);
   model_instance mi = instance_of(std::move(model));
   // a reload event: limits_manager::reload swaps the config in and keeps the
@@ -179,7 +140,8 @@ inline void register_limits_model(std::map<std::string, model_kind>& kinds) {
   kinds["yunikorn_limits"] = model_kind{
       "YuniKorn user and group limits (maxresources, maxapplications per user and group at every queue level, "
       "wildcards, cumulative group pool): {\"config\": {\"partitions\": [{\"queues\": [{\"name\": \"root\", "
-      "\"limits\": [...], \"queues\": [...]}]}]}, \"options\": {\"partition\": \"default\", \"vcoreAsCpu\": true, \"upstream\": false}}",
+      "\"limits\": [...], \"queues\": [...]}]}]}, \"options\": {\"partition\": \"default\", \"vcoreAsCpu\": true, "
+      "\"upstream\": false}}",
       detail::yunikorn_limits_make, detail::yunikorn_limits_synthesize};
 }
 

@@ -1,4 +1,0 @@
-# SPDX-License-Identifier: Apache-2.0
-# quota-sim's Volcano capacity adapter (tools/quota-sim/models/volcano.hpp): the
-# include directory and dependencies of the quota_sim library (tools/quota-sim/CMakeLists.txt).
-target_link_libraries(${name} PRIVATE quota_sim_lib)

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+// quota-sim integration of the priority-class quota model
+// (docs/extra-policies.md): registers "priority_class_quota"
+// ({"model": "priority_class_quota", ...}, quota/priority_class_quota_json.hpp).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include <quota/priority_class_quota.hpp>
+#include <quota/priority_class_quota_json.hpp>
+
+#include "../model_registry.hpp"
+
+namespace quota::sim {
+
+inline void register_priority_class_quota_model(std::map<std::string, model_kind>& kinds) {
+  kinds["priority_class_quota"] = model_kind{
+      "min/max per (tenant, PriorityClass): {\"tenant\": queue|namespace|user, \"quotas\": {\"team-a\": {\"high\": "
+      "{\"min\": {...}, \"max\": {...}}}, \"*\": {...}}}",
+      [](const policy_spec& ps, scenario& sc) {
+        auto pq = load_priority_class_quota(ps.body, sc.registry, ps.path);
+        auto reg = std::make_shared<const resource_registry>(sc.registry);
+        pq.rebind_registry(reg.get());
+        return instance_of(sim_named<priority_class_quota>(std::move(reg), std::move(pq)));
+      },
+      [](const std::vector<std::string>& tenants, const resource_vector& capacity, const resource_registry& reg) {
+        // at most half the cluster's GPUs at class "high" per tenant
+        const auto [gpu, unit] = gpu_dimension(capacity, reg);
+        (void)unit;
+        json p{{"model", "priority_class_quota"}, {"quotas", json::object()}};
+        for (const auto& t : tenants)
+          p["quotas"][t] = json{{"high", {{"max", {{std::string(reg.name(gpu)), capacity.get(gpu) / 2}}}}}};
+        return p;
+      }};
+}
+
+}  // namespace quota::sim

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+// quota-sim integration of the sharing-pools model (docs/extra-policies.md):
+// registers "sharing_pools" ({"model": "sharing_pools", ...},
+// quota/sharing_pools_json.hpp).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include <quota/sharing_pools.hpp>
+#include <quota/sharing_pools_json.hpp>
+
+#include "../model_registry.hpp"
+
+namespace quota::sim {
+
+inline void register_sharing_pools_model(std::map<std::string, model_kind>& kinds) {
+  kinds["sharing_pools"] = model_kind{
+      "elastic quotas grouped in sharing pools: {\"pools\": [{\"name\", \"lendAcross\", \"borrowAcross\", "
+      "\"quotas\": [{\"name\", \"namespaces\", \"min\", \"max\"}]}]}; job.namespace selects the quota",
+      [](const policy_spec& ps, scenario& sc) {
+        auto sp = load_sharing_pools(ps.body, sc.registry, ps.path);
+        auto reg = std::make_shared<const resource_registry>(sc.registry);
+        sp.rebind_registry(reg.get());
+        return instance_of(sim_named<sharing_pools>(std::move(reg), std::move(sp)));
+      },
+      [](const std::vector<std::string>& tenants, const resource_vector& capacity, const resource_registry& reg) {
+        // two pools of half the tenants each; they lend to and borrow from each other
+        const auto [gpu, unit] = gpu_dimension(capacity, reg);
+        (void)unit;
+        const amount share = capacity.get(gpu) / static_cast<amount>(std::max<std::size_t>(1, tenants.size()));
+        json pools = json::array(
+            {json{{"name", "pool-1"}, {"lendAcross", true}, {"borrowAcross", true}, {"quotas", json::array()}},
+             json{{"name", "pool-2"}, {"lendAcross", true}, {"borrowAcross", true}, {"quotas", json::array()}}});
+        for (std::size_t i = 0; i < tenants.size(); ++i)
+          pools[i < (tenants.size() + 1) / 2 ? 0 : 1]["quotas"].push_back(
+              json{{"name", tenants[i]}, {"min", {{std::string(reg.name(gpu)), share}}}});
+        if (pools[1]["quotas"].empty()) pools.erase(1);
+        return json{{"model", "sharing_pools"}, {"pools", pools}};
+      }};
+}
+
+}  // namespace quota::sim

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: Apache-2.0
+// quota-sim integration of the volcano_capacity model (Volcano's capacity
+// plugin): registers it in model_kinds().
+//
+// Model "volcano_capacity" (the capacity plugin):
+//   {"model": "volcano_capacity", "objects": [Queue ...],
+//    "options": {"hierarchy": true, "ancestorReclaimLevel": 0, "rootBoundedByTotal": false,
+//                "enqueue": false, "upstream": false}}
+// check = allocatable (leaf up to the root), victims = reclaimable when the
+// job's queue is preemptive, in Volcano's victim queue order; "enqueue" puts
+// the capacity plugin's own enqueue step (job enqueueable, leaf to root) first.
+//
+// A job's minResources (its PodGroup's) is min_pods x the per-pod request.
+// Upstream mode's warnings (what Volcano only logs) go to the scenario's
+// warnings, which quota-sim prints.
+#pragma once
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <quota/capacity_queues_json.hpp>
+#include <quota/detail/volcano_elastic.hpp>
+
+#include "../model_registry.hpp"
+#include "../policy_entry.hpp"
+
+namespace quota::sim {
+
+namespace detail {
+
+using quota::detail::volcano_elastic_book;
+using quota::detail::volcano_min_resources;
+
+/// The capacity plugin: owns its queues (any_policy copies the model).
+class volcano_capacity_sim_policy {
+ public:
+  volcano_capacity_sim_policy(capacity_queues q, const resource_registry& reg, bool enqueue_gate = false)
+      : p_(std::move(q)), reg_(std::make_shared<const resource_registry>(reg)), enqueue_gate_(enqueue_gate) {}
+  [[nodiscard]] std::string_view policy_name() const noexcept { return "volcano_capacity"; }
+  /// With "enqueue": the capacity plugin's own enqueue step (its
+  /// JobEnqueueableFn with the job's minResources, leaf to root) first.
+  [[nodiscard]] decision check(const job& j) const {
+    if (enqueue_gate_ && p_.jobs_in_inner_queues() == 0) {
+      const auto& m = p_.model();
+      auto d = m.job_enqueueable(m.index(j.queue), volcano_min_resources(j));
+      if (d.denied()) return d;
+    }
+    return p_.check(j);
+  }
+  void commit(const job& j) {
+    p_.commit(j);
+    p_.model().set_elastic(j.queue, elastic_.add(j));
+  }
+  void release(std::string_view id) {
+    p_.release(id);
+    if (const auto* q = elastic_.remove(id)) p_.model().set_elastic(*q, elastic_.sum(*q));
+  }
+  /// Only a job that passes the enqueue step (Volcano: an Inqueue job) reclaims.
+  void victims(const job& j, std::vector<victim>& out) const {
+    if (enqueue_gate_) {
+      const auto& m = p_.model();
+      if (m.job_enqueueable(m.index(j.queue), volcano_min_resources(j)).denied()) return;
+    }
+    p_.victims(j, out);
+  }
+  void pending_added(const job& j) { p_.pending_added(j); }
+  void pending_withdrawn(std::string_view id) { p_.pending_withdrawn(id); }
+  void node_candidates(const job& j, std::vector<victim>& out) const { p_.node_candidates(j, out); }
+  [[nodiscard]] std::string_view pending_queue(const job& j) const { return p_.pending_queue(j); }
+  [[nodiscard]] std::weak_ordering compare_pending(const job& a, const job& b) const {
+    return p_.compare_pending(a, b);
+  }
+  [[nodiscard]] std::weak_ordering compare_heads(const job& a, const job& b) const { return p_.compare_heads(a, b); }
+  [[nodiscard]] const capacity_queues& queues() const noexcept { return p_.model(); }
+  [[nodiscard]] const resource_registry& registry() const noexcept { return *reg_; }
+
+ private:
+  capacity_queue_policy p_;
+  volcano_elastic_book elastic_;
+  std::shared_ptr<const resource_registry> reg_;
+  bool enqueue_gate_ = false;
+};
+static_assert(policy<volcano_capacity_sim_policy>);
+static_assert(demand_aware<volcano_capacity_sim_policy>);
+static_assert(node_preemption_aware<volcano_capacity_sim_policy>);
+
+inline void to_json(json& j, const volcano_capacity_sim_policy& p) {
+  const auto& c = p.queues();
+  const auto& reg = p.registry();
+  j = json{{"queues", json::object()}};
+  for (std::size_t q = 0; q < c.size(); ++q) {
+    json e = json::object();
+    if (c.parent(q) != capacity_queues::npos) e["parent"] = c.name(c.parent(q));
+    const char* names[] = {"deserved", "guarantee", "capability", "realCapability", "allocated", "inqueue", "elastic"};
+    for (const char* n : names) e[n] = json::object();
+    for (std::size_t d = 0; d < c.dims().size(); ++d) {
+      const std::string r(reg.name(c.dims()[d]));
+      e["deserved"][r] = c.deserved(q, d);
+      e["guarantee"][r] = c.guarantee(q, d);
+      if (c.capability(q, d) != quota::detail::cap_unlimited) e["capability"][r] = c.capability(q, d);
+      if (c.real_capability(q, d) != quota::detail::cap_unlimited) e["realCapability"][r] = c.real_capability(q, d);
+      e["allocated"][r] = c.allocated(q, d);
+      e["inqueue"][r] = c.inqueue(q, d);
+      e["elastic"][r] = c.elastic(q, d);
+    }
+    e["share"] = c.share(q).num() == 0
+                     ? json(0)
+                     : json(std::to_string(c.share(q).num()) + "/" + std::to_string(c.share(q).den()));
+    e["overused"] = c.overused(q);
+    j["queues"][c.name(q)] = std::move(e);
+  }
+}
+
+inline model_instance volcano_capacity_make(const policy_spec& ps, scenario& sc) {
+  policy_entry entry(ps, {"objects", "options"});
+  entry.require("objects", "the Volcano Queue objects of the model");
+  capacity_options opts;
+  bool enqueue_gate = false;
+  entry.options({{"hierarchy",
+                  [&opts](const json& v, const std::string& path, diagnostics& diag) {
+                    if (!v.is_boolean())
+                      diag.add(path, "expected true or false");
+                    else
+                      opts.mode = v.get<bool>() ? capacity_mode::hierarchical : capacity_mode::flat;
+                  }},
+                 integer_option("ancestorReclaimLevel", 0, 64, opts.ancestor_reclaim_level),
+                 flag_option("rootBoundedByTotal", opts.root_bounded_by_total),
+                 flag_option("enqueue", enqueue_gate),
+                 flag_option("upstream", opts.upstream)});
+  entry.throw_if_any();
+  resource_vector total;
+  for (const auto& n : sc.nodes) total.add_in_place(n.allocatable);
+  std::optional<capacity_queues> queues;
+  entry.load("objects", [&] { queues.emplace(load_capacity_queues(entry["objects"], sc.registry, total, opts)); });
+  entry.throw_if_any();
+  for (std::size_t i = 0; i < sc.jobs.size(); ++i) {
+    const auto& js = sc.jobs[i];
+    if (!queues->contains(js.queue)) {
+      entry.add("$.jobs[" + std::to_string(i) + "].queue",
+                "job '" + js.id + "': no Volcano Queue '" + js.queue + "' in the volcano_capacity model");
+      continue;
+    }
+    // upstream: Volcano's outcome (nothing is scheduled while the job waits)
+    if (!queues->is_leaf(queues->index(js.queue)) && !opts.upstream)
+      entry.add("$.jobs[" + std::to_string(i) + "].queue",
+                "job '" + js.id + "': queue '" + js.queue + "' has child queues (only leaf queues hold jobs)");
+    for (const auto& e : js.per_pod)
+      if (std::find(queues->dims().begin(), queues->dims().end(), e.id) == queues->dims().end())
+        entry.add("$.jobs[" + std::to_string(i) + "].request",
+                  "job '" + js.id + "': resource '" + std::string(sc.registry.name(e.id)) + "' is not on any node");
+  }
+  entry.throw_if_any();
+  for (const auto& w : queues->warnings()) sc.warnings.push_back({ps.path + ".objects: " + w.path, w.message});
+  return instance_of(volcano_capacity_sim_policy(std::move(*queues), sc.registry, enqueue_gate));
+}
+
+/// One leaf Queue per tenant with an even deserved share of the GPUs, flat.
+inline json volcano_capacity_synthesize(const std::vector<std::string>& tenants, const resource_vector& capacity,
+                                        const resource_registry& reg) {
+  const auto [gpu, unit] = gpu_dimension(capacity, reg);
+  (void)unit;
+  const auto n = static_cast<amount>(std::max<std::size_t>(1, tenants.size()));
+  resource_vector des;
+  des.set(gpu, capacity.get(gpu) / n);
+  json objects = json::array();
+  for (const auto& t : tenants)
+    objects.push_back(json{{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+                           {"kind", "Queue"},
+                           {"metadata", {{"name", t}}},
+                           {"spec", {{"reclaimable", true}, {"deserved", resource_list_to_json(des, reg)}}}});
+  return json{{"model", "volcano_capacity"}, {"objects", objects}, {"options", {{"hierarchy", false}}}};
+}
+
+}  // namespace detail
+
+inline void register_volcano_capacity_model(std::map<std::string, model_kind>& kinds) {
+  kinds["volcano_capacity"] = model_kind{
+      "Volcano Queues (capacity plugin, flat or hierarchical): {\"objects\": [Queue ...], \"options\": "
+      "{\"hierarchy\": true, \"ancestorReclaimLevel\": 0, \"enqueue\": false, \"upstream\": false}}",
+      detail::volcano_capacity_make, detail::volcano_capacity_synthesize};
+}
+
+}  // namespace quota::sim
