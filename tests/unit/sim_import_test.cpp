@@ -407,3 +407,47 @@ TEST_CASE("import: the example dump becomes a valid scenario that replays under 
   REQUIRE(runs.size() == 2);
   CHECK(runs[0].totals["admitted"] == res.report["totals"]["admitted"]);
 }
+
+TEST_CASE("import: a YuniKorn queues.yaml becomes a yunikorn_limits entry for the pods' queues") {
+  const json config = json::parse(R"({"partitions": [{"name": "default", "queues": [{"name": "root", "queues": [
+      {"name": "team-a", "limits": [{"limit": "one at a time", "users": ["*"], "maxapplications": 1}]}]}]}]})");
+  json sue = pod("team-a", "y", "Pending", "");
+  sue["metadata"]["annotations"] = {{yunikorn_user_annotation, R"({"user": "sue", "groups": ["ml"]})"}};
+  const json dump = list({node("n"), pod("team-a", "x", "Pending", ""), sue});
+  const json sc = import_cluster_doc(dump, opts(), config).scenario;
+  REQUIRE(sc["policies"].size() == 1);
+  CHECK(sc["policies"][0] == json{{"model", "yunikorn_limits"}, {"config", config}});
+  // the user of the annotation, else YuniKorn's anonymous user
+  CHECK(job(sc, "team-a/x")["user"] == "nobody");
+  CHECK(job(sc, "team-a/x")["groups"] == json::array({"nogroup"}));
+  CHECK(job(sc, "team-a/y")["user"] == "sue");
+  CHECK(job(sc, "team-a/y")["groups"] == json::array({"ml"}));
+  const auto res = replay(sc);
+  // one application per user at a time: both run at once
+  CHECK(res.report["totals"]["admitted"] == 2);
+  CHECK(res.report["totals"]["wait_ms"]["p99"] == 0);
+  // two anonymous pods: the second waits for the first to end (1h)
+  const json two = list({node("n"), pod("team-a", "x", "Pending", ""), pod("team-a", "z", "Pending", "")});
+  CHECK(replay(import_cluster_doc(two, opts(), config).scenario).report["totals"]["wait_ms"]["p99"] == 3'600'000);
+  sue["metadata"]["annotations"][yunikorn_user_annotation] = "sue";
+  CHECK_THAT(problems(list({node("n"), sue}), opts()),
+             Catch::Contains("Pod/team-a/y.metadata.annotations.yunikorn.apache.org/user.info: expected"));
+}
+
+TEST_CASE("import: a dump's text is checked as a scenario file's: syntax, duplicate keys, bounds") {
+  using quota::sim::detail::parse_dump_text;
+  CHECK(parse_dump_text(R"({"kind": "List", "items": [{"a": [1, 2.5, null, true, "x"]}]})", "d.json") ==
+        json::parse(R"({"kind": "List", "items": [{"a": [1, 2.5, null, true, "x"]}]})"));
+  CHECK_THROWS_WITH(parse_dump_text(R"({"items": [{"kind": "Pod",]})", "d.json"),
+                    Catch::Contains("d.json: invalid JSON at byte") && Catch::Contains("($.items[0]"));
+  CHECK_THROWS_WITH(parse_dump_text(R"({"items": [{"kind": "Pod", "kind": "Node"}]})", "d.json"),
+                    Catch::Contains("d.json: $.items[0].kind") && Catch::Contains("duplicate key"));
+  CHECK_THROWS_WITH(parse_dump_text(R"({"items": [1e400]})", "d.json"),
+                    Catch::Contains("d.json: invalid JSON") && Catch::Contains("'1e400'"));
+  quota::sim::input_limits lim;
+  lim.max_values = 3;
+  CHECK_THROWS_WITH(parse_dump_text(R"([1, 2, 3])", "d.json", lim), Catch::Contains("value limit"));
+  lim = {};
+  lim.max_depth = 2;
+  CHECK_THROWS_WITH(parse_dump_text(R"([[[1]]])", "d.json", lim), Catch::Contains("$[0][0]: nested deeper"));
+}

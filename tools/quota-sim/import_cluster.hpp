@@ -34,6 +34,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <quota/detail/rfc3339.hpp>
@@ -54,6 +55,9 @@ inline constexpr const char* volcano_group_annotation = "scheduling.k8s.io/group
 inline constexpr const char* volcano_queue_annotation = "scheduling.volcano.sh/queue-name";
 inline constexpr const char* kueue_queue_label = "kueue.x-k8s.io/queue-name";
 inline constexpr const char* kai_queue_label = "kai.scheduler/queue";
+/// YuniKorn's user of a pod: {"user": ..., "groups": [...]} in this annotation;
+/// without it the user is anonymous (yunikorn-core pkg/common/constants.go).
+inline constexpr const char* yunikorn_user_annotation = "yunikorn.apache.org/user.info";
 
 struct cluster_import_options {
   std::string dump_file;
@@ -147,80 +151,141 @@ struct dump_object {
   std::string kind, ns, name, label;  // label: Kind/namespace/name (Kind/name when cluster-scoped)
 };
 
-/// The string at `key` of an object (absent or null: ""); a value of another
-/// type is a problem of `where.key`.
-inline std::string str_at(const json& o, const char* key, const std::string& where, diagnostics& d) {
-  if (!o.is_object() || !o.contains(key) || o[key].is_null()) return {};
-  if (!o[key].is_string()) {
-    d.add(where + "." + key, "expected a string");
-    return {};
+/// Where a field is, for messages: a base (Kind/namespace/name) and a
+/// suffix, joined only when a problem is reported.
+struct where {
+  const std::string& base;
+  std::string_view sub;
+  const char* list = nullptr;  // an element of a list: sub.list[index]tail
+  std::size_t index = 0;
+  std::string_view tail = {};
+  [[nodiscard]] std::string operator+(std::string_view more) const {
+    std::string s = base;
+    s.append(sub);
+    if (list) s.append(".").append(list).append("[").append(std::to_string(index)).append("]").append(tail);
+    s.append(more);
+    return s;
   }
-  return o[key].get<std::string>();
+};
+
+/// The member `key` of an object, or nullptr (absent, null, not an object).
+inline const json* member(const json& o, std::string_view key) {
+  if (!o.is_object()) return nullptr;
+  const auto it = o.find(key);
+  return it == o.end() || it->is_null() ? nullptr : &*it;
 }
 
-/// The string map at `key` (labels, annotations, nodeSelector).
-inline std::map<std::string, std::string> map_at(const json& o, const char* key, const std::string& where,
-                                                 diagnostics& d) {
-  std::map<std::string, std::string> out;
-  if (!o.is_object() || !o.contains(key) || o[key].is_null()) return out;
-  const json& m = o[key];
-  if (!m.is_object()) {
-    d.add(where + "." + key, "expected an object of strings");
-    return out;
+/// The string at `key` of an object (absent or null: ""); a value of another
+/// type is a problem of `w.key`.
+inline const std::string& str_at(const json& o, const char* key, const where& w, diagnostics& d) {
+  static const std::string none;
+  const json* v = member(o, key);
+  if (!v) return none;
+  if (!v->is_string()) {
+    d.add(w + (std::string(".") + key), "expected a string");
+    return none;
   }
-  for (auto it = m.begin(); it != m.end(); ++it) {
-    if (!it.value().is_string())
-      d.add(where + "." + key + "." + it.key(), "expected a string");
-    else
-      out.emplace(it.key(), it.value().get<std::string>());
+  return v->get_ref<const std::string&>();
+}
+
+/// The string map at `key` (labels, annotations, nodeSelector), checked:
+/// nullptr when absent or malformed.
+inline const json* map_at(const json& o, const char* key, const where& w, diagnostics& d) {
+  const json* m = member(o, key);
+  if (!m) return nullptr;
+  if (!m->is_object()) {
+    d.add(w + (std::string(".") + key), "expected an object of strings");
+    return nullptr;
   }
-  return out;
+  bool good = true;
+  for (auto it = m->begin(); it != m->end(); ++it)
+    if (!it.value().is_string()) {
+      d.add(w + (std::string(".") + key + "." + it.key()), "expected a string");
+      good = false;
+    }
+  return good ? m : nullptr;
+}
+
+/// The value of `key` in a checked string map, or nullptr.
+inline const std::string* map_value(const json* m, std::string_view key) {
+  if (!m) return nullptr;
+  const auto it = m->find(key);
+  return it == m->end() ? nullptr : &it->get_ref<const std::string&>();
 }
 
 inline const json& section(const json& o, const char* key) {
   static const json empty = json::object();
-  return o.is_object() && o.contains(key) && o[key].is_object() ? o[key] : empty;
+  const json* v = member(o, key);
+  return v && v->is_object() ? *v : empty;
 }
 
-/// A resource list (requests, overhead, allocatable) in base units.
-inline resource_vector resources_at(const json& o, const char* key, resource_registry& reg, const std::string& where,
+/// A resource list (requests, overhead, allocatable) in base units. Plain
+/// quantities are read here; anything else goes through the library's
+/// parser, whose problem names the field.
+inline resource_vector resources_at(const json& o, const char* key, resource_registry& reg, const where& w,
                                     diagnostics& d) {
-  if (!o.is_object() || !o.contains(key) || o[key].is_null()) return {};
-  return parse_resource_list(o[key], reg, where + "." + key, &d);
+  resource_vector out;
+  const json* list = member(o, key);
+  if (!list) return out;
+  // the slow path: the library's parser, whose problem names the field
+  auto slow = [&](const json& l) {
+    for (const auto& e : parse_resource_list(l, reg, w + (std::string(".") + key), &d)) out.set(e.id, e.value);
+  };
+  if (!list->is_object()) {
+    slow(*list);
+    return out;
+  }
+  for (auto it = list->begin(); it != list->end(); ++it) {
+    const json& v = it.value();
+    quantity q;
+    std::int64_t amount = 0;
+    std::optional<resource_id> id;
+    try {
+      id = reg.intern(it.key());
+    } catch (const error&) {
+      id.reset();
+    }
+    if (id && v.is_string() && quantity::try_parse(v.get_ref<const std::string&>(), q) && !q.is_negative() &&
+        q.to_base_into(reg.scale(*id), amount) == quota::detail::quantity_status::ok) {
+      out.set(*id, amount);
+      continue;
+    }
+    json one = json::object();
+    one[it.key()] = v;
+    slow(one);
+  }
+  return out;
 }
 
 /// The Kubernetes effective request of a pod: the regular containers plus
 /// the sidecars (init containers with restartPolicy Always), or the largest
 /// init phase (a regular init container plus the sidecars started before
 /// it) when larger, per resource; plus spec.overhead.
-inline resource_vector effective_request(const json& spec, resource_registry& reg, const std::string& where,
+inline resource_vector effective_request(const json& spec, resource_registry& reg, const std::string& label,
                                          diagnostics& d) {
   resource_vector sum, sidecars, peak;
-  auto request_of = [&](const json& c, const std::string& p) {
-    const json& res = section(c, "resources");
-    return resources_at(res, "requests", reg, p + ".resources", d);
+  auto request_of = [&](const json& c, const char* list, std::size_t i) {
+    return resources_at(section(c, "resources"), "requests", reg, where{label, ".spec", list, i, ".resources"}, d);
   };
   auto maximum = [](resource_vector& into, const resource_vector& v) {
     for (const auto& e : v)
       if (into.get(e.id) < e.value) into.set(e.id, e.value);
   };
-  if (spec.contains("containers")) {
-    const json& cs = spec["containers"];
-    if (!cs.is_array())
-      d.add(where + ".containers", "expected an array");
+  if (const json* cs = member(spec, "containers")) {
+    if (!cs->is_array())
+      d.add(label + ".spec.containers", "expected an array");
     else
-      for (std::size_t i = 0; i < cs.size(); ++i)
-        sum.add_in_place(request_of(cs[i], where + ".containers[" + std::to_string(i) + "]"));
+      for (std::size_t i = 0; i < cs->size(); ++i) sum.add_in_place(request_of((*cs)[i], "containers", i));
   }
-  if (spec.contains("initContainers") && !spec["initContainers"].is_null()) {
-    const json& cs = spec["initContainers"];
-    if (!cs.is_array()) {
-      d.add(where + ".initContainers", "expected an array");
+  if (const json* cs = member(spec, "initContainers")) {
+    if (!cs->is_array()) {
+      d.add(label + ".spec.initContainers", "expected an array");
     } else {
-      for (std::size_t i = 0; i < cs.size(); ++i) {
-        const std::string p = where + ".initContainers[" + std::to_string(i) + "]";
-        const resource_vector r = request_of(cs[i], p);
-        if (str_at(cs[i], "restartPolicy", p, d) == "Always") {
+      for (std::size_t i = 0; i < cs->size(); ++i) {
+        const json& c = (*cs)[i];
+        const resource_vector r = request_of(c, "initContainers", i);
+        const json* policy = member(c, "restartPolicy");
+        if (policy && policy->is_string() && policy->get_ref<const std::string&>() == "Always") {
           sum.add_in_place(r);
           sidecars.add_in_place(r);
         } else {
@@ -232,7 +297,7 @@ inline resource_vector effective_request(const json& spec, resource_registry& re
     }
   }
   maximum(sum, peak);
-  sum.add_in_place(resources_at(spec, "overhead", reg, where, d));
+  sum.add_in_place(resources_at(spec, "overhead", reg, where{label, ".spec"}, d));
   return sum;
 }
 
@@ -243,6 +308,136 @@ inline bool node_ready(const json& status) {
   for (const auto& c : status["conditions"])
     if (c.is_object() && c.value("type", json()) == "Ready") return c.value("status", json()) == "True";
   return true;
+}
+
+/// Builds the JSON tree of a dump with the checks of a scenario file (at most
+/// `max_values` values, `max_depth` levels, `max_string_bytes` per string, no
+/// key twice in one object), as a SAX handler: a dump is one array of up to
+/// hundreds of thousands of objects, and checking each key against the map
+/// being built keeps the parse linear in the text.
+class dump_builder {
+ public:
+  dump_builder(const input_limits& lim, std::string what) : lim_(lim), what_(std::move(what)) {}
+  json root;
+
+  bool null() { return put(json(nullptr)); }
+  bool boolean(bool v) { return put(json(v)); }
+  bool number_integer(json::number_integer_t v) { return put(json(v)); }
+  bool number_unsigned(json::number_unsigned_t v) { return put(json(v)); }
+  bool number_float(json::number_float_t v, const std::string&) {
+    if (!std::isfinite(v)) fail("a number beyond the range of a double");
+    return put(json(v));
+  }
+  bool string(std::string& v) {
+    check_string(v);
+    return put(json(std::move(v)));
+  }
+  bool binary(json::binary_t&) {
+    fail("binary values are not JSON");
+    return false;
+  }
+  bool start_object(std::size_t) {
+    check_depth();
+    frames_.push_back({slot(json::object()), false, nullptr, nullptr});
+    return true;
+  }
+  bool key(std::string& k) {
+    check_string(k);
+    frame& f = frames_.back();
+    auto& members = f.at->get_ref<json::object_t&>();
+    const auto [it, fresh] = members.emplace(std::move(k), nullptr);
+    f.key = &it->first;
+    if (!fresh) fail("duplicate key (a JSON object names each key once)");
+    f.element = &it->second;
+    return true;
+  }
+  bool end_object() { return close(); }
+  bool start_array(std::size_t) {
+    check_depth();
+    frames_.push_back({slot(json::array()), true, nullptr, nullptr});
+    return true;
+  }
+  bool end_array() { return close(); }
+  bool parse_error(std::size_t position, const std::string&, const json::exception& ex) {
+    throw quota::parse_error(error_id::parse_malformed_document, what_ + ": invalid JSON at byte " +
+                                                                     std::to_string(position) + " (" +
+                                                                     printable(path()) + "): " + printable(ex.what()));
+  }
+
+  /// The JSON path of the value being read ($.items[3].metadata).
+  [[nodiscard]] std::string path() const {
+    // an open array's last element is the value being read, but for the
+    // innermost one, whose next value is
+    std::string p = "$";
+    for (std::size_t i = 0; i < frames_.size(); ++i) {
+      const frame& f = frames_[i];
+      if (f.array)
+        p += "[" + std::to_string(f.at->size() - (i + 1 < frames_.size() ? 1 : 0)) + "]";
+      else if (f.key)
+        p += "." + *f.key;
+    }
+    return p;
+  }
+
+ private:
+  struct frame {
+    json* at;
+    bool array;
+    const std::string* key;  // the member being read (a key of the object's map)
+    json* element;
+  };
+  [[noreturn]] void fail(const std::string& msg) const { throw validation_error(path(), msg); }
+  void check_string(const std::string& v) const {
+    if (v.size() > lim_.max_string_bytes)
+      fail("a string of " + std::to_string(v.size()) + " bytes is longer than the limit of " +
+           std::to_string(lim_.max_string_bytes));
+  }
+  /// Where the next value goes (counted against the value limit).
+  json* slot(json v) {
+    if (++values_ > lim_.max_values) fail("more than " + std::to_string(lim_.max_values) + " values (the value limit)");
+    if (frames_.empty()) {
+      root = std::move(v);
+      return &root;
+    }
+    frame& f = frames_.back();
+    if (f.array) {
+      f.at->push_back(std::move(v));
+      return &f.at->back();
+    }
+    *f.element = std::move(v);
+    return f.element;
+  }
+  bool put(json v) {
+    (void)slot(std::move(v));
+    return true;
+  }
+  void check_depth() const {
+    if (frames_.size() >= lim_.max_depth)
+      fail("nested deeper than the limit of " + std::to_string(lim_.max_depth) + " levels");
+  }
+  bool close() {
+    frames_.pop_back();
+    return true;
+  }
+  const input_limits& lim_;
+  std::string what_;
+  std::vector<frame> frames_;
+  std::size_t values_ = 0;
+};
+
+/// The JSON tree of a dump's text; parse_error (invalid JSON, with the byte
+/// and path) or validation_error (a bound, a duplicate key: the path) name `what`.
+[[nodiscard]] inline json parse_dump_text(const std::string& text, const std::string& what,
+                                          const input_limits& lim = default_limits()) {
+  dump_builder b(lim, what);
+  try {
+    (void)json::sax_parse(text, &b);
+  } catch (const validation_error& e) {
+    std::vector<diagnostic> ps;
+    for (const auto& p : e.problems()) ps.push_back({what + ": " + p.path, p.message});
+    throw validation_error(std::move(ps));
+  }
+  return std::move(b.root);
 }
 
 }  // namespace detail
@@ -264,58 +459,79 @@ inline bool node_ready(const json& status) {
       "Node",       "Pod",      "Namespace",      "ElasticQuota", "CompositeElasticQuota",
       "Queue",      "PodGroup", "ResourceClaim",  "DeviceClass",  "ClusterQueue",
       "LocalQueue", "Cohort",   "ResourceFlavor", "Workload"};
-  std::map<std::string, std::vector<dump_object>> by_kind;
-  std::set<std::string> seen;
-  try {
-    for_each_object(dump, [&](const json& obj, const std::string& path) {
-      const std::string where = path.empty() ? "$" : path;
-      if (!obj.is_object()) {
-        d.add(where, "expected an object");
-        return;
-      }
-      const std::string kind = detail::str_at(obj, "kind", where, d);
-      if (kind.empty()) {
-        d.add(where + ".kind", "missing: every object of a dump names its kind");
-        return;
-      }
-      if (!known.count(kind)) {
-        ++sum.unknown_kinds[kind];
-        return;
-      }
-      const json& md = detail::section(obj, "metadata");
-      dump_object x;
-      x.obj = &obj;
-      x.kind = kind;
-      x.name = detail::str_at(md, "name", where + ".metadata", d);
-      x.ns = detail::str_at(md, "namespace", where + ".metadata", d);
-      // two API groups name a kind Queue: Volcano's and KAI's
-      const std::string api = detail::str_at(obj, "apiVersion", where, d);
-      const std::string group = api.substr(0, api.find('/'));
-      if (kind == "Queue") {
-        if (group == "scheduling.volcano.sh")
-          x.kind = "Queue (volcano)";
-        else if (group == "scheduling.run.ai")
-          x.kind = "Queue (kai)";
-        else {
-          ++sum.unknown_kinds["Queue (" + api + ")"];
-          return;
-        }
-      }
-      x.label = kind + "/" + (x.ns.empty() ? "" : x.ns + "/") + x.name;
-      if (x.name.empty()) {
-        d.add(where + ".metadata.name", kind + ": missing");
-        return;
-      }
-      if (!seen.insert(x.kind + "/" + x.ns + "/" + x.name).second) {
-        d.add(where, x.label + ": appears twice in the dump");
-        return;
-      }
-      ++sum.kinds[x.kind];
-      by_kind[x.kind].push_back(std::move(x));
-    });
-  } catch (const error& e) {
-    d.add("$", e.what());
+  std::map<std::string, std::vector<dump_object>, std::less<>> by_kind;
+  // a List (or an array) of objects, or one object
+  const json* items = nullptr;
+  std::string_view list_path;  // "items" or "" (an array)
+  if (dump.is_array()) {
+    items = &dump;
+  } else if (const json* it = detail::member(dump, "items");
+             it && it->is_array() &&
+             (!dump.contains("kind") ||
+              (dump["kind"].is_string() && dump["kind"].get<std::string>().ends_with("List")))) {
+    items = it;
+    list_path = "items";
+  } else if (!dump.is_object()) {
+    throw validation_error("$",
+                           "expected a List, an array of objects or one object, got " + std::string(dump.type_name()));
   }
+  const std::size_t count = items ? items->size() : 1;
+  std::unordered_set<std::string> seen;
+  seen.reserve(count);
+  const std::string root = "$";
+  for (std::size_t i = 0; i < count; ++i) {
+    const json& obj = items ? (*items)[i] : dump;
+    const std::string path = items ? std::string(list_path) + "[" + std::to_string(i) + "]" : root;
+    const detail::where at{path, ""};
+    if (!obj.is_object()) {
+      d.add(path, "expected an object");
+      continue;
+    }
+    const std::string& kind = detail::str_at(obj, "kind", at, d);
+    if (kind.empty()) {
+      d.add(path + ".kind", "missing: every object of a dump names its kind");
+      continue;
+    }
+    if (!known.count(kind)) {
+      ++sum.unknown_kinds[kind];
+      continue;
+    }
+    const json& md = detail::section(obj, "metadata");
+    dump_object x;
+    x.obj = &obj;
+    x.kind = kind;
+    x.name = detail::str_at(md, "name", detail::where{path, ".metadata"}, d);
+    x.ns = detail::str_at(md, "namespace", detail::where{path, ".metadata"}, d);
+    if (kind == "Queue") {
+      // two API groups name a kind Queue: Volcano's and KAI's
+      const std::string& api = detail::str_at(obj, "apiVersion", at, d);
+      const std::string group = api.substr(0, api.find('/'));
+      if (group == "scheduling.volcano.sh")
+        x.kind = "Queue (volcano)";
+      else if (group == "scheduling.run.ai")
+        x.kind = "Queue (kai)";
+      else {
+        ++sum.unknown_kinds["Queue (" + api + ")"];
+        continue;
+      }
+    }
+    if (x.name.empty()) {
+      d.add(path + ".metadata.name", kind + ": missing");
+      continue;
+    }
+    x.label.reserve(kind.size() + x.ns.size() + x.name.size() + 2);
+    x.label.append(kind).append("/");
+    if (!x.ns.empty()) x.label.append(x.ns).append("/");
+    x.label.append(x.name);
+    if (!seen.insert(kind == "Queue" ? x.kind + "/" + x.label : x.label).second) {
+      d.add(path, x.label + ": appears twice in the dump");
+      continue;
+    }
+    auto bk = by_kind.find(x.kind);
+    if (bk == by_kind.end()) bk = by_kind.emplace(x.kind, std::vector<dump_object>{}).first;
+    bk->second.push_back(std::move(x));
+  }
+  for (const auto& [k, v] : by_kind) sum.kinds[k] = v.size();
   d.throw_if_any();
   auto objects_of = [&](const char* kind) -> const std::vector<dump_object>& {
     static const std::vector<dump_object> none;
@@ -332,9 +548,10 @@ inline bool node_ready(const json& status) {
                                                           : "namespace";
   if (sum.queue_by != "volcano" && sum.queue_by != "kueue" && sum.queue_by != "kai" && sum.queue_by != "namespace")
     throw validation_error("--queue-by", "expected volcano, kueue, kai or namespace, got '" + sum.queue_by + "'");
-  std::map<std::string, std::string> podgroup_queue;  // ns/name -> queue
+  std::unordered_map<std::string, std::string> podgroup_queue;  // ns/name -> queue
   for (const auto& pg : objects_of("PodGroup")) {
-    const std::string q = detail::str_at(detail::section(*pg.obj, "spec"), "queue", pg.label + ".spec", d);
+    const std::string& q =
+        detail::str_at(detail::section(*pg.obj, "spec"), "queue", detail::where{pg.label, ".spec"}, d);
     podgroup_queue[pg.ns + "/" + pg.name] = q.empty() ? "default" : q;
   }
 
@@ -342,16 +559,17 @@ inline bool node_ready(const json& status) {
   resource_registry reg;
   resource_vector capacity;
   json nodes = json::array();
-  std::map<std::string, std::map<std::string, std::string>> node_labels;  // schedulable nodes
+  std::unordered_map<std::string, const json*> node_labels;  // schedulable nodes -> labels (or nullptr)
   std::set<std::string> excluded;
   bool any_gpu = false;
   for (const auto& n : objects_of("Node")) {
     const json& spec = detail::section(*n.obj, "spec");
     const json& status = detail::section(*n.obj, "status");
-    auto labels = detail::map_at(detail::section(*n.obj, "metadata"), "labels", n.label + ".metadata", d);
-    const bool cordoned = spec.contains("unschedulable") && spec["unschedulable"] == true;
+    const json* labels = detail::map_at(detail::section(*n.obj, "metadata"), "labels", {n.label, ".metadata"}, d);
+    const json* unschedulable = detail::member(spec, "unschedulable");
+    const bool cordoned = unschedulable && *unschedulable == true;
     const bool ready = detail::node_ready(status);
-    if (!status.contains("allocatable")) {
+    if (!detail::member(status, "allocatable")) {
       d.add(n.label + ".status.allocatable", "missing: a node's allocatable resources");
       continue;
     }
@@ -374,44 +592,35 @@ inline bool node_ready(const json& status) {
       d.add(n.label + ".status.allocatable", e.what());
     }
     json jn{{"name", n.name}, {"allocatable", std::move(a)}};
-    if (!labels.empty()) jn["labels"] = labels;
-    node_labels.emplace(n.name, std::move(labels));
+    if (labels && !labels->empty()) jn["labels"] = *labels;
+    node_labels.emplace(n.name, labels);
     nodes.push_back(std::move(jn));
     ++sum.nodes;
   }
 
   // 4. pods
+  auto created_ms = [](const json& md, std::int64_t& t) {
+    const json* c = detail::member(md, "creationTimestamp");
+    return c && c->is_string() && quota::detail::parse_rfc3339_utc_ms(c->get_ref<const std::string&>(), t);
+  };
+  // time 0: --now, or when the first pod still waiting was created (the
+  // running pods run from 0 whenever they were created); the arrivals are
+  // set once every pod is read
   std::int64_t t0 = INT64_MAX;
-  if (!o.now.empty()) {
-    if (!quota::detail::parse_rfc3339_utc_ms(o.now, t0))
-      throw validation_error("--now", "expected an RFC 3339 UTC time (2025-01-31T12:00:00Z), got '" + o.now + "'");
-  } else {
-    // the replay starts when the first pod still waiting was created (the
-    // running pods run from 0 whenever they were created)
-    for (const auto& p : objects_of("Pod")) {
-      const json& md = detail::section(*p.obj, "metadata");
-      const json& spec = detail::section(*p.obj, "spec");
-      const json& status = detail::section(*p.obj, "status");
-      if (status.value("phase", json()) != "Pending" || (spec.contains("nodeName") && spec["nodeName"] != "")) continue;
-      std::int64_t t = 0;
-      if (md.contains("creationTimestamp") && md["creationTimestamp"].is_string() &&
-          quota::detail::parse_rfc3339_utc_ms(md["creationTimestamp"].get<std::string>(), t))
-        t0 = std::min(t0, t);
-    }
-    if (t0 == INT64_MAX) t0 = 0;
-  }
+  if (!o.now.empty() && !quota::detail::parse_rfc3339_utc_ms(o.now, t0))
+    throw validation_error("--now", "expected an RFC 3339 UTC time (2025-01-31T12:00:00Z), got '" + o.now + "'");
   // Kueue: running pods whose Workload carries the Evicted condition
   std::set<std::string> evicted_pods;  // ns/name
   for (const auto& w : objects_of("Workload")) {
     const json& status = detail::section(*w.obj, "status");
     bool evicted = false;
-    if (status.contains("conditions") && status["conditions"].is_array())
-      for (const auto& c : status["conditions"])
+    if (const json* cs = detail::member(status, "conditions"); cs && cs->is_array())
+      for (const auto& c : *cs)
         if (c.is_object() && c.value("type", json()) == "Evicted" && c.value("status", json()) == "True")
           evicted = true;
-    const json& md = detail::section(*w.obj, "metadata");
-    if (evicted && md.contains("ownerReferences") && md["ownerReferences"].is_array())
-      for (const auto& r : md["ownerReferences"])
+    const json* refs = detail::member(detail::section(*w.obj, "metadata"), "ownerReferences");
+    if (evicted && refs && refs->is_array())
+      for (const auto& r : *refs)
         if (r.is_object() && r.value("kind", json()) == "Pod" && r.contains("name") && r["name"].is_string())
           evicted_pods.insert(w.ns + "/" + r["name"].get<std::string>());
   }
@@ -419,11 +628,12 @@ inline bool node_ready(const json& status) {
   std::set<std::string> tenant_set;
   std::vector<std::pair<std::int64_t, std::size_t>> order;  // pending: (submit, index)
   const bool with_claims = o.from_objects && !objects_of("ResourceClaim").empty();
+  const std::string default_ns = "default";
   for (const auto& p : objects_of("Pod")) {
     const json& md = detail::section(*p.obj, "metadata");
     const json& spec = detail::section(*p.obj, "spec");
     const json& status = detail::section(*p.obj, "status");
-    const std::string phase = detail::str_at(status, "phase", p.label + ".status", d);
+    const std::string& phase = detail::str_at(status, "phase", {p.label, ".status"}, d);
     if (phase == "Succeeded" || phase == "Failed" || phase == "Unknown") {
       ++sum.skipped_pods[phase];
       continue;
@@ -432,70 +642,95 @@ inline bool node_ready(const json& status) {
       d.add(p.label + ".status.phase", "unknown phase '" + phase + "' (Pending, Running, Succeeded, Failed, Unknown)");
       continue;
     }
-    if (!spec.contains("containers")) {
+    if (!detail::member(spec, "containers")) {
       d.add(p.label + ".spec.containers", "missing");
       continue;
     }
-    const std::string node = detail::str_at(spec, "nodeName", p.label + ".spec", d);
-    const auto labels = detail::map_at(md, "labels", p.label + ".metadata", d);
-    const auto annotations = detail::map_at(md, "annotations", p.label + ".metadata", d);
-    const auto selector = detail::map_at(spec, "nodeSelector", p.label + ".spec", d);
-    const std::string ns = p.ns.empty() ? "default" : p.ns;
+    const std::string& node = detail::str_at(spec, "nodeName", {p.label, ".spec"}, d);
+    const json* labels = detail::map_at(md, "labels", {p.label, ".metadata"}, d);
+    const json* annotations = detail::map_at(md, "annotations", {p.label, ".metadata"}, d);
+    const json* selector = detail::map_at(spec, "nodeSelector", {p.label, ".spec"}, d);
+    const std::string& ns = p.ns.empty() ? default_ns : p.ns;
     resource_vector req;
     try {
-      req = detail::effective_request(spec, reg, p.label + ".spec", d);
+      req = detail::effective_request(spec, reg, p.label, d);
     } catch (const error& e) {
       d.add(p.label + ".spec", e.what());
       continue;
     }
     // the queue by the chosen scheduler's rule
-    std::string queue;
+    const std::string* queue = nullptr;
+    std::string group_queue;
     if (sum.queue_by == "volcano") {
-      const auto g = annotations.find(volcano_group_annotation);
-      if (g != annotations.end() && !g->second.empty()) {
-        const auto pg = podgroup_queue.find(ns + "/" + g->second);
+      const std::string* g = detail::map_value(annotations, volcano_group_annotation);
+      if (g && !g->empty()) {
+        const auto pg = podgroup_queue.find(ns + "/" + *g);
         if (pg == podgroup_queue.end()) {
           d.add(p.label + ".metadata.annotations." + volcano_group_annotation,
-                "names PodGroup '" + g->second + "', which is not in the dump");
+                "names PodGroup '" + *g + "', which is not in the dump");
           continue;
         }
-        queue = pg->second;
-      } else if (const auto a = annotations.find(volcano_queue_annotation); a != annotations.end()) {
-        queue = a->second;
+        queue = &pg->second;
+      } else {
+        queue = detail::map_value(annotations, volcano_queue_annotation);
       }
-      if (queue.empty()) queue = "default";
+      static const std::string volcano_default = "default";
+      if (!queue || queue->empty()) queue = &volcano_default;
     } else if (sum.queue_by == "kueue") {
-      const auto l = labels.find(kueue_queue_label);
-      queue = l == labels.end() ? std::string() : l->second;
+      queue = detail::map_value(labels, kueue_queue_label);
     } else if (sum.queue_by == "kai") {
-      const auto l = labels.find(kai_queue_label);
-      queue = l == labels.end() ? std::string() : l->second;
+      queue = detail::map_value(labels, kai_queue_label);
     } else {
-      queue = ns;
+      queue = &ns;
     }
-    if (queue.empty()) {
+    if (!queue || queue->empty()) {
       ++sum.skipped_pods["no " + sum.queue_by + " queue"];
       continue;
     }
-    json j{{"id", ns + "/" + p.name}, {"namespace", ns}, {"queue", queue}};
-    if (spec.contains("priority") && !spec["priority"].is_null()) {
-      if (!spec["priority"].is_number_integer() || spec["priority"].get<std::int64_t>() < INT32_MIN ||
-          spec["priority"].get<std::int64_t>() > INT32_MAX)
+    json j = json::object();
+    j["id"] = ns + "/" + p.name;
+    j["namespace"] = ns;
+    j["queue"] = *queue;
+    if (const json* prio = detail::member(spec, "priority")) {
+      if (!prio->is_number_integer() || prio->get<std::int64_t>() < INT32_MIN || prio->get<std::int64_t>() > INT32_MAX)
         d.add(p.label + ".spec.priority", "expected a 32-bit integer");
       else
-        j["priority"] = spec["priority"];
+        j["priority"] = *prio;
     }
-    if (const std::string pc = detail::str_at(spec, "priorityClassName", p.label + ".spec", d); !pc.empty())
+    if (const std::string& pc = detail::str_at(spec, "priorityClassName", {p.label, ".spec"}, d); !pc.empty())
       j["priority_class"] = pc;
     j["request"] = resource_list_to_json(req, reg);
-    std::vector<std::string> claims;
-    if (spec.contains("resourceClaims") && spec["resourceClaims"].is_array())
-      for (std::size_t i = 0; i < spec["resourceClaims"].size(); ++i) {
-        const std::string c = detail::str_at(spec["resourceClaims"][i], "resourceClaimName",
-                                             p.label + ".spec.resourceClaims[" + std::to_string(i) + "]", d);
+    json claims = json::array();
+    if (const json* rcs = detail::member(spec, "resourceClaims"); rcs && rcs->is_array())
+      for (std::size_t i = 0; i < rcs->size(); ++i) {
+        const std::string& c =
+            detail::str_at((*rcs)[i], "resourceClaimName", {p.label, ".spec", "resourceClaims", i}, d);
         if (!c.empty()) claims.push_back(c);
       }
-    if (with_claims && !claims.empty()) j["claims"] = claims;
+    if (const std::string* ui = detail::map_value(annotations, yunikorn_user_annotation)) {
+      const std::string field = p.label + ".metadata.annotations." + yunikorn_user_annotation;
+      json info;
+      try {
+        info = json::parse(*ui);
+      } catch (const json::exception&) {
+        info = nullptr;
+      }
+      const json* user = detail::member(info, "user");
+      const json* groups = detail::member(info, "groups");
+      if (!user || !user->is_string() || user->get_ref<const std::string&>().empty() ||
+          (groups && (!groups->is_array() ||
+                      !std::all_of(groups->begin(), groups->end(), [](const json& g) { return g.is_string(); })))) {
+        d.add(field, "expected {\"user\": \"name\", \"groups\": [\"name\", ...]}");
+        continue;
+      }
+      j["user"] = *user;
+      if (groups && !groups->empty()) j["groups"] = *groups;
+    } else if (!yunikorn.is_null()) {
+      j["user"] = "nobody";
+      j["groups"] = json::array({"nogroup"});
+    }
+    const bool claimed = with_claims && !claims.empty();
+    if (claimed) j["claims"] = std::move(claims);
     const std::int64_t dur = durations.sample();
     if (dur >= 0) j["duration"] = dur;
     if (!node.empty()) {
@@ -510,28 +745,30 @@ inline bool node_ready(const json& status) {
       }
       j["running"] = true;
       // a job with claims runs where its claims are: quota-sim places it
-      if (!with_claims || claims.empty()) j["node"] = node;
+      if (!claimed) j["node"] = node;
       // the selector only when the node still matches it (labels may have changed since)
-      if (!selector.empty() && std::all_of(selector.begin(), selector.end(), [&](const auto& kv) {
-            const auto it = nl->second.find(kv.first);
-            return it != nl->second.end() && it->second == kv.second;
-          }))
-        j["node_selector"] = selector;
-      if (evicted_pods.count(ns + "/" + p.name)) j["evicted"] = true;
-      tenant_set.insert(queue);
+      if (selector && !selector->empty()) {
+        bool matches = true;
+        for (auto it = selector->begin(); it != selector->end() && matches; ++it) {
+          const std::string* have = detail::map_value(nl->second, it.key().c_str());
+          matches = have && *have == it.value().get_ref<const std::string&>();
+        }
+        if (matches) j["node_selector"] = *selector;
+      }
+      if (!evicted_pods.empty() && evicted_pods.count(ns + "/" + p.name)) j["evicted"] = true;
+      tenant_set.insert(*queue);
       running.push_back(std::move(j));
       ++sum.running;
     } else {
-      std::int64_t created = t0;
-      if (!md.contains("creationTimestamp") || !md["creationTimestamp"].is_string() ||
-          !quota::detail::parse_rfc3339_utc_ms(md["creationTimestamp"].get<std::string>(), created)) {
+      std::int64_t created = 0;
+      if (!created_ms(md, created)) {
         d.add(p.label + ".metadata.creationTimestamp", "missing or not an RFC 3339 UTC time");
         continue;
       }
-      j["submit"] = std::max<std::int64_t>(0, created - t0);
-      if (!selector.empty()) j["node_selector"] = selector;
-      tenant_set.insert(queue);
-      order.emplace_back(j["submit"].get<std::int64_t>(), pending.size());
+      if (o.now.empty()) t0 = std::min(t0, created);
+      if (selector && !selector->empty()) j["node_selector"] = *selector;
+      tenant_set.insert(*queue);
+      order.emplace_back(created, pending.size());
       pending.push_back(std::move(j));
       ++sum.pending;
     }
@@ -541,10 +778,10 @@ inline bool node_ready(const json& status) {
   // 5. policies: the dump's objects, then derived quotas
   json policies = json::array();
   auto collect = [&](std::initializer_list<const char*> kinds) {
-    json items = json::array();
+    json objs = json::array();
     for (const char* k : kinds)
-      for (const auto& x : objects_of(k)) items.push_back(*x.obj);
-    return items;
+      for (const auto& x : objects_of(k)) objs.push_back(*x.obj);
+    return objs;
   };
   std::set<std::string> configured;
   auto add_policy = [&](json entry) {
@@ -590,7 +827,10 @@ inline bool node_ready(const json& status) {
   // 6. the scenario: running pods first (file order), then arrivals in time order
   std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   json jobs = std::move(running);
-  for (const auto& [t, i] : order) jobs.push_back(std::move(pending[i]));
+  for (const auto& [created, i] : order) {
+    pending[i]["submit"] = std::max<std::int64_t>(0, created - t0);  // exact: both within RFC 3339's range
+    jobs.push_back(std::move(pending[i]));
+  }
   json& sc = out.scenario;
   const std::string base = o.dump_file.substr(o.dump_file.find_last_of('/') + 1);
   sc["name"] = "cluster " + (base.empty() ? std::string("dump") : base);
@@ -633,7 +873,7 @@ inline void print_import_summary(std::ostream& out, const cluster_import_summary
 /// as `quota-sim validate` would (the models' objects, the running pods'
 /// initial state), so that nothing invalid is written.
 [[nodiscard]] inline cluster_import import_cluster(const cluster_import_options& o, bool check = true) {
-  const json dump = parse_scenario_text(read_input_file(o.dump_file), o.dump_file);
+  const json dump = detail::parse_dump_text(read_input_file(o.dump_file), o.dump_file);
   json yk;
   if (!o.yunikorn_file.empty()) yk = load_scenario_file(o.yunikorn_file);
   cluster_import r = import_cluster_doc(dump, o, yk);
