@@ -6,11 +6,13 @@
 // * Nodes become the cluster (allocatable but `pods`, labels); cordoned and
 //   not-ready nodes are left out and reported, with the pods bound to them;
 // * Pods: bound (spec.nodeName) and Running or Pending run at time 0 on their
-//   node; unbound Pending pods arrive at their creationTimestamp (relative to
-//   --now, or to the earliest creationTimestamp of those pods); Succeeded, Failed and
-//   Unknown pods are skipped and counted. A pod's request is the Kubernetes
-//   effective request (containers and sidecar init containers summed, the
-//   largest init phase if larger, plus spec.overhead);
+//   node; unbound Pending pods arrive at their creationTimestamp (relative
+//   to --now, or to the earliest creationTimestamp of those pods);
+//   Succeeded, Failed and Unknown pods are skipped and counted. A pod's
+//   request is the Kubernetes effective request (containers and sidecar init
+//   containers summed, the largest init phase if larger, plus
+//   spec.overhead); YuniKorn's user comes from the
+//   yunikorn.apache.org/user.info annotation;
 // * a pod's queue follows one scheduler's rule (--queue-by): Volcano's
 //   PodGroup queue or queue-name annotation, Kueue's queue-name label, KAI's
 //   queue label, or the namespace;
@@ -65,7 +67,7 @@ struct cluster_import_options {
   std::vector<std::string> policies;  // models whose quotas are derived
   bool from_objects = false;          // the dump's quota objects configure their models
   std::string queue_by;               // volcano | kueue | kai | namespace; "" = by the dump
-  std::string now;                    // RFC 3339; "" = the earliest creationTimestamp
+  std::string now;                    // RFC 3339; "" = the first waiting pod's creationTimestamp
   std::string duration = "1h";        // D | uniform:A-B | exponential:MEAN | end
   std::uint64_t seed = 1;
 };
