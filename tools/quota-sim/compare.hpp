@@ -3,7 +3,8 @@
 //
 //   quota-sim compare SCENARIO --policies none,running_limits,kueue+yunikorn_limits
 //
-// Each set is `none` or model names joined by '+'. For each set the scenario's
+// Each set is `none`, `scenario` (the scenario's own policies, as written) or
+// model names joined by '+'. For each other set the scenario's
 // own policies are replaced by policies every model derives from the cluster
 // capacity and the scenario's tenants (quota-sim generate uses the same rules),
 // its expectations are dropped, and it is replayed. The report holds, per
@@ -54,10 +55,12 @@ struct compare_run {
   // `sets`, so the report does not depend on the thread count.
   auto replay = [&](const std::string& set) {
     scenario sc = base;
-    sc.policies.clear();
-    sc.shrink.clear();
     sc.expectations.clear();
-    if (set != "none") {
+    if (set != "scenario") {  // "scenario": the file's own policies, as written
+      sc.policies.clear();
+      sc.shrink.clear();
+    }
+    if (set != "none" && set != "scenario") {
       std::string name;
       for (char c : set + "+") {
         if (c != '+') {
@@ -113,7 +116,7 @@ struct compare_run {
 /// Replays the scenario document's workload once per set: its own policies
 /// and expectations are dropped (each set brings its own policies).
 [[nodiscard]] inline std::vector<compare_run> compare_policies(json doc, const std::vector<std::string>& sets) {
-  doc["policies"] = json::array();
+  if (std::find(sets.begin(), sets.end(), "scenario") == sets.end()) doc["policies"] = json::array();
   doc["expect"] = json::array();
   return compare_policies(load_scenario(doc), sets);
 }

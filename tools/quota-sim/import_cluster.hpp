@@ -1,0 +1,890 @@
+// SPDX-License-Identifier: Apache-2.0
+// quota-sim import cluster: a `kubectl get ... -A -o json` dump of a live
+// cluster (one List of mixed kinds) as a scenario. See docs/cluster-import.md
+// for the rules; in short:
+//
+// * Nodes become the cluster (allocatable but `pods`, labels); cordoned and
+//   not-ready nodes are left out and reported, with the pods bound to them;
+// * Pods: bound (spec.nodeName) and Running or Pending run at time 0 on their
+//   node; unbound Pending pods arrive at their creationTimestamp (relative
+//   to --now, or to the earliest creationTimestamp of those pods);
+//   Succeeded, Failed and Unknown pods are skipped and counted. A pod's
+//   request is the Kubernetes effective request (containers and sidecar init
+//   containers summed, the largest init phase if larger, plus
+//   spec.overhead); YuniKorn's user comes from the
+//   yunikorn.apache.org/user.info annotation;
+// * a pod's queue follows one scheduler's rule (--queue-by): Volcano's
+//   PodGroup queue or queue-name annotation, Kueue's queue-name label, KAI's
+//   queue label, or the namespace;
+// * --from-objects: the quota objects of the dump go, as they are, into the
+//   entry of the model that reads them; --policy derives quotas for models
+//   that are not installed (quota-sim generate's rules);
+// * durations are not in a dump: --duration gives them (fixed, uniform or
+//   exponential, sampled with --seed).
+//
+// Malformed objects of the kinds read are errors naming Kind/namespace/name
+// and the field; unknown kinds are listed and skipped. Every problem is
+// collected and nothing is written on an error.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include <quota/detail/rfc3339.hpp>
+#include <quota/error.hpp>
+#include <quota/json.hpp>
+#include <quota/resource_vector.hpp>
+
+#include "generate.hpp"
+#include "models.hpp"
+#include "scenario.hpp"
+
+namespace quota::sim {
+
+/// The label and annotation keys a pod's queue is read from (upstream's
+/// names: Volcano scheduling/v1beta1/labels.go, Kueue
+/// pkg/controller/constants, KAI pkg/common/constants).
+inline constexpr const char* volcano_group_annotation = "scheduling.k8s.io/group-name";
+inline constexpr const char* volcano_queue_annotation = "scheduling.volcano.sh/queue-name";
+inline constexpr const char* kueue_queue_label = "kueue.x-k8s.io/queue-name";
+inline constexpr const char* kai_queue_label = "kai.scheduler/queue";
+/// YuniKorn's user of a pod: {"user": ..., "groups": [...]} in this annotation;
+/// without it the user is anonymous (yunikorn-core pkg/common/constants.go).
+inline constexpr const char* yunikorn_user_annotation = "yunikorn.apache.org/user.info";
+
+struct cluster_import_options {
+  std::string dump_file;
+  std::string yunikorn_file;          // optional queues.yaml: a yunikorn_limits entry
+  std::vector<std::string> policies;  // models whose quotas are derived
+  bool from_objects = false;          // the dump's quota objects configure their models
+  std::string queue_by;               // volcano | kueue | kai | namespace; "" = by the dump
+  std::string now;                    // RFC 3339; "" = the first waiting pod's creationTimestamp
+  std::string duration = "1h";        // D | uniform:A-B | exponential:MEAN | end
+  std::uint64_t seed = 1;
+};
+
+/// What the import read, left out and decided (printed by the command and
+/// summed up in the scenario's description).
+struct cluster_import_summary {
+  std::size_t nodes = 0, running = 0, pending = 0;
+  std::map<std::string, std::size_t> skipped_pods;   // reason -> pods
+  std::vector<std::string> excluded_nodes;           // "name (cordoned)"
+  std::map<std::string, std::size_t> kinds;          // kind -> objects read
+  std::map<std::string, std::size_t> unknown_kinds;  // kind -> objects skipped
+  std::vector<std::string> models_from_objects;      // models configured by the dump
+  std::string queue_by, duration;
+};
+
+struct cluster_import {
+  json scenario;
+  cluster_import_summary summary;
+};
+
+/// A --duration rule, checked. `sample` gives one duration (ms; -1: to the end).
+class duration_rule {
+ public:
+  explicit duration_rule(const std::string& text, std::uint64_t seed) : rng_{seed} {
+    auto bad = [&](const std::string& why) {
+      throw validation_error("--duration", "'" + text + "': " + why +
+                                               " (expected a duration such as 2h, uniform:30m-4h, "
+                                               "exponential:2h or end)");
+    };
+    auto dur = [&](const std::string& s) {
+      const auto d = parse_duration(json(s));
+      if (!d || *d >= default_limits().max_time_ms || s == "end") bad("'" + s + "' is not a duration");
+      return *d;
+    };
+    if (text == "end") {
+      kind_ = kind::end;
+    } else if (text.rfind("uniform:", 0) == 0) {
+      const std::string r = text.substr(8);
+      const auto dash = r.find('-');
+      if (dash == std::string::npos) bad("a uniform range is LOW-HIGH");
+      lo_ = dur(r.substr(0, dash));
+      hi_ = dur(r.substr(dash + 1));
+      if (hi_ < lo_) bad("HIGH is below LOW");
+      kind_ = kind::uniform;
+    } else if (text.rfind("exponential:", 0) == 0) {
+      lo_ = dur(text.substr(12));
+      if (lo_ == 0) bad("the mean must be positive");
+      kind_ = kind::exponential;
+    } else {
+      lo_ = dur(text);
+    }
+  }
+  std::int64_t sample() {
+    switch (kind_) {
+      case kind::end:
+        return -1;
+      case kind::fixed:
+        return lo_;
+      case kind::uniform:
+        return lo_ + static_cast<std::int64_t>(rng_.below(static_cast<std::uint64_t>(hi_ - lo_) + 1));
+      case kind::exponential: {
+        // inversion of a 53-bit uniform in (0, 1]; capped at 50 means
+        const double u = static_cast<double>((rng_.next() >> 11) + 1) * 0x1p-53;
+        const double x = -std::log(u) * static_cast<double>(lo_);
+        return static_cast<std::int64_t>(std::min(x, 50.0 * static_cast<double>(lo_)));
+      }
+    }
+    return lo_;
+  }
+
+ private:
+  enum class kind { fixed, uniform, exponential, end } kind_ = kind::fixed;
+  std::int64_t lo_ = 0, hi_ = 0;
+  splitmix64 rng_;
+};
+
+namespace detail {
+
+/// One object of the dump: its kind and Kind/namespace/name for messages.
+struct dump_object {
+  const json* obj = nullptr;
+  std::string kind, ns, name, label;  // label: Kind/namespace/name (Kind/name when cluster-scoped)
+};
+
+/// Where a field is, for messages: a base (Kind/namespace/name) and a
+/// suffix, joined only when a problem is reported.
+struct where {
+  const std::string& base;
+  std::string_view sub;
+  const char* list = nullptr;  // an element of a list: sub.list[index]tail
+  std::size_t index = 0;
+  std::string_view tail = {};
+  [[nodiscard]] std::string operator+(std::string_view more) const {
+    std::string s = base;
+    s.append(sub);
+    if (list) s.append(".").append(list).append("[").append(std::to_string(index)).append("]").append(tail);
+    s.append(more);
+    return s;
+  }
+};
+
+/// The member `key` of an object, or nullptr (absent, null, not an object).
+inline const json* member(const json& o, std::string_view key) {
+  if (!o.is_object()) return nullptr;
+  const auto it = o.find(key);
+  return it == o.end() || it->is_null() ? nullptr : &*it;
+}
+
+/// The string at `key` of an object (absent or null: ""); a value of another
+/// type is a problem of `w.key`.
+inline const std::string& str_at(const json& o, const char* key, const where& w, diagnostics& d) {
+  static const std::string none;
+  const json* v = member(o, key);
+  if (!v) return none;
+  if (!v->is_string()) {
+    d.add(w + (std::string(".") + key), "expected a string");
+    return none;
+  }
+  return v->get_ref<const std::string&>();
+}
+
+/// The string map at `key` (labels, annotations, nodeSelector), checked:
+/// nullptr when absent or malformed.
+inline const json* map_at(const json& o, const char* key, const where& w, diagnostics& d) {
+  const json* m = member(o, key);
+  if (!m) return nullptr;
+  if (!m->is_object()) {
+    d.add(w + (std::string(".") + key), "expected an object of strings");
+    return nullptr;
+  }
+  bool good = true;
+  for (auto it = m->begin(); it != m->end(); ++it)
+    if (!it.value().is_string()) {
+      d.add(w + (std::string(".") + key + "." + it.key()), "expected a string");
+      good = false;
+    }
+  return good ? m : nullptr;
+}
+
+/// The value of `key` in a checked string map, or nullptr.
+inline const std::string* map_value(const json* m, std::string_view key) {
+  if (!m) return nullptr;
+  const auto it = m->find(key);
+  return it == m->end() ? nullptr : &it->get_ref<const std::string&>();
+}
+
+inline const json& section(const json& o, const char* key) {
+  static const json empty = json::object();
+  const json* v = member(o, key);
+  return v && v->is_object() ? *v : empty;
+}
+
+/// A resource list (requests, overhead, allocatable) in base units. Plain
+/// quantities are read here; anything else goes through the library's
+/// parser, whose problem names the field.
+inline resource_vector resources_at(const json& o, const char* key, resource_registry& reg, const where& w,
+                                    diagnostics& d) {
+  resource_vector out;
+  const json* list = member(o, key);
+  if (!list) return out;
+  // the slow path: the library's parser, whose problem names the field
+  auto slow = [&](const json& l) {
+    for (const auto& e : parse_resource_list(l, reg, w + (std::string(".") + key), &d)) out.set(e.id, e.value);
+  };
+  if (!list->is_object()) {
+    slow(*list);
+    return out;
+  }
+  for (auto it = list->begin(); it != list->end(); ++it) {
+    const json& v = it.value();
+    quantity q;
+    std::int64_t amount = 0;
+    std::optional<resource_id> id;
+    try {
+      id = reg.intern(it.key());
+    } catch (const error&) {
+      id.reset();
+    }
+    if (id && v.is_string() && quantity::try_parse(v.get_ref<const std::string&>(), q) && !q.is_negative() &&
+        q.to_base_into(reg.scale(*id), amount) == quota::detail::quantity_status::ok) {
+      out.set(*id, amount);
+      continue;
+    }
+    json one = json::object();
+    one[it.key()] = v;
+    slow(one);
+  }
+  return out;
+}
+
+/// The Kubernetes effective request of a pod: the regular containers plus
+/// the sidecars (init containers with restartPolicy Always), or the largest
+/// init phase (a regular init container plus the sidecars started before
+/// it) when larger, per resource; plus spec.overhead.
+inline resource_vector effective_request(const json& spec, resource_registry& reg, const std::string& label,
+                                         diagnostics& d) {
+  resource_vector sum, sidecars, peak;
+  auto request_of = [&](const json& c, const char* list, std::size_t i) {
+    return resources_at(section(c, "resources"), "requests", reg, where{label, ".spec", list, i, ".resources"}, d);
+  };
+  auto maximum = [](resource_vector& into, const resource_vector& v) {
+    for (const auto& e : v)
+      if (into.get(e.id) < e.value) into.set(e.id, e.value);
+  };
+  if (const json* cs = member(spec, "containers")) {
+    if (!cs->is_array())
+      d.add(label + ".spec.containers", "expected an array");
+    else
+      for (std::size_t i = 0; i < cs->size(); ++i) sum.add_in_place(request_of((*cs)[i], "containers", i));
+  }
+  if (const json* cs = member(spec, "initContainers")) {
+    if (!cs->is_array()) {
+      d.add(label + ".spec.initContainers", "expected an array");
+    } else {
+      for (std::size_t i = 0; i < cs->size(); ++i) {
+        const json& c = (*cs)[i];
+        const resource_vector r = request_of(c, "initContainers", i);
+        const json* policy = member(c, "restartPolicy");
+        if (policy && policy->is_string() && policy->get_ref<const std::string&>() == "Always") {
+          sum.add_in_place(r);
+          sidecars.add_in_place(r);
+        } else {
+          resource_vector phase = r;
+          phase.add_in_place(sidecars);
+          maximum(peak, phase);
+        }
+      }
+    }
+  }
+  maximum(sum, peak);
+  sum.add_in_place(resources_at(spec, "overhead", reg, where{label, ".spec"}, d));
+  return sum;
+}
+
+/// True when the node's Ready condition is True (a node without conditions,
+/// as a hand-written dump has, counts as ready).
+inline bool node_ready(const json& status) {
+  if (!status.contains("conditions") || !status["conditions"].is_array()) return true;
+  for (const auto& c : status["conditions"])
+    if (c.is_object() && c.value("type", json()) == "Ready") return c.value("status", json()) == "True";
+  return true;
+}
+
+/// Builds the JSON tree of a dump with the checks of a scenario file (at most
+/// `max_values` values, `max_depth` levels, `max_string_bytes` per string, no
+/// key twice in one object), as a SAX handler: a dump is one array of up to
+/// hundreds of thousands of objects, and checking each key against the map
+/// being built keeps the parse linear in the text.
+class dump_builder {
+ public:
+  dump_builder(const input_limits& lim, std::string what) : lim_(lim), what_(std::move(what)) {}
+  json root;
+
+  bool null() { return put(json(nullptr)); }
+  bool boolean(bool v) { return put(json(v)); }
+  bool number_integer(json::number_integer_t v) { return put(json(v)); }
+  bool number_unsigned(json::number_unsigned_t v) { return put(json(v)); }
+  bool number_float(json::number_float_t v, const std::string&) {
+    if (!std::isfinite(v)) fail("a number beyond the range of a double");
+    return put(json(v));
+  }
+  bool string(std::string& v) {
+    check_string(v);
+    return put(json(std::move(v)));
+  }
+  bool binary(json::binary_t&) {
+    fail("binary values are not JSON");
+    return false;
+  }
+  bool start_object(std::size_t) {
+    check_depth();
+    frames_.push_back({slot(json::object()), false, nullptr, nullptr});
+    return true;
+  }
+  bool key(std::string& k) {
+    check_string(k);
+    frame& f = frames_.back();
+    auto& members = f.at->get_ref<json::object_t&>();
+    const auto [it, fresh] = members.emplace(std::move(k), nullptr);
+    f.key = &it->first;
+    if (!fresh) fail("duplicate key (a JSON object names each key once)");
+    f.element = &it->second;
+    return true;
+  }
+  bool end_object() { return close(); }
+  bool start_array(std::size_t) {
+    check_depth();
+    frames_.push_back({slot(json::array()), true, nullptr, nullptr});
+    return true;
+  }
+  bool end_array() { return close(); }
+  bool parse_error(std::size_t position, const std::string&, const json::exception& ex) {
+    throw quota::parse_error(error_id::parse_malformed_document, what_ + ": invalid JSON at byte " +
+                                                                     std::to_string(position) + " (" +
+                                                                     printable(path()) + "): " + printable(ex.what()));
+  }
+
+  /// The JSON path of the value being read ($.items[3].metadata).
+  [[nodiscard]] std::string path() const {
+    // an open array's last element is the value being read, but for the
+    // innermost one, whose next value is
+    std::string p = "$";
+    for (std::size_t i = 0; i < frames_.size(); ++i) {
+      const frame& f = frames_[i];
+      if (f.array)
+        p += "[" + std::to_string(f.at->size() - (i + 1 < frames_.size() ? 1 : 0)) + "]";
+      else if (f.key)
+        p += "." + *f.key;
+    }
+    return p;
+  }
+
+ private:
+  struct frame {
+    json* at;
+    bool array;
+    const std::string* key;  // the member being read (a key of the object's map)
+    json* element;
+  };
+  [[noreturn]] void fail(const std::string& msg) const { throw validation_error(path(), msg); }
+  void check_string(const std::string& v) const {
+    if (v.size() > lim_.max_string_bytes)
+      fail("a string of " + std::to_string(v.size()) + " bytes is longer than the limit of " +
+           std::to_string(lim_.max_string_bytes));
+  }
+  /// Where the next value goes (counted against the value limit).
+  json* slot(json v) {
+    if (++values_ > lim_.max_values) fail("more than " + std::to_string(lim_.max_values) + " values (the value limit)");
+    if (frames_.empty()) {
+      root = std::move(v);
+      return &root;
+    }
+    frame& f = frames_.back();
+    if (f.array) {
+      f.at->push_back(std::move(v));
+      return &f.at->back();
+    }
+    *f.element = std::move(v);
+    return f.element;
+  }
+  bool put(json v) {
+    (void)slot(std::move(v));
+    return true;
+  }
+  void check_depth() const {
+    if (frames_.size() >= lim_.max_depth)
+      fail("nested deeper than the limit of " + std::to_string(lim_.max_depth) + " levels");
+  }
+  bool close() {
+    frames_.pop_back();
+    return true;
+  }
+  const input_limits& lim_;
+  std::string what_;
+  std::vector<frame> frames_;
+  std::size_t values_ = 0;
+};
+
+/// The JSON tree of a dump's text; parse_error (invalid JSON, with the byte
+/// and path) or validation_error (a bound, a duplicate key: the path) name `what`.
+[[nodiscard]] inline json parse_dump_text(const std::string& text, const std::string& what,
+                                          const input_limits& lim = default_limits()) {
+  dump_builder b(lim, what);
+  try {
+    (void)json::sax_parse(text, &b);
+  } catch (const validation_error& e) {
+    std::vector<diagnostic> ps;
+    for (const auto& p : e.problems()) ps.push_back({what + ": " + p.path, p.message});
+    throw validation_error(std::move(ps));
+  }
+  return std::move(b.root);
+}
+
+}  // namespace detail
+
+/// Maps a parsed dump (`yunikorn`: the parsed queues.yaml, or null) to a
+/// scenario document. Throws validation_error listing every problem.
+[[nodiscard]] inline cluster_import import_cluster_doc(const json& dump, const cluster_import_options& o,
+                                                       const json& yunikorn = json()) {
+  using detail::dump_object;
+  diagnostics d;
+  cluster_import out;
+  auto& sum = out.summary;
+  register_models();
+  duration_rule durations(o.duration, o.seed);
+  sum.duration = o.duration;
+
+  // 1. the objects, by kind; duplicates are errors
+  static const std::set<std::string> known = {
+      "Node",       "Pod",      "Namespace",      "ElasticQuota", "CompositeElasticQuota",
+      "Queue",      "PodGroup", "ResourceClaim",  "DeviceClass",  "ClusterQueue",
+      "LocalQueue", "Cohort",   "ResourceFlavor", "Workload"};
+  std::map<std::string, std::vector<dump_object>, std::less<>> by_kind;
+  // a List (or an array) of objects, or one object
+  const json* items = nullptr;
+  std::string_view list_path;  // "items" or "" (an array)
+  if (dump.is_array()) {
+    items = &dump;
+  } else if (const json* it = detail::member(dump, "items");
+             it && it->is_array() &&
+             (!dump.contains("kind") ||
+              (dump["kind"].is_string() && dump["kind"].get<std::string>().ends_with("List")))) {
+    items = it;
+    list_path = "items";
+  } else if (!dump.is_object()) {
+    throw validation_error("$",
+                           "expected a List, an array of objects or one object, got " + std::string(dump.type_name()));
+  }
+  const std::size_t count = items ? items->size() : 1;
+  std::unordered_set<std::string> seen;
+  seen.reserve(count);
+  const std::string root = "$";
+  for (std::size_t i = 0; i < count; ++i) {
+    const json& obj = items ? (*items)[i] : dump;
+    const std::string path = items ? std::string(list_path) + "[" + std::to_string(i) + "]" : root;
+    const detail::where at{path, ""};
+    if (!obj.is_object()) {
+      d.add(path, "expected an object");
+      continue;
+    }
+    const std::string& kind = detail::str_at(obj, "kind", at, d);
+    if (kind.empty()) {
+      d.add(path + ".kind", "missing: every object of a dump names its kind");
+      continue;
+    }
+    if (!known.count(kind)) {
+      ++sum.unknown_kinds[kind];
+      continue;
+    }
+    const json& md = detail::section(obj, "metadata");
+    dump_object x;
+    x.obj = &obj;
+    x.kind = kind;
+    x.name = detail::str_at(md, "name", detail::where{path, ".metadata"}, d);
+    x.ns = detail::str_at(md, "namespace", detail::where{path, ".metadata"}, d);
+    if (kind == "Queue") {
+      // two API groups name a kind Queue: Volcano's and KAI's
+      const std::string& api = detail::str_at(obj, "apiVersion", at, d);
+      const std::string group = api.substr(0, api.find('/'));
+      if (group == "scheduling.volcano.sh")
+        x.kind = "Queue (volcano)";
+      else if (group == "scheduling.run.ai")
+        x.kind = "Queue (kai)";
+      else {
+        ++sum.unknown_kinds["Queue (" + api + ")"];
+        continue;
+      }
+    }
+    if (x.name.empty()) {
+      d.add(path + ".metadata.name", kind + ": missing");
+      continue;
+    }
+    x.label.reserve(kind.size() + x.ns.size() + x.name.size() + 2);
+    x.label.append(kind).append("/");
+    if (!x.ns.empty()) x.label.append(x.ns).append("/");
+    x.label.append(x.name);
+    if (!seen.insert(kind == "Queue" ? x.kind + "/" + x.label : x.label).second) {
+      d.add(path, x.label + ": appears twice in the dump");
+      continue;
+    }
+    auto bk = by_kind.find(x.kind);
+    if (bk == by_kind.end()) bk = by_kind.emplace(x.kind, std::vector<dump_object>{}).first;
+    bk->second.push_back(std::move(x));
+  }
+  for (const auto& [k, v] : by_kind) sum.kinds[k] = v.size();
+  d.throw_if_any();
+  auto objects_of = [&](const char* kind) -> const std::vector<dump_object>& {
+    static const std::vector<dump_object> none;
+    const auto it = by_kind.find(kind);
+    return it == by_kind.end() ? none : it->second;
+  };
+
+  // 2. the queue rule
+  sum.queue_by = o.queue_by;
+  if (sum.queue_by.empty())
+    sum.queue_by = !objects_of("Queue (volcano)").empty() ? "volcano"
+                   : !objects_of("LocalQueue").empty()    ? "kueue"
+                   : !objects_of("Queue (kai)").empty()   ? "kai"
+                                                          : "namespace";
+  if (sum.queue_by != "volcano" && sum.queue_by != "kueue" && sum.queue_by != "kai" && sum.queue_by != "namespace")
+    throw validation_error("--queue-by", "expected volcano, kueue, kai or namespace, got '" + sum.queue_by + "'");
+  std::unordered_map<std::string, std::string> podgroup_queue;  // ns/name -> queue
+  for (const auto& pg : objects_of("PodGroup")) {
+    const std::string& q =
+        detail::str_at(detail::section(*pg.obj, "spec"), "queue", detail::where{pg.label, ".spec"}, d);
+    podgroup_queue[pg.ns + "/" + pg.name] = q.empty() ? "default" : q;
+  }
+
+  // 3. nodes
+  resource_registry reg;
+  resource_vector capacity;
+  json nodes = json::array();
+  std::unordered_map<std::string, const json*> node_labels;  // schedulable nodes -> labels (or nullptr)
+  std::set<std::string> excluded;
+  bool any_gpu = false;
+  for (const auto& n : objects_of("Node")) {
+    const json& spec = detail::section(*n.obj, "spec");
+    const json& status = detail::section(*n.obj, "status");
+    const json* labels = detail::map_at(detail::section(*n.obj, "metadata"), "labels", {n.label, ".metadata"}, d);
+    const json* unschedulable = detail::member(spec, "unschedulable");
+    const bool cordoned = unschedulable && *unschedulable == true;
+    const bool ready = detail::node_ready(status);
+    if (!detail::member(status, "allocatable")) {
+      d.add(n.label + ".status.allocatable", "missing: a node's allocatable resources");
+      continue;
+    }
+    // a node's pod count is not a resource of the replay: no job requests it
+    json allocatable = status["allocatable"];
+    if (allocatable.is_object()) allocatable.erase("pods");
+    const resource_vector alloc = parse_resource_list(allocatable, reg, n.label + ".status.allocatable", &d);
+    if (cordoned || !ready) {
+      excluded.insert(n.name);
+      sum.excluded_nodes.push_back(n.name + (cordoned && !ready ? " (cordoned, not ready)"
+                                             : cordoned         ? " (cordoned)"
+                                                                : " (not ready)"));
+      continue;
+    }
+    json a = resource_list_to_json(alloc, reg);
+    if (a.contains("nvidia.com/gpu")) any_gpu = true;
+    try {
+      capacity.add_in_place(alloc);
+    } catch (const error& e) {
+      d.add(n.label + ".status.allocatable", e.what());
+    }
+    json jn{{"name", n.name}, {"allocatable", std::move(a)}};
+    if (labels && !labels->empty()) jn["labels"] = *labels;
+    node_labels.emplace(n.name, labels);
+    nodes.push_back(std::move(jn));
+    ++sum.nodes;
+  }
+
+  // 4. pods
+  auto created_ms = [](const json& md, std::int64_t& t) {
+    const json* c = detail::member(md, "creationTimestamp");
+    return c && c->is_string() && quota::detail::parse_rfc3339_utc_ms(c->get_ref<const std::string&>(), t);
+  };
+  // time 0: --now, or when the first pod still waiting was created (the
+  // running pods run from 0 whenever they were created); the arrivals are
+  // set once every pod is read
+  std::int64_t t0 = INT64_MAX;
+  if (!o.now.empty() && !quota::detail::parse_rfc3339_utc_ms(o.now, t0))
+    throw validation_error("--now", "expected an RFC 3339 UTC time (2025-01-31T12:00:00Z), got '" + o.now + "'");
+  // Kueue: running pods whose Workload carries the Evicted condition
+  std::set<std::string> evicted_pods;  // ns/name
+  for (const auto& w : objects_of("Workload")) {
+    const json& status = detail::section(*w.obj, "status");
+    bool evicted = false;
+    if (const json* cs = detail::member(status, "conditions"); cs && cs->is_array())
+      for (const auto& c : *cs)
+        if (c.is_object() && c.value("type", json()) == "Evicted" && c.value("status", json()) == "True")
+          evicted = true;
+    const json* refs = detail::member(detail::section(*w.obj, "metadata"), "ownerReferences");
+    if (evicted && refs && refs->is_array())
+      for (const auto& r : *refs)
+        if (r.is_object() && r.value("kind", json()) == "Pod" && r.contains("name") && r["name"].is_string())
+          evicted_pods.insert(w.ns + "/" + r["name"].get<std::string>());
+  }
+  json running = json::array(), pending = json::array();
+  std::set<std::string> tenant_set;
+  std::vector<std::pair<std::int64_t, std::size_t>> order;  // pending: (submit, index)
+  const bool with_claims = o.from_objects && !objects_of("ResourceClaim").empty();
+  const std::string default_ns = "default";
+  for (const auto& p : objects_of("Pod")) {
+    const json& md = detail::section(*p.obj, "metadata");
+    const json& spec = detail::section(*p.obj, "spec");
+    const json& status = detail::section(*p.obj, "status");
+    const std::string& phase = detail::str_at(status, "phase", {p.label, ".status"}, d);
+    if (phase == "Succeeded" || phase == "Failed" || phase == "Unknown") {
+      ++sum.skipped_pods[phase];
+      continue;
+    }
+    if (phase != "Running" && phase != "Pending" && !phase.empty()) {
+      d.add(p.label + ".status.phase", "unknown phase '" + phase + "' (Pending, Running, Succeeded, Failed, Unknown)");
+      continue;
+    }
+    if (!detail::member(spec, "containers")) {
+      d.add(p.label + ".spec.containers", "missing");
+      continue;
+    }
+    const std::string& node = detail::str_at(spec, "nodeName", {p.label, ".spec"}, d);
+    const json* labels = detail::map_at(md, "labels", {p.label, ".metadata"}, d);
+    const json* annotations = detail::map_at(md, "annotations", {p.label, ".metadata"}, d);
+    const json* selector = detail::map_at(spec, "nodeSelector", {p.label, ".spec"}, d);
+    const std::string& ns = p.ns.empty() ? default_ns : p.ns;
+    resource_vector req;
+    try {
+      req = detail::effective_request(spec, reg, p.label, d);
+    } catch (const error& e) {
+      d.add(p.label + ".spec", e.what());
+      continue;
+    }
+    // the queue by the chosen scheduler's rule
+    const std::string* queue = nullptr;
+    std::string group_queue;
+    if (sum.queue_by == "volcano") {
+      const std::string* g = detail::map_value(annotations, volcano_group_annotation);
+      if (g && !g->empty()) {
+        const auto pg = podgroup_queue.find(ns + "/" + *g);
+        if (pg == podgroup_queue.end()) {
+          d.add(p.label + ".metadata.annotations." + volcano_group_annotation,
+                "names PodGroup '" + *g + "', which is not in the dump");
+          continue;
+        }
+        queue = &pg->second;
+      } else {
+        queue = detail::map_value(annotations, volcano_queue_annotation);
+      }
+      static const std::string volcano_default = "default";
+      if (!queue || queue->empty()) queue = &volcano_default;
+    } else if (sum.queue_by == "kueue") {
+      queue = detail::map_value(labels, kueue_queue_label);
+    } else if (sum.queue_by == "kai") {
+      queue = detail::map_value(labels, kai_queue_label);
+    } else {
+      queue = &ns;
+    }
+    if (!queue || queue->empty()) {
+      ++sum.skipped_pods["no " + sum.queue_by + " queue"];
+      continue;
+    }
+    json j = json::object();
+    j["id"] = ns + "/" + p.name;
+    j["namespace"] = ns;
+    j["queue"] = *queue;
+    if (const json* prio = detail::member(spec, "priority")) {
+      if (!prio->is_number_integer() || prio->get<std::int64_t>() < INT32_MIN || prio->get<std::int64_t>() > INT32_MAX)
+        d.add(p.label + ".spec.priority", "expected a 32-bit integer");
+      else
+        j["priority"] = *prio;
+    }
+    if (const std::string& pc = detail::str_at(spec, "priorityClassName", {p.label, ".spec"}, d); !pc.empty())
+      j["priority_class"] = pc;
+    j["request"] = resource_list_to_json(req, reg);
+    json claims = json::array();
+    if (const json* rcs = detail::member(spec, "resourceClaims"); rcs && rcs->is_array())
+      for (std::size_t i = 0; i < rcs->size(); ++i) {
+        const std::string& c =
+            detail::str_at((*rcs)[i], "resourceClaimName", {p.label, ".spec", "resourceClaims", i}, d);
+        if (!c.empty()) claims.push_back(c);
+      }
+    if (const std::string* ui = detail::map_value(annotations, yunikorn_user_annotation)) {
+      const std::string field = p.label + ".metadata.annotations." + yunikorn_user_annotation;
+      json info;
+      try {
+        info = json::parse(*ui);
+      } catch (const json::exception&) {
+        info = nullptr;
+      }
+      const json* user = detail::member(info, "user");
+      const json* groups = detail::member(info, "groups");
+      if (!user || !user->is_string() || user->get_ref<const std::string&>().empty() ||
+          (groups && (!groups->is_array() ||
+                      !std::all_of(groups->begin(), groups->end(), [](const json& g) { return g.is_string(); })))) {
+        d.add(field, "expected {\"user\": \"name\", \"groups\": [\"name\", ...]}");
+        continue;
+      }
+      j["user"] = *user;
+      if (groups && !groups->empty()) j["groups"] = *groups;
+    } else if (!yunikorn.is_null()) {
+      j["user"] = "nobody";
+      j["groups"] = json::array({"nogroup"});
+    }
+    const bool claimed = with_claims && !claims.empty();
+    if (claimed) j["claims"] = std::move(claims);
+    const std::int64_t dur = durations.sample();
+    if (dur >= 0) j["duration"] = dur;
+    if (!node.empty()) {
+      const auto nl = node_labels.find(node);
+      if (nl == node_labels.end()) {
+        if (excluded.count(node)) {
+          ++sum.skipped_pods["on an excluded node"];
+          continue;
+        }
+        d.add(p.label + ".spec.nodeName", "names node '" + node + "', which is not in the dump");
+        continue;
+      }
+      j["running"] = true;
+      // a job with claims runs where its claims are: quota-sim places it
+      if (!claimed) j["node"] = node;
+      // the selector only when the node still matches it (labels may have changed since)
+      if (selector && !selector->empty()) {
+        bool matches = true;
+        for (auto it = selector->begin(); it != selector->end() && matches; ++it) {
+          const std::string* have = detail::map_value(nl->second, it.key().c_str());
+          matches = have && *have == it.value().get_ref<const std::string&>();
+        }
+        if (matches) j["node_selector"] = *selector;
+      }
+      if (!evicted_pods.empty() && evicted_pods.count(ns + "/" + p.name)) j["evicted"] = true;
+      tenant_set.insert(*queue);
+      running.push_back(std::move(j));
+      ++sum.running;
+    } else {
+      std::int64_t created = 0;
+      if (!created_ms(md, created)) {
+        d.add(p.label + ".metadata.creationTimestamp", "missing or not an RFC 3339 UTC time");
+        continue;
+      }
+      if (o.now.empty()) t0 = std::min(t0, created);
+      if (selector && !selector->empty()) j["node_selector"] = *selector;
+      tenant_set.insert(*queue);
+      order.emplace_back(created, pending.size());
+      pending.push_back(std::move(j));
+      ++sum.pending;
+    }
+  }
+  d.throw_if_any();
+
+  // 5. policies: the dump's objects, then derived quotas
+  json policies = json::array();
+  auto collect = [&](std::initializer_list<const char*> kinds) {
+    json objs = json::array();
+    for (const char* k : kinds)
+      for (const auto& x : objects_of(k)) objs.push_back(*x.obj);
+    return objs;
+  };
+  std::set<std::string> configured;
+  auto add_policy = [&](json entry) {
+    configured.insert(entry["model"].get<std::string>());
+    sum.models_from_objects.push_back(entry["model"].get<std::string>());
+    policies.push_back(std::move(entry));
+  };
+  if (o.from_objects) {
+    if (!objects_of("Queue (volcano)").empty()) {
+      // the capacity plugin when a queue states its deserved share or a parent
+      bool capacity_plugin = false, hierarchy = false;
+      for (const auto& q : objects_of("Queue (volcano)")) {
+        const json& spec = detail::section(*q.obj, "spec");
+        capacity_plugin = capacity_plugin || spec.contains("deserved") || spec.contains("parent");
+        hierarchy = hierarchy || spec.contains("parent");
+      }
+      json e{{"model", capacity_plugin ? "volcano_capacity" : "volcano"}, {"objects", collect({"Queue (volcano)"})}};
+      e["options"] = capacity_plugin ? json{{"hierarchy", hierarchy}} : json{{"plugin", "proportion"}};
+      add_policy(std::move(e));
+    }
+    if (!objects_of("ClusterQueue").empty())
+      add_policy(json{{"model", "kueue"},
+                      {"objects", collect({"ResourceFlavor", "Cohort", "ClusterQueue", "LocalQueue", "Namespace"})}});
+    if (!objects_of("Queue (kai)").empty())
+      add_policy(json{{"model", "kai_fair_share"}, {"objects", collect({"Queue (kai)"})}});
+    if (!objects_of("ElasticQuota").empty() || !objects_of("CompositeElasticQuota").empty())
+      add_policy(json{{"model", "elastic_quota"}, {"objects", collect({"ElasticQuota", "CompositeElasticQuota"})}});
+    if (with_claims) add_policy(json{{"model", "kai_claims"}, {"objects", collect({"DeviceClass", "ResourceClaim"})}});
+  }
+  if (!yunikorn.is_null()) add_policy(json{{"model", "yunikorn_limits"}, {"config", yunikorn}});
+  const std::vector<std::string> tenants(tenant_set.begin(), tenant_set.end());
+  for (const auto& name : o.policies) {
+    if (name == "none") continue;
+    const auto it = model_kinds().find(name);
+    if (it == model_kinds().end() || !it->second.synthesize)
+      throw validation_error("--policy", "unknown model or one that cannot derive quotas: '" + name + "'");
+    if (configured.count(name))
+      throw validation_error("--policy", "model '" + name + "' is already configured by the dump's objects");
+    configured.insert(name);
+    policies.push_back(it->second.synthesize(tenants, capacity, reg));
+  }
+
+  // 6. the scenario: running pods first (file order), then arrivals in time order
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  json jobs = std::move(running);
+  for (const auto& [created, i] : order) {
+    pending[i]["submit"] = std::max<std::int64_t>(0, created - t0);  // exact: both within RFC 3339's range
+    jobs.push_back(std::move(pending[i]));
+  }
+  json& sc = out.scenario;
+  const std::string base = o.dump_file.substr(o.dump_file.find_last_of('/') + 1);
+  sc["name"] = "cluster " + (base.empty() ? std::string("dump") : base);
+  std::string skipped;
+  for (const auto& [why, n] : sum.skipped_pods)
+    skipped += (skipped.empty() ? "" : ", ") + std::to_string(n) + " " + why;
+  sc["description"] = "imported by quota-sim import cluster: " + std::to_string(sum.nodes) + " nodes (" +
+                      std::to_string(sum.excluded_nodes.size()) + " excluded), " + std::to_string(sum.running) +
+                      " running and " + std::to_string(sum.pending) + " pending pods" +
+                      (skipped.empty() ? std::string() : " (skipped: " + skipped + ")") + "; queues by " +
+                      sum.queue_by + "'s rule; durations " + sum.duration + " (seed " + std::to_string(o.seed) + ")";
+  sc["tenant_by"] = "queue";
+  sc["scheduler"] = {{"placement", "best-fit"}, {"preemption", true}};
+  sc["chart"] = {{"resource", any_gpu ? "nvidia.com/gpu" : "cpu"}};
+  sc["cluster"]["nodes"] = std::move(nodes);
+  sc["policies"] = std::move(policies);
+  sc["jobs"] = std::move(jobs);
+  sc["expect"] = json::array();
+  return out;
+}
+
+/// What the import read, left out and decided, one fact a line.
+inline void print_import_summary(std::ostream& out, const cluster_import_summary& s) {
+  out << "imported " << s.nodes << " nodes, " << s.running << " running pods, " << s.pending << " pending pods\n";
+  for (const auto& n : s.excluded_nodes) out << "  left out node " << n << "\n";
+  for (const auto& [why, n] : s.skipped_pods) out << "  skipped " << n << " pod(s): " << why << "\n";
+  for (const auto& [kind, n] : s.unknown_kinds)
+    out << "  skipped " << n << " object(s) of unknown kind " << kind << "\n";
+  out << "  objects read:";
+  for (const auto& [kind, n] : s.kinds) out << " " << kind << " " << n << ";";
+  out << "\n  queues by " << s.queue_by << "'s rule; durations " << s.duration << "\n";
+  if (!s.models_from_objects.empty()) {
+    out << "  models from the dump:";
+    for (const auto& m : s.models_from_objects) out << " " << m;
+    out << "\n";
+  }
+}
+
+/// Reads the dump (and the YuniKorn config), maps it and checks the result
+/// as `quota-sim validate` would (the models' objects, the running pods'
+/// initial state), so that nothing invalid is written.
+[[nodiscard]] inline cluster_import import_cluster(const cluster_import_options& o, bool check = true) {
+  const json dump = detail::parse_dump_text(read_input_file(o.dump_file), o.dump_file);
+  json yk;
+  if (!o.yunikorn_file.empty()) yk = load_scenario_file(o.yunikorn_file);
+  cluster_import r = import_cluster_doc(dump, o, yk);
+  if (check) {
+    scenario sc = load_scenario(r.scenario);
+    auto models = build_models(sc);
+    simulator sim(std::move(sc), std::move(models));  // places the running pods and restores them
+  }
+  return r;
+}
+
+}  // namespace quota::sim
