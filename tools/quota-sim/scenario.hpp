@@ -1130,73 +1130,120 @@ namespace detail {
   return true;
 }
 
-/// Where the JSON parser is (for messages), and the bounds it enforces: depth,
-/// value count, string length, and no key twice in one object.
-class json_guard {
+/// Builds the JSON tree of a document with the input checks (at most
+/// `max_values` values, `max_depth` levels, `max_string_bytes` per string, no
+/// key twice in one object) as a SAX handler: checking each key against the
+/// map being built keeps the parse linear in the text (a scenario or a cluster
+/// dump is one array of up to hundreds of thousands of objects).
+class checked_json_builder {
  public:
-  explicit json_guard(const input_limits& lim) : lim_(lim) {}
-  bool operator()(int depth, json::parse_event_t ev, json& parsed) {
-    using e = json::parse_event_t;
-    switch (ev) {
-      case e::object_start:
-      case e::array_start:
-        count_value();
-        if (static_cast<std::size_t>(depth) >= lim_.max_depth)
-          fail("nested deeper than the limit of " + std::to_string(lim_.max_depth) + " levels");
-        frames_.push_back({ev == e::array_start, 0, {}, {}});
-        break;
-      case e::key: {
-        auto& f = frames_.back();
-        f.key = parsed.get<std::string>();
-        check_string(f.key);
-        if (!f.keys.insert(f.key).second) fail("duplicate key (a JSON object names each key once)");
-        break;
-      }
-      case e::value:
-        count_value();
-        if (parsed.is_string()) check_string(parsed.get_ref<const std::string&>());
-        advance();
-        break;
-      case e::object_end:
-      case e::array_end:
-        frames_.pop_back();
-        advance();
-        break;
-    }
+  checked_json_builder(const input_limits& lim, std::string what) : lim_(lim), what_(std::move(what)) {}
+  json root;
+
+  bool null() { return put(json(nullptr)); }
+  bool boolean(bool v) { return put(json(v)); }
+  bool number_integer(json::number_integer_t v) { return put(json(v)); }
+  bool number_unsigned(json::number_unsigned_t v) { return put(json(v)); }
+  bool number_float(json::number_float_t v, const std::string&) {
+    if (!std::isfinite(v)) fail("a number beyond the range of a double");
+    return put(json(v));
+  }
+  bool string(std::string& v) {
+    check_string(v);
+    return put(json(std::move(v)));
+  }
+  bool binary(json::binary_t&) {
+    fail("binary values are not JSON");
+    return false;
+  }
+  bool start_object(std::size_t) {
+    check_depth();
+    frames_.push_back({slot(json::object()), false, nullptr, nullptr});
     return true;
   }
-  /// The JSON path of the value being read, as the loader writes it ($.jobs[0].id).
+  bool key(std::string& k) {
+    check_string(k);
+    frame& f = frames_.back();
+    auto& members = f.at->get_ref<json::object_t&>();
+    const auto [it, fresh] = members.emplace(std::move(k), nullptr);
+    f.key = &it->first;
+    if (!fresh) fail("duplicate key (a JSON object names each key once)");
+    f.element = &it->second;
+    return true;
+  }
+  bool end_object() { return close(); }
+  bool start_array(std::size_t) {
+    check_depth();
+    frames_.push_back({slot(json::array()), true, nullptr, nullptr});
+    return true;
+  }
+  bool end_array() { return close(); }
+  bool parse_error(std::size_t position, const std::string&, const json::exception& ex) {
+    if (ex.id == 406)  // a number beyond a double (1e400)
+      throw quota::parse_error(error_id::parse_malformed_document,
+                               what_ + ": " + printable(path()) + ": " + printable(ex.what()));
+    throw quota::parse_error(error_id::parse_malformed_document, what_ + ": invalid JSON at byte " +
+                                                                     std::to_string(position) + " (" +
+                                                                     printable(path()) + "): " + printable(ex.what()));
+  }
+
+  /// The JSON path of the value being read ($.jobs[3].request).
   [[nodiscard]] std::string path() const {
+    // an open array's last element is the value being read, but for the
+    // innermost one, whose next value is
     std::string p = "$";
-    for (const auto& f : frames_) {
+    for (std::size_t i = 0; i < frames_.size(); ++i) {
+      const frame& f = frames_[i];
       if (f.array)
-        p += "[" + std::to_string(f.index) + "]";
-      else if (!f.key.empty() || !f.keys.empty())
-        p += "." + f.key;
+        p += "[" + std::to_string(f.at->size() - (i + 1 < frames_.size() ? 1 : 0)) + "]";
+      else if (f.key)
+        p += "." + *f.key;
     }
     return p;
   }
 
  private:
   struct frame {
+    json* at;
     bool array;
-    std::size_t index;
-    std::string key;
-    std::unordered_set<std::string> keys;
+    const std::string* key;  // the member being read (a key of the object's map)
+    json* element;
   };
-  void advance() {
-    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
-  }
-  void count_value() {
-    if (++values_ > lim_.max_values) fail("more than " + std::to_string(lim_.max_values) + " values (the value limit)");
-  }
-  void check_string(const std::string& v) {
+  [[noreturn]] void fail(const std::string& msg) const { throw validation_error(path(), msg); }
+  void check_string(const std::string& v) const {
     if (v.size() > lim_.max_string_bytes)
       fail("a string of " + std::to_string(v.size()) + " bytes is longer than the limit of " +
            std::to_string(lim_.max_string_bytes));
   }
-  [[noreturn]] void fail(const std::string& msg) const { throw validation_error(path(), msg); }
+  /// Where the next value goes (counted against the value limit).
+  json* slot(json v) {
+    if (++values_ > lim_.max_values) fail("more than " + std::to_string(lim_.max_values) + " values (the value limit)");
+    if (frames_.empty()) {
+      root = std::move(v);
+      return &root;
+    }
+    frame& f = frames_.back();
+    if (f.array) {
+      f.at->push_back(std::move(v));
+      return &f.at->back();
+    }
+    *f.element = std::move(v);
+    return f.element;
+  }
+  bool put(json v) {
+    (void)slot(std::move(v));
+    return true;
+  }
+  void check_depth() const {
+    if (frames_.size() >= lim_.max_depth)
+      fail("nested deeper than the limit of " + std::to_string(lim_.max_depth) + " levels");
+  }
+  bool close() {
+    frames_.pop_back();
+    return true;
+  }
   const input_limits& lim_;
+  std::string what_;
   std::vector<frame> frames_;
   std::size_t values_ = 0;
 };
@@ -1211,22 +1258,15 @@ class json_guard {
   if (text.size() > lim.max_file_bytes)
     throw parse_error(error_id::parse_malformed_document,
                       what + ": larger than the input limit of " + std::to_string(lim.max_file_bytes) + " bytes");
-  detail::json_guard guard(lim);
+  detail::checked_json_builder b(lim, what);
   try {
-    return json::parse(text, std::ref(guard));
+    (void)json::sax_parse(text, &b);
   } catch (const validation_error& e) {
     std::vector<diagnostic> ps;
     for (const auto& p : e.problems()) ps.push_back({what + ": " + p.path, p.message});
     throw validation_error(std::move(ps));
-  } catch (const json::parse_error& e) {
-    throw parse_error(error_id::parse_malformed_document, what + ": invalid JSON at byte " + std::to_string(e.byte) +
-                                                              " (" + detail::printable(guard.path()) +
-                                                              "): " + detail::printable(e.what()));
-  } catch (const json::exception& e) {
-    // out_of_range 406: a number beyond a double (1e400)
-    throw parse_error(error_id::parse_malformed_document,
-                      what + ": " + detail::printable(guard.path()) + ": " + detail::printable(e.what()));
   }
+  return std::move(b.root);
 }
 
 #ifdef QUOTA_SIM_HAVE_YAML
