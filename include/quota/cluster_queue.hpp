@@ -199,20 +199,18 @@ struct kueue_config {
   std::optional<admission_fair_sharing_config> admission_fair_sharing;
 };
 
-namespace detail {
-[[nodiscard]] inline std::strong_ordering kueue_cmp(const big_int& a, const big_int& b) {
-  return a < b ? std::strong_ordering::less : (b < a ? std::strong_ordering::greater : std::strong_ordering::equal);
-}
-}  // namespace detail
-
 /// The dominant resource share of a ClusterQueue or Cohort, exact. Kueue:
 /// for each resource (summed over flavors) what the node uses above its
 /// subtree quota over what its parent could lend (the parent's potential
 /// available), the largest ratio in per-mille, divided by the fair-sharing
 /// weight. Compared exactly (Kueue compares floating-point values).
+/// borrowed and lendable are sums over at most 2^16 flavors of terms below
+/// 2^65 in magnitude, so below 2^81: a 128-bit integer holds them, and a
+/// comparison's products (two of them and a 64-bit weight, below 2^226) are
+/// taken in 320 bits (quota::detail::compare_products).
 struct dominant_share {
-  big_int borrowed = 0;  // of the dominant resource
-  big_int lendable = 1;  // of the dominant resource
+  quota::detail::int128 borrowed = 0;  // of the dominant resource
+  quota::detail::int128 lendable = 1;  // of the dominant resource
   std::int64_t weight_milli = 1000;
   resource_id dominant = no_resource;
   bool borrowing = false;  // above quota in some resource (even with nothing lendable)
@@ -222,24 +220,30 @@ struct dominant_share {
   /// Kueue's CompareDRS: zero-weight borrowers last (among themselves by
   /// unweighted ratio); otherwise by ratio / weight.
   friend std::strong_ordering operator<=>(const dominant_share& a, const dominant_share& b) {
-    const big_int an = a.is_zero() ? big_int(0) : a.borrowed, ad = a.is_zero() ? big_int(1) : a.lendable;
-    const big_int bn = b.is_zero() ? big_int(0) : b.borrowed, bd = b.is_zero() ? big_int(1) : b.lendable;
+    // a share that is not zero has borrowed > 0 and lendable > 0 (share_in): every factor is >= 0
+    const quota::detail::uint128 an = a.is_zero() ? 0 : static_cast<quota::detail::uint128>(a.borrowed);
+    const quota::detail::uint128 ad = a.is_zero() ? 1 : static_cast<quota::detail::uint128>(a.lendable);
+    const quota::detail::uint128 bn = b.is_zero() ? 0 : static_cast<quota::detail::uint128>(b.borrowed);
+    const quota::detail::uint128 bd = b.is_zero() ? 1 : static_cast<quota::detail::uint128>(b.lendable);
     const bool az = a.zero_weight_borrows(), bz = b.zero_weight_borrows();
-    if (az && bz) return detail::kueue_cmp(big_int(an * bd), big_int(bn * ad));
+    if (az && bz) return quota::detail::compare_products(an, bd, 1, bn, ad, 1);
     if (az) return std::strong_ordering::greater;
     if (bz) return std::strong_ordering::less;
     // an / (ad * wa) vs bn / (bd * wb); a zero share is 0 whatever the weight
-    const big_int wa = a.is_zero() ? big_int(1) : big_int(a.weight_milli);
-    const big_int wb = b.is_zero() ? big_int(1) : big_int(b.weight_milli);
-    return detail::kueue_cmp(big_int(an * bd * wb), big_int(bn * ad * wa));
+    const auto wa = a.is_zero() ? std::uint64_t{1} : static_cast<std::uint64_t>(a.weight_milli);
+    const auto wb = b.is_zero() ? std::uint64_t{1} : static_cast<std::uint64_t>(b.weight_milli);
+    return quota::detail::compare_products(an, bd, wb, bn, ad, wa);
   }
   friend bool operator==(const dominant_share& a, const dominant_share& b) { return (a <=> b) == 0; }
   /// ceil(1000 * 1000 * borrowed / (lendable * weight_milli)).
   [[nodiscard]] std::int64_t rounded() const {
     if (is_zero()) return 0;
     if (weight_milli == 0) return std::numeric_limits<std::int64_t>::max();
-    const big_int num = borrowed * 1000000, den = lendable * weight_milli;
-    big_int q = num / den;
+    // num < 2^81 * 2^20; a den beyond 128 bits is larger than num > 0, so the ceiling is 1
+    const quota::detail::int128 num = borrowed * 1000000;
+    quota::detail::int128 den = 0;
+    if (__builtin_mul_overflow(lendable, static_cast<quota::detail::int128>(weight_milli), &den)) return 1;
+    quota::detail::int128 q = num / den;
     if (q * den != num) ++q;
     if (q > std::numeric_limits<std::int64_t>::max()) return std::numeric_limits<std::int64_t>::max();
     return static_cast<std::int64_t>(q);
@@ -498,10 +502,13 @@ class cohort_forest {
     d.weight_milli = nd.fair_weight_milli;
     if (nd.parent == no_node) return d;
     for (std::size_t c = 0; c < columns_; ++c) {
-      big_int borrowed_sum = 0, lendable = 0;
+      // at most 2^16 flavors (flavor_index), each term below 2^65 in magnitude: no overflow
+      static_assert(sizeof(flavor_index) <= 2);
+      quota::detail::int128 borrowed_sum = 0, lendable = 0;
       for (flavor_index f = 0; f < flavors_.size(); ++f) {
         const auto s = static_cast<fr_slot>(f * columns_ + c);
-        const big_int b = big_int(u[idx(n, s)]) + (extra ? extra[s] : 0) - subtree_[idx(n, s)];
+        const quota::detail::int128 b =
+            static_cast<quota::detail::int128>(u[idx(n, s)]) + (extra ? extra[s] : 0) - subtree_[idx(n, s)];
         if (b > 0) borrowed_sum += b;
         lendable += potential_available(nd.parent, s);
       }
@@ -509,7 +516,10 @@ class cohort_forest {
       d.borrowing = true;
       if (lendable <= 0) continue;
       // ratio borrowed/lendable; the larger wins, ties to the smaller resource id
-      if (d.dominant == no_resource || borrowed_sum * d.lendable > d.borrowed * lendable) {
+      if (d.dominant == no_resource ||
+          std::is_gt(quota::detail::compare_products(
+              static_cast<quota::detail::uint128>(borrowed_sum), static_cast<quota::detail::uint128>(d.lendable), 1,
+              static_cast<quota::detail::uint128>(d.borrowed), static_cast<quota::detail::uint128>(lendable), 1))) {
         d.borrowed = borrowed_sum;
         d.lendable = lendable;
         d.dominant = resource_of_column_[c];

@@ -609,7 +609,7 @@ inline void to_json(json& j, const kueue_model& m) {
       for (const auto& x : st.consumed) e["consumed"][std::string(reg.name(x.id))] = x.value;
       for (const auto& x : st.penalty) e["penalty"][std::string(reg.name(x.id))] = x.value;
       const auto u = m.local_queue_fs_usage(key);
-      e["usage"] = u ? static_cast<double>(*u) : std::numeric_limits<double>::infinity();
+      e["usage"] = u ? u->to_double() : std::numeric_limits<double>::infinity();
       j["localQueues"][key] = std::move(e);
     }
   }

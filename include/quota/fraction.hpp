@@ -2,25 +2,20 @@
 // quota/fraction.hpp — exact fractions of 64-bit amounts.
 //
 // Shares (usage / total, min_i / sum min) are compared exactly: the comparison
-// cross-multiplies in 128 bits, so no rounding ever decides an order. For sums
-// that exceed 64 bits, use quota::rational (Boost.Multiprecision cpp_rational).
+// cross-multiplies in 128 bits, so no rounding ever decides an order.
+// wide_fraction holds 128-bit terms (compared through 256-bit products); for
+// arbitrary precision, quota/big_int.hpp (Boost.Multiprecision) widens both.
 #pragma once
 
 #include <compare>
 #include <cstdint>
 #include <numeric>
 
-#include <boost/multiprecision/cpp_int.hpp>
-
 #include <quota/detail/checked.hpp>
+#include <quota/detail/wide_product.hpp>
 #include <quota/error.hpp>
 
 namespace quota {
-
-/// Arbitrary-precision exact rational, for sums and products beyond 64 bits.
-using rational = boost::multiprecision::cpp_rational;
-/// Arbitrary-precision integer.
-using big_int = boost::multiprecision::cpp_int;
 
 /// An exact fraction num/den of 64-bit integers, den >= 0. den == 0 with
 /// num > 0 is +infinity (a share of a resource whose total is 0); 0/0 is
@@ -98,6 +93,61 @@ class fraction {
  private:
   std::int64_t num_ = 0;
   std::int64_t den_ = 1;
+};
+
+/// An exact fraction num/den of 128-bit integers, den >= 0, in lowest terms;
+/// den == 0 is an infinity of num's sign, 0/0 is 0 (as for fraction). The
+/// order cross-multiplies into 256 bits, so it is exact over the whole range.
+class wide_fraction {
+ public:
+  constexpr wide_fraction() noexcept = default;
+  constexpr wide_fraction(detail::int128 num) noexcept : num_(num), den_(1) {}           // NOLINT(implicit)
+  constexpr wide_fraction(const fraction& f) noexcept : num_(f.num()), den_(f.den()) {}  // NOLINT(implicit)
+  constexpr wide_fraction(detail::int128 num, detail::int128 den) {
+    if (den < 0) {
+      if (num == detail::int128_min || den == detail::int128_min) detail::throw_overflow("fraction sign");
+      num = -num;
+      den = -den;
+    }
+    if (den == 0) {
+      num_ = num > 0 ? 1 : (num < 0 ? -1 : 0);
+      den_ = num == 0 ? 1 : 0;
+      return;
+    }
+    const detail::uint128 g = detail::gcd_u128(detail::magnitude(num), static_cast<detail::uint128>(den));
+    // g divides |num| and den: the quotients fit (|num| / g <= |num|)
+    num_ = num / static_cast<detail::int128>(g);
+    den_ = den / static_cast<detail::int128>(g);
+  }
+
+  [[nodiscard]] constexpr detail::int128 num() const noexcept { return num_; }
+  [[nodiscard]] constexpr detail::int128 den() const noexcept { return den_; }
+  [[nodiscard]] constexpr bool is_infinite() const noexcept { return den_ == 0 && num_ != 0; }
+  [[nodiscard]] double to_double() const noexcept {
+    if (den_ == 0) return num_ == 0 ? 0.0 : (num_ > 0 ? 1.0 / 0.0 : -1.0 / 0.0);
+    return static_cast<double>(num_) / static_cast<double>(den_);
+  }
+
+  friend constexpr bool operator==(const wide_fraction& a, const wide_fraction& b) noexcept {
+    return a.num_ == b.num_ && a.den_ == b.den_;
+  }
+  friend constexpr std::strong_ordering operator<=>(const wide_fraction& a, const wide_fraction& b) noexcept {
+    if (a.den_ == 0 || b.den_ == 0) {
+      const int ra = a.den_ == 0 ? (a.num_ > 0 ? 1 : -1) : 0;
+      const int rb = b.den_ == 0 ? (b.num_ > 0 ? 1 : -1) : 0;
+      return ra <=> rb;
+    }
+    const int sa = a.num_ > 0 ? 1 : (a.num_ < 0 ? -1 : 0), sb = b.num_ > 0 ? 1 : (b.num_ < 0 ? -1 : 0);
+    if (sa != sb || sa == 0) return sa <=> sb;
+    // same sign, dens > 0: compare |a.num| * b.den with |b.num| * a.den
+    const auto c = detail::compare_products(detail::magnitude(a.num_), static_cast<detail::uint128>(b.den_), 1,
+                                            detail::magnitude(b.num_), static_cast<detail::uint128>(a.den_), 1);
+    return sa > 0 ? c : 0 <=> c;
+  }
+
+ private:
+  detail::int128 num_ = 0;
+  detail::int128 den_ = 1;
 };
 
 }  // namespace quota

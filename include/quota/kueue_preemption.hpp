@@ -51,6 +51,36 @@ struct admitted_workload {
   std::string local_queue;
 };
 
+/// A LocalQueue's admission fair-sharing usage, exact:
+///   (positive - negative) / (10^9 x weight_milli)
+/// where positive and negative gather the terms weight_milli(r) x amount(r) x
+/// 10^(9 - scale(r)) of each sign (a term is below 2^63 x 2^63 x 2^30 = 2^156,
+/// a sum of fewer than 2^34 of them below 2^190, so 320 bits hold the sums and
+/// the comparison's products with a 64-bit weight). Ordered by value, exactly.
+struct afs_usage {
+  quota::detail::wide_uint positive, negative;
+  std::int64_t weight_milli = 1000;  // > 0
+
+  /// The usage v, a whole number (for comparisons with a known value).
+  [[nodiscard]] static afs_usage of(std::int64_t v) noexcept {
+    afs_usage u;  // v x 10^9 x 1000 / (10^9 x 1000); |v| x 10^12 < 2^103
+    (v < 0 ? u.negative : u.positive) =
+        quota::detail::wide_uint::from(quota::detail::magnitude(v) * 1'000'000'000'000ULL);
+    return u;
+  }
+
+  /// The value as a double (rounded; for display).
+  [[nodiscard]] double to_double() const noexcept {
+    return (positive.to_double() - negative.to_double()) / 1e9 / static_cast<double>(weight_milli);
+  }
+  friend bool operator==(const afs_usage& a, const afs_usage& b) { return (a <=> b) == 0; }
+  /// (pa - na) / wa <=> (pb - nb) / wb, with wa, wb > 0: pa wb + nb wa <=> pb wa + na wb.
+  friend std::strong_ordering operator<=>(const afs_usage& a, const afs_usage& b) {
+    const auto wa = static_cast<std::uint64_t>(a.weight_milli), wb = static_cast<std::uint64_t>(b.weight_milli);
+    return a.positive.times(wb).plus(b.negative.times(wa)) <=> b.positive.times(wa).plus(a.negative.times(wb));
+  }
+};
+
 /// Admission fair sharing: the usage history of one LocalQueue.
 struct local_queue_usage {
   node_index cluster_queue = no_node;
@@ -452,22 +482,27 @@ class kueue_model {
   /// quantity (cores, bytes, devices), divided by the LocalQueue's weight.
   /// A zero-weight LocalQueue has no finite value, with usage or without
   /// (Kueue counts it as +Inf, so it goes last): nullopt.
-  [[nodiscard]] std::optional<rational> local_queue_fs_usage(std::string_view key) const {
+  [[nodiscard]] std::optional<afs_usage> local_queue_fs_usage(std::string_view key) const {
     const auto* st = find_local_queue_usage(key);
     if (!st) throw unknown_entity_error(error_id::unknown_queue, "LocalQueue", key);
     const auto& c = *forest_.config().admission_fair_sharing;
-    rational u = 0;
+    afs_usage u;
+    u.weight_milli = st->weight_milli;
+    // weight x amount / (1000 x 10^scale) x 1000 / weight_milli, over the common
+    // denominator 10^9 x weight_milli (scales are 0..9)
     auto add = [&](const resource_vector& v) {
       for (const auto& e : v) {
-        big_int den = 1000;
-        for (int k = 0; k < reg_.scale(e.id); ++k) den *= 10;
-        u += rational(big_int(c.weight_of(e.id)) * e.value, den);
+        const std::int64_t w = c.weight_of(e.id);
+        const quota::detail::uint128 p = quota::detail::magnitude(w) * quota::detail::magnitude(e.value);
+        const auto term = quota::detail::wide_product(p, 1, quota::detail::pow10_u64[9 - reg_.scale(e.id)]);
+        const bool neg = (w < 0) != (e.value < 0);
+        (neg ? u.negative : u.positive) = (neg ? u.negative : u.positive).plus(term);
       }
     };
     add(st->consumed);
     add(st->penalty);
     if (st->weight_milli <= 0) return std::nullopt;
-    return u * 1000 / st->weight_milli;
+    return u;
   }
 
   /// Kueue's scheduler attempt (getInitialAssignments): the full counts
@@ -1239,8 +1274,8 @@ class kueue_model {
   /// counts as usage 0; a zero-weight LocalQueue with usage last), then
   /// higher priority, then older.
   [[nodiscard]] bool afs_before(const workload& x, const workload& y) const {
-    auto usage = [&](const workload& w) -> std::optional<rational> {
-      if (!forest_.find_local_queue(w.ns, w.queue)) return rational(0);
+    auto usage = [&](const workload& w) -> std::optional<afs_usage> {
+      if (!forest_.find_local_queue(w.ns, w.queue)) return afs_usage{};
       return local_queue_fs_usage(w.ns + "/" + w.queue);
     };
     const auto ux = usage(x), uy = usage(y);

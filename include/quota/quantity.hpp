@@ -11,8 +11,8 @@
 #include <string_view>
 
 #include <quota/detail/checked.hpp>
+#include <quota/detail/wide_product.hpp>
 #include <quota/error.hpp>
-#include <quota/fraction.hpp>
 
 namespace quota {
 
@@ -120,19 +120,6 @@ class quantity {
     return detail::quantity_status::ok;
   }
 
-  /// Exact value as a rational (for comparisons across formats).
-  [[nodiscard]] rational value() const {
-    rational r = mantissa_;
-    big_int p10 = 1;
-    for (int i = 0; i < (exp10_ < 0 ? -exp10_ : exp10_); ++i) p10 *= 10;
-    if (exp10_ >= 0)
-      r *= p10;
-    else
-      r /= p10;
-    r *= big_int(1) << (10 * exp1024_);
-    return r;
-  }
-
   /// Canonical Kubernetes text of the quantity.
   [[nodiscard]] std::string to_string() const {
     if (mantissa_ == 0) return "0";
@@ -208,12 +195,14 @@ class quantity {
     return out;
   }
 
-  friend bool operator==(const quantity& a, const quantity& b) { return a.value() == b.value(); }
-  friend std::strong_ordering operator<=>(const quantity& a, const quantity& b) {
-    const rational va = a.value(), vb = b.value();
-    if (va < vb) return std::strong_ordering::less;
-    if (va > vb) return std::strong_ordering::greater;
-    return std::strong_ordering::equal;
+  // Values compare exactly across formats (quota/big_int.hpp's to_rational gives the value itself).
+  friend constexpr bool operator==(const quantity& a, const quantity& b) noexcept { return (a <=> b) == 0; }
+  friend constexpr std::strong_ordering operator<=>(const quantity& a, const quantity& b) noexcept {
+    const int sa = a.mantissa_ > 0 ? 1 : (a.mantissa_ < 0 ? -1 : 0),
+              sb = b.mantissa_ > 0 ? 1 : (b.mantissa_ < 0 ? -1 : 0);
+    if (sa != sb || sa == 0) return sa <=> sb;
+    const auto c = compare_magnitudes(a, b);
+    return sa > 0 ? c : 0 <=> c;
   }
 
  private:
@@ -236,6 +225,27 @@ class quantity {
         break;
     }
     throw parse_error(error_id::parse_malformed_quantity, "malformed quantity " + q);
+  }
+
+  // |a| <=> |b| for nonzero a, b, exactly: |m| * 1024^b < 2^63 * 2^60 = 2^123, and
+  // the side with the larger power of ten is multiplied by 10 at a time while it
+  // stays below the other; once it would pass 2^127 it is larger than any
+  // |m| * 1024^b, so a product that does not fit decides the order without error.
+  [[nodiscard]] static constexpr std::strong_ordering compare_magnitudes(const quantity& a,
+                                                                         const quantity& b) noexcept {
+    detail::uint128 x = detail::magnitude(a.mantissa_) << (10 * a.exp1024_);
+    detail::uint128 y = detail::magnitude(b.mantissa_) << (10 * b.exp1024_);
+    const bool a_scaled = a.exp10_ >= b.exp10_;
+    detail::uint128& big = a_scaled ? x : y;  // the one with the larger power of ten
+    const detail::uint128 other = a_scaled ? y : x;
+    const int d = a_scaled ? a.exp10_ - b.exp10_ : b.exp10_ - a.exp10_;
+    constexpr detail::uint128 limit = detail::uint128{1} << 127;
+    for (int i = 0; i < d; ++i) {
+      if (big > other) break;  // already larger; more tens keep it so
+      big *= 10;               // big <= other < 2^123: no wrap
+      if (big >= limit) break;
+    }
+    return x <=> y;
   }
 
   // Strips trailing zeros of the mantissa into the decimal exponent (decimal

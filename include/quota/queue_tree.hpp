@@ -34,6 +34,33 @@ namespace quota {
 
 enum class queue_state : std::uint8_t { open, closed, closing };
 
+/// A queue's share, exact: allocated / deserved in one dimension, deserved > 0
+/// (the default is the share 0). Ordered by value, exactly: the comparison
+/// multiplies into 320 bits (64-bit allocated by two 128-bit terms), so
+/// neither rounding nor a wider type is needed; quota/big_int.hpp's
+/// to_rational(s.deserved) widens the deserved part.
+struct queue_share {
+  std::int64_t allocated = 0;
+  wide_fraction deserved = wide_fraction(1);
+
+  /// allocated / deserved as a double (rounded; for display).
+  [[nodiscard]] double to_double() const noexcept {
+    return static_cast<double>(allocated) * static_cast<double>(deserved.den()) / static_cast<double>(deserved.num());
+  }
+  friend constexpr bool operator==(const queue_share& a, const queue_share& b) noexcept { return (a <=> b) == 0; }
+  friend constexpr std::strong_ordering operator<=>(const queue_share& a, const queue_share& b) noexcept {
+    const int sa = a.allocated > 0 ? 1 : (a.allocated < 0 ? -1 : 0);
+    const int sb = b.allocated > 0 ? 1 : (b.allocated < 0 ? -1 : 0);
+    if (sa != sb || sa == 0) return sa <=> sb;
+    // |xa| / (na / da) vs |xb| / (nb / db), n and d > 0: |xa| * da * nb vs |xb| * db * na
+    const auto c = detail::compare_products(
+        static_cast<detail::uint128>(a.deserved.den()), static_cast<detail::uint128>(b.deserved.num()),
+        static_cast<std::uint64_t>(detail::magnitude(a.allocated)), static_cast<detail::uint128>(b.deserved.den()),
+        static_cast<detail::uint128>(a.deserved.num()), static_cast<std::uint64_t>(detail::magnitude(b.allocated)));
+    return sa > 0 ? c : 0 <=> c;
+  }
+};
+
 /// One Volcano Queue as given by the host (spec + status).
 struct queue_spec {
   std::string name;
@@ -155,10 +182,10 @@ class queue_tree {
   [[nodiscard]] std::int64_t deserved_floor(std::size_t q, std::size_t d) const { return des_lo_[q * D_ + d]; }
   [[nodiscard]] std::int64_t deserved_ceil(std::size_t q, std::size_t d) const { return des_hi_[q * D_ + d]; }
   /// The exact deserved, a fraction in lowest terms (after compute_deserved).
-  [[nodiscard]] rational deserved_exact(std::size_t q, std::size_t d) const {
+  [[nodiscard]] wide_fraction deserved_exact(std::size_t q, std::size_t d) const {
     const std::size_t k = q * D_ + d;
-    if (k >= des_num_.size()) return rational(0);
-    return rational(big_int(des_num_[k]), big_int(des_den_[k]));
+    if (k >= des_num_.size()) return wide_fraction(0);
+    return wide_fraction(des_num_[k], des_den_[k]);
   }
   [[nodiscard]] std::size_t dim_index(resource_id r) const {
     for (std::size_t d = 0; d < D_; ++d)
@@ -247,12 +274,12 @@ class queue_tree {
   /// Exact share of a queue: the largest allocated / deserved over the
   /// dimensions where deserved is positive; a dimension with deserved 0 takes
   /// no part (Volcano's updateQueueAttrShare walks deserved.ResourceNames()).
-  [[nodiscard]] rational exact_share(std::size_t q) const {
-    rational s = 0;
+  [[nodiscard]] queue_share exact_share(std::size_t q) const {
+    queue_share s;
     for (std::size_t d = 0; d < D_; ++d) {
       const std::size_t k = q * D_ + d;
-      if (des_num_[k] == 0) continue;
-      const rational v(big_int(alloc_[k]) * big_int(des_den_[k]), big_int(des_num_[k]));
+      if (des_num_[k] <= 0) continue;
+      const queue_share v{alloc_[k], wide_fraction(des_num_[k], des_den_[k])};
       if (v > s) s = v;
     }
     return s;
@@ -262,7 +289,7 @@ class queue_tree {
   [[nodiscard]] int compare_queues(std::size_t a, std::size_t b) const {
     if (a == b) return 0;
     if (specs_[a].priority != specs_[b].priority) return specs_[a].priority > specs_[b].priority ? -1 : 1;
-    const rational sa = exact_share(a), sb = exact_share(b);
+    const queue_share sa = exact_share(a), sb = exact_share(b);
     if (sa != sb) return sa < sb ? -1 : 1;
     if (specs_[a].created_ms != specs_[b].created_ms) return specs_[a].created_ms < specs_[b].created_ms ? -1 : 1;
     return specs_[a].name < specs_[b].name ? -1 : 1;
@@ -399,7 +426,7 @@ class queue_tree {
     return r;
   }
   /// exact_share as a double, for display.
-  [[nodiscard]] double share(std::size_t q) const { return static_cast<double>(exact_share(q)); }
+  [[nodiscard]] double share(std::size_t q) const { return exact_share(q).to_double(); }
 
  private:
   struct task_rec {

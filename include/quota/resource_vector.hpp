@@ -373,8 +373,6 @@ using resource_vector = basic_resource_vector<amount, dynamic_resources, absent_
 using limit_vector = basic_resource_vector<amount, dynamic_resources, absent_means::unlimited>;
 /// Limits where a dimension that is not listed allows nothing.
 using strict_limit_vector = basic_resource_vector<amount, dynamic_resources, absent_means::zero>;
-/// Arbitrary-precision usage, for sums that may exceed 64 bits.
-using wide_resource_vector = basic_resource_vector<big_int, dynamic_resources, absent_means::zero>;
 /// A usage vector over a fixed, compile-time set of resources.
 template <fixed_string... Names>
 using fixed_resource_vector = basic_resource_vector<amount, fixed_resources<Names...>, absent_means::zero>;
@@ -609,14 +607,6 @@ template <class To, class From, class S, absent_means AB>
   basic_resource_vector<To, S, AB> r;
   r.reserve(v.size());
   for (const auto& e : v) r.set(e.id, To(e.value));
-  return r;
-}
-
-/// Narrows a wide vector back to int64; throws overflow_error if any amount does not fit.
-template <class S, absent_means AB>
-[[nodiscard]] basic_resource_vector<amount, S, AB> narrow(const basic_resource_vector<big_int, S, AB>& v) {
-  basic_resource_vector<amount, S, AB> r;
-  for (const auto& e : v) r.set(e.id, detail::narrow<amount>(e.value));
   return r;
 }
 

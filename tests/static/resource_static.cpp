@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Compile-only checks of the core concepts and constexpr behaviour.
+#include <quota/big_int.hpp>
 #include <quota/quota.hpp>
 
 namespace {
@@ -30,7 +31,9 @@ static_assert(!std::is_convertible_v<limit_vector, resource_vector>);
 
 // get() exists only where an absent dimension has a value (zero)
 template <class V>
-concept has_get = requires(const V& v) { v.get(resource_id{}); };
+concept has_get = requires(const V& v) {
+  v.get(resource_id{});
+};
 static_assert(has_get<resource_vector>);
 static_assert(!has_get<limit_vector>);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests of the Kueue model: quotas per (flavor, resource), cohorts, borrowing
 // and lending limits, validation, usage, loading upstream objects.
+#include <quota/big_int.hpp>
 #include <quota/cluster_queue.hpp>
 #include <quota/cluster_queue_json.hpp>
 #include <quota/engine.hpp>
@@ -902,22 +903,22 @@ workload lq_wl(std::string name, std::string ns, std::string q, amount cpu_total
 TEST_CASE("kueue: admission fair sharing decays LocalQueue usage by half-life and adds entry penalties") {
   resource_registry reg;
   kueue_model m(afs_config(cpu(10), true), reg);
-  CHECK(*m.local_queue_fs_usage("ns-a/qa") == 0);
+  CHECK(*m.local_queue_fs_usage("ns-a/qa") == afs_usage::of(0));
   REQUIRE(m.admit(lq_wl("a1", "ns-a", "qa", cpu(4), 0, 0)).allowed());
   // entry penalty: 4 cpu x (1 - 2^-1) = 2 cpu until the next sample
   CHECK(m.find_local_queue_usage("ns-a/qa")->penalty.get(resources::cpu) == cpu(2));
-  CHECK(*m.local_queue_fs_usage("ns-a/qa") == 2);
-  CHECK(*m.local_queue_fs_usage("ns-b/qb") == 0);
+  CHECK(*m.local_queue_fs_usage("ns-a/qa") == afs_usage::of(2));
+  CHECK(*m.local_queue_fs_usage("ns-b/qb") == afs_usage::of(0));
   // one half-life later, a1 still running: 0 * 1/2 + 4 * 1/2 + penalty 2 = 4 cores
   m.sample_usage(600000);
   CHECK(m.find_local_queue_usage("ns-a/qa")->consumed.get(resources::cpu) == cpu(4));
   CHECK(m.find_local_queue_usage("ns-a/qa")->penalty.get(resources::cpu) == 0);
-  CHECK(*m.local_queue_fs_usage("ns-a/qa") == 4);
+  CHECK(*m.local_queue_fs_usage("ns-a/qa") == afs_usage::of(4));
   // a1 finishes; two half-lives later (a = 3/4): 4 * 1/4 + 0 = 1 core
   m.finish("a1");
   m.sample_usage(1800000);
   CHECK(m.find_local_queue_usage("ns-a/qa")->consumed.get(resources::cpu) == cpu(1));
-  CHECK(*m.local_queue_fs_usage("ns-a/qa") == 1);
+  CHECK(*m.local_queue_fs_usage("ns-a/qa") == afs_usage::of(1));
   SECTION("a sample before the last one is a state_error and changes nothing") {
     REQUIRE_THROWS_AS(m.sample_usage(1200000), state_error);
     CHECK(m.find_local_queue_usage("ns-a/qa")->consumed.get(resources::cpu) == cpu(1));
@@ -928,7 +929,7 @@ TEST_CASE("kueue: admission fair sharing decays LocalQueue usage by half-life an
     cfg.admission_fair_sharing->resource_weights_milli = {{resources::cpu, 2500}};
     kueue_model w(cfg, reg);
     REQUIRE(w.admit(lq_wl("a1", "ns-a", "qa", cpu(4), 0, 0)).allowed());
-    CHECK(*w.local_queue_fs_usage("ns-a/qa") == 5);  // 2.5 x 2 cores of penalty
+    CHECK(*w.local_queue_fs_usage("ns-a/qa") == afs_usage::of(5));  // 2.5 x 2 cores of penalty
   }
   SECTION("a half-life of 0 keeps no history (Kueue's decay rate is 0 then)") {
     auto cfg = afs_config(cpu(10), true);
@@ -936,7 +937,7 @@ TEST_CASE("kueue: admission fair sharing decays LocalQueue usage by half-life an
     kueue_model z(cfg, reg);
     REQUIRE(z.admit(lq_wl("a1", "ns-a", "qa", cpu(4), 0, 0)).allowed());
     z.sample_usage(600000);
-    CHECK(*z.local_queue_fs_usage("ns-a/qa") == 0);
+    CHECK(*z.local_queue_fs_usage("ns-a/qa") == afs_usage::of(0));
   }
   CHECK_THROWS_AS(m.local_queue_fs_usage("ns-x/none"), unknown_entity_error);
 }
@@ -976,7 +977,9 @@ TEST_CASE("kueue: admission fair sharing alternates LocalQueues through entry pe
   SECTION("qa weight 2 counts its usage half: a0, b0, a1, a2") {
     kueue_model m(afs_config(cpu(4), true, 2000), reg);
     CHECK(m.schedule(pending) == std::vector<std::string>{"a0", "b0", "a1", "a2"});
-    CHECK(*m.local_queue_fs_usage("ns-a/qa") == rational(3, 4));  // 3 x 0.5 core / 2
+    const auto u = *m.local_queue_fs_usage("ns-a/qa");  // 3 x 0.5 core / 2 = 3/4
+    CHECK(u == afs_usage{quota::detail::wide_uint::from(750'000'000'000), {}, 1000});
+    CHECK(u.to_double() == 0.75);
   }
   SECTION("without admission fair sharing: creation order") {
     kueue_model m(afs_config(cpu(4), false), reg);
@@ -1250,7 +1253,7 @@ TEST_CASE("kueue: upstream a zero-weight LocalQueue goes last under admission fa
   resource_registry reg;
   kueue_model m(afs_config(cpu(10), true, 0), reg);
   CHECK_FALSE(m.local_queue_fs_usage("ns-a/qa").has_value());
-  CHECK(*m.local_queue_fs_usage("ns-b/qb") == 0);
+  CHECK(*m.local_queue_fs_usage("ns-b/qb") == afs_usage::of(0));
   const std::vector<workload> pending = {lq_wl("wl-zero", "ns-a", "qa", cpu(6), 0, 0),
                                          lq_wl("wl-normal", "ns-b", "qb", cpu(6), 0, 1)};
   CHECK(m.schedule(pending) == std::vector<std::string>{"wl-normal"});
@@ -1294,4 +1297,48 @@ TEST_CASE("kueue: upstream fair-sharing preemption tries a ClusterQueue's next c
   }
   // with the final-share strategy alone, the small ones it takes never make room
   CHECK(m.fair_preemption_targets(w, fa, {fair_preemption_strategy::less_than_or_equal_to_final_share}).empty());
+}
+
+TEST_CASE("kueue: dominant shares and admission fair-sharing usages compare exactly past 128 bits") {
+  using quota::detail::int128;
+  using quota::detail::wide_uint;
+  // borrowed and lendable are sums over flavors (up to 2^81); with a weight a
+  // comparison multiplies three terms, beyond what 128 bits hold
+  const int128 big = static_cast<int128>(1) << 80;
+  auto drs = [](int128 borrowed, int128 lendable, std::int64_t w) {
+    quota::kueue::dominant_share d;
+    d.borrowed = borrowed;
+    d.lendable = lendable;
+    d.weight_milli = w;
+    d.dominant = resources::cpu;
+    return d;
+  };
+  auto exact = [](const quota::kueue::dominant_share& d) {
+    return rational(to_big_int(d.borrowed)) / (to_big_int(d.lendable) * d.weight_milli);
+  };
+  const std::vector<quota::kueue::dominant_share> shares = {
+      drs(big - 1, big, INT64_MAX),     drs(big - 2, big - 1, INT64_MAX),
+      drs(big, big - 1, INT64_MAX - 1), drs(1, big, 1),
+      drs(big - 1, big, INT64_MAX - 1), drs(2 * (big - 1), 2 * big, INT64_MAX)};
+  for (const auto& x : shares)
+    for (const auto& y : shares) {
+      CHECK(std::is_lt(x <=> y) == (exact(x) < exact(y)));
+      CHECK((x == y) == (exact(x) == exact(y)));
+    }
+  // the rounded per-mille share: lendable x weight beyond 128 bits leaves a ceiling of 1
+  CHECK(drs(1, big, INT64_MAX).rounded() == 1);
+  CHECK(drs(big, big, 1000).rounded() == 1000);
+  CHECK(drs(big, 1, 1).rounded() == std::numeric_limits<std::int64_t>::max());
+
+  // usages: (positive - negative) / (10^9 x weight); sums of 156-bit terms
+  const wide_uint t =
+      quota::detail::wide_product(static_cast<quota::detail::uint128>(INT64_MAX) * INT64_MAX, 1, 1'000'000'000);
+  const afs_usage u1{t.plus(t), {}, INT64_MAX}, u2{t.plus(t).plus(wide_uint::from(1)), {}, INT64_MAX};
+  const afs_usage u3{t, {}, INT64_MAX / 2};  // t / (w/2) vs 2t / w: w is odd, so u3 is a little larger
+  CHECK(u1 < u2);
+  CHECK(u1 < u3);
+  CHECK(u2 < u3);
+  CHECK(afs_usage{t.plus(t), t, 1000} == afs_usage{t, {}, 1000});
+  CHECK(afs_usage{t, t.plus(t), 1000} < afs_usage{});
+  CHECK(afs_usage{{}, {}, 1} == afs_usage{});
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <quota/big_int.hpp>
 #include <quota/quantity.hpp>
 
 #include <string>
@@ -182,4 +183,34 @@ TEST_CASE("quantity: order, negative range and precision edges of to_base") {
   }
   CHECK(quantity::parse("0").to_base(-40) == 0);
   CHECK(quantity::parse("5000").to_base(-3) == 5);  // kilo units
+}
+
+TEST_CASE("quantity: ordering stays exact where the values pass 128 bits") {
+  // 10^1000 against the largest binary value: no 128-bit product holds either
+  CHECK(quantity::parse("1e1000") > quantity::parse("9223372036854775807Ei"));
+  CHECK(quantity::parse("-1e1000") < quantity::parse("-9223372036854775807Ei"));
+  // equal values spelt 1000 powers of ten apart are still equal
+  CHECK(quantity::parse("1e999") == quantity::parse("1000e996"));
+  CHECK(quantity::parse("9223372036854775807e900") > quantity::parse("9223372036854775806e900"));
+  CHECK(quantity::parse("9223372036854775807e900") < quantity::parse("922337203685477581e902"));
+  CHECK(quantity::parse("1n") < quantity::parse("1e1000"));  // 10^1009 apart
+  // 2^123 (the largest |mantissa| x 1024^6) next to powers of ten around it
+  const auto top = quantity::parse("8Ei") <=> quantity::parse("8Ei");
+  CHECK(top == std::strong_ordering::equal);
+  CHECK(quantity::parse("9223372036854775807Ei") > quantity::parse("1e37"));  // 2^123 - 2^60 ~ 1.06e37
+  CHECK(quantity::parse("9223372036854775807Ei") < quantity::parse("1.1e37"));
+  // every pair of a spread of spellings agrees with the exact rational values
+  const std::vector<const char*> texts = {
+      "0",     "1",          "-1",   "1n",     "999999999n", "1Ki",  "1024",
+      "1.5Gi", "1610612736", "1e18", "1E",     "8Ei",        "-8Ei", "9223372036854775807Ei",
+      "1e37",  "1e38",       "1e-9", "7e1000", "-7e1000",    "3e-9", "0.5Ki",
+      "512",   "512001m",    "1e3"};
+  for (const char* a : texts)
+    for (const char* b : texts) {
+      const auto qa = quantity::parse(a), qb = quantity::parse(b);
+      const auto ra = quota::to_rational(qa), rb = quota::to_rational(qb);
+      INFO(a << " vs " << b);
+      CHECK(std::is_lt(qa <=> qb) == (ra < rb));
+      CHECK((qa == qb) == (ra == rb));
+    }
 }

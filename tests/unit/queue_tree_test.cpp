@@ -10,6 +10,7 @@
 #include "quota_catch.hpp"
 
 #include <quota/detail/volcano_elastic.hpp>
+#include <quota/big_int.hpp>
 #include <quota/queue_tree.hpp>
 
 using namespace quota;
@@ -580,7 +581,8 @@ TEST_CASE("queue: upstream deserved is exact as a fraction, not only floor and c
   queue_tree t({gpu}, resource_vector{{gpu, 20}}, {qs("a", 1), qs("b", 1), qs("c", 1)}, queue_tree_options{true});
   for (auto n : {"a", "b", "c"}) t.set_pending(n, {{gpu, 100}});
   t.compute_deserved();
-  CHECK(t.deserved_exact(0, 0) == rational(20, 3));
+  CHECK(t.deserved_exact(0, 0) == wide_fraction(20, 3));
+  CHECK(to_rational(t.deserved_exact(0, 0)) == rational(20, 3));  // the explicit widening
   CHECK(t.deserved_floor(0, 0) == 6);
   CHECK(t.deserved_ceil(0, 0) == 7);
 }
@@ -598,7 +600,7 @@ TEST_CASE("queue: upstream a queue without jobs sets no guarantee aside in deser
     return t;
   };
   const auto def = make(false);
-  CHECK(def.deserved_exact(1, 0) == rational(5, 2));  // the idle guarantee is kept free
+  CHECK(def.deserved_exact(1, 0) == wide_fraction(5, 2));  // the idle guarantee is kept free
   CHECK(def.deserved_floor(0, 0) == 5);
   const auto up = make(true);
   CHECK(rc(up, "a") == 5);
@@ -619,8 +621,8 @@ TEST_CASE("queue: upstream share leaves out dimensions with deserved 0") {
   t.compute_deserved();
   REQUIRE(t.deserved_floor(0, 0) == 0);
   REQUIRE(t.deserved_floor(0, 1) == 5);
-  CHECK(t.exact_share(0) == rational(1, 5));  // cpu 1/5; gpu does not count
-  CHECK(t.exact_share(1) == rational(2, 5));
+  CHECK(t.exact_share(0) == queue_share{1, wide_fraction(5)});  // cpu 1/5; gpu does not count
+  CHECK(t.exact_share(1) == queue_share{2, wide_fraction(5)});
   CHECK(t.compare_queues(0, 1) < 0);
 }
 
@@ -646,4 +648,23 @@ TEST_CASE("queue: a job's elastic resources are what it holds beyond its minReso
   CHECK(*q == "a");
   CHECK(book.sum("a").get(quota::resources::nvidia_gpu) == 0);
   CHECK(book.remove("a-1") == nullptr);  // already out
+}
+
+TEST_CASE("queue: shares compare exactly where allocated x deserved passes 128 bits") {
+  // deserved = w L with 128-bit terms (weights add up beyond 64 bits); a share
+  // is allocated / deserved, and comparing two multiplies three terms
+  using quota::detail::int128;
+  const int128 big = static_cast<int128>(INT64_MAX) * INT64_MAX;  // ~2^126
+  const queue_share a{INT64_MAX, wide_fraction(big, big - 1)};
+  const queue_share b{INT64_MAX - 1, wide_fraction(big - 2, big - 1)};
+  const queue_share c{INT64_MAX, wide_fraction(big - 1, big - 2)};
+  auto exact = [](const queue_share& s) { return rational(s.allocated) / to_rational(s.deserved); };
+  for (const auto& [x, y] : {std::pair{a, b}, std::pair{b, a}, std::pair{a, c}, std::pair{c, b}, std::pair{a, a}}) {
+    CHECK(std::is_lt(x <=> y) == (exact(x) < exact(y)));
+    CHECK((x == y) == (exact(x) == exact(y)));
+  }
+  CHECK(queue_share{} < queue_share{1, wide_fraction(big)});  // the share 0 is below any positive one
+  CHECK(queue_share{2, wide_fraction(4)} == queue_share{1, wide_fraction(2)});
+  CHECK(queue_share{-1, wide_fraction(2)} < queue_share{});
+  CHECK(queue_share{3, wide_fraction(2)}.to_double() == 1.5);
 }

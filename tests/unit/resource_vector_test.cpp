@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <quota/big_int.hpp>
 #include <quota/resource_vector.hpp>
 
 #include <random>

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include <quota/detail/volcano_elastic.hpp>
+#include <quota/big_int.hpp>
 #include <quota/queue_tree_json.hpp>
 
 #include "../model_registry.hpp"
@@ -139,7 +140,7 @@ inline void to_json(json& j, const volcano_sim_policy& p) {
       if (t.real_capability(q, d) != quota::detail::queue_unlimited) e["realCapability"][r] = t.real_capability(q, d);
       e["deserved"][r] = t.deserved_floor(q, d);
       if (t.deserved_ceil(q, d) != t.deserved_floor(q, d)) e["deservedCeil"][r] = t.deserved_ceil(q, d);
-      const auto exact = t.deserved_exact(q, d);
+      const auto exact = to_rational(t.deserved_exact(q, d));
       if (denominator(exact) == 1)
         e["deservedExact"][r] = t.deserved_floor(q, d);
       else
