@@ -278,9 +278,12 @@ TEST_CASE("scenario: a model's problems with a job keep the job's own path", "[q
   }
 }
 
-TEST_CASE("scenario: queries answer yunikorn headroom and can_run_app, a volcano queue's share and a what-if",
-          "[quota-sim][setup][query]") {
-  for (const char* name : {"yunikorn_queries.json", "volcano_queries.json", "what_if_allows.json"}) {
+TEST_CASE(
+    "scenario: queries answer yunikorn headroom and can_run_app, a volcano queue's share, a nos quota's "
+    "over-quota standing and a what-if",
+    "[quota-sim][setup][query]") {
+  for (const char* name :
+       {"yunikorn_queries.json", "volcano_queries.json", "nos_queries.json", "what_if_allows.json"}) {
     INFO(name);
     const run_result r = replay(example(name));
     CHECK(r.failures.empty());
@@ -350,5 +353,14 @@ TEST_CASE("scenario: a query's unknown model, question or argument is an error w
     FAIL("a query about an unknown Volcano queue accepted");
   } catch (const quota::validation_error& e) {
     CHECK(paths_of(e) == std::vector<std::string>{"$.expect[0].query.queue.name"});
+  }
+  json n = example("nos_queries.json");
+  n["expect"][1]["query"]["quota"]["name"] = "d";
+  scenario sn = load_scenario(n);
+  try {
+    (void)build_models(sn);
+    FAIL("a query about an unknown ElasticQuota accepted");
+  } catch (const quota::validation_error& e) {
+    CHECK(paths_of(e) == std::vector<std::string>{"$.expect[1].query.quota.name"});
   }
 }
