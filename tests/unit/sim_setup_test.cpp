@@ -2,8 +2,10 @@
 // quota-sim's set-up of a scenario (docs/scenario-format.md "Initial state",
 // "Expected errors", reload options): jobs running at time 0 are committed
 // without an admission check, Kueue's Evicted mark orders its victims, a file
-// or a reload event may expect to be refused, and a reload that omits
-// options keeps those in force.
+// or a reload event may expect to be refused, a reload that omits
+// options keeps those in force, and an expectation's query (a model's
+// question with arguments, or a what-if job) is checked at load time and
+// answered at its instant.
 #include <quota_catch.hpp>
 
 #include <algorithm>
@@ -273,5 +275,92 @@ TEST_CASE("scenario: a model's problems with a job keep the job's own path", "[q
     FAIL("the job's queue was accepted");
   } catch (const quota::validation_error& e) {
     CHECK(paths_of(e) == std::vector<std::string>{"$.jobs[0].queue"});
+  }
+}
+
+TEST_CASE(
+    "scenario: queries answer yunikorn headroom and can_run_app, a volcano queue's share, a nos quota's "
+    "over-quota standing and a what-if",
+    "[quota-sim][setup][query]") {
+  for (const char* name :
+       {"yunikorn_queries.json", "volcano_queries.json", "nos_queries.json", "what_if_allows.json"}) {
+    INFO(name);
+    const run_result r = replay(example(name));
+    CHECK(r.failures.empty());
+  }
+  // a wrong answer is a failure naming the expectation, the question and both values
+  json doc = example("yunikorn_queries.json");
+  doc["expect"][0]["equals"]["cpu"] = 5000;  // sue's headroom is 6 vcore
+  doc["expect"][5]["equals"] = true;         // sue runs 2 of her 2 applications
+  doc["expect"][2]["equals"] = 30000;        // carl's 8 vcore count against dev's 30
+  const run_result r = replay(doc);
+  REQUIRE(r.failures.size() == 3);
+  CHECK(r.failures[0].path == "$.expect[0]");
+  CHECK(r.failures[0].at_ms == 600'000);
+  CHECK(r.failures[0].expected == R"(yunikorn_limits headroom == {"cpu":5000,"memory":150000000000})");
+  CHECK(r.failures[0].actual == R"({"cpu":6000,"memory":150000000000})");
+  CHECK(r.failures[1].path == "$.expect[2]");
+  CHECK(r.failures[1].actual == "22000");
+  CHECK(r.failures[2].path == "$.expect[5]");
+  CHECK(r.failures[2].actual == "false");
+  // the what-if job is not committed: asking twice gives the same answer, and the replay is unchanged
+  json w = example("what_if_allows.json");
+  w["expect"].push_back(w["expect"][1]);
+  const run_result again = replay(w);
+  CHECK(again.failures.empty());
+  CHECK(again.report["jobs"] == replay(example("what_if_allows.json")).report["jobs"]);
+}
+
+TEST_CASE("scenario: a query's unknown model, question or argument is an error with its JSON path",
+          "[quota-sim][setup][query]") {
+  json doc = example("yunikorn_queries.json");
+  doc["expect"] = json::parse(R"([
+    {"query": {"model": "kueue", "headroom": {"user": "sue", "queue": "root.team-a"}}, "equals": 1},
+    {"query": {"model": "volcano", "queue": {"name": "x"}}, "equals": 1},
+    {"query": {"model": "yunikorn_limits", "room": {}}, "equals": 1},
+    {"query": {"model": "yunikorn_limits", "headroom": {"user": "sue", "queues": "a"}}, "equals": 1},
+    {"query": {"model": "yunikorn_limits", "headroom": {"user": "sue", "queue": "root.team-a"}}},
+    {"query": {"allows": {"request": {"cpu": "1"}, "colour": "red"}}, "equals": 1},
+    {"query": {"allows": {"id": "s1", "request": {"cpu": "1"}}}, "equals": 1},
+    {"query": {"allows": {"request": {"cpu": "1"}}}, "job": "s1", "equals": 1},
+    {"query": {"allows": {"request": {"cpu": "1"}}}, "pointer": "allowed"}
+  ])");
+  try {
+    (void)load_scenario(doc);
+    FAIL("bad queries accepted");
+  } catch (const quota::validation_error& e) {
+    CHECK(paths_of(e) ==
+          std::vector<std::string>{
+              "$.expect[0].query.model", "$.expect[1].query.model", "$.expect[2].query.room", "$.expect[2].query",
+              "$.expect[3].query.headroom.queues", "$.expect[3].query.headroom.queue", "$.expect[4].equals",
+              "$.expect[5].query.allows.colour", "$.expect[7]", "$.expect[8].pointer", "$.expect[6].query.allows.id"});
+  }
+  // a queue the model does not have is found with the model's configuration, before the replay
+  json q = example("yunikorn_queries.json");
+  q["expect"][0]["query"]["headroom"]["queue"] = "root.team-b";
+  scenario sc = load_scenario(q);
+  try {
+    (void)build_models(sc);
+    FAIL("a query at an unknown queue accepted");
+  } catch (const quota::validation_error& e) {
+    CHECK(paths_of(e) == std::vector<std::string>{"$.expect[0].query.headroom.queue"});
+  }
+  json v = example("volcano_queries.json");
+  v["expect"][0]["query"]["queue"]["name"] = "medium";
+  scenario sv = load_scenario(v);
+  try {
+    (void)build_models(sv);
+    FAIL("a query about an unknown Volcano queue accepted");
+  } catch (const quota::validation_error& e) {
+    CHECK(paths_of(e) == std::vector<std::string>{"$.expect[0].query.queue.name"});
+  }
+  json n = example("nos_queries.json");
+  n["expect"][1]["query"]["quota"]["name"] = "d";
+  scenario sn = load_scenario(n);
+  try {
+    (void)build_models(sn);
+    FAIL("a query about an unknown ElasticQuota accepted");
+  } catch (const quota::validation_error& e) {
+    CHECK(paths_of(e) == std::vector<std::string>{"$.expect[1].query.quota.name"});
   }
 }

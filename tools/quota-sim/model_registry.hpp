@@ -41,6 +41,11 @@ struct model_instance {
   /// Kueue: marks a running job's workload Evicted (a job running at the
   /// start with "evicted": true); unset for models without that mark.
   std::function<void(any_policy&, const job&)> mark_evicted;
+  /// The answer to a query expectation's question to this model
+  /// (query_questions() lists them), read on the engine's copy of the policy
+  /// at the expectation's instant without changing it; unset for models
+  /// without questions.
+  std::function<json(const any_policy&, const query_spec&)> query;
 };
 
 using model_factory = std::function<model_instance(const policy_spec&, scenario&)>;
@@ -65,7 +70,7 @@ inline std::map<std::string, model_kind>& model_kinds() {
 /// A model instance whose introspection is the model's to_json.
 template <class M>
 model_instance instance_of(M model) {
-  model_instance mi{any_policy(std::move(model)), {}, {}, {}, {}, {}};
+  model_instance mi{any_policy(std::move(model)), {}, {}, {}, {}, {}, {}};
   mi.introspect = [](const any_policy& p) {
     json j;
     if (const M* m = p.target<M>()) to_json(j, *m);  // found by ADL in the model's *_json.hpp

@@ -112,10 +112,38 @@ struct event_spec {
   bool refused = false;
 };
 
+/// A question an expectation asks at its instant (docs/scenario-format.md,
+/// "Queries"): a question with arguments to one composed model
+/// (yunikorn_limits headroom and can_run_app, a volcano queue's share and
+/// overused, an elastic_quota quota's over-quota standing), or `allows`, the composed
+/// engine's answer for a described job that is not in the scenario.
+struct query_spec {
+  std::string model;     // the model's kind; empty for allows
+  std::string question;  // headroom, can_run_app, allows
+  // headroom, can_run_app: the identity and the queue (qualified with root.)
+  std::string user;
+  std::vector<std::string> groups;
+  std::string queue;  // volcano queue, elastic_quota quota: the name asked about
+  std::string app;    // can_run_app: the application (empty: a new one)
+  job_spec job;       // allows: the described job
+  std::string path;   // where the query was written ($.expect[0].query)
+};
+
+/// The questions a query may ask each model kind, and the arguments each takes.
+[[nodiscard]] inline const std::map<std::string, std::map<std::string, std::vector<std::string>>>& query_questions() {
+  static const std::map<std::string, std::map<std::string, std::vector<std::string>>> q{
+      {"elastic_quota", {{"quota", {"name"}}}},
+      {"volcano", {{"queue", {"name"}}}},
+      {"yunikorn_limits",
+       {{"headroom", {"user", "groups", "queue"}}, {"can_run_app", {"user", "groups", "queue", "app"}}}}};
+  return q;
+}
+
 struct expectation {
   std::int64_t at_ms = 0;  // INT64_MAX: at the end
   std::string path;        // where it was written, for messages
   json body;
+  std::optional<query_spec> query;
 };
 
 /// What a policy does with running work when a reload lowers its quota
@@ -436,6 +464,125 @@ inline void read_error_expectations(reader& r, const json& obj, const std::strin
     out.push_back(std::move(x));
   }
 }
+
+/// Whether `v` (a string) is a JSON pointer nlohmann accepts.
+[[nodiscard]] inline bool valid_pointer(const json& v) {
+  try {
+    (void)json::json_pointer(v.get<std::string>());
+    return true;
+  } catch (const json::exception&) {
+    return false;
+  }
+}
+
+/// The query of an expectation at `path` (docs/scenario-format.md, "Queries"):
+/// {"model": kind, question: {args}} or {"allows": {job}}. Problems go to `r`.
+inline std::optional<query_spec> read_query(reader& r, const json& q, const std::string& path, scenario& sc,
+                                            diagnostics& diag, const input_limits& lim) {
+  if (!q.is_object()) {
+    r.problem(path, "expected {\"model\": \"<kind>\", \"<question>\": {...}} or {\"allows\": {job}}");
+    return std::nullopt;
+  }
+  query_spec out;
+  out.path = "$." + path;
+  if (q.contains("allows")) {
+    check_keys(r, q, path, {"allows"});
+    out.question = "allows";
+    const std::string p = join_path(path, "allows");
+    const json& jj = q["allows"];
+    if (!jj.is_object()) {
+      r.problem(p, "expected a job: {\"request\": {...}, \"queue\": ..., \"user\": ...}");
+      return std::nullopt;
+    }
+    check_keys(r, jj, p,
+               {"id", "namespace", "queue", "user", "groups", "priority", "priority_class", "pods", "min_pods",
+                "request", "preemptible"});
+    job_spec& js = out.job;
+    js.id = "what-if";
+    if (jj.contains("id")) r.name(jj, "id", js.id, p, false, lim.max_name_bytes);
+    if (jj.contains("namespace")) r.name(jj, "namespace", js.ns, p, false, lim.max_name_bytes);
+    if (jj.contains("queue")) r.name(jj, "queue", js.queue, p, false, lim.max_name_bytes);
+    if (jj.contains("user")) r.name(jj, "user", js.user, p, false, lim.max_name_bytes);
+    r.get(jj, "groups", js.groups, p);
+    r.get(jj, "priority", js.priority, p);
+    r.get(jj, "priority_class", js.priority_class, p);
+    if (r.get(jj, "pods", js.pods, p) && (js.pods < 1 || js.pods > lim.max_pods)) {
+      r.problem(join_path(p, "pods"), "expected 1 to " + std::to_string(lim.max_pods) + " (the pod limit of a job)");
+      js.pods = 1;
+    }
+    js.min_pods = js.pods;
+    if (r.get(jj, "min_pods", js.min_pods, p) && (js.min_pods < 1 || js.min_pods > js.pods)) {
+      r.problem(join_path(p, "min_pods"), "expected 1..pods");
+      js.min_pods = js.pods;
+    }
+    r.get(jj, "preemptible", js.preemptible, p);
+    if (!jj.contains("request")) r.problem(join_path(p, "request"), "is required");
+    js.per_pod =
+        parse_resource_list(jj.value("request", json::object()), sc.registry, "$." + join_path(p, "request"), &diag);
+    for (const auto& e : js.per_pod)
+      if (e.value > std::numeric_limits<amount>::max() / js.pods) {
+        r.problem(join_path(join_path(p, "request"), std::string(sc.registry.name(e.id))),
+                  "times " + std::to_string(js.pods) + " pods does not fit a 64-bit amount");
+        break;
+      }
+    return out;
+  }
+  if (!q.contains("model") || !q["model"].is_string()) {
+    r.problem(join_path(path, "model"), "is required: the kind of a composed model (or ask \"allows\")");
+    return std::nullopt;
+  }
+  out.model = q["model"].get<std::string>();
+  const auto& all = query_questions();
+  const auto kind = all.find(out.model);
+  if (kind == all.end()) {
+    std::string kinds;
+    for (const auto& [k, v] : all) kinds += (kinds.empty() ? "" : ", ") + k;
+    r.problem(join_path(path, "model"), "no questions for model '" + out.model + "' (queries ask " + kinds +
+                                            "; a model's state is read with model and pointer)");
+    return std::nullopt;
+  }
+  if (std::none_of(sc.policies.begin(), sc.policies.end(),
+                   [&](const policy_spec& ps) { return ps.model == out.model; }))
+    r.problem(join_path(path, "model"), "no " + out.model + " policy in policies");
+  std::string names;
+  for (const auto& [question, args] : kind->second) names += (names.empty() ? "" : ", ") + question;
+  for (auto it = q.begin(); it != q.end(); ++it) {
+    if (it.key() == "model") continue;
+    const auto question = kind->second.find(it.key());
+    if (question == kind->second.end()) {
+      r.problem(join_path(path, it.key()), "unknown question for " + out.model + " (expected one of " + names + ")");
+      continue;
+    }
+    if (!out.question.empty()) {
+      r.problem(join_path(path, it.key()), "one question per query (already asking " + out.question + ")");
+      continue;
+    }
+    out.question = it.key();
+    const std::string p = join_path(path, it.key());
+    const json& a = it.value();
+    if (!a.is_object()) {
+      r.problem(p, "expected the question's arguments: {\"user\": ..., \"groups\": [...], \"queue\": ...}");
+      continue;
+    }
+    for (auto k = a.begin(); k != a.end(); ++k)
+      if (std::find(question->second.begin(), question->second.end(), k.key()) == question->second.end()) {
+        std::string want;
+        for (const auto& n : question->second) want += (want.empty() ? "" : ", ") + n;
+        r.problem(join_path(p, k.key()), "unknown argument of " + out.question + " (expected " + want + ")");
+      }
+    if (out.model == "yunikorn_limits") {
+      r.name(a, "user", out.user, p, true, lim.max_name_bytes);
+      r.get(a, "groups", out.groups, p);
+      r.name(a, "queue", out.queue, p, true, lim.max_name_bytes);
+      if (a.contains("app")) r.name(a, "app", out.app, p, false, lim.max_name_bytes);
+    } else {
+      r.name(a, "name", out.queue, p, true, lim.max_name_bytes);
+    }
+  }
+  if (out.question.empty()) r.problem(path, "expected a question for " + out.model + " (one of " + names + ")");
+  return out;
+}
+
 }  // namespace detail
 
 /// The id of an error as its message carries it ("[quota.state_error.501] ..."
@@ -934,15 +1081,17 @@ inline scenario load_scenario(const json& doc, diagnostics& out, const input_lim
         }
         detail::check_keys(r, xj, p,
                            {"at", "job", "state", "reason", "tenant", "usage", "admitted", "pending", "preemptions",
-                            "model", "pointer", "equals", "victims", "node", "note"});
+                            "model", "pointer", "equals", "victims", "node", "note", "query"});
         expectation x;
         x.at_ms = end_of_time;
         if (xj.contains("at")) r.duration(xj, "at", x.at_ms, p, false, true);
         x.path = "$." + p;
         x.body = xj;
         const bool has_subject = xj.contains("job") || xj.contains("tenant") || xj.contains("admitted") ||
-                                 xj.contains("pending") || xj.contains("preemptions") || xj.contains("model");
-        if (!has_subject) r.problem(p, "an expectation needs job, tenant, model, admitted, pending or preemptions");
+                                 xj.contains("pending") || xj.contains("preemptions") || xj.contains("model") ||
+                                 xj.contains("query");
+        if (!has_subject)
+          r.problem(p, "an expectation needs job, tenant, model, query, admitted, pending or preemptions");
         if (xj.contains("state")) {
           const auto st = xj["state"];
           if (!st.is_string() || (st != "pending" && st != "running" && st != "finished" && st != "preempted"))
@@ -952,8 +1101,17 @@ inline scenario load_scenario(const json& doc, diagnostics& out, const input_lim
           r.problem(join_path(p, "node"), "expected a node name, with job (the node all its pods run on)");
         if (xj.contains("usage"))
           (void)parse_resource_list(xj["usage"], sc.registry, "$." + join_path(p, "usage"), &diag);
-        if (xj.contains("model") && !xj.contains("pointer"))
+        if (xj.contains("query")) {
+          if (xj.contains("model") || xj.contains("job") || xj.contains("tenant"))
+            r.problem(p, "a query is an expectation of its own: leave out model, job and tenant");
+          else if (!xj.contains("equals") && !xj.contains("pointer"))
+            r.problem(join_path(p, "equals"), "is required with query (or pointer, to ask that the answer holds it)");
+          x.query = detail::read_query(r, xj["query"], join_path(p, "query"), sc, diag, lim);
+        } else if (xj.contains("model") && !xj.contains("pointer")) {
           r.problem(join_path(p, "pointer"), "is required with model (a JSON pointer into the model's state)");
+        }
+        if (xj.contains("pointer") && (!xj["pointer"].is_string() || !detail::valid_pointer(xj["pointer"])))
+          r.problem(join_path(p, "pointer"), "expected a JSON pointer (\"\" or \"/key/0\")");
         sc.expectations.push_back(std::move(x));
       }
   }
@@ -1015,6 +1173,10 @@ inline scenario load_scenario(const json& doc, diagnostics& out, const input_lim
     if (!copies_skipped && x.body.contains("job") && x.body["job"].is_string() &&
         !ids.count(x.body["job"].get<std::string>()))
       diag.add(x.path + ".job", "unknown job '" + x.body["job"].get<std::string>() + "'");
+  for (const auto& x : sc.expectations)
+    if (!copies_skipped && x.query && x.query->question == "allows" && ids.count(x.query->job.id))
+      diag.add(x.query->path + ".allows.id",
+               "job '" + x.query->job.id + "' is in the scenario: a what-if asks about a job that is not");
 
   // deterministic order of jobs: submission time, then file order (stable)
   std::stable_sort(sc.jobs.begin(), sc.jobs.end(),

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <quota/explain.hpp>
+
 #include "simulator_impl.hpp"
 
 namespace quota::sim::detail {
@@ -182,6 +184,25 @@ inline void simulator_impl::check(const expectation& x, std::vector<failed_expec
     if (preemptions_ != b["preemptions"].get<std::int64_t>())
       fail("preemptions " + b["preemptions"].dump(), std::to_string(preemptions_));
   }
+  if (x.query) {
+    const query_spec& q = *x.query;
+    const std::string what = q.question == "allows" ? "allows " + q.job.id : q.model + " " + q.question;
+    json answer;
+    try {
+      answer = answer_query(q);
+    } catch (const error& e) {
+      fail(what + " answered", std::string("error: ") + e.what());
+      return;
+    }
+    const std::string pointer = b.value("pointer", std::string());
+    const json::json_pointer ptr(pointer);
+    if (!answer.contains(ptr)) {
+      fail(what + pointer + " present", "absent in " + answer.dump());
+      return;
+    }
+    if (b.contains("equals") && answer.at(ptr) != b["equals"])
+      fail(what + pointer + " == " + b["equals"].dump(), answer.at(ptr).dump());
+  }
   if (b.contains("model")) {
     const std::string name = b["model"].get<std::string>();
     std::optional<std::size_t> which;
@@ -202,6 +223,36 @@ inline void simulator_impl::check(const expectation& x, std::vector<failed_expec
     if (b.contains("equals") && state.at(ptr) != b["equals"])
       fail(name + b["pointer"].get<std::string>() + " == " + b["equals"].dump(), state.at(ptr).dump());
   }
+}
+
+inline json simulator_impl::answer_query(const query_spec& q) const {
+  if (q.question == "allows") {
+    // the described job as the replay would submit it now, asked of every model
+    job j;
+    j.id = q.job.id;
+    j.ns = q.job.ns;
+    j.queue = q.job.queue;
+    j.user = q.job.user;
+    j.groups = q.job.groups;
+    j.priority_class = q.job.priority_class;
+    j.priority = q.job.priority;
+    j.pods = q.job.pods;
+    j.min_pods = q.job.min_pods;
+    j.created_ms = now_;
+    j.preemptible = q.job.preemptible;
+    for (const auto& e : q.job.per_pod) j.request.set(e.id, quota::detail::checked_mul<amount>(e.value, q.job.pods));
+    const explanation x = engine_.explain(j);
+    json reasons = json::array();
+    for (const auto& m : x.models)
+      for (const auto& r : m.verdict.reasons())
+        reasons.push_back(std::string(r.model) + "." + std::string(r.rule) +
+                          (r.entity.empty() ? std::string() : " [" + r.entity + "]"));
+    return json{{"allowed", x.allowed()}, {"reasons", std::move(reasons)}};
+  }
+  for (std::size_t i = models_.size(); i-- > 0;)
+    if (i < sc_.policies.size() && sc_.policies[i].model == q.model && models_[i].query)
+      return models_[i].query(engine_.model(i), q);
+  throw state_error(error_id::state_conflict, "no " + q.model + " model answers " + q.question);
 }
 
 }  // namespace quota::sim::detail

@@ -152,6 +152,7 @@ inline void simulator_impl::reload_policy(const event_spec& ev) {
     engine_.model(i) = std::move(m.policy);
   }
   models_[i].introspect = std::move(m.introspect);
+  models_[i].query = std::move(m.query);
   policy_now_[i] = std::move(spec);
   freed_ = true;  // a raised quota may admit pending jobs: a full pass
   ++reloads_;

@@ -408,6 +408,8 @@ class simulator_impl {
   static std::string wait_text_of(const json& totals, const char* p) { return totals["wait"][p].get<std::string>(); }
   // Every model's introspection, by policy name.
   [[nodiscard]] json introspect_models() const;
+  // The answer to an expectation's query at this instant (sim_invariants.hpp).
+  [[nodiscard]] json answer_query(const query_spec& q) const;
   static std::int64_t percentile(std::vector<std::int64_t> v, int p);
 
   json report(const std::vector<failed_expectation>& failures);

@@ -9,6 +9,7 @@
 // the quota.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 
@@ -94,6 +95,38 @@ inline void to_json(json& j, const sim_elastic_quota& m) {
   }
 }
 
+/// A quota's over-quota standing, per resource of its min, named as in to_json:
+/// {"over_quota_used": max(0, used - min), "guaranteed_over_quota": its share
+/// of the pool, "over_quota_pool": sum over quotas of weight x max(0, min - used),
+/// the unused guaranteed quota nos shares out in proportion to min}.
+inline json elastic_quota_answer(const any_policy& current, const query_spec& q) {
+  const auto* m = current.target<sim_elastic_quota>();
+  if (!m) throw state_error(error_id::state_conflict, "elastic_quota query: not an elastic_quota model");
+  const auto& s = m->set();
+  auto name_of = [](resource_id id) {
+    const auto n = resources::well_known_name(id);
+    return n.empty() ? "#" + std::to_string(id) : std::string(n);
+  };
+  for (std::uint32_t i = 0; i < s.size(); ++i) {
+    if (s.spec(i).name != q.queue) continue;
+    json out{{"over_quota_used", json::object()},
+             {"guaranteed_over_quota", json::object()},
+             {"over_quota_pool", json::object()}};
+    for (const auto& r : s.spec(i).min) {
+      amount pool = 0;
+      for (std::uint32_t k = 0; k < s.size(); ++k) {
+        const amount mk = s.spec(k).min.get(r.id), uk = s.used(k).get(r.id);
+        if (mk > uk) pool = quota::detail::checked_add(pool, quota::detail::checked_mul(mk - uk, amount{s.weight(k)}));
+      }
+      out["over_quota_used"][name_of(r.id)] = s.over_quota_used(i, r.id);
+      out["guaranteed_over_quota"][name_of(r.id)] = s.guaranteed_over_quota(i, r.id);
+      out["over_quota_pool"][name_of(r.id)] = pool;
+    }
+    return out;
+  }
+  throw state_error(error_id::state_conflict, "elastic_quota query: no quota " + q.queue);
+}
+
 inline void register_elastic_quota_model(std::map<std::string, model_kind>& kinds) {
   kinds["elastic_quota"] = model_kind{
       "nos ElasticQuota / CompositeElasticQuota: {\"objects\": List, \"options\": {\"upstream\", \"missing\", "
@@ -125,10 +158,20 @@ inline void register_elastic_quota_model(std::map<std::string, model_kind>& kind
         if (opt.upstream) opt.missing = elastic_missing_policy::upstream;
         // nos always computes a pod's GPU memory (the chart's GB per GPU by default)
         if (opt.upstream && gb_per_gpu == 0) gb_per_gpu = default_gb_per_gpu;
+        for (const auto& x : sc.expectations)
+          if (x.query && x.query->model == "elastic_quota" &&
+              std::none_of(specs.begin(), specs.end(),
+                           [&](const elastic_quota_spec& sp) { return sp.name == x.query->queue; }))
+            entry.add(x.query->path + ".quota.name", "no ElasticQuota '" + x.query->queue + "' in the model");
+        entry.throw_if_any();
         elastic_quota_set set(std::move(specs), opt, nullptr);
-        if (gb_per_gpu == 0) return instance_of(sim_elastic_quota(std::move(set)));
-        return instance_of(sim_elastic_quota(std::move(set), std::make_shared<const resource_registry>(sc.registry),
-                                             gb_per_gpu, opt.upstream ? mig_name_match::nos : mig_name_match::exact));
+        model_instance mi = gb_per_gpu == 0
+                                ? instance_of(sim_elastic_quota(std::move(set)))
+                                : instance_of(sim_elastic_quota(
+                                      std::move(set), std::make_shared<const resource_registry>(sc.registry),
+                                      gb_per_gpu, opt.upstream ? mig_name_match::nos : mig_name_match::exact));
+        mi.query = [](const any_policy& current, const query_spec& q) { return elastic_quota_answer(current, q); };
+        return mi;
       },
       [](const std::vector<std::string>& tenants, const resource_vector& capacity, const resource_registry& reg) {
         const auto [gpu, unit] = gpu_dimension(capacity, reg);

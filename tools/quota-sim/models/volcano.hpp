@@ -198,10 +198,35 @@ inline model_instance volcano_make(const policy_spec& ps, scenario& sc) {
       entry.add("$.jobs[" + std::to_string(i) + "].queue",
                 "job '" + js.id + "': no Volcano Queue '" + js.queue + "' in the volcano model");
   }
+  for (const auto& x : sc.expectations)
+    if (x.query && x.query->model == "volcano" && std::find(names.begin(), names.end(), x.query->queue) == names.end())
+      entry.add(x.query->path + ".queue.name", "no Volcano Queue '" + x.query->queue + "' in the volcano model");
   entry.throw_if_any();
   for (const auto& w : tree->warnings()) sc.warnings.push_back({ps.path + ".objects: " + w.path, w.message});
   volcano_sim_policy pol(std::move(*tree), sc.registry, enqueue_gate, factor_milli, 1000);
-  return instance_of(std::move(pol));
+  model_instance mi = instance_of(std::move(pol));
+  // a queue's share (Volcano's updateQueueAttrShare: the largest allocated /
+  // deserved; exact, and as 6 decimals) and overused (deserved <= allocated)
+  mi.query = [](const any_policy& current, const query_spec& q) -> json {
+    const auto* p = current.target<volcano_sim_policy>();
+    if (!p) throw state_error(error_id::state_conflict, "volcano query: not a volcano model");
+    const auto& t = p->tree();
+    const auto i = t.index(q.queue);
+    // allocated / deserved per resource with a positive deserved; a deserved
+    // that is a whole number (every queue gets its demand) is its floor
+    rational share = 0;
+    for (std::size_t d = 0; d < t.dims().size(); ++d) {
+      const rational des =
+          t.deserved_floor(i, d) == t.deserved_ceil(i, d) ? rational(t.deserved_floor(i, d)) : t.deserved_exact(i, d);
+      if (des <= 0) continue;
+      const rational v = rational(t.allocated(i, d)) / des;
+      if (v > share) share = v;
+    }
+    json exact = denominator(share) == 1 ? json(numerator(share).str())
+                                         : json(numerator(share).str() + "/" + denominator(share).str());
+    return json{{"share", decimal_string(share, 6)}, {"shareExact", std::move(exact)}, {"overused", t.overused(i)}};
+  };
+  return mi;
 }
 
 /// One Queue per tenant, weight 1, guarantee = half an even share of the GPU dimension.

@@ -96,6 +96,14 @@ inline model_instance yunikorn_limits_make(const policy_spec& ps, scenario& sc) 
     if (js.user.empty())
       entry.add(jp + ".user", "job '" + js.id + "': no user (the yunikorn_limits model tracks usage per user)");
   }
+  // a query names a queue of the config (a leaf or a parent)
+  for (const auto& x : sc.expectations) {
+    if (!x.query || x.query->model != "yunikorn_limits" || x.query->queue.empty()) continue;
+    const std::string q = limits_policy::qualify(x.query->queue);
+    if (std::find(leaves.begin(), leaves.end(), q) == leaves.end() &&
+        std::find(parents.begin(), parents.end(), q) == parents.end())
+      entry.add(x.query->path + "." + x.query->question + ".queue", "no queue " + q + " in the yunikorn_limits config");
+  }
   entry.throw_if_any();
 
   sim_yunikorn_limits model(std::make_shared<const resource_registry>(reg));
@@ -109,6 +117,18 @@ inline model_instance yunikorn_limits_make(const policy_spec& ps, scenario& sc) 
     auto* p = current.target<sim_yunikorn_limits>();
     if (!p) throw state_error(error_id::state_conflict, "yunikorn_limits reload: not a yunikorn_limits model");
     p->policy().manager().reload(cfg);
+  };
+  // headroom and can_run_app of an identity at a queue, asked of a copy of
+  // the manager (a question may register the names it asks about)
+  mi.query = [reg = std::make_shared<const resource_registry>(sc.registry)](const any_policy& current,
+                                                                            const query_spec& q) -> json {
+    const auto* p = current.target<sim_yunikorn_limits>();
+    if (!p) throw state_error(error_id::state_conflict, "yunikorn_limits query: not a yunikorn_limits model");
+    limits_manager m(p->policy().manager());
+    const limits_identity id{q.user, q.groups};
+    const std::string queue = limits_policy::qualify(q.queue);
+    if (q.question == "headroom") return resource_amounts_to_json(m.headroom(queue, id), *reg);
+    return m.can_run_app(queue, q.app, id);
   };
   return mi;
 }
