@@ -601,6 +601,8 @@ class queue_tree {
         const auto g = fill_guarantee(q, d);
         const auto v = specs_[q].weight > 0 ? std::max(g, std::min(real_cap_[q * D_ + d], request(q, d))) : g;
         des_lo_[q * D_ + d] = des_hi_[q * D_ + d] = v;
+        des_num_[q * D_ + d] = v;  // exact: a whole amount
+        des_den_[q * D_ + d] = 1;
       }
       return;
     }

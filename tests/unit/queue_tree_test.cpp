@@ -626,6 +626,24 @@ TEST_CASE("queue: upstream share leaves out dimensions with deserved 0") {
   CHECK(t.compare_queues(0, 1) < 0);
 }
 
+TEST_CASE("queue: when every queue's demand fits, deserved is the demand and the share orders the queues") {
+  // updateShare divides allocated by deserved whether or not the cluster is
+  // contended: with room for every request, deserved = request, and the queue
+  // that holds more of its deserved goes later.
+  queue_tree t({gpu}, resource_vector{{gpu, 100}}, {qs("a", 1), qs("b", 1)});
+  t.set_pending("a", {{gpu, 2}});
+  t.set_pending("b", {{gpu, 6}});
+  t.allocate("ta", "a", {{gpu, 2}});  // a holds 2 of its 4
+  t.allocate("tb", "b", {{gpu, 2}});  // b holds 2 of its 8
+  t.compute_deserved();
+  REQUIRE(t.deserved_floor(0, 0) == 4);
+  REQUIRE(t.deserved_floor(1, 0) == 8);
+  CHECK(t.deserved_exact(0, 0) == wide_fraction(4));
+  CHECK(t.exact_share(0) == queue_share{2, wide_fraction(4)});
+  CHECK(t.exact_share(1) == queue_share{2, wide_fraction(8)});
+  CHECK(t.compare_queues(1, 0) < 0);  // b's share 1/4 is below a's 1/2
+}
+
 TEST_CASE("queue: a job's elastic resources are what it holds beyond its minResources, summed per queue") {
   quota::job j;
   j.id = "a-1";

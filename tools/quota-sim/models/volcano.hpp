@@ -212,12 +212,10 @@ inline model_instance volcano_make(const policy_spec& ps, scenario& sc) {
     if (!p) throw state_error(error_id::state_conflict, "volcano query: not a volcano model");
     const auto& t = p->tree();
     const auto i = t.index(q.queue);
-    // allocated / deserved per resource with a positive deserved; a deserved
-    // that is a whole number (every queue gets its demand) is its floor
+    // allocated / deserved per resource with a positive deserved
     rational share = 0;
     for (std::size_t d = 0; d < t.dims().size(); ++d) {
-      const rational des =
-          t.deserved_floor(i, d) == t.deserved_ceil(i, d) ? rational(t.deserved_floor(i, d)) : t.deserved_exact(i, d);
+      const rational des = to_rational(t.deserved_exact(i, d));
       if (des <= 0) continue;
       const rational v = rational(t.allocated(i, d)) / des;
       if (v > share) share = v;
