@@ -45,7 +45,7 @@ elastic_pod mk(int q, int i, amount g) {
 }
 
 void BM_elastic_admission_1000_quotas(benchmark::State& state) {
-  elastic_quota_set s(specs(1000, 40));
+  elastic_quota_model s(specs(1000, 40));
   for (int q = 0; q < 1000; ++q)
     for (int i = 0; i < 3; ++i) s.add_pod(mk(q, i, 10));
   const resource_vector req{{gm, 10}, {resources::cpu, 1000}};
@@ -58,7 +58,7 @@ void BM_elastic_admission_1000_quotas(benchmark::State& state) {
 BENCHMARK(BM_elastic_admission_1000_quotas);
 
 void BM_elastic_relabel_start_stop_10000(benchmark::State& state) {
-  elastic_quota_set s(specs(1, 50000));
+  elastic_quota_model s(specs(1, 50000));
   for (int i = 0; i < 10000; ++i) s.add_pod(mk(0, i, 10));  // 5,000 in-quota, 5,000 over
   std::vector<elastic_label_change> ch;
   ch.reserve(16);
@@ -74,7 +74,7 @@ void BM_elastic_relabel_start_stop_10000(benchmark::State& state) {
 BENCHMARK(BM_elastic_relabel_start_stop_10000)->Unit(benchmark::kMicrosecond);
 
 void BM_elastic_full_relabel_100000(benchmark::State& state) {
-  elastic_quota_set s(specs(1000, 500));
+  elastic_quota_model s(specs(1000, 500));
   for (int q = 0; q < 1000; ++q)
     for (int i = 0; i < 100; ++i) s.add_pod(mk(q, i, 10));
   std::vector<elastic_label_change> ch;
@@ -88,7 +88,7 @@ BENCHMARK(BM_elastic_full_relabel_100000)->Unit(benchmark::kMillisecond);
 
 void BM_elastic_victims_10000(benchmark::State& state) {
   // 10 quotas of min 1,000 GB; quota 0 idle, the others borrow heavily.
-  elastic_quota_set s(specs(10, 1000));
+  elastic_quota_model s(specs(10, 1000));
   for (int q = 1; q < 10; ++q)
     for (int i = 0; i < 1111; ++i) s.add_pod(mk(q, i, 1));
   const auto pre = mk(0, 0, 10);

@@ -73,7 +73,7 @@ void BM_budget_check_10000_tenants(benchmark::State& state) {
 BENCHMARK(BM_budget_check_10000_tenants);
 
 void BM_priority_class_check_10000_tenants(benchmark::State& state) {
-  priority_class_quota pq;
+  priority_class_quota_policy pq;
   limit_vector max;
   max.set(resources::nvidia_gpu, 8);
   resource_vector min;
@@ -102,16 +102,16 @@ void BM_sharing_pools_check_10000_tenants(benchmark::State& state) {
     }
     pools.push_back(std::move(s));
   }
-  sharing_pools sp(std::move(pools));
+  sharing_pools_policy sp(std::move(pools));
   fill(sp, "");
   run_checks(state, sp, probe_jobs(""));
 }
 BENCHMARK(BM_sharing_pools_check_10000_tenants);
 
 void BM_running_limits_check_10000_tenants(benchmark::State& state) {
-  running_limits rl;
-  for (int t = 0; t < tenants; ++t) rl.set_limit(running_limits::scope::queue, name(t), 10);
-  rl.set_default(running_limits::scope::user, 10);
+  running_limits_policy rl;
+  for (int t = 0; t < tenants; ++t) rl.set_limit(running_limits_policy::scope::queue, name(t), 10);
+  rl.set_default(running_limits_policy::scope::user, 10);
   fill(rl, "");
   run_checks(state, rl, probe_jobs(""));
 }

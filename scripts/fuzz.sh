@@ -42,20 +42,20 @@ done
 seeds_for() {
   case "$1" in
     quantity_fuzz) echo "$work/seeds/quantity" ;;
-    elastic_quota_json_fuzz) echo "examples/elastic_quota tests/data/elastic" ;;
-    queue_tree_json_fuzz) echo "examples/queues tests/data/queues" ;;
-    limits_json_fuzz) echo "examples/limits tests/data/limits" ;;
-    fair_share_json_fuzz) echo "examples/fair_share tests/data/fair_share" ;;
-    claims_json_fuzz) echo "examples/claims tests/data/claims" ;;
-    cluster_queue_json_fuzz) echo "examples/kueue tests/data/kueue" ;;
+    elastic_quota_json_fuzz) echo "examples/elastic_quota tests/data/elastic_quota" ;;
+    volcano_json_fuzz) echo "examples/volcano tests/data/volcano" ;;
+    yunikorn_limits_json_fuzz) echo "examples/yunikorn_limits tests/data/yunikorn_limits" ;;
+    kai_fair_share_json_fuzz) echo "examples/kai_fair_share tests/data/kai_fair_share" ;;
+    kai_claims_json_fuzz) echo "examples/kai_claims tests/data/kai_claims" ;;
+    kueue_json_fuzz) echo "examples/kueue tests/data/kueue" ;;
     running_limits_json_fuzz) echo "$work/seeds/running_limits" ;;
     scenario_fuzz) echo "examples/scenarios tests/scenarios tests/data/robustness" ;;
     openb_fuzz) echo "$work/seeds/openb" ;;
   esac
 }
 
-harnesses=(quantity_fuzz elastic_quota_json_fuzz queue_tree_json_fuzz limits_json_fuzz fair_share_json_fuzz
-  claims_json_fuzz cluster_queue_json_fuzz running_limits_json_fuzz scenario_fuzz openb_fuzz)
+harnesses=(quantity_fuzz elastic_quota_json_fuzz volcano_json_fuzz yunikorn_limits_json_fuzz kai_fair_share_json_fuzz
+  kai_claims_json_fuzz kueue_json_fuzz running_limits_json_fuzz scenario_fuzz openb_fuzz)
 [ -n "${QUOTA_FUZZ_ONLY:-}" ] && harnesses=("$QUOTA_FUZZ_ONLY")
 failed=0
 printf '%-26s %12s %8s %s\n' harness executions exec/s result

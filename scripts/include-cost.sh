@@ -5,7 +5,7 @@
 # the median CPU seconds (user + system) and the median peak memory in MB (from
 # /usr/bin/time -v when present), then the compiler, CPU, date and load average.
 #   scripts/include-cost.sh                 every public header, then fmt and nlohmann/json
-#   scripts/include-cost.sh quota/fair_share.hpp fmt/format.h     only these
+#   scripts/include-cost.sh quota/kai_fair_share.hpp fmt/format.h     only these
 # Environment: CXX (default c++, the bench preset's compiler), RUNS (default 5),
 # CXXFLAGS (added after -std=c++20 -O0).
 set -euo pipefail

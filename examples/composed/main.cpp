@@ -8,11 +8,11 @@
 #include <iostream>
 #include <string>
 
-#include <quota/claims_json.hpp>
+#include <quota/kai_claims_json.hpp>
 #include <quota/engine.hpp>
 #include <quota/fmt.hpp>
-#include <quota/limits_json.hpp>
-#include <quota/queue_tree_json.hpp>
+#include <quota/yunikorn_limits_json.hpp>
+#include <quota/volcano_json.hpp>
 
 int main() {
   try {
@@ -26,18 +26,18 @@ int main() {
                                                     reg);
     quota::resource_vector total;
     total.set(gpu, 16);
-    quota::queue_policy volcano(quota::queue_tree({gpu}, total, queues));  // owns its tree
+    quota::volcano_policy volcano(quota::volcano_model({gpu}, total, queues));  // owns its tree
 
     // YuniKorn: in queue root.research, every user may hold 4 GPUs
-    quota::limits_policy yunikorn(reg);  // owns its limits_manager
-    yunikorn.manager().reload(quota::load_limits_config(quota::json::parse(R"({"partitions": [{"name": "default",
+    quota::yunikorn_limits_policy yunikorn(reg);  // owns its yunikorn_limits_model
+    yunikorn.manager().reload(quota::load_yunikorn_limits_config(quota::json::parse(R"({"partitions": [{"name": "default",
       "queues": [{"name": "root", "queues": [
         {"name": "research", "limits": [{"limit": "per user", "users": ["*"], "maxresources": {"nvidia.com/gpu": 4}}]},
         {"name": "serving"}]}]}]})"),
                                                         reg));
 
     // KAI: a shared ResourceClaim owned by queue research (its queue label)
-    quota::claims_policy kai;  // owns its claim_model
+    quota::kai_claims_policy kai;  // owns its kai_claims_model
     quota::claim_spec claim;
     claim.ns = "ml";
     claim.name = "shared-gpus";
@@ -53,7 +53,7 @@ int main() {
     e.add(quota::any_policy(std::move(kai)));
 
     // One queue name for every model: Volcano's queue, YuniKorn's leaf
-    // (limits_policy qualifies "research" as "root.research"), KAI's queue label.
+    // (yunikorn_limits_policy qualifies "research" as "root.research"), KAI's queue label.
     auto job = [&](const std::string& id, const std::string& queue, const std::string& user, int gpus,
                    bool preemptible) {
       quota::job j;
@@ -81,9 +81,9 @@ int main() {
 
     // Introspection: each model's state as JSON, read from the engine's copies
     quota::json state;
-    if (const auto* y = e.model(1).target<quota::limits_policy>()) to_json(state["yunikorn_limits"], *y);
-    if (const auto* k = e.model(2).target<quota::claims_policy>()) to_json(state["kai_claims"], *k);
-    if (const auto* v = e.model(0).target<quota::queue_policy>()) {
+    if (const auto* y = e.model(1).target<quota::yunikorn_limits_policy>()) to_json(state["yunikorn_limits"], *y);
+    if (const auto* k = e.model(2).target<quota::kai_claims_policy>()) to_json(state["kai_claims"], *k);
+    if (const auto* v = e.model(0).target<quota::volcano_policy>()) {
       auto& q = state["volcano"];
       for (std::size_t i = 0; i < v->tree().size(); ++i)
         q[v->tree().spec(i).name] = {{"allocated_gpus", v->tree().allocated(i, 0)},

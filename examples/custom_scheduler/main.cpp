@@ -18,7 +18,7 @@
 // policy can be) and the library's running-job limits.
 #include <quota/engine.hpp>
 #include <quota/fmt.hpp>
-#include <quota/queue_tree.hpp>
+#include <quota/volcano.hpp>
 #include <quota/running_limits.hpp>
 
 #include <fmt/core.h>
@@ -124,13 +124,13 @@ int main() {
     nodes.push_back({"gpu-" + std::to_string(i), resource_vector{{resources::cpu, 64000}, {resources::nvidia_gpu, 8}}});
 
   // Volcano queues: prod has the higher Queue priority, so its head goes first
-  queue_spec research{"research", 1, {}, {}, true, queue_state::open, "", 0, 0};
-  queue_spec prod{"prod", 1, {}, {}, true, queue_state::open, "", 10, 0};
+  volcano_queue_spec research{"research", 1, {}, {}, true, volcano_queue_state::open, "", 0, 0};
+  volcano_queue_spec prod{"prod", 1, {}, {}, true, volcano_queue_state::open, "", 10, 0};
   resource_vector total{{resources::cpu, 128000}, {resources::nvidia_gpu, 16}};
-  queue_tree queues({resources::cpu, resources::nvidia_gpu}, total, {research, prod});
-  running_limits limits;
-  limits.set_limit(running_limits::scope::queue, "research", 2);
-  basic_engine<queue_policy, gpu_cap, running_limits> quotas(queue_policy(std::move(queues)),
+  volcano_model queues({resources::cpu, resources::nvidia_gpu}, total, {research, prod});
+  running_limits_policy limits;
+  limits.set_limit(running_limits_policy::scope::queue, "research", 2);
+  basic_engine<volcano_policy, gpu_cap, running_limits_policy> quotas(volcano_policy(std::move(queues)),
                                                              gpu_cap({{"research", 8}, {"prod", 12}}), limits);
 
   std::vector<pod_job> running, pending;
@@ -229,13 +229,13 @@ int main() {
 
   // when jobs end, they are released everywhere
   fmt::print("-- end: {} jobs admitted, {} waiting, research running {}\n", quotas.admitted_count(), pending.size(),
-             quotas.model<running_limits>().running(running_limits::scope::queue, "research"));
+             quotas.model<running_limits_policy>().running(running_limits_policy::scope::queue, "research"));
   for (auto& r : running) {
     quotas.release(r.spec.id);
     unplace(nodes, r);
   }
   fmt::print("all released: {} jobs admitted, research running {}, free GPUs {}+{}\n", quotas.admitted_count(),
-             quotas.model<running_limits>().running(running_limits::scope::queue, "research"),
+             quotas.model<running_limits_policy>().running(running_limits_policy::scope::queue, "research"),
              nodes[0].free.get(resources::nvidia_gpu), nodes[1].free.get(resources::nvidia_gpu));
   return 0;
 }

@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
   const std::string pod_file = argc > 2 ? argv[2] : dir + "/pods.json";
   try {
     resource_registry reg;
-    elastic_quota_set set(load_elastic_quotas(load_json_file(quota_file), reg), {}, &reg);
+    elastic_quota_model set(load_elastic_quotas(load_json_file(quota_file), reg), {}, &reg);
     const auto pods = load_elastic_pods(load_json_file(pod_file), reg);
     std::vector<elastic_label_change> ch;
     std::cout << "running pods:\n";

@@ -9,22 +9,21 @@
 #include <iostream>
 #include <string>
 
-#include <quota/cluster_queue_json.hpp>
-#include <quota/kueue_preemption.hpp>
+#include <quota/kueue_json.hpp>
+#include <quota/kueue.hpp>
 
 int main(int argc, char** argv) {
   using namespace quota;
-  using namespace quota::kueue;
-  try {
+    try {
     const std::string file = argc > 1 ? argv[1] : std::string(QUOTA_EXAMPLE_DIR) + "/objects.json";
     resource_registry reg;
     auto objs = load_kueue_objects(load_json_file(file), reg);
     kueue_model m(objs.config, reg);
     // queue order: priority first, then creation time
-    std::stable_sort(objs.workloads.begin(), objs.workloads.end(), [](const workload& a, const workload& b) {
+    std::stable_sort(objs.workloads.begin(), objs.workloads.end(), [](const kueue_workload& a, const kueue_workload& b) {
       return a.priority != b.priority ? a.priority > b.priority : a.created < b.created;
     });
-    admission_attempt at;
+    kueue_admission_attempt at;
     for (const auto& w : objs.workloads) {
       // Kueue's attempt: full counts (fit, or preemption with targets), then
       // partial admission down to minCount (fit, or preemption with targets)
@@ -47,7 +46,7 @@ int main(int argc, char** argv) {
       std::cout << out.dump(2) << "\n";
     }
     json shares = json::object();
-    for (node_index n = 0; n < m.forest().node_count(); ++n)
+    for (kueue_node_index n = 0; n < m.forest().node_count(); ++n)
       shares[m.forest().at(n).name] = m.forest().dominant_resource_share(n);
     std::cout << "dominant resource shares: " << shares.dump() << "\n";
     return 0;

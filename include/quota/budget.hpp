@@ -47,7 +47,7 @@ struct budget_config {
   std::int64_t start_ms = 0;
 };
 
-inline constexpr std::string_view budget_model = "budget";
+inline constexpr std::string_view budget_model_name = "budget";
 
 /// Where a job stands against its tenant's budget (what check decides, and why).
 struct budget_verdict {
@@ -73,7 +73,7 @@ class budget_policy {
     window_ = window_index(now_);
   }
 
-  [[nodiscard]] std::string_view policy_name() const noexcept { return budget_model; }
+  [[nodiscard]] std::string_view policy_name() const noexcept { return budget_model_name; }
   [[nodiscard]] const budget_config& config() const noexcept { return cfg_; }
   [[nodiscard]] std::int64_t now_ms() const noexcept { return now_; }
 
@@ -148,7 +148,7 @@ class budget_policy {
     if (v.fits) return decision::allow();
     if (cfg_.on_exhausted == budget_on_exhausted::admit_preemptible && j.preemptible) return decision::allow();
     const bool np = cfg_.on_exhausted == budget_on_exhausted::admit_preemptible;
-    return decision::deny(reason{budget_model, np ? "budget_exhausted_not_preemptible" : "budget_exhausted",
+    return decision::deny(reason{budget_model_name, np ? "budget_exhausted_not_preemptible" : "budget_exhausted",
                                  entity_of(j), cfg_.resource, resource_view(), v.need, v.committed, v.budget,
                                  "remaining " + std::to_string(v.budget - std::min(v.budget, v.committed)) +
                                      " resource-ms cannot cover the job's " + std::to_string(duration_of(j)) + " ms"});
@@ -240,7 +240,7 @@ class budget_policy {
     for (const auto& [id, r] : runs_)
       if (r.tenant == it->second && r.over_budget) c.emplace_back(r.seq, &id);
     std::sort(c.begin(), c.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-    for (const auto& [seq, id] : c) out.push_back(victim{*id, budget_model, "over_budget", entity_of(j)});
+    for (const auto& [seq, id] : c) out.push_back(victim{*id, budget_model_name, "over_budget", entity_of(j)});
   }
 
   /// When the job would be admitted with nothing changing but time.

@@ -108,7 +108,7 @@ struct queue_charge {
   resource_vector after;
 };
 
-/// The model charges queues beyond the jobs' requests (quota::claims_policy:
+/// The model charges queues beyond the jobs' requests (quota::kai_claims_policy:
 /// a shared claim's devices, once, to the owning queue). Each call lists only
 /// the queues whose charge would change; it changes nothing.
 /// * `charges_after_commit(j, out)`: what committing j would change;
@@ -156,7 +156,7 @@ struct shared_allocation {
   std::string node;
 };
 
-/// The model knows what jobs share on a node (quota::claims_policy: a
+/// The model knows what jobs share on a node (quota::kai_claims_policy: a
 /// claim's devices).
 /// * `shared_allocations(j, out)`: what j uses that is shared, each once;
 ///   the host takes `amount` from the node of the first running holder,

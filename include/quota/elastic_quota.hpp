@@ -118,17 +118,17 @@ struct elastic_label_change {
   friend bool operator==(const elastic_label_change&, const elastic_label_change&) = default;
 };
 
-inline constexpr std::string_view elastic_model = "elastic_quota";
+inline constexpr std::string_view elastic_quota_model_name = "elastic_quota";
 
 /// The set of elastic quotas of a cluster and the running pods they account.
-class elastic_quota_set {
+class elastic_quota_model {
  public:
   static constexpr std::uint32_t npos = std::numeric_limits<std::uint32_t>::max();
 
   // Each quota's label-ordered list points at pod states in pods_: a copy
   // points its lists at its own pods (a moved-from map keeps its nodes, so
   // moves need nothing).
-  elastic_quota_set(const elastic_quota_set& o)
+  elastic_quota_model(const elastic_quota_model& o)
       : opt_(o.opt_),
         reg_(o.reg_),
         quotas_(o.quotas_),
@@ -140,18 +140,18 @@ class elastic_quota_set {
     for (auto& q : quotas_)
       for (auto& p : q.running) p = &pods_.find(p->pod.name)->second;
   }
-  elastic_quota_set& operator=(const elastic_quota_set& o) {
+  elastic_quota_model& operator=(const elastic_quota_model& o) {
     if (this != &o) {
-      elastic_quota_set copy(o);
+      elastic_quota_model copy(o);
       *this = std::move(copy);
     }
     return *this;
   }
-  elastic_quota_set(elastic_quota_set&&) noexcept = default;
-  elastic_quota_set& operator=(elastic_quota_set&&) noexcept = default;
-  ~elastic_quota_set() = default;
+  elastic_quota_model(elastic_quota_model&&) noexcept = default;
+  elastic_quota_model& operator=(elastic_quota_model&&) noexcept = default;
+  ~elastic_quota_model() = default;
 
-  explicit elastic_quota_set(std::vector<elastic_quota_spec> specs, elastic_options opt = {},
+  explicit elastic_quota_model(std::vector<elastic_quota_spec> specs, elastic_options opt = {},
                              const resource_registry* reg = nullptr)
       : opt_(opt), reg_(reg) {
     diagnostics diag;
@@ -255,7 +255,7 @@ class elastic_quota_set {
     decision d;
     evaluate(q, request, q.used, total_used_,
              [&](std::string_view rule, resource_id id, amount requested, amount used, amount limit) {
-               d.add(reason{elastic_model, rule, q.spec.name, id, res_view(id), requested, used, limit, {}});
+               d.add(reason{elastic_quota_model_name, rule, q.spec.name, id, res_view(id), requested, used, limit, {}});
                return true;
              });
     return d;
@@ -472,7 +472,7 @@ class elastic_quota_set {
       return x.p->pod.name < y.p->pod.name;
     });
     for (const auto& c : cands)
-      out.push_back(victim{c.p->pod.name, elastic_model, c.rule, quotas_[c.p->quota].spec.name});
+      out.push_back(victim{c.p->pod.name, elastic_quota_model_name, c.rule, quotas_[c.p->quota].spec.name});
   }
 
   void victims(const elastic_pod& preemptor, std::vector<victim>& out) const {
@@ -519,7 +519,7 @@ class elastic_quota_set {
       if (fits_after(a, preemptor.request, used[a], total)) break;
       used[c.p->quota] -= c.p->pod.request;
       total -= scaled(c.p->pod.request, quotas_[c.p->quota].weight);
-      out.push_back(victim{c.p->pod.name, elastic_model, c.rule, quotas_[c.p->quota].spec.name});
+      out.push_back(victim{c.p->pod.name, elastic_quota_model_name, c.rule, quotas_[c.p->quota].spec.name});
     }
     if (!fits_after(a, preemptor.request, used[a], total)) out.resize(start);
   }
@@ -726,22 +726,22 @@ class elastic_quota_set {
 };
 
 /// quota::policy adapter: job.ns selects the quota, job.request is the pod
-/// request, job.id names the pod. It owns its elastic_quota_set (a copy of an
+/// request, job.id names the pod. It owns its elastic_quota_model (a copy of an
 /// adapter is an independent model). Order (quota/capabilities.hpp): one
 /// queue for every pod, higher priority first, then earlier creation, as
 /// nos's and capacity scheduling's queue sort.
 class elastic_quota_policy {
  public:
-  explicit elastic_quota_policy(elastic_quota_set set) : set_(std::move(set)) {}
-  [[nodiscard]] std::string_view policy_name() const noexcept { return elastic_model; }
+  explicit elastic_quota_policy(elastic_quota_model set) : set_(std::move(set)) {}
+  [[nodiscard]] std::string_view policy_name() const noexcept { return elastic_quota_model_name; }
   [[nodiscard]] decision check(const job& j) const { return set_.check(j.ns, j.request); }
   void commit(const job& j) { set_.add_pod(to_pod(j), nullptr); }
   void release(std::string_view id) { set_.remove_pod(id, nullptr); }
   void victims(const job& j, std::vector<victim>& out) const { set_.victims(to_pod(j), out); }
-  /// Node-level rule (quota/capabilities.hpp): elastic_quota_set::node_candidates.
+  /// Node-level rule (quota/capabilities.hpp): elastic_quota_model::node_candidates.
   void node_candidates(const job& j, std::vector<victim>& out) const { set_.node_candidates(to_pod(j), out); }
-  [[nodiscard]] elastic_quota_set& model() noexcept { return set_; }
-  [[nodiscard]] const elastic_quota_set& model() const noexcept { return set_; }
+  [[nodiscard]] elastic_quota_model& model() noexcept { return set_; }
+  [[nodiscard]] const elastic_quota_model& model() const noexcept { return set_; }
 
   [[nodiscard]] std::string_view pending_queue(const job&) const noexcept { return {}; }
   [[nodiscard]] std::weak_ordering compare_pending(const job& a, const job& b) const noexcept {
@@ -753,7 +753,7 @@ class elastic_quota_policy {
 
  private:
   static elastic_pod to_pod(const job& j) { return elastic_pod{j.id, j.ns, j.request, j.priority, j.created_ms}; }
-  elastic_quota_set set_;
+  elastic_quota_model set_;
 };
 static_assert(policy<elastic_quota_policy>);
 static_assert(order_aware<elastic_quota_policy>);

@@ -41,7 +41,7 @@ inline resource_vector elastic_container_requests(const json& c, resource_regist
 
 /// ElasticQuota and CompositeElasticQuota objects of a document; other kinds
 /// are skipped. Omitted max = no max (nullopt). A CompositeElasticQuota
-/// without `spec.namespaces` gets no namespace (elastic_quota_set rejects it
+/// without `spec.namespaces` gets no namespace (elastic_quota_model rejects it
 /// by default and skips it in upstream mode); an empty list is rejected, as
 /// the CRD requires at least one namespace.
 [[nodiscard]] inline std::vector<elastic_quota_spec> load_elastic_quotas(const json& doc, resource_registry& reg) {

@@ -22,21 +22,21 @@
 
 namespace quota {
 
-inline constexpr std::string_view priority_class_model = "priority_class_quota";
+inline constexpr std::string_view priority_class_quota_model_name = "priority_class_quota";
 
 struct priority_class_limits {
   resource_vector min;
   limit_vector max;  // absent dimension = not capped
 };
 
-class priority_class_quota {
+class priority_class_quota_policy {
  public:
   enum class tenant_key : std::uint8_t { queue, ns, user };
 
-  explicit priority_class_quota(tenant_key key = tenant_key::queue, const resource_registry* reg = nullptr)
+  explicit priority_class_quota_policy(tenant_key key = tenant_key::queue, const resource_registry* reg = nullptr)
       : key_(key), reg_(reg) {}
 
-  [[nodiscard]] std::string_view policy_name() const noexcept { return priority_class_model; }
+  [[nodiscard]] std::string_view policy_name() const noexcept { return priority_class_quota_model_name; }
 
   /// Limits of (tenant, class); tenant "*" applies to every tenant without
   /// its own entry for that class. Bad values: config_error 611, nothing changes.
@@ -97,7 +97,7 @@ class priority_class_quota {
       if (!m) continue;
       const amount now = u.get(e.id);
       if (detail::int128{now} + e.value > *m)
-        d.add(reason{priority_class_model, "priority_class_over_max", t + "/" + j.priority_class, e.id, res_view(e.id),
+        d.add(reason{priority_class_quota_model_name, "priority_class_over_max", t + "/" + j.priority_class, e.id, res_view(e.id),
                      e.value, now, *m,
                      "tenant " + t + " may use at most " + std::to_string(*m) + " of " + res_name(e.id) +
                          " at priority class " + j.priority_class});
@@ -167,7 +167,7 @@ class priority_class_quota {
         if (above && kv->second.priority < j.priority) over.push_back(kv);
       }
       for (auto it = over.rbegin(); it != over.rend(); ++it)
-        out.push_back(victim{(*it)->first, priority_class_model, "over_priority_class_min", t + "/" + cls});
+        out.push_back(victim{(*it)->first, priority_class_quota_model_name, "over_priority_class_min", t + "/" + cls});
     }
   }
 
@@ -229,6 +229,6 @@ class priority_class_quota {
   std::uint64_t seq_ = 0;
 };
 
-static_assert(policy<priority_class_quota>);
+static_assert(policy<priority_class_quota_policy>);
 
 }  // namespace quota

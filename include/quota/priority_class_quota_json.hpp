@@ -18,7 +18,7 @@
 namespace quota {
 
 /// Reads the quota (see the file comment); `reg` must outlive the result.
-[[nodiscard]] inline priority_class_quota load_priority_class_quota(const json& j, resource_registry& reg,
+[[nodiscard]] inline priority_class_quota_policy load_priority_class_quota(const json& j, resource_registry& reg,
                                                                     const std::string& path = "") {
   std::vector<std::string> problems;
   auto bad = [&](const std::string& p, const std::string& msg) { problems.push_back(p + ": " + msg); };
@@ -28,15 +28,15 @@ namespace quota {
   for (auto it = j.begin(); it != j.end(); ++it)
     if (it.key() != "model" && it.key() != "tenant" && it.key() != "quotas")
       bad(detail::join_path(path, it.key()), "unknown field (tenant, quotas)");
-  auto key = priority_class_quota::tenant_key::queue;
+  auto key = priority_class_quota_policy::tenant_key::queue;
   if (j.contains("tenant")) {
     const auto& t = j["tenant"];
     if (t == "queue")
-      key = priority_class_quota::tenant_key::queue;
+      key = priority_class_quota_policy::tenant_key::queue;
     else if (t == "namespace")
-      key = priority_class_quota::tenant_key::ns;
+      key = priority_class_quota_policy::tenant_key::ns;
     else if (t == "user")
-      key = priority_class_quota::tenant_key::user;
+      key = priority_class_quota_policy::tenant_key::user;
     else
       bad(detail::join_path(path, "tenant"), "expected queue | namespace | user, got " + t.dump());
   }
@@ -76,7 +76,7 @@ namespace quota {
       }
     }
   }
-  priority_class_quota pq(key, &reg);
+  priority_class_quota_policy pq(key, &reg);
   for (auto& it : items) {
     try {
       pq.set(it.tenant, it.cls, std::move(it.min), std::move(it.max));
@@ -94,7 +94,7 @@ namespace quota {
 }
 
 /// {"team-a/high": {"used": {...}, "min": {...}, "max": {...}}} in base units.
-inline void to_json(json& j, const priority_class_quota& pq) {
+inline void to_json(json& j, const priority_class_quota_policy& pq) {
   j = json::object();
   auto name_of = [](resource_id id) {
     const auto n = resources::well_known_name(id);

@@ -372,7 +372,7 @@ using resource_vector = basic_resource_vector<amount, dynamic_resources, absent_
 /// Limits (max, capability): absent dimensions are unlimited.
 using limit_vector = basic_resource_vector<amount, dynamic_resources, absent_means::unlimited>;
 /// Limits where a dimension that is not listed allows nothing.
-using strict_limit_vector = basic_resource_vector<amount, dynamic_resources, absent_means::zero>;
+using resource_vector = basic_resource_vector<amount, dynamic_resources, absent_means::zero>;
 /// A usage vector over a fixed, compile-time set of resources.
 template <fixed_string... Names>
 using fixed_resource_vector = basic_resource_vector<amount, fixed_resources<Names...>, absent_means::zero>;

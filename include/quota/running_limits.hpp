@@ -21,7 +21,7 @@
 
 namespace quota {
 
-class running_limits {
+class running_limits_policy {
  public:
   enum class scope : std::uint8_t { queue = 0, user = 1, ns = 2 };
   static constexpr std::array<std::string_view, 3> scope_names{"queue", "user", "namespace"};
@@ -217,6 +217,6 @@ class running_limits {
   std::uint64_t seq_ = 0;
 };
 
-static_assert(policy<running_limits>);
+static_assert(policy<running_limits_policy>);
 
 }  // namespace quota

@@ -17,13 +17,13 @@
 namespace quota {
 
 /// Reads limits from `j` (see the file comment); `path` prefixes error paths.
-[[nodiscard]] inline running_limits load_running_limits(const json& j, const std::string& path = "") {
+[[nodiscard]] inline running_limits_policy load_running_limits(const json& j, const std::string& path = "") {
   diagnostics diag;
-  running_limits rl;
+  running_limits_policy rl;
   if (!j.is_object()) throw validation_error(path.empty() ? "$" : path, "expected an object");
-  static constexpr std::pair<const char*, running_limits::scope> keys[] = {{"queues", running_limits::scope::queue},
-                                                                           {"users", running_limits::scope::user},
-                                                                           {"namespaces", running_limits::scope::ns}};
+  static constexpr std::pair<const char*, running_limits_policy::scope> keys[] = {{"queues", running_limits_policy::scope::queue},
+                                                                           {"users", running_limits_policy::scope::user},
+                                                                           {"namespaces", running_limits_policy::scope::ns}};
   for (auto it = j.begin(); it != j.end(); ++it) {
     bool known = it.key() == "model";
     for (const auto& k : keys) known = known || it.key() == k.first;
@@ -63,11 +63,11 @@ namespace quota {
 }
 
 /// Introspection: {"queues": {"team-a": {"running": 2, "limit": 3}}, "users": {...}, "namespaces": {...}}.
-inline void to_json(json& j, const running_limits& rl) {
+inline void to_json(json& j, const running_limits_policy& rl) {
   j = json::object();
   for (std::size_t s = 0; s < 3; ++s) {
     json scope = json::object();
-    rl.for_each_entity(static_cast<running_limits::scope>(s),
+    rl.for_each_entity(static_cast<running_limits_policy::scope>(s),
                        [&](std::string_view name, std::int64_t running, std::optional<std::int64_t> limit) {
                          json e{{"running", running}};
                          if (limit) e["limit"] = *limit;

@@ -22,7 +22,7 @@
 
 namespace quota {
 
-inline constexpr std::string_view sharing_pools_model = "sharing_pools";
+inline constexpr std::string_view sharing_pools_model_name = "sharing_pools";
 
 struct pool_quota_spec {
   std::string name;
@@ -47,11 +47,11 @@ struct borrow_plan {
   std::vector<std::pair<std::string, resource_vector>> across;  // pool name -> amount
 };
 
-class sharing_pools {
+class sharing_pools_policy {
  public:
   static constexpr std::uint32_t npos = 0xFFFFFFFFu;
 
-  explicit sharing_pools(std::vector<sharing_pool_spec> pools, const resource_registry* reg = nullptr) : reg_(reg) {
+  explicit sharing_pools_policy(std::vector<sharing_pool_spec> pools, const resource_registry* reg = nullptr) : reg_(reg) {
     std::vector<std::string> problems;
     std::unordered_map<std::string, std::string> pool_names, quota_names, ns_owner;
     for (std::size_t p = 0; p < pools.size(); ++p) {
@@ -103,7 +103,7 @@ class sharing_pools {
       if (ps.lend) lendable_.add_in_place(ps.capacity);
   }
 
-  [[nodiscard]] std::string_view policy_name() const noexcept { return sharing_pools_model; }
+  [[nodiscard]] std::string_view policy_name() const noexcept { return sharing_pools_model_name; }
 
   /// Names resources from `reg` from now on (reasons hold views into it);
   /// nullptr: well-known names only. The registry must outlive the policy.
@@ -126,18 +126,18 @@ class sharing_pools {
       if (e.value <= 0) continue;
       const amount u = q.used.get(e.id);
       if (const amount* m = q.spec.max.find(e.id); m && detail::int128{u} + e.value > *m)
-        d.add(reason{sharing_pools_model, "over_max", q.spec.name, e.id, res_view(e.id), e.value, u, *m, {}});
+        d.add(reason{sharing_pools_model_name, "over_max", q.spec.name, e.id, res_view(e.id), e.value, u, *m, {}});
       if (!governed_.has(e.id)) continue;
       const amount free = p.capacity.get(e.id) - p.used.get(e.id);
       if (e.value <= free) continue;
       if (!p.borrow) {
-        d.add(reason{sharing_pools_model, "pool_exhausted", p.name + "/" + q.spec.name, e.id, res_view(e.id), e.value,
+        d.add(reason{sharing_pools_model_name, "pool_exhausted", p.name + "/" + q.spec.name, e.id, res_view(e.id), e.value,
                      p.used.get(e.id), p.capacity.get(e.id), "pool " + p.name + " may not borrow across pools"});
         continue;
       }
       const amount others = lendable_.get(e.id) - (p.lend ? free : 0);
       if (e.value - free > others)
-        d.add(reason{sharing_pools_model, "pools_exhausted", p.name + "/" + q.spec.name, e.id, res_view(e.id), e.value,
+        d.add(reason{sharing_pools_model_name, "pools_exhausted", p.name + "/" + q.spec.name, e.id, res_view(e.id), e.value,
                      p.used.get(e.id), detail::checked_add(p.capacity.get(e.id), others),
                      "pool " + p.name + " has " + std::to_string(free) + " free and the lending pools " +
                          std::to_string(others)});
@@ -234,9 +234,9 @@ class sharing_pools {
     std::sort(across.begin(), across.end(), newest);
     std::sort(inside.begin(), inside.end(), newest);
     for (const auto& [s, id] : across)
-      out.push_back(victim{*id, sharing_pools_model, "borrowed_across_pools", pools_[pool].name});
+      out.push_back(victim{*id, sharing_pools_model_name, "borrowed_across_pools", pools_[pool].name});
     for (const auto& [s, id] : inside)
-      out.push_back(victim{*id, sharing_pools_model, "borrowed_in_pool", pools_[pool].name});
+      out.push_back(victim{*id, sharing_pools_model_name, "borrowed_in_pool", pools_[pool].name});
   }
 
   // ---- introspection ---------------------------------------------------------
@@ -359,6 +359,6 @@ class sharing_pools {
   std::uint64_t seq_ = 0;
 };
 
-static_assert(policy<sharing_pools>);
+static_assert(policy<sharing_pools_policy>);
 
 }  // namespace quota

@@ -18,7 +18,7 @@
 namespace quota {
 
 /// Reads the pools (see the file comment); `reg` must outlive the result.
-[[nodiscard]] inline sharing_pools load_sharing_pools(const json& j, resource_registry& reg,
+[[nodiscard]] inline sharing_pools_policy load_sharing_pools(const json& j, resource_registry& reg,
                                                       const std::string& path = "") {
   std::vector<std::string> problems;
   auto bad = [&](const std::string& p, const std::string& msg) { problems.push_back(p + ": " + msg); };
@@ -98,12 +98,12 @@ namespace quota {
     for (std::size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
     throw config_error(error_id::pools_config, msg);
   }
-  return sharing_pools(std::move(pools), &reg);
+  return sharing_pools_policy(std::move(pools), &reg);
 }
 
 /// {"pools": {name: {"capacity", "used"}}, "quotas": {name: {"used"}},
 ///  "jobs": {id: {"quota", "pool", "in_quota", "in_pool", "across": {pool: {...}}}}} in base units.
-inline void to_json(json& j, const sharing_pools& sp) {
+inline void to_json(json& j, const sharing_pools_policy& sp) {
   auto vec = [](const resource_vector& v) {
     json o = json::object();
     for (const auto& e : v) {

@@ -24,7 +24,7 @@
 namespace quota {
 
 /// What to do with running work when a limit is lowered below its usage.
-/// Values as Kueue's kueue::shrink_policy.
+/// Values as Kueue's kueue_shrink_policy.
 enum class shrink_mode : std::uint8_t { keep, evict_after_grace };
 
 struct shrink_behaviour {

@@ -17,7 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!fuzz::typed([&] { specs = load_elastic_quotas(*doc, reg); })) return 0;
   std::vector<elastic_loaded_pod> pods;
   if (!fuzz::typed([&] { pods = load_elastic_pods(*doc, reg); })) return 0;
-  std::optional<elastic_quota_set> set;
+  std::optional<elastic_quota_model> set;
   if (!fuzz::typed([&] { set.emplace(specs, elastic_options{}, &reg); })) return 0;
   std::vector<std::string> added;
   for (const auto& p : pods) {

@@ -27,10 +27,10 @@ json as_document(const json& introspection, const json& original) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   auto doc = fuzz::as_json(data, size);
   if (!doc) return 0;
-  running_limits rl;
+  running_limits_policy rl;
   if (!fuzz::typed([&] { rl = load_running_limits(*doc); })) return 0;
   const json j1 = rl;
-  running_limits back;
+  running_limits_policy back;
   fuzz::require(fuzz::typed([&] { back = load_running_limits(as_document(j1, *doc)); }),
                 "the round trip of an accepted document is rejected");
   const json j2 = back;
@@ -49,11 +49,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!rl.check(jb).allowed()) continue;
     rl.commit(jb);
     admitted.push_back(jb.id);
-    fuzz::require(rl.running(running_limits::scope::queue, jb.queue) <=
-                      rl.limit_of(running_limits::scope::queue, jb.queue).value_or(INT64_MAX),
+    fuzz::require(rl.running(running_limits_policy::scope::queue, jb.queue) <=
+                      rl.limit_of(running_limits_policy::scope::queue, jb.queue).value_or(INT64_MAX),
                   "queue above its limit");
-    fuzz::require(rl.running(running_limits::scope::user, jb.user) <=
-                      rl.limit_of(running_limits::scope::user, jb.user).value_or(INT64_MAX),
+    fuzz::require(rl.running(running_limits_policy::scope::user, jb.user) <=
+                      rl.limit_of(running_limits_policy::scope::user, jb.user).value_or(INT64_MAX),
                   "user above its limit");
   }
   for (const auto& id : admitted) rl.release(id);

@@ -341,7 +341,7 @@ json vec_json(const resource_vector& v) {  // every present entry, explicit zero
   return j;
 }
 
-json state_of(const elastic_quota_set& s) {
+json state_of(const elastic_quota_model& s) {
   json j{{"total_used", vec_json(s.total_used())}, {"total_min", vec_json(s.total_min())}, {"quotas", json::array()}};
   for (std::uint32_t q = 0; q < s.size(); ++q) {
     json pods = json::array();
@@ -351,7 +351,7 @@ json state_of(const elastic_quota_set& s) {
   return j;
 }
 
-bool lib_state_changed(const elastic_quota_set& s, const json& before) {
+bool lib_state_changed(const elastic_quota_model& s, const json& before) {
   return state_of(s) != before;
 }
 
@@ -362,7 +362,7 @@ std::vector<ref_reason> reasons_of(const decision& d) {
   return out;
 }
 
-std::string compare(const elastic_quota_set& s, const reference& ref) {
+std::string compare(const elastic_quota_model& s, const reference& ref) {
   for (std::uint32_t q = 0; q < s.size(); ++q)
     for (const auto r : rids) {
       if (s.used(q).get(r) != ref.used(q, r)) return "used of quota#" + std::to_string(q) + " differs";
@@ -398,10 +398,10 @@ struct harness {
   std::uint64_t seed = 0;
   bool fault = false;
   struct state {
-    elastic_quota_set lib;
+    elastic_quota_model lib;
     reference ref;
   };
-  state start() const { return state{elastic_quota_set(su.specs, su.opt), reference(su, fault)}; }
+  state start() const { return state{elastic_quota_model(su.specs, su.opt), reference(su, fault)}; }
   std::string describe(const op& o) const { return ::describe(o); }
   json to_json(const op& o) const { return op_to_json(o); }
   json scenario(const std::vector<op>& ops) const { return scenario_of(seed, su, ops, fault); }
@@ -438,7 +438,7 @@ struct harness {
         }
         if (!vs.empty()) {
           ++t.extra["victim sets"];
-          // (rebuilt, not copied: a copied elastic_quota_set shares its pod pointers with the original)
+          // (rebuilt, not copied: a copied elastic_quota_model shares its pod pointers with the original)
           const auto qa = lib.quota_of(namespaces[o.ns]);
           std::set<std::string> gone;
           for (const auto& v : vs) {
@@ -452,7 +452,7 @@ struct harness {
             }
             gone.insert(v.job_id);
           }
-          elastic_quota_set after(su.specs, su.opt);
+          elastic_quota_model after(su.specs, su.opt);
           for (const auto& [n, p] : ref.pods) {
             if (gone.count(n)) continue;
             resource_vector rv;
@@ -489,7 +489,7 @@ struct harness {
         }
         if (d.allowed() && got == outcome::allowed) {  // committed work within what it was checked against
           const auto q = lib.quota_of(namespaces[o.ns]);
-          for (std::size_t k = 0; k < 3 && q != elastic_quota_set::npos; ++k) {
+          for (std::size_t k = 0; k < 3 && q != elastic_quota_model::npos; ++k) {
             if (!o.present[k] || o.amounts[k] <= 0) continue;
             if (const auto lim = ref.max_of(q, rids[k]);
                 lim && lib.used(q).get(rids[k]) + lib.nominated(q).get(rids[k]) > *lim) {

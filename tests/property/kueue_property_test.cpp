@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Property test: the Kueue model (quota/cluster_queue.hpp,
-// quota/kueue_preemption.hpp) against a plain reference written from
-// docs/cohorts.md ("Quota arithmetic", "Flavor assignment"). The reference
+// Property test: the Kueue model (quota/kueue_cohorts.hpp,
+// quota/kueue.hpp) against a plain reference written from
+// docs/kueue.md ("Quota arithmetic", "Flavor assignment"). The reference
 // keeps the configuration and the admitted workloads with their usage per
 // (flavor, resource) and recomputes everything from them at every step:
 // subtree quotas and guaranteed parts (recursively over a cohort tree of two
@@ -23,9 +23,9 @@
 // ClusterQueue's available amount and the admitted workloads are compared
 // (prop::drive). Preemption is not among the operations: its reference (the
 // candidate order and the minimal target set) would be as large as the
-// library's; docs/cohorts.md's worked examples and the unit tests cover it.
+// library's; docs/kueue.md's worked examples and the unit tests cover it.
 #include <quota/json.hpp>
-#include <quota/kueue_preemption.hpp>
+#include <quota/kueue.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -40,7 +40,6 @@
 #include "quota_catch.hpp"
 
 using namespace quota;
-using namespace quota::kueue;
 
 namespace {
 
@@ -130,19 +129,19 @@ kueue_config to_config(const shape& sh, const amounts& a) {
   cfg.resource_flavors = flavors;
   auto quota_of = [&](std::size_t node, std::size_t f, std::size_t k) {
     const limits& l = a.q[node].at({f, k});
-    return resource_quota_spec{rids[k], l.nominal, l.borrowing, l.lending};
+    return kueue_resource_quota_spec{rids[k], l.nominal, l.borrowing, l.lending};
   };
   for (std::size_t i = 0; i < n_cq; ++i) {
-    cluster_queue_spec c;
+    kueue_cluster_queue_spec c;
     c.name = "cq" + std::to_string(i);
     c.cohort = sh.cq_cohort[i];
-    if (sh.cq_try_next[i]) c.fungibility.when_can_borrow = fungibility_action::try_next_flavor;
-    resource_group_spec g;
+    if (sh.cq_try_next[i]) c.fungibility.when_can_borrow = kueue_fungibility_action::try_next_flavor;
+    kueue_resource_group_spec g;
     g.covered_resources = {rids[0], rids[1]};
     for (const auto f : sh.cq_flavors[i]) g.flavors.push_back({flavors[f], {quota_of(i, f, 0), quota_of(i, f, 1)}});
     c.resource_groups.push_back(g);
     if (sh.cq_gpu[i]) {
-      resource_group_spec gg;
+      kueue_resource_group_spec gg;
       gg.covered_resources = {rids[2]};
       gg.flavors.push_back({flavors[2], {quota_of(i, 2, 2)}});
       c.resource_groups.push_back(gg);
@@ -151,11 +150,11 @@ kueue_config to_config(const shape& sh, const amounts& a) {
     cfg.local_queues.push_back({"ns", "lq" + std::to_string(i), c.name});
   }
   for (std::size_t c = 0; c < cohort_names.size(); ++c) {
-    cohort_spec co;
+    kueue_cohort_spec co;
     co.name = cohort_names[c];
     co.parent = sh.cohort_parent[c];
     if (sh.cohort_quota[c]) {
-      resource_group_spec g;
+      kueue_resource_group_spec g;
       g.covered_resources = {rids[0], rids[1]};
       for (std::size_t f = 0; f < 2; ++f)
         g.flavors.push_back({flavors[f], {quota_of(n_cq + c, f, 0), quota_of(n_cq + c, f, 1)}});
@@ -178,12 +177,12 @@ struct op {
   std::uint64_t reload_seed = 0;
 };
 
-workload workload_of(const op& o) {
-  workload w;
+kueue_workload workload_of(const op& o) {
+  kueue_workload w;
   w.name = "w" + std::to_string(o.wl);
   w.ns = "ns";
   w.queue = "lq" + std::to_string(o.queue);
-  pod_set p;
+  kueue_pod_set p;
   p.count = o.count;
   for (std::size_t k = 0; k < 3; ++k)
     if (o.per_pod[k] != 0) p.per_pod.set(rids[k], o.per_pod[k]);
@@ -258,7 +257,7 @@ class reference {
     usage_memo[memo_index(n, s)] = u;
     return u;
   }
-  // docs/cohorts.md "borrowing level": 0 within the ClusterQueue's quota (or
+  // docs/kueue.md "borrowing level": 0 within the ClusterQueue's quota (or
   // without a cohort), else the height of the lowest cohort up the path whose
   // subtree holds what reaches it, else the root's height
   int height(std::size_t n) const {
@@ -372,8 +371,8 @@ struct harness {
                 {"bad_reload", o.bad_reload}};
   }
 
-  std::vector<std::pair<std::size_t, std::optional<node_index>>> nodes(const kueue_model& m) const {
-    std::vector<std::pair<std::size_t, std::optional<node_index>>> out;
+  std::vector<std::pair<std::size_t, std::optional<kueue_node_index>>> nodes(const kueue_model& m) const {
+    std::vector<std::pair<std::size_t, std::optional<kueue_node_index>>> out;
     for (std::size_t i = 0; i < n_cq; ++i) out.emplace_back(i, m.forest().find_cluster_queue("cq" + std::to_string(i)));
     for (std::size_t c = 0; c < cohort_names.size(); ++c)
       out.emplace_back(n_cq + c, m.forest().find_cohort(cohort_names[c]));
@@ -384,9 +383,9 @@ struct harness {
     const auto& f = s.lib.forest();
     std::ostringstream out;
     for (std::size_t n = 0; n < f.node_count(); ++n) {
-      out << f.at(static_cast<node_index>(n)).name;
-      for (fr_slot sl = 0; sl < f.slot_count(); ++sl)
-        out << " " << f.usage(static_cast<node_index>(n), sl) << "/" << f.subtree_quota(static_cast<node_index>(n), sl);
+      out << f.at(static_cast<kueue_node_index>(n)).name;
+      for (kueue_fr_slot sl = 0; sl < f.slot_count(); ++sl)
+        out << " " << f.usage(static_cast<kueue_node_index>(n), sl) << "/" << f.subtree_quota(static_cast<kueue_node_index>(n), sl);
       out << "\n";
     }
     std::vector<std::string> adm;
@@ -409,12 +408,12 @@ struct harness {
     const auto& ref = s.ref;
     for (const auto& node : nodes(s.lib)) {
       const std::size_t n = node.first;
-      const std::optional<node_index> li = node.second;  // (not a structured binding: lambdas below use it)
+      const std::optional<kueue_node_index> li = node.second;  // (not a structured binding: lambdas below use it)
       if (!li) return "node #" + std::to_string(n) + " is missing";
       for (std::size_t fl = 0; fl < flavors.size(); ++fl)
         for (std::size_t k = 0; k < 3; ++k) {
-          const fr_slot sl = f.slot(static_cast<flavor_index>(fl), rids[k]);
-          if (sl == no_slot) continue;
+          const kueue_fr_slot sl = f.slot(static_cast<kueue_flavor_index>(fl), rids[k]);
+          if (sl == kueue_no_slot) continue;
           const slot_key key{fl, k};
           auto differ = [&](const char* what, amount got, amount want) {
             return what + std::string(" of ") + f.at(*li).name + " " + slot_name(key) + ": library " +
@@ -449,8 +448,8 @@ struct harness {
   // cohort's is what its children draw above their guaranteed parts
   std::string invariants(const state& s) const {
     const auto& f = s.lib.forest();
-    for (node_index n = 0; n < f.node_count(); ++n)
-      for (fr_slot sl = 0; sl < f.slot_count(); ++sl) {
+    for (kueue_node_index n = 0; n < f.node_count(); ++n)
+      for (kueue_fr_slot sl = 0; sl < f.slot_count(); ++sl) {
         amount want = 0;
         if (!f.at(n).is_cohort) {
           for (const auto& [name, w] : s.lib.admitted())
@@ -495,9 +494,9 @@ struct harness {
       ++t.extra["reloads"];
       return st;
     }
-    const workload w = workload_of(o);
+    const kueue_workload w = workload_of(o);
     const bool bad = o.queue >= n_cq || o.per_pod[0] < 0 || o.per_pod[1] < 0 || o.per_pod[2] < 0;
-    flavor_assignment a;
+    kueue_flavor_assignment a;
     std::optional<decision> d;
     try {
       d = s.lib.check(w, a);

@@ -198,7 +198,7 @@ class reference {
   }
 };
 
-json state_of(const priority_class_quota& q) {
+json state_of(const priority_class_quota_policy& q) {
   json j = json::array();
   q.for_each_pair(
       [&](std::string_view t, std::string_view c, const resource_vector& used, const priority_class_limits* lim) {
@@ -216,7 +216,7 @@ json state_of(const priority_class_quota& q) {
   return j;
 }
 
-std::string compare(const priority_class_quota& q, const reference& ref) {
+std::string compare(const priority_class_quota_policy& q, const reference& ref) {
   for (const auto& t : tenants)
     for (const auto& c : classes) {
       if (t.empty() || c.empty()) continue;
@@ -238,10 +238,10 @@ std::string compare(const priority_class_quota& q, const reference& ref) {
 struct harness {
   using op = ::op;
   struct state {
-    priority_class_quota q;
+    priority_class_quota_policy q;
     reference ref;
   };
-  state start() const { return state{priority_class_quota(), reference()}; }
+  state start() const { return state{priority_class_quota_policy(), reference()}; }
   std::string describe(const op& o) const { return ::describe(o); }
   std::string snapshot(const state& s) const { return state_of(s.q).dump(); }
   std::string compare(const state& s) const { return ::compare(s.q, s.ref); }

@@ -53,7 +53,7 @@ TEST_CASE("property: running limits match the reference model over random operat
   std::size_t total = 0;
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
     prop::rng r(seed);
-    running_limits rl;
+    running_limits_policy rl;
     reference ref;
     for (int i = 0; i < 1000; ++i, ++total) {
       const json before = rl;
@@ -66,9 +66,9 @@ TEST_CASE("property: running limits match the reference model over random operat
         const std::string n = names[r.below(3)];
         try {
           if (fallback)
-            rl.set_default(static_cast<running_limits::scope>(s), v);
+            rl.set_default(static_cast<running_limits_policy::scope>(s), v);
           else
-            rl.set_limit(static_cast<running_limits::scope>(s), n, v);
+            rl.set_limit(static_cast<running_limits_policy::scope>(s), n, v);
           REQUIRE(v >= 0);
           if (fallback)
             ref.fallback[s] = v;
@@ -110,11 +110,11 @@ TEST_CASE("property: running limits match the reference model over random operat
       REQUIRE(rl.running_jobs() == ref.jobs.size());
       for (std::size_t s = 0; s < 3; ++s)
         for (const char* n : names) {
-          REQUIRE(rl.running(static_cast<running_limits::scope>(s), n) == ref.running(s, n));
+          REQUIRE(rl.running(static_cast<running_limits_policy::scope>(s), n) == ref.running(s, n));
           INFO("seed " << seed << " step " << i << " scope " << s << " name " << n << " library "
-                       << rl.limit_of(static_cast<running_limits::scope>(s), n).value_or(-99) << " reference "
+                       << rl.limit_of(static_cast<running_limits_policy::scope>(s), n).value_or(-99) << " reference "
                        << ref.limit(s, n).value_or(-99));
-          REQUIRE(rl.limit_of(static_cast<running_limits::scope>(s), n) == ref.limit(s, n));
+          REQUIRE(rl.limit_of(static_cast<running_limits_policy::scope>(s), n) == ref.limit(s, n));
         }
     }
   }

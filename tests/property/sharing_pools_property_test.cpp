@@ -273,10 +273,10 @@ struct harness {
   using op = ::op;
   setup su;
   struct state {
-    sharing_pools lib;
+    sharing_pools_policy lib;
     reference ref;
   };
-  state start() const { return state{sharing_pools(su.pools), reference(su)}; }
+  state start() const { return state{sharing_pools_policy(su.pools), reference(su)}; }
 
   std::string describe(const op& o) const {
     std::ostringstream s;

@@ -172,13 +172,13 @@ TEST_CASE("budget: composes with an elastic quota through the engine, a budget d
   q.name = "team-a";
   q.namespaces = {"team-a"};
   q.max.emplace().set(resources::nvidia_gpu, 4);
-  elastic_quota_set set({q});
+  elastic_quota_model set({q});
   budget_config c;
   c.tenant = budget_tenant::ns;
   budget_policy b(c);
   b.set_budget("team-a", 6 * H);
   basic_engine<elastic_quota_policy, budget_policy> e(elastic_quota_policy(std::move(set)), b);
-  const elastic_quota_set& used_set = e.model<0>().model();
+  const elastic_quota_model& used_set = e.model<0>().model();
   CHECK(e.admit(gpu_job("1", "team-a", 2, 2 * H)).allowed());
   const decision d = e.admit(gpu_job("2", "team-a", 2, 2 * H));  // budget: 4 + 4 > 6
   REQUIRE(d.denied());

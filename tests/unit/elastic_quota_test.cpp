@@ -55,8 +55,8 @@ elastic_pod pod(std::string name, std::string ns, resource_vector req, std::int6
 
 // The fair-share table of nos' Key concepts (docs/elastic-quota.md#references):
 // A min 40, B min 10, C min 30 (gpu-memory GB).
-elastic_quota_set seed_cluster() {
-  return elastic_quota_set({eq("A", "a", {{gm, 40}}), eq("B", "b", {{gm, 10}}), eq("C", "c", {{gm, 30}})});
+elastic_quota_model seed_cluster() {
+  return elastic_quota_model({eq("A", "a", {{gm, 40}}), eq("B", "b", {{gm, 10}}), eq("C", "c", {{gm, 30}})});
 }
 
 }  // namespace
@@ -153,7 +153,7 @@ TEST_CASE("elastic: seed t1/t2 preemption example") {
 }
 
 TEST_CASE("elastic: admission over max, no quota, omitted max unlimited") {
-  elastic_quota_set s({eq("A", "a", {{gm, 10}}, {{gm, 20}}), eq("B", "b", {{gm, 100}})});
+  elastic_quota_model s({eq("A", "a", {{gm, 10}}, {{gm, 20}}), eq("B", "b", {{gm, 100}})});
   CHECK(s.check("nowhere", {{gm, 1000}}).allowed());
   CHECK(s.check("a", {{gm, 20}}).allowed());
   const auto d = s.check("a", {{gm, 21}});
@@ -174,18 +174,18 @@ TEST_CASE("elastic: admission over max, no quota, omitted max unlimited") {
 TEST_CASE("elastic: upstream policy counts missing cpu and memory as 0") {
   elastic_options up;
   up.missing = elastic_missing_policy::upstream;
-  elastic_quota_set s({eq("A", "a", {{gm, 10}}, {{gm, 20}})}, up);
+  elastic_quota_model s({eq("A", "a", {{gm, 10}}, {{gm, 20}})}, up);
   const auto d = s.check("a", {{resources::cpu, 100}});
   REQUIRE(d.denied());
   CHECK(d.has_rule("over_max"));
   CHECK(d.has_rule("total_guaranteed_exhausted"));
   CHECK(s.check("a", {{resources::nvidia_gpu, 1}}).allowed());  // other resources stay unlimited
-  elastic_quota_set def({eq("A", "a", {{gm, 10}})});
+  elastic_quota_model def({eq("A", "a", {{gm, 10}})});
   CHECK(def.check("a", {{resources::cpu, 100}}).allowed());
 }
 
 TEST_CASE("elastic: nominated pods count at admission") {
-  elastic_quota_set s({eq("A", "a", {{gm, 10}}, {{gm, 20}}), eq("B", "b", {{gm, 10}})});
+  elastic_quota_model s({eq("A", "a", {{gm, 10}}, {{gm, 20}}), eq("B", "b", {{gm, 10}})});
   s.set_nominated(s.quota_of("a"), {{gm, 15}});
   CHECK(s.check("a", {{gm, 5}}).allowed());
   CHECK(s.check("a", {{gm, 6}}).has_rule("over_max"));
@@ -194,7 +194,7 @@ TEST_CASE("elastic: nominated pods count at admission") {
 }
 
 TEST_CASE("elastic: composite quota takes precedence over elastic quota") {
-  elastic_quota_set s({eq("eq-a", "a", {{gm, 5}}, {{gm, 5}}), ceq("team", {"a", "b"}, {{gm, 50}}, {{gm, 50}})});
+  elastic_quota_model s({eq("eq-a", "a", {{gm, 5}}, {{gm, 5}}), ceq("team", {"a", "b"}, {{gm, 50}}, {{gm, 50}})});
   CHECK(s.spec(s.quota_of("a")).name == "team");
   CHECK(s.spec(s.quota_of("b")).name == "team");
   CHECK(s.check("a", {{gm, 30}}).allowed());  // the EQ's max 5 does not apply
@@ -206,7 +206,7 @@ TEST_CASE("elastic: composite quota takes precedence over elastic quota") {
 
 TEST_CASE("elastic: validation reports every problem with object and field") {
   try {
-    elastic_quota_set s(
+    elastic_quota_model s(
         {ceq("one", {"a", "b"}, {{gm, 5}}), ceq("two", {"b"}, {{gm, -1}}), eq("three", "c", {{gm, 10}}, {{gm, 5}})});
     FAIL("expected validation_error");
   } catch (const validation_error& e) {
@@ -219,7 +219,7 @@ TEST_CASE("elastic: validation reports every problem with object and field") {
 }
 
 TEST_CASE("elastic: labels flip when the oldest pod ends") {
-  elastic_quota_set s({eq("A", "a", {{gm, 20}}), eq("B", "b", {{gm, 100}})});
+  elastic_quota_model s({eq("A", "a", {{gm, 20}}), eq("B", "b", {{gm, 100}})});
   std::vector<elastic_label_change> ch;
   s.add_pod(pod("a/1", "a", {{gm, 10}}, 1), &ch);
   s.add_pod(pod("a/2", "a", {{gm, 10}}, 2), &ch);
@@ -236,7 +236,7 @@ TEST_CASE("elastic: labels flip when the oldest pod ends") {
 
 TEST_CASE("elastic: label order: creation, priority, size, name; no skipping") {
   SECTION("nos order: lower priority first at equal creation time (nos controller)") {
-    elastic_quota_set s({eq("A", "a", {{gm, 10}})});
+    elastic_quota_model s({eq("A", "a", {{gm, 10}})});
     s.add_pod(pod("a/high", "a", {{gm, 5}}, 1, 9));
     s.add_pod(pod("a/low", "a", {{gm, 10}}, 1, 0));
     CHECK(s.label("a/low") == elastic_capacity::in_quota);
@@ -245,14 +245,14 @@ TEST_CASE("elastic: label order: creation, priority, size, name; no skipping") {
   SECTION("seed order: smaller request first at equal creation time") {
     elastic_options o;
     o.label_order = elastic_label_order::creation_then_size;
-    elastic_quota_set s({eq("A", "a", {{gm, 10}})}, o);
+    elastic_quota_model s({eq("A", "a", {{gm, 10}})}, o);
     s.add_pod(pod("a/high", "a", {{gm, 5}}, 1, 9));
     s.add_pod(pod("a/low", "a", {{gm, 10}}, 1, 0));
     CHECK(s.label("a/high") == elastic_capacity::in_quota);
     CHECK(s.label("a/low") == elastic_capacity::over_quota);
   }
   SECTION("equal creation and priority: smaller request first, then name") {
-    elastic_quota_set s({eq("A", "a", {{gm, 10}})});
+    elastic_quota_model s({eq("A", "a", {{gm, 10}})});
     s.add_pod(pod("a/x-big", "a", {{gm, 10}}, 1));
     s.add_pod(pod("a/y-small", "a", {{gm, 4}}, 1));
     s.add_pod(pod("a/b-small", "a", {{gm, 4}}, 1));
@@ -261,7 +261,7 @@ TEST_CASE("elastic: label order: creation, priority, size, name; no skipping") {
     CHECK(s.label("a/x-big") == elastic_capacity::over_quota);
   }
   SECTION("a small pod after the first over-quota pod stays over-quota") {
-    elastic_quota_set s({eq("A", "a", {{gm, 10}})});
+    elastic_quota_model s({eq("A", "a", {{gm, 10}})});
     s.add_pod(pod("a/1", "a", {{gm, 8}}, 1));
     s.add_pod(pod("a/2", "a", {{gm, 8}}, 2));
     s.add_pod(pod("a/3", "a", {{gm, 1}}, 3));
@@ -270,14 +270,14 @@ TEST_CASE("elastic: label order: creation, priority, size, name; no skipping") {
     CHECK(s.label("a/3") == elastic_capacity::over_quota);
   }
   SECTION("resources min does not list do not count") {
-    elastic_quota_set s({eq("A", "a", {{gm, 10}})});
+    elastic_quota_model s({eq("A", "a", {{gm, 10}})});
     s.add_pod(pod("a/1", "a", {{gm, 10}, {resources::cpu, 99000}}, 1));
     CHECK(s.label("a/1") == elastic_capacity::in_quota);
   }
 }
 
 TEST_CASE("elastic: typed errors leave the state unchanged") {
-  elastic_quota_set s({eq("A", "a", {{gm, 10}})});
+  elastic_quota_model s({eq("A", "a", {{gm, 10}})});
   s.add_pod(pod("a/1", "a", {{gm, 4}}, 1));
   const auto used = s.used(0);
   CHECK_THROWS_AS(s.add_pod(pod("a/1", "a", {{gm, 4}}, 2)), state_error);
@@ -303,7 +303,7 @@ TEST_CASE("elastic: typed errors leave the state unchanged") {
 TEST_CASE("elastic: capacity-scheduling victim policy") {
   elastic_options o;
   o.preemption = elastic_preemption_policy::capacity_scheduling;
-  elastic_quota_set s({eq("A", "a", {{gm, 20}}, {{gm, 30}}), eq("B", "b", {{gm, 20}})}, o);
+  elastic_quota_model s({eq("A", "a", {{gm, 20}}, {{gm, 30}}), eq("B", "b", {{gm, 20}})}, o);
   s.add_pod(pod("a/low", "a", {{gm, 10}}, 1, 1));
   s.add_pod(pod("a/high", "a", {{gm, 10}}, 2, 5));
   s.add_pod(pod("b/1", "b", {{gm, 10}}, 1));
@@ -328,10 +328,10 @@ TEST_CASE("elastic: capacity-scheduling victim policy") {
 }
 
 TEST_CASE("elastic: policy adapter maps job.ns and job.request") {
-  elastic_quota_set s({eq("A", "a", {{gm, 10}}, {{gm, 10}}), eq("B", "b", {{gm, 30}})});
+  elastic_quota_model s({eq("A", "a", {{gm, 10}}, {{gm, 10}}), eq("B", "b", {{gm, 30}})});
   elastic_quota_policy p(s);
   CHECK(p.policy_name() == "elastic_quota");
-  const elastic_quota_set& m = p.model();  // the adapter owns a copy of s
+  const elastic_quota_model& m = p.model();  // the adapter owns a copy of s
   job j;
   j.id = "a/1";
   j.ns = "a";
@@ -368,7 +368,7 @@ bool ref_before(const elastic_pod& x, const elastic_pod& y) {
 
 TEST_CASE("elastic: randomized invariants after every operation") {
   const std::vector<std::string> nss{"a", "b", "c", "free"};
-  elastic_quota_set s({eq("A", "a", {{gm, 40}, {resources::cpu, 4000}}, {{gm, 80}}), eq("B", "b", {{gm, 10}}),
+  elastic_quota_model s({eq("A", "a", {{gm, 40}, {resources::cpu, 4000}}, {{gm, 80}}), eq("B", "b", {{gm, 10}}),
                        ceq("C", {"c"}, {{gm, 30}}, {{gm, 60}, {resources::cpu, 8000}})});
   std::map<std::string, elastic_pod> running;
   std::mt19937 rng(12345);
@@ -383,14 +383,14 @@ TEST_CASE("elastic: randomized invariants after every operation") {
       // admission recomputed from scratch
       bool expect = true;
       const auto q = s.quota_of(ns);
-      if (q != elastic_quota_set::npos) {
+      if (q != elastic_quota_model::npos) {
         for (resource_id r : {resources::cpu, gm}) {
           if (req.get(r) <= 0) continue;
           amount used_q = 0, used_all = 0, min_all = 0;
           bool any_min = false;
           for (auto& [n, rp] : running) {
             if (s.quota_of(rp.ns) == q) used_q += rp.request.get(r);
-            if (s.quota_of(rp.ns) != elastic_quota_set::npos) used_all += rp.request.get(r);
+            if (s.quota_of(rp.ns) != elastic_quota_model::npos) used_all += rp.request.get(r);
           }
           for (std::uint32_t i = 0; i < s.size(); ++i)
             if (s.weight(i) > 0 && s.spec(i).min.has(r)) {
@@ -454,7 +454,7 @@ std::optional<std::int64_t> rfc3339(const char* t) {
   return ms;
 }
 std::string data(const char* f) {
-  return std::string(QUOTA_SOURCE_DIR) + "/tests/data/elastic/" + f;
+  return std::string(QUOTA_SOURCE_DIR) + "/tests/data/elastic_quota/" + f;
 }
 }  // namespace
 
@@ -468,7 +468,7 @@ TEST_CASE("elastic: loads EQ, CEQ and pods from kubectl JSON") {
   CHECK(specs[1].max->bound(resources::cpu) == 8000);
   CHECK(specs[3].composite);
   CHECK(specs[3].namespaces == std::vector<std::string>{"team-c", "team-d"});
-  elastic_quota_set s(std::move(specs), {}, &reg);
+  elastic_quota_model s(std::move(specs), {}, &reg);
   CHECK(s.spec(s.quota_of("team-c")).name == "quota-c");  // CEQ wins over EQ "shadowed"
 
   auto pods = load_elastic_pods(load_json_file(data("pods.json")), reg);
@@ -519,7 +519,7 @@ TEST_CASE("elastic: a copied set is independent of the original (its own pods, l
   original.add_pod(pod("p2", "a", {{gm, 20}}, 2));  // 50 > min 40: p2 over quota
   REQUIRE(original.label("p2") == elastic_capacity::over_quota);
 
-  elastic_quota_set copy(original);
+  elastic_quota_model copy(original);
   // removing from the copy must not touch the original's pods
   copy.remove_pod("p1");
   CHECK_FALSE(copy.running("p1"));
@@ -533,7 +533,7 @@ TEST_CASE("elastic: a copied set is independent of the original (its own pods, l
   REQUIRE(original.running_pods(a).size() == 2);
 
   // assignment, then destroy the source: the target's lists stay valid
-  elastic_quota_set assigned = seed_cluster();
+  elastic_quota_model assigned = seed_cluster();
   {
     auto source = original;
     assigned = source;
@@ -546,7 +546,7 @@ TEST_CASE("elastic: a copied set is independent of the original (its own pods, l
   CHECK(original.used(a).get(gm) == 50);
 
   // a moved set keeps working
-  elastic_quota_set moved(std::move(assigned));
+  elastic_quota_model moved(std::move(assigned));
   moved.remove_pod("p3");
   CHECK(moved.used(a).get(gm) == 0);
 }
@@ -763,7 +763,7 @@ TEST_CASE("elastic: validation names nameless quotas, empty namespace lists and 
   resource_registry bigger = reg;
   const auto unknown = bigger.intern("example.com/gadget");  // an id this registry does not know
   try {
-    elastic_quota_set s(
+    elastic_quota_model s(
         {eq("", "a", {{gm, 1}}), ceq("empty", {}, {{gm, 1}}), eq("neg-max", "c", {}, {{widget, -1}, {unknown, -2}})},
         {}, &reg);
     FAIL("expected validation_error");
@@ -778,7 +778,7 @@ TEST_CASE("elastic: validation names nameless quotas, empty namespace lists and 
   }
   // without a registry, a custom resource is named by its id
   try {
-    elastic_quota_set s({eq("neg-min", "a", {{widget, -3}})});
+    elastic_quota_model s({eq("neg-min", "a", {{widget, -3}})});
     FAIL("expected validation_error");
   } catch (const validation_error& e) {
     REQUIRE(e.problems().size() == 1);
@@ -791,14 +791,14 @@ TEST_CASE("elastic: over_max reasons name custom resources through the registry,
   const auto widget = reg.intern("example.com/widget");
   resource_registry bigger = reg;
   const auto gadget = bigger.intern("example.com/gadget");
-  elastic_quota_set named({eq("A", "a", {}, {{widget, 1}, {gadget, 1}})}, {}, &reg);
+  elastic_quota_model named({eq("A", "a", {}, {{widget, 1}, {gadget, 1}})}, {}, &reg);
   const auto d = named.check("a", {{widget, 2}, {gadget, 2}});
   REQUIRE(d.reasons().size() == 2);
   CHECK(d.reasons()[0].rule == "over_max");
   CHECK(d.reasons()[0].resource_name == "example.com/widget");
   CHECK(d.reasons()[1].resource == gadget);
   CHECK(d.reasons()[1].resource_name.empty());  // not in this registry: no name, the id stays
-  elastic_quota_set anonymous({eq("A", "a", {}, {{widget, 1}})});
+  elastic_quota_model anonymous({eq("A", "a", {}, {{widget, 1}})});
   const auto d2 = anonymous.check("a", {{widget, 2}});
   REQUIRE(d2.denied());
   CHECK(d2.reasons()[0].resource == widget);
@@ -854,7 +854,7 @@ TEST_CASE("elastic: capacity scheduling - a preemptor within min takes only from
   elastic_options o;
   o.preemption = elastic_preemption_policy::capacity_scheduling;
   resource_registry reg;
-  elastic_quota_set s(
+  elastic_quota_model s(
       {eq("A", "a", {{gm, 20}}), eq("B", "b", {{gm, 20}}), eq("C", "c", {{gm, 20}}), eq("D", "d", {{gm, 20}})}, o,
       &reg);
   s.add_pod(pod("b/1", "b", {{gm, 20}}, 1));  // B exactly at its min: not borrowing
@@ -898,7 +898,7 @@ TEST_CASE("elastic: node-level candidates follow SelectVictimsOnNode (quota allo
   auto make = [](elastic_preemption_policy mode) {
     elastic_options o;
     o.preemption = mode;
-    return elastic_quota_set(
+    return elastic_quota_model(
         {eq("A", "a", {{gm, 2}}, {{gm, 8}}), eq("B", "b", {{gm, 8}}, {{gm, 8}}), eq("C", "c", {{gm, 1}}, {{gm, 8}})},
         o);
   };
@@ -948,7 +948,7 @@ elastic_options upstream_options() {
 
 TEST_CASE("elastic: upstream a quota without max enforces no max; an empty max is enforced") {
   // nos: MaxEnforced is spec.max != nil; a present max compares cpu and memory even when it omits them
-  elastic_quota_set s({eq("A", "a", {{gm, 10}, {resources::cpu, 4000}}), eq("B", "b", {{gm, 10}}, limit_vector{})},
+  elastic_quota_model s({eq("A", "a", {{gm, 10}, {resources::cpu, 4000}}), eq("B", "b", {{gm, 10}}, limit_vector{})},
                       upstream_options());
   CHECK(s.check("a", {{resources::cpu, 4000}, {gm, 10}}).allowed());
   CHECK_FALSE(s.check("a", {{resources::cpu, 4001}}).has_rule("over_max"));  // only the sum of mins bounds it
@@ -975,7 +975,7 @@ TEST_CASE("elastic: upstream a composite quota counts once per namespace; a supe
                                            eq("other", "c", {{gm, 10}})};
   };
   SECTION("default: the composite quota counts once, the superseded one not at all") {
-    elastic_quota_set s(specs());
+    elastic_quota_model s(specs());
     CHECK(s.weight(s.quota_index("old")) == 0);
     CHECK(s.weight(s.quota_index("team")) == 1);
     CHECK(s.total_min().get(gm) == 20);  // not 120
@@ -988,7 +988,7 @@ TEST_CASE("elastic: upstream a composite quota counts once per namespace; a supe
     CHECK(s.guaranteed_over_quota(s.quota_index("old"), gm) == 0);
   }
   SECTION("upstream: nos sums its per-namespace map, so team's min, usage and unused min count twice") {
-    elastic_quota_set s(specs(), upstream_options());
+    elastic_quota_model s(specs(), upstream_options());
     CHECK(s.weight(s.quota_index("old")) == 0);
     CHECK(s.weight(s.quota_index("team")) == 2);
     CHECK(s.total_min().get(gm) == 30);
@@ -1006,9 +1006,9 @@ TEST_CASE("elastic: upstream a composite quota counts once per namespace; a supe
 }
 
 TEST_CASE("elastic: upstream a namespace repeated in one composite quota is one namespace") {
-  elastic_quota_set def({ceq("team", {"a", "b", "a"}, {{gm, 10}})});
+  elastic_quota_model def({ceq("team", {"a", "b", "a"}, {{gm, 10}})});
   CHECK(def.total_min().get(gm) == 10);
-  elastic_quota_set up({ceq("team", {"a", "b", "a"}, {{gm, 10}})}, upstream_options());
+  elastic_quota_model up({ceq("team", {"a", "b", "a"}, {{gm, 10}})}, upstream_options());
   CHECK(up.weight(0) == 2);
   CHECK(up.total_min().get(gm) == 20);
 }
@@ -1019,11 +1019,11 @@ TEST_CASE("elastic: upstream ephemeral-storage and pods are never compared") {
     return std::vector<elastic_quota_spec>{eq("A", "a", {{resources::ephemeral_storage, 10}, {resources::pods, 2}},
                                               {{resources::ephemeral_storage, 10}, {resources::pods, 2}})};
   };
-  elastic_quota_set def(specs());
+  elastic_quota_model def(specs());
   const auto d = def.check("a", req);
   CHECK(d.has_rule("over_max"));
   CHECK(d.has_rule("total_guaranteed_exhausted"));
-  elastic_quota_set up(specs(), upstream_options());
+  elastic_quota_model up(specs(), upstream_options());
   CHECK(up.check("a", req).allowed());
   // in-quota labels still compare every resource min lists (nos's operator does)
   std::vector<elastic_label_change> ch;
@@ -1091,13 +1091,13 @@ TEST_CASE("elastic: upstream a quota without namespaces is skipped") {
                                    reg);
   REQUIRE(specs[0].namespaces.empty());
   try {
-    elastic_quota_set s(specs);
+    elastic_quota_model s(specs);
     FAIL("expected validation_error");
   } catch (const validation_error& e) {
     REQUIRE(e.problems().size() == 1);
     CHECK(e.problems()[0].path == "CompositeElasticQuota q/c.spec.namespaces");
   }
-  elastic_quota_set s(specs, upstream_options());
+  elastic_quota_model s(specs, upstream_options());
   CHECK(s.weight(s.quota_index("c")) == 0);
   CHECK(s.total_min().get(resources::cpu) == 1000);  // c's min counts nowhere
   CHECK(s.check("a", {{resources::cpu, 1000}}).allowed());
@@ -1106,8 +1106,8 @@ TEST_CASE("elastic: upstream a quota without namespaces is skipped") {
 
 TEST_CASE("elastic: upstream min above max is accepted") {
   auto specs = [] { return std::vector<elastic_quota_spec>{eq("A", "a", {{gm, 10}}, {{gm, 5}})}; };
-  CHECK_THROWS_AS(elastic_quota_set(specs()), validation_error);
-  elastic_quota_set s(specs(), upstream_options());
+  CHECK_THROWS_AS(elastic_quota_model(specs()), validation_error);
+  elastic_quota_model s(specs(), upstream_options());
   CHECK(s.check("a", {{gm, 5}}).allowed());
   CHECK(s.check("a", {{gm, 6}}).has_rule("over_max"));
 }
@@ -1119,17 +1119,17 @@ TEST_CASE("elastic: upstream fair share and borrowing compare resources as nos d
                                            eq("B", "b", {{gm, 40}, {resources::cpu, 1000}})};
   };
   const resource_vector req{{gm, 10}};
-  auto fill = [](elastic_quota_set& s) { s.add_pod(pod("b/1", "b", {{resources::cpu, 3000}, {gm, 10}}, 1)); };
-  elastic_quota_set def(specs());
+  auto fill = [](elastic_quota_model& s) { s.add_pod(pod("b/1", "b", {{resources::cpu, 3000}, {gm, 10}}, 1)); };
+  elastic_quota_model def(specs());
   fill(def);
   const auto a = def.quota_index("A"), b = def.quota_index("B");
   CHECK_FALSE(def.over_guaranteed(b, req));  // default: only in a resource the preemptor asks for
-  elastic_quota_set up(specs(), upstream_options());
+  elastic_quota_model up(specs(), upstream_options());
   fill(up);
   CHECK(up.over_guaranteed(b, req));  // nos: B uses more cpu than min + guaranteed, whatever A asks for
   // condition 2 compares cpu and memory always: a request for cpu in a quota whose min omits it
-  elastic_quota_set def2({eq("A", "a", {{gm, 40}}), eq("B", "b", {{gm, 40}})});
-  elastic_quota_set up2({eq("A", "a", {{gm, 40}}), eq("B", "b", {{gm, 40}})}, upstream_options());
+  elastic_quota_model def2({eq("A", "a", {{gm, 40}}), eq("B", "b", {{gm, 40}})});
+  elastic_quota_model up2({eq("A", "a", {{gm, 40}}), eq("B", "b", {{gm, 40}})}, upstream_options());
   const resource_vector with_cpu{{gm, 10}, {resources::cpu, 500}};
   CHECK(def2.within_guaranteed(a, with_cpu));
   CHECK_FALSE(up2.within_guaranteed(a, with_cpu));
@@ -1139,7 +1139,7 @@ TEST_CASE("elastic: upstream fair share and borrowing compare resources as nos d
   elastic_options cs_def;
   cs_def.preemption = elastic_preemption_policy::capacity_scheduling;
   auto gpu_specs = [] { return std::vector<elastic_quota_spec>{eq("A", "a", {{gm, 40}}), eq("B", "b", {{gm, 40}})}; };
-  elastic_quota_set bd(gpu_specs(), cs_def), bu(gpu_specs(), cs);
+  elastic_quota_model bd(gpu_specs(), cs_def), bu(gpu_specs(), cs);
   for (auto* s : {&bd, &bu}) s->add_pod(pod("b/1", "b", {{resources::nvidia_gpu, 1}, {gm, 50}}, 1));
   std::vector<victim> vd, vu;
   // A asks for 40: the total (90) passes the sum of mins (80) unless B's pod goes
@@ -1148,7 +1148,7 @@ TEST_CASE("elastic: upstream fair share and borrowing compare resources as nos d
   CHECK(vd.size() == 1);
   CHECK(vu.size() == 1);  // B is over its min in gpu-memory, which min lists: borrowing in both
   // node level, A within its min: candidates are the pods of quotas over their min
-  elastic_quota_set bd2(gpu_specs(), cs_def), bu2(gpu_specs(), cs);
+  elastic_quota_model bd2(gpu_specs(), cs_def), bu2(gpu_specs(), cs);
   for (auto* s : {&bd2, &bu2}) s->add_pod(pod("b/1", "b", {{resources::nvidia_gpu, 1}, {gm, 40}}, 1));
   vd.clear();
   vu.clear();
@@ -1166,7 +1166,7 @@ TEST_CASE("elastic: upstream a preemptor takes lower-priority pods of its own na
   elastic_options cs_up = cs;
   cs_up.upstream = true;
   for (const auto& opt : {elastic_options{}, upstream_options(), cs, cs_up}) {
-    elastic_quota_set s(specs(), opt);
+    elastic_quota_model s(specs(), opt);
     s.add_pod(pod("a/low", "a", {{gm, 10}}, 1, 0));
     s.add_pod(pod("b/low", "b", {{gm, 10}}, 2, 0));
     const auto preemptor = pod("a/high", "a", {{gm, 10}}, 3, 5);

@@ -7,7 +7,7 @@
 // other threads at the same time. Afterwards every model's state equals the
 // sum of the committed operations. Meant to run under ThreadSanitizer too.
 #include <quota/engine.hpp>
-#include <quota/limits.hpp>
+#include <quota/yunikorn_limits.hpp>
 #include <quota/running_limits.hpp>
 
 #include <atomic>
@@ -39,8 +39,8 @@ using namespace quota;
 
 namespace {
 
-limits_config config_with(std::int64_t user_cpu, std::uint64_t apps) {
-  limits_config cfg;
+yunikorn_limits_config config_with(std::int64_t user_cpu, std::uint64_t apps) {
+  yunikorn_limits_config cfg;
   limit_entry everyone;
   everyone.name = "everyone";
   everyone.users = {"*"};
@@ -68,11 +68,11 @@ limits_config config_with(std::int64_t user_cpu, std::uint64_t apps) {
 
 TEST_CASE("stress: engine admit/release serialised by the host while limits reload and introspection run") {
   resource_registry reg;
-  running_limits rl;
-  rl.set_default(running_limits::scope::queue, 6);
-  basic_engine<running_limits, limits_policy> eng(std::move(rl), limits_policy(reg));
+  running_limits_policy rl;
+  rl.set_default(running_limits_policy::scope::queue, 6);
+  basic_engine<running_limits_policy, yunikorn_limits_policy> eng(std::move(rl), yunikorn_limits_policy(reg));
   // other threads reload and read the trackers through the engine's adapter
-  limits_manager& limits = eng.model<limits_policy>().manager();
+  yunikorn_limits_model& limits = eng.model<yunikorn_limits_policy>().manager();
   limits.reload(config_with(6000, 4));
 
   constexpr int workers = 4;

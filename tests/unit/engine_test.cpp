@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <quota/claims.hpp>
+#include <quota/kai_claims.hpp>
 #include <quota/elastic_quota.hpp>
 #include <quota/engine.hpp>
-#include <quota/fair_share.hpp>
-#include <quota/kueue_preemption.hpp>
-#include <quota/limits.hpp>
-#include <quota/limits_json.hpp>
-#include <quota/queue_tree.hpp>
+#include <quota/kai_fair_share.hpp>
+#include <quota/kueue.hpp>
+#include <quota/yunikorn_limits.hpp>
+#include <quota/yunikorn_limits_json.hpp>
+#include <quota/volcano.hpp>
 
 #include <algorithm>
 #include <compare>
@@ -225,28 +225,28 @@ job queue_job(std::string id, std::string queue, std::int64_t gpus, std::int32_t
   return j;
 }
 // Volcano proportion: queues "low" and "high" (weights 1, 8 GPUs in all)
-queue_policy volcano(std::int32_t high_priority, std::int64_t high_created = 0) {
-  queue_spec low{"low", 1, {}, {}, true, queue_state::open, "", 0, 0};
-  queue_spec high{"high", 1, {}, {}, true, queue_state::open, "", high_priority, high_created};
-  return queue_policy(queue_tree({resources::nvidia_gpu}, resource_vector{{resources::nvidia_gpu, 8}}, {low, high}));
+volcano_policy volcano(std::int32_t high_priority, std::int64_t high_created = 0) {
+  volcano_queue_spec low{"low", 1, {}, {}, true, volcano_queue_state::open, "", 0, 0};
+  volcano_queue_spec high{"high", 1, {}, {}, true, volcano_queue_state::open, "", high_priority, high_created};
+  return volcano_policy(volcano_model({resources::nvidia_gpu}, resource_vector{{resources::nvidia_gpu, 8}}, {low, high}));
 }
 // KAI: queues "a" and "b" under "root", quota 2 GPUs each, 8 GPUs in all
-fair_share_policy kai(std::int32_t b_priority = 100) {
-  std::vector<fair_share_queue_spec> specs(3);
+kai_fair_share_policy kai(std::int32_t b_priority = 100) {
+  std::vector<kai_fair_share_queue_spec> specs(3);
   specs[0].name = "root";
-  specs[0].resources[resources::nvidia_gpu] = fair_share_resource{-1, 1, -1};
+  specs[0].resources[resources::nvidia_gpu] = kai_fair_share_resource{-1, 1, -1};
   for (std::size_t i = 1; i < 3; ++i) {
     specs[i].name = i == 1 ? "a" : "b";
     specs[i].parent = "root";
-    specs[i].resources[resources::nvidia_gpu] = fair_share_resource{2, 1, -1};
+    specs[i].resources[resources::nvidia_gpu] = kai_fair_share_resource{2, 1, -1};
   }
   specs[2].priority = b_priority;
-  fair_share_tree t(std::move(specs));
+  kai_fair_share_model t(std::move(specs));
   t.set_capacity(resource_vector{{resources::nvidia_gpu, 8}});
   t.compute();
-  return fair_share_policy(std::move(t));
+  return kai_fair_share_policy(std::move(t));
 }
-amount fair_gpu(const fair_share_policy& p, std::string_view q) {
+amount fair_gpu(const kai_fair_share_policy& p, std::string_view q) {
   return p.tree().fair_share(p.tree().at(q), resources::nvidia_gpu);
 }
 }  // namespace
@@ -273,7 +273,7 @@ TEST_CASE("composition: the first composed model that orders decides; another is
   REQUIRE_THROWS_AS(e.set_order_model(3), unknown_entity_error);
   CHECK(e.order_model() == std::optional<std::size_t>(2));  // unchanged by the refusals
 
-  basic_engine<cap_policy, queue_policy> b(cap_policy("cap", resources::nvidia_gpu, 100), volcano(10));
+  basic_engine<cap_policy, volcano_policy> b(cap_policy("cap", resources::nvidia_gpu, 100), volcano(10));
   CHECK(b.order_model() == std::optional<std::size_t>(1));
   CHECK(std::is_lt(b.compare_heads(queue_job("x", "high", 1), queue_job("y", "low", 1, 100))));
 }
@@ -320,12 +320,11 @@ TEST_CASE("composition: KAI fair share orders heads by its queue order chain") {
 }
 
 TEST_CASE("composition: Kueue offers the head that does not borrow first, then priority, then creation") {
-  using namespace quota::kueue;
-  using quota::kueue::test::cpu;
+    using quota::test::cpu;
   kueue_config cfg;
   cfg.resource_flavors = {"f"};
-  cfg.cluster_queues.push_back(test::cq_cpu("cq-a", "co", resource_quota_spec{resources::cpu, cpu(4), {}, {}}));
-  cfg.cluster_queues.push_back(test::cq_cpu("cq-b", "co", resource_quota_spec{resources::cpu, cpu(4), {}, {}}));
+  cfg.cluster_queues.push_back(test::cq_cpu("cq-a", "co", kueue_resource_quota_spec{resources::cpu, cpu(4), {}, {}}));
+  cfg.cluster_queues.push_back(test::cq_cpu("cq-b", "co", kueue_resource_quota_spec{resources::cpu, cpu(4), {}, {}}));
   cfg.local_queues.push_back({"team-a", "main", "cq-a"});
   cfg.local_queues.push_back({"team-b", "main", "cq-b"});
   kueue_policy k(cfg, resource_registry{});
@@ -387,9 +386,9 @@ TEST_CASE("composition: demand is live, from submission until the job ends") {
   e.add(any_policy(kai()));
   CHECK(e.follows_demand());
   e.pending_added(queue_job("a1", "a", 8));
-  CHECK(fair_gpu(*e.model(1).target<fair_share_policy>(), "a") == 8);
+  CHECK(fair_gpu(*e.model(1).target<kai_fair_share_policy>(), "a") == 8);
   e.pending_withdrawn("a1");
-  CHECK(fair_gpu(*e.model(1).target<fair_share_policy>(), "a") == 0);
+  CHECK(fair_gpu(*e.model(1).target<kai_fair_share_policy>(), "a") == 0);
 }
 
 TEST_CASE("composition: explain counts the job as demand, as a submission at the same instant would") {
@@ -411,15 +410,14 @@ TEST_CASE("composition: explain counts the job as demand, as a submission at the
 
 TEST_CASE("composition: a copied engine is independent of the original") {
   // every adapter owns its model: a copy of an adapter, or of an engine, is a model of its own
-  using namespace quota::kueue;
-  using quota::kueue::test::cpu;
+    using quota::test::cpu;
   resource_registry reg;
   kueue_config cfg;
   cfg.resource_flavors = {"f"};
-  cfg.cluster_queues.push_back(test::cq_cpu("cq", "", resource_quota_spec{resources::cpu, cpu(4), {}, {}}));
+  cfg.cluster_queues.push_back(test::cq_cpu("cq", "", kueue_resource_quota_spec{resources::cpu, cpu(4), {}, {}}));
   cfg.local_queues.push_back({"team", "main", "cq"});
-  limits_policy lim(reg);
-  lim.manager().reload(load_limits_config(json::parse(R"({"name": "root", "queues": [{"name": "main", "limits": [
+  yunikorn_limits_policy lim(reg);
+  lim.manager().reload(load_yunikorn_limits_config(json::parse(R"({"name": "root", "queues": [{"name": "main", "limits": [
         {"limit": "u", "users": ["*"], "maxresources": {"vcore": "4"}}]}]})"),
                                           reg));
   elastic_quota_spec eq;
@@ -440,7 +438,7 @@ TEST_CASE("composition: a copied engine is independent of the original") {
   engine e;
   e.add(any_policy(kueue_policy(cfg, reg)));
   e.add(any_policy(lim));
-  e.add(any_policy(elastic_quota_policy(elastic_quota_set({eq}))));
+  e.add(any_policy(elastic_quota_policy(elastic_quota_model({eq}))));
   engine e2 = e;
   REQUIRE(e2.admit(x).allowed());
   CHECK(e.check(x).allowed());    // the original has not seen x ...
@@ -453,7 +451,7 @@ TEST_CASE("composition: a copied engine is independent of the original") {
   CHECK(full.has_rule("over_max", "elastic_quota"));
   CHECK(std::any_of(full.reasons().begin(), full.reasons().end(), [](const reason& r) { return r.model == "kueue"; }));
 
-  basic_engine<limits_policy, elastic_quota_policy> b(lim, elastic_quota_policy(elastic_quota_set({eq})));
+  basic_engine<yunikorn_limits_policy, elastic_quota_policy> b(lim, elastic_quota_policy(elastic_quota_model({eq})));
   auto b2 = b;
   REQUIRE(b2.admit(x).allowed());
   CHECK(b.admit(x).allowed());
@@ -512,8 +510,8 @@ TEST_CASE("composition: node-level candidates are those every model with a node 
 
 namespace {
 // the claims model with one allocated claim ml/shared of `gpus` GPU devices, sharing the host's registry
-claims_policy shared_claim(const resource_registry& reg, std::int64_t gpus, std::string label = {}) {
-  claims_policy p(claim_config{}, reg);
+kai_claims_policy shared_claim(const resource_registry& reg, std::int64_t gpus, std::string label = {}) {
+  kai_claims_policy p(kai_claims_config{}, reg);
   claim_spec s;
   s.ns = "ml";
   s.name = "shared";
@@ -530,14 +528,14 @@ job claim_job(std::string id, std::string queue, std::int64_t gpus = 0) {
   j.claims = {"shared"};
   return j;
 }
-amount alloc_gpu(const fair_share_policy& p, std::string_view q) {
+amount alloc_gpu(const kai_fair_share_policy& p, std::string_view q) {
   return p.tree().allocated(p.tree().at(q), resources::nvidia_gpu);
 }
 }  // namespace
 
 TEST_CASE("composition: a shared claim's devices are charged once, to the owning queue, in the other models") {
   resource_registry reg;
-  basic_engine<claims_policy, fair_share_policy> e(shared_claim(reg, 4), kai());
+  basic_engine<kai_claims_policy, kai_fair_share_policy> e(shared_claim(reg, 4), kai());
   const auto& fs = e.model<1>();
   CHECK(e.check(claim_job("a1", "a", 1)).allowed());
   REQUIRE(e.admit(claim_job("a1", "a", 1)).allowed());  // a binds the claim first: a owns it
@@ -555,16 +553,16 @@ TEST_CASE("composition: a shared claim's devices are charged once, to the owning
 TEST_CASE("composition: an admission that charges the queue is checked with the charge") {
   resource_registry reg;
   auto limited = [] {
-    std::vector<fair_share_queue_spec> specs(2);
+    std::vector<kai_fair_share_queue_spec> specs(2);
     specs[0].name = "root";
-    specs[0].resources[resources::nvidia_gpu] = fair_share_resource{-1, 1, -1};
+    specs[0].resources[resources::nvidia_gpu] = kai_fair_share_resource{-1, 1, -1};
     specs[1].name = "a";
     specs[1].parent = "root";
-    specs[1].resources[resources::nvidia_gpu] = fair_share_resource{2, 1, 3};  // limit 3 GPUs
-    fair_share_tree t(std::move(specs));
+    specs[1].resources[resources::nvidia_gpu] = kai_fair_share_resource{2, 1, 3};  // limit 3 GPUs
+    kai_fair_share_model t(std::move(specs));
     t.set_capacity(resource_vector{{resources::nvidia_gpu, 8}});
     t.compute();
-    return fair_share_policy(std::move(t));
+    return kai_fair_share_policy(std::move(t));
   };
   engine e;
   e.add(any_policy(shared_claim(reg, 4)));
@@ -593,15 +591,15 @@ TEST_CASE("composition: a charge to a queue a receiving model does not know is r
   CHECK(d.reasons().front().entity == "team-x");
   CHECK(e.admitted_count() == 0);
   CHECK_FALSE(e.is_admitted("a1"));
-  const auto* fs = e.model(1).target<fair_share_policy>();
+  const auto* fs = e.model(1).target<kai_fair_share_policy>();
   CHECK(alloc_gpu(*fs, "a") == 0);
-  const auto* cl = e.model(0).target<claims_policy>();
+  const auto* cl = e.model(0).target<kai_claims_policy>();
   CHECK(cl->model().consumers(cl->model().claim_at("ml/shared")) == 0);
 }
 
 TEST_CASE("composition: charges of a model's initial state reach the other models once") {
   resource_registry reg;
-  claims_policy cl = shared_claim(reg, 3);
+  kai_claims_policy cl = shared_claim(reg, 3);
   // a running pod of queue b restored with the claims: b owns the claim already
   claim_pod pod;
   pod.id = "restored";
@@ -615,13 +613,13 @@ TEST_CASE("composition: charges of a model's initial state reach the other model
   e.add(any_policy(std::move(cl)));
   e.add(any_policy(kai()));
   e.sync_charges();
-  CHECK(alloc_gpu(*e.model(1).target<fair_share_policy>(), "b") == 3);
+  CHECK(alloc_gpu(*e.model(1).target<kai_fair_share_policy>(), "b") == 3);
   CHECK(e.deducted_charge().empty());
 }
 
 TEST_CASE("composition: an orphan claim's devices shrink the capacity KAI fair share divides") {
   resource_registry reg;
-  claims_policy cl = shared_claim(reg, 3);
+  kai_claims_policy cl = shared_claim(reg, 3);
   // held at the start by pods of two queues, no label: an orphan, deducted
   for (const char* q : {"a", "b"}) {
     claim_pod pod;
@@ -637,7 +635,7 @@ TEST_CASE("composition: an orphan claim's devices shrink the capacity KAI fair s
   engine e;
   e.add(any_policy(std::move(cl)));
   e.add(any_policy(kai()));
-  const auto* fs = e.model(1).target<fair_share_policy>();
+  const auto* fs = e.model(1).target<kai_fair_share_policy>();
   const auto cap = [&] { return fs->tree().capacity(resources::nvidia_gpu); };
   REQUIRE(cap() == 8);
   e.sync_charges();
@@ -662,7 +660,7 @@ TEST_CASE("composition: an orphan claim's devices shrink the capacity KAI fair s
 
 TEST_CASE("composition: a job's shared allocations are its claims' devices in node terms, each once") {
   resource_registry reg;
-  claims_policy p = shared_claim(reg, 2);
+  kai_claims_policy p = shared_claim(reg, 2);
   claim_spec nic;
   nic.ns = "ml";
   nic.name = "nic";
@@ -710,7 +708,7 @@ static_assert(charge_receiver<charge_book>);
 
 TEST_CASE("composition: a receiver failing to take a charge leaves every model as before") {
   resource_registry reg;
-  basic_engine<claims_policy, charge_book, charge_book> e(shared_claim(reg, 2), charge_book{}, charge_book{});
+  basic_engine<kai_claims_policy, charge_book, charge_book> e(shared_claim(reg, 2), charge_book{}, charge_book{});
   e.model<2>().fail_next = true;  // the second receiver fails: the first one's charge is taken back
   CHECK_THROWS_AS(e.admit(claim_job("a1", "a")), overflow_error);
   CHECK(e.admitted_count() == 0);
@@ -727,13 +725,12 @@ TEST_CASE("composition: scheduling cycles reach the models that know them, throu
   // cohort co: a (6 CPUs, reclaimWithinCohort Never) runs 1, b (0) borrows 3.
   // a's head (4) must preempt and has no candidates: Kueue holds a's quota
   // for the cycle, so b's next job cannot borrow the 2 free CPUs until it ends.
-  using namespace quota::kueue;
-  using quota::kueue::test::cpu;
+    using quota::test::cpu;
   resource_registry reg;
   kueue_config cfg;
   cfg.resource_flavors = {"f"};
-  cfg.cluster_queues.push_back(test::cq_cpu("a", "co", resource_quota_spec{resources::cpu, cpu(6), {}, {}}));
-  cfg.cluster_queues.push_back(test::cq_cpu("b", "co", resource_quota_spec{resources::cpu, 0, {}, {}}));
+  cfg.cluster_queues.push_back(test::cq_cpu("a", "co", kueue_resource_quota_spec{resources::cpu, cpu(6), {}, {}}));
+  cfg.cluster_queues.push_back(test::cq_cpu("b", "co", kueue_resource_quota_spec{resources::cpu, 0, {}, {}}));
   auto cpu_job = [](std::string id, std::string queue, amount cores) {
     job j;
     j.id = std::move(id);

@@ -117,9 +117,9 @@ TEST_CASE("what-if: an admissible job is explained as allowed by every model, no
 TEST_CASE("what-if: a job denied by one model of two shows that model's reasons and the other's allow") {
   engine e;
   e.add(any_policy(cap_policy("gpus", resources::nvidia_gpu, 4)));
-  e.add(any_policy(running_limits{}));
-  e.model(1).target<running_limits>()->set_limit(running_limits::scope::queue, "q", 1);
-  e.model(1).target<running_limits>()->set_limit(running_limits::scope::user, "sue", 1);
+  e.add(any_policy(running_limits_policy{}));
+  e.model(1).target<running_limits_policy>()->set_limit(running_limits_policy::scope::queue, "q", 1);
+  e.model(1).target<running_limits_policy>()->set_limit(running_limits_policy::scope::user, "sue", 1);
   auto first = gpu_job("a", "q", 1);
   first.user = "sue";
   REQUIRE(e.admit(first).allowed());
@@ -150,8 +150,8 @@ TEST_CASE("what-if: a job denied by one model of two shows that model's reasons 
 }
 
 TEST_CASE("what-if: the victims each denying model would need are listed in its own order") {
-  basic_engine<cap_policy, running_limits> e(cap_policy("gpus", resources::nvidia_gpu, 4), running_limits{});
-  e.model<1>().set_limit(running_limits::scope::queue, "q", 5);
+  basic_engine<cap_policy, running_limits_policy> e(cap_policy("gpus", resources::nvidia_gpu, 4), running_limits_policy{});
+  e.model<1>().set_limit(running_limits_policy::scope::queue, "q", 5);
   REQUIRE(e.admit(gpu_job("a", "q", 2)).allowed());
   REQUIRE(e.admit(gpu_job("b", "q", 2)).allowed());
   REQUIRE(e.admit(gpu_job("c", "other", 1)).allowed());
@@ -192,14 +192,14 @@ TEST_CASE("what-if: explain leaves the engine and every model byte-identical") {
   CHECK_FALSE(e.is_admitted("b"));
   // the type-erased engine: the JSON introspection of a real model is unchanged
   engine te;
-  te.add(any_policy(running_limits{}));
-  te.model(0).target<running_limits>()->set_limit(running_limits::scope::queue, "q", 1);
+  te.add(any_policy(running_limits_policy{}));
+  te.model(0).target<running_limits_policy>()->set_limit(running_limits_policy::scope::queue, "q", 1);
   REQUIRE(te.admit(gpu_job("a", "q", 1)).allowed());
-  const auto running_before = te.model(0).target<running_limits>()->running(running_limits::scope::queue, "q");
+  const auto running_before = te.model(0).target<running_limits_policy>()->running(running_limits_policy::scope::queue, "q");
   const explanation x = te.explain(gpu_job("b", "q", 1));
   CHECK_FALSE(x.allowed());
-  CHECK(te.model(0).target<running_limits>()->running(running_limits::scope::queue, "q") == running_before);
-  CHECK(te.model(0).target<running_limits>()->running_jobs() == 1);
+  CHECK(te.model(0).target<running_limits_policy>()->running(running_limits_policy::scope::queue, "q") == running_before);
+  CHECK(te.model(0).target<running_limits_policy>()->running_jobs() == 1);
   CHECK(te.admit(gpu_job("c", "other", 1)).allowed());
 }
 

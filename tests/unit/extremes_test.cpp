@@ -5,14 +5,14 @@
 // or throws a typed error (quota::error with its id); no crash, no silent wrap.
 // Sizes are bounded so that each case runs in about a second in a Debug build
 // (docs/reliability.md gives the measured limits, e.g. 2^20 queues).
-#include <quota/capacity_queues.hpp>
-#include <quota/claims.hpp>
+#include <quota/volcano_capacity.hpp>
+#include <quota/kai_claims.hpp>
 #include <quota/detail/checked.hpp>
 #include <quota/elastic_quota.hpp>
-#include <quota/fair_share.hpp>
-#include <quota/limits.hpp>
+#include <quota/kai_fair_share.hpp>
+#include <quota/yunikorn_limits.hpp>
 #include <quota/quantity.hpp>
-#include <quota/queue_tree.hpp>
+#include <quota/volcano.hpp>
 #include <quota/resource_vector.hpp>
 #include <quota/running_limits.hpp>
 
@@ -105,18 +105,18 @@ TEST_CASE("extremes: vectors at the int64 edges keep their value when an operati
 TEST_CASE("extremes: every resource absent") {
   const resource_vector none;
   CHECK(fits(none, limit_vector{}));
-  CHECK(fits(none, strict_limit_vector{}));
-  CHECK(fits_with(none, none, strict_limit_vector{}));
-  CHECK_FALSE(first_excess(none, strict_limit_vector{}).has_value());
+  CHECK(fits(none, resource_vector{}));
+  CHECK(fits_with(none, none, resource_vector{}));
+  CHECK_FALSE(first_excess(none, resource_vector{}).has_value());
   CHECK(dominant_share(none, none).resource == no_resource);
   resource_registry reg;
-  limits_manager m(reg);
-  m.reload(limits_config{});
+  yunikorn_limits_model m(reg);
+  m.reload(yunikorn_limits_config{});
   CHECK(m.increase("root", "app", none, "sue", std::vector<std::string>{}).allowed());
   CHECK(m.user_running("sue", "root") == 1);
   m.decrease("root", "app", none, true, {"sue", {}});
   CHECK(m.tracker_count() == 0);
-  running_limits rl;
+  running_limits_policy rl;
   job j;
   j.id = "j";
   CHECK(rl.check(j).allowed());
@@ -124,8 +124,8 @@ TEST_CASE("extremes: every resource absent") {
 
 TEST_CASE("extremes: empty configurations work") {
   resource_registry reg;
-  limits_manager m(reg);
-  m.reload(limits_config{});
+  yunikorn_limits_model m(reg);
+  m.reload(yunikorn_limits_config{});
   resource_vector v;
   v.set(resources::cpu, i64_max);
   CHECK(m.increase("root", "a", v, "u", std::vector<std::string>{"g"}).allowed());
@@ -134,10 +134,10 @@ TEST_CASE("extremes: empty configurations work") {
   CHECK(m.user_running("u", "root") == 1);
   CHECK(error_of([&] { (void)m.increase("root.none", "c", v, "u", std::vector<std::string>{}); }) ==
         error_id::unknown_queue);
-  queue_tree t({resources::cpu}, resource_vector{}, {});
+  volcano_model t({resources::cpu}, resource_vector{}, {});
   CHECK(t.size() == 0);
   t.compute_deserved();
-  fair_share_tree fs({});
+  kai_fair_share_model fs({});
   fs.compute();
   CHECK(fs.size() == 0);
 }
@@ -145,9 +145,9 @@ TEST_CASE("extremes: empty configurations work") {
 TEST_CASE("extremes: hierarchies of depth 64") {
   constexpr int depth = 64;
   // Volcano queues
-  std::vector<queue_spec> qs;
+  std::vector<volcano_queue_spec> qs;
   for (int d = 0; d < depth; ++d) {
-    queue_spec q;
+    volcano_queue_spec q;
     q.name = "q" + std::to_string(d);
     q.parent = d ? "q" + std::to_string(d - 1) : "";
     q.capability.set(resources::cpu, 1000 - d);
@@ -155,19 +155,19 @@ TEST_CASE("extremes: hierarchies of depth 64") {
   }
   resource_vector total;
   total.set(resources::cpu, 1000);
-  queue_tree tree({resources::cpu}, total, qs);
+  volcano_model tree({resources::cpu}, total, qs);
   CHECK(tree.size() == depth);
   CHECK(tree.real_capability(tree.index("q63"), 0) <= 1000 - 63);
   // KAI fair share
-  std::vector<fair_share_queue_spec> fq;
+  std::vector<kai_fair_share_queue_spec> fq;
   for (int d = 0; d < depth; ++d) {
-    fair_share_queue_spec s;
+    kai_fair_share_queue_spec s;
     s.name = "k" + std::to_string(d);
     s.parent = d ? "k" + std::to_string(d - 1) : "";
-    s.resources[resources::cpu] = fair_share_resource{1000, 1, fair_share_unlimited};
+    s.resources[resources::cpu] = kai_fair_share_resource{1000, 1, kai_fair_share_unlimited};
     fq.push_back(s);
   }
-  fair_share_tree fst(fq);
+  kai_fair_share_model fst(fq);
   resource_vector cap;
   cap.set(resources::cpu, 1000);
   fst.set_capacity(cap);
@@ -175,7 +175,7 @@ TEST_CASE("extremes: hierarchies of depth 64") {
   fst.compute();
   CHECK(fst.fair_share(fst.at("k63"), resources::cpu) == 1000);
   // YuniKorn limits: a limit at the root binds the leaf 64 levels down
-  limits_config cfg;
+  yunikorn_limits_config cfg;
   limit_entry e;
   e.name = "root cap";
   e.users = {"*"};
@@ -190,7 +190,7 @@ TEST_CASE("extremes: hierarchies of depth 64") {
     path += "." + q->name;
   }
   resource_registry reg;
-  limits_manager m(reg);
+  yunikorn_limits_model m(reg);
   m.reload(cfg);
   resource_vector six;
   six.set(resources::cpu, 6);
@@ -205,12 +205,12 @@ TEST_CASE("extremes: hierarchies of depth 64") {
 TEST_CASE("extremes: many queues and users") {
   // 4096 sibling queues in each hierarchical model
   constexpr int n = 4096;
-  std::vector<fair_share_queue_spec> fq(n);
+  std::vector<kai_fair_share_queue_spec> fq(n);
   for (int i = 0; i < n; ++i) {
     fq[static_cast<std::size_t>(i)].name = "q" + std::to_string(i);
-    fq[static_cast<std::size_t>(i)].resources[resources::cpu] = fair_share_resource{1, 1, fair_share_unlimited};
+    fq[static_cast<std::size_t>(i)].resources[resources::cpu] = kai_fair_share_resource{1, 1, kai_fair_share_unlimited};
   }
-  fair_share_tree fst(fq);
+  kai_fair_share_model fst(fq);
   resource_vector cap;
   cap.set(resources::cpu, 2 * n);
   fst.set_capacity(cap);
@@ -220,7 +220,7 @@ TEST_CASE("extremes: many queues and users") {
   for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) sum += fst.fair_share(i, resources::cpu);
   CHECK(sum == 2 * n);
 
-  limits_config cfg;
+  yunikorn_limits_config cfg;
   limit_entry e;
   e.name = "each";
   e.users = {"*"};
@@ -232,7 +232,7 @@ TEST_CASE("extremes: many queues and users") {
     cfg.root.queues.push_back(q);
   }
   resource_registry reg;
-  limits_manager m(reg);
+  yunikorn_limits_model m(reg);
   m.reload(cfg);
   // 10^5 users, one application each, spread over the queues
   constexpr int users = 100000;
@@ -259,7 +259,7 @@ TEST_CASE("extremes: 2^16 Volcano queues share a cluster exactly") {
   // 2^20 queues work too but take ~18 s and ~930 MB in a Debug build (build
   // of the tree; docs/reliability.md), too slow for a unit test: 2^16 here.
   constexpr std::size_t n = std::size_t{1} << 16;
-  std::vector<queue_spec> qs(n);
+  std::vector<volcano_queue_spec> qs(n);
   for (std::size_t i = 0; i < n; ++i) {
     qs[i].name = "q" + std::to_string(i);
     qs[i].weight = static_cast<std::int64_t>(1 + i % 3);
@@ -268,7 +268,7 @@ TEST_CASE("extremes: 2^16 Volcano queues share a cluster exactly") {
   for (const auto& q : qs) weights += q.weight;
   resource_vector total;
   total.set(resources::cpu, weights);  // about 2 per queue
-  queue_tree t({resources::cpu}, total, std::move(qs));
+  volcano_model t({resources::cpu}, total, std::move(qs));
   REQUIRE(t.size() == n);
   resource_vector four, one;
   four.set(resources::cpu, 4);
@@ -295,7 +295,7 @@ TEST_CASE("extremes: 2^16 Volcano queues share a cluster exactly") {
   CHECK(t.allocatable(last, one).has_rule("over_deserved"));
   CHECK(error_of([&] { (void)t.index("q" + std::to_string(n)); }) == error_id::unknown_queue);
   CHECK(error_of([&] {
-          t.add_queue(queue_spec{"q0", 1, {}, {}, true, queue_state::open, ""});
+          t.add_queue(volcano_queue_spec{"q0", 1, {}, {}, true, volcano_queue_state::open, ""});
         }) == error_id::validation_failed);
   CHECK(t.size() == n);
 }
@@ -309,7 +309,7 @@ TEST_CASE("extremes: 2^14 elastic quotas with a pod each") {
     specs[i].min.set(resources::cpu, 2);
     specs[i].max.emplace().set(resources::cpu, 4);
   }
-  elastic_quota_set s(std::move(specs));
+  elastic_quota_model s(std::move(specs));
   resource_vector one, three;
   one.set(resources::cpu, 1);
   three.set(resources::cpu, 3);
@@ -327,7 +327,7 @@ TEST_CASE("extremes: 2^14 elastic quotas with a pod each") {
 
 TEST_CASE("extremes: 10^5 shared claims") {
   constexpr std::uint32_t n = 100000;
-  claim_model m;
+  kai_claims_model m;
   const auto qa = m.queue("a"), qb = m.queue("b");
   for (std::uint32_t i = 0; i < n; ++i) {
     claim_spec c;
@@ -373,9 +373,9 @@ TEST_CASE("extremes: 10^5 shared claims") {
 
 TEST_CASE("extremes: hierarchical capacity queues of depth 64") {
   constexpr int depth = 64;
-  std::vector<capacity_queue_spec> qs;
+  std::vector<volcano_capacity_queue_spec> qs;
   for (int d = 0; d < depth; ++d) {
-    capacity_queue_spec q;
+    volcano_capacity_queue_spec q;
     q.name = "c" + std::to_string(d);
     q.parent = d ? "c" + std::to_string(d - 1) : "root";
     q.capability.set(resources::nvidia_gpu, 200 - d);  // each level a little smaller
@@ -383,7 +383,7 @@ TEST_CASE("extremes: hierarchical capacity queues of depth 64") {
   }
   resource_vector total;
   total.set(resources::nvidia_gpu, 1000);
-  capacity_queues cq({resources::nvidia_gpu}, total, qs, capacity_options{capacity_mode::hierarchical, 0, false});
+  volcano_capacity_model cq({resources::nvidia_gpu}, total, qs, volcano_capacity_options{volcano_capacity_mode::hierarchical, 0, false});
   const auto leaf = cq.index("c63");
   CHECK(cq.depth(leaf) == 64);
   CHECK(cq.is_leaf(leaf));

@@ -5,15 +5,15 @@
 // outputs and the registry unchanged. Also the accepted edge forms (single
 // object, List, array) and the documented defaults of absent fields.
 #include <quota/budget_json.hpp>
-#include <quota/capacity_queues_json.hpp>
-#include <quota/claims_json.hpp>
-#include <quota/cluster_queue_json.hpp>
+#include <quota/volcano_capacity_json.hpp>
+#include <quota/kai_claims_json.hpp>
+#include <quota/kueue_json.hpp>
 #include <quota/elastic_quota_json.hpp>
-#include <quota/fair_share_json.hpp>
+#include <quota/kai_fair_share_json.hpp>
 #include <quota/json.hpp>
-#include <quota/limits_json.hpp>
+#include <quota/yunikorn_limits_json.hpp>
 #include <quota/priority_class_quota_json.hpp>
-#include <quota/queue_tree_json.hpp>
+#include <quota/volcano_json.hpp>
 #include <quota/sharing_pools_json.hpp>
 
 #include <cstdio>
@@ -294,7 +294,7 @@ TEST_CASE("json errors: serializers of reasons, decisions, victims and diagnosti
   CHECK(jq == "1Gi");
 }
 
-// ---- cluster_queue_json.hpp ------------------------------------------------------
+// ---- kueue_json.hpp ------------------------------------------------------
 
 TEST_CASE("json errors: Kueue objects report every problem at once and add nothing") {
   const json d = doc(R"({"kind": "List", "items": [
@@ -331,9 +331,9 @@ TEST_CASE("json errors: Kueue objects report every problem at once and add nothi
     {"kind": "ClusterQueue", "metadata": {}}]})");
   resource_registry reg;
   const auto reg_size = reg.size();
-  kueue::kueue_objects out;
+  kueue_objects out;
   out.config.resource_flavors.push_back("existing");
-  const auto e = thrown<validation_error>([&] { kueue::load_kueue_objects(d, reg, out); });
+  const auto e = thrown<validation_error>([&] { load_kueue_objects(d, reg, out); });
   CHECK(e.id() == error_id::validation_failed);
   const std::string cq = "ClusterQueue/cq.spec";
   const std::string fl = cq + ".resourceGroups[0].flavors[0]";
@@ -395,13 +395,13 @@ TEST_CASE("json errors: Kueue objects report every problem at once and add nothi
 
 TEST_CASE("json errors: Kueue objects as one object, an array or a List, with defaults") {
   resource_registry reg;
-  const auto single = kueue::load_kueue_objects(doc(R"({"kind": "ClusterQueue", "metadata": {"name": "cq"}})"), reg);
+  const auto single = load_kueue_objects(doc(R"({"kind": "ClusterQueue", "metadata": {"name": "cq"}})"), reg);
   REQUIRE(single.config.cluster_queues.size() == 1);
   const auto& cq = single.config.cluster_queues[0];
   CHECK(cq.cohort.empty());
   CHECK(cq.fair_weight_milli == 1000);
-  CHECK(cq.queueing == kueue::queueing_strategy::best_effort_fifo);
-  CHECK(cq.stop == kueue::stop_policy::none);
+  CHECK(cq.queueing == kueue_queueing_strategy::best_effort_fifo);
+  CHECK(cq.stop == kueue_stop_policy::none);
   CHECK_FALSE(cq.namespace_selector);  // absent selector: nullopt (Kueue matches nothing)
   CHECK(cq.resource_groups.empty());
   CHECK_FALSE(single.config.namespaces);
@@ -413,7 +413,7 @@ TEST_CASE("json errors: Kueue objects as one object, an array or a List, with de
         {"name": "cpu", "nominalQuota": 4, "borrowingLimit": null, "lendingLimit": "1"}]}]}]}},
     {"kind": "Workload", "metadata": {"name": "w", "namespace": "ns", "creationTimestamp": "2024-01-01T00:00:10Z"},
      "spec": {"queueName": "lq", "priority": 5, "podSets": [{"requests": {"cpu": "1"}}]}}])");
-  const auto a = kueue::load_kueue_objects(arr, reg);
+  const auto a = load_kueue_objects(arr, reg);
   REQUIRE(a.config.cohorts.size() == 1);
   CHECK(a.config.cohorts[0].parent == "root");
   CHECK(a.config.cohorts[0].fair_weight_milli == 1500);
@@ -437,7 +437,7 @@ TEST_CASE("json errors: Kueue objects as one object, an array or a List, with de
 
   // priorities outside int32 are problems, not silently wrapped
   const auto big = thrown<validation_error>([&] {
-    (void)kueue::load_kueue_objects(doc(R"([
+    (void)load_kueue_objects(doc(R"([
       {"kind": "Workload", "metadata": {"name": "w"}, "spec": {"priority": 3000000000, "podSets": [{}]}},
       {"kind": "ClusterQueue", "metadata": {"name": "cq"}, "spec": {"preemption": {
         "borrowWithinCohort": {"policy": "LowerPriority", "maxPriorityThreshold": -3000000000}}}}])"),
@@ -446,16 +446,16 @@ TEST_CASE("json errors: Kueue objects as one object, an array or a List, with de
   CHECK(big.problems().size() == 2);
   CHECK(has_problem(big, "Workload/w.spec.priority"));
   CHECK(has_problem(big, "ClusterQueue/cq.spec.preemption.borrowWithinCohort.maxPriorityThreshold"));
-  const auto thr = kueue::load_kueue_objects(doc(R"({"kind": "ClusterQueue", "metadata": {"name": "cq"}, "spec": {
+  const auto thr = load_kueue_objects(doc(R"({"kind": "ClusterQueue", "metadata": {"name": "cq"}, "spec": {
       "preemption": {"borrowWithinCohort": {"policy": "LowerPriority", "maxPriorityThreshold": -5}}}})"),
                                              reg);
   CHECK(thr.config.cluster_queues.at(0).preemption.max_priority_threshold == -5);
   CHECK(thr.config.cluster_queues.at(0).preemption.borrow_within_cohort ==
-        kueue::borrow_within_cohort_policy::lower_priority);
+        kueue_borrow_within_cohort_policy::lower_priority);
 
   // a second document appends to the first
-  kueue::kueue_objects acc = a;
-  kueue::load_kueue_objects(
+  kueue_objects acc = a;
+  load_kueue_objects(
       doc(R"({"kind": "WorkloadList", "items": [{"kind": "Namespace", "metadata": {"name": "ns"}}]})"), reg, acc);
   REQUIRE(acc.config.namespaces);
   CHECK(acc.config.namespaces->size() == 1);
@@ -465,7 +465,7 @@ TEST_CASE("json errors: Kueue objects as one object, an array or a List, with de
 TEST_CASE("json errors: Kueue admissionFairSharing section") {
   resource_registry reg;
   diagnostics d;
-  const auto c = kueue::parse_admission_fair_sharing(
+  const auto c = parse_admission_fair_sharing(
       doc(R"({"usageHalfLifeTime": "1h30m", "usageSamplingInterval": "250ms", "resourceWeights": {"cpu": 2.5, "memory": "1"}})"),
       reg, "afs", d);
   CHECK(d.empty());
@@ -474,20 +474,20 @@ TEST_CASE("json errors: Kueue admissionFairSharing section") {
   REQUIRE(c.resource_weights_milli.size() == 2);
   CHECK(c.resource_weights_milli[0].second == 2500);
 
-  const auto secs = kueue::parse_admission_fair_sharing(
+  const auto secs = parse_admission_fair_sharing(
       doc(R"({"usageHalfLifeTime": "0", "usageSamplingInterval": "90s"})"), reg, "afs", d);
   CHECK(secs.half_life_ms == 0);
   CHECK(secs.sampling_interval_ms == 90000);
-  const auto dflt = kueue::parse_admission_fair_sharing(json::object(), reg, "afs", d);
+  const auto dflt = parse_admission_fair_sharing(json::object(), reg, "afs", d);
   CHECK(dflt.sampling_interval_ms == 300000);
   CHECK(d.empty());
 
-  (void)kueue::parse_admission_fair_sharing(json(1), reg, "afs", d);
+  (void)parse_admission_fair_sharing(json(1), reg, "afs", d);
   REQUIRE(d.size() == 1);
   CHECK(d.items()[0].path == "afs");
 
   diagnostics d2;
-  (void)kueue::parse_admission_fair_sharing(
+  (void)parse_admission_fair_sharing(
       doc(R"({"usageHalfLifeTime": "1y", "usageSamplingInterval": 5, "resourceWeights": {"cpu": -1, "bad name!": 1},
              "extra": 0})"),
       reg, "afs", d2);
@@ -496,7 +496,7 @@ TEST_CASE("json errors: Kueue admissionFairSharing section") {
   CHECK(paths == std::vector<std::string>{"afs.usageHalfLifeTime", "afs.usageSamplingInterval",
                                           "afs.resourceWeights.bad name!", "afs.resourceWeights.cpu", "afs.extra"});
   diagnostics d3;
-  (void)kueue::parse_admission_fair_sharing(doc(R"({"resourceWeights": [], "usageHalfLifeTime": "m"})"), reg, "afs",
+  (void)parse_admission_fair_sharing(doc(R"({"resourceWeights": [], "usageHalfLifeTime": "m"})"), reg, "afs",
                                             d3);
   REQUIRE(d3.size() == 2);
   CHECK(d3.items()[1].path == "afs.resourceWeights");
@@ -505,7 +505,7 @@ TEST_CASE("json errors: Kueue admissionFairSharing section") {
 TEST_CASE("json errors: Kueue sections that are not objects are named, not ignored") {
   resource_registry reg;
   const auto e = thrown<validation_error>([&] {
-    (void)kueue::load_kueue_objects(doc(R"([
+    (void)load_kueue_objects(doc(R"([
       {"kind": "ClusterQueue", "metadata": {"name": "a"}, "spec": {
         "fairSharing": 3, "preemption": "Any", "flavorFungibility": [], "admissionScope": "x"}},
       {"kind": "ClusterQueue", "metadata": {"name": "b"}, "spec": {"preemption": {"borrowWithinCohort": "Never"}}},
@@ -523,7 +523,7 @@ TEST_CASE("json errors: Kueue sections that are not objects are named, not ignor
   for (const auto& p : e.problems()) CHECK(p.message.rfind("expected an object, got ", 0) == 0);
 
   // null sections and null fields mean "absent": the defaults apply
-  const auto ok = kueue::load_kueue_objects(doc(R"([
+  const auto ok = load_kueue_objects(doc(R"([
     {"kind": "ClusterQueue", "metadata": {"name": "n"}, "spec": {"cohortName": null, "cohort": "fallback",
       "fairSharing": null, "preemption": {"borrowWithinCohort": {"policy": "LowerPriority"}},
       "flavorFungibility": null, "admissionScope": {"admissionMode": "UsageBasedFairSharing"},
@@ -536,12 +536,12 @@ TEST_CASE("json errors: Kueue sections that are not objects are named, not ignor
   const auto& n = ok.config.cluster_queues[0];
   CHECK(n.cohort == "fallback");  // a null cohortName falls back to the older field
   CHECK(n.fair_weight_milli == 1000);
-  CHECK(n.preemption.borrow_within_cohort == kueue::borrow_within_cohort_policy::lower_priority);
+  CHECK(n.preemption.borrow_within_cohort == kueue_borrow_within_cohort_policy::lower_priority);
   CHECK_FALSE(n.preemption.max_priority_threshold);  // no threshold given: none
   CHECK(n.admission_fair_sharing);
   CHECK_FALSE(n.namespace_selector);
-  CHECK(n.queueing == kueue::queueing_strategy::best_effort_fifo);  // "" is the default
-  CHECK(n.stop == kueue::stop_policy::hold_and_drain);
+  CHECK(n.queueing == kueue_queueing_strategy::best_effort_fifo);  // "" is the default
+  CHECK(n.stop == kueue_stop_policy::hold_and_drain);
   CHECK_FALSE(n.resource_groups.at(0).flavors.at(0).resources.at(0).lending_limit);
   CHECK(ok.config.cluster_queues[1].fair_weight_milli == 1000);  // fairSharing without a weight
 }
@@ -549,7 +549,7 @@ TEST_CASE("json errors: Kueue sections that are not objects are named, not ignor
 TEST_CASE("json errors: Kueue resource groups, selectors and namespaces of the wrong shape") {
   resource_registry reg;
   const auto e = thrown<validation_error>([&] {
-    (void)kueue::load_kueue_objects(doc(R"([
+    (void)load_kueue_objects(doc(R"([
       {"kind": "ClusterQueue", "metadata": {"name": "g"}, "spec": {"resourceGroups": [5, {"coveredResources": ["cpu"],
         "flavors": [7, {"name": "f", "resources": [3]}]}]}},
       {"kind": "ClusterQueue", "metadata": {"name": "s"}, "spec": {"namespaceSelector": {
@@ -583,7 +583,7 @@ TEST_CASE("json errors: Kueue resource groups, selectors and namespaces of the w
   CHECK(has_problem(e, "[4]"));  // not an object: named by its index
 
   // Exists and DoesNotExist take no values; namespaces without labels (or null labels) are kept
-  const auto ok = kueue::load_kueue_objects(doc(R"([
+  const auto ok = load_kueue_objects(doc(R"([
     {"kind": "ClusterQueue", "metadata": {"name": "x"}, "spec": {"namespaceSelector": {"matchLabels": null,
       "matchExpressions": [{"key": "gpu", "operator": "Exists"}, {"key": "spot", "operator": "DoesNotExist",
         "values": null}]}}},
@@ -594,16 +594,16 @@ TEST_CASE("json errors: Kueue resource groups, selectors and namespaces of the w
   REQUIRE(sel);
   CHECK(sel->match_labels.empty());
   REQUIRE(sel->match_expressions.size() == 2);
-  CHECK(sel->match_expressions[0].oper == kueue::label_selector::op::exists);
-  CHECK(sel->match_expressions[1].oper == kueue::label_selector::op::does_not_exist);
+  CHECK(sel->match_expressions[0].oper == kueue_label_selector::op::exists);
+  CHECK(sel->match_expressions[1].oper == kueue_label_selector::op::does_not_exist);
   CHECK(sel->match_expressions[1].values.empty());
   REQUIRE(ok.config.namespaces);
   CHECK(ok.config.namespaces->size() == 2);
   CHECK(ok.config.namespaces->at(1).labels.empty());
 
   // a second document's namespaces join the first's
-  kueue::kueue_objects acc = ok;
-  kueue::load_kueue_objects(doc(R"({"kind": "Namespace", "metadata": {"name": "c", "labels": {"t": "1"}}})"), reg, acc);
+  kueue_objects acc = ok;
+  load_kueue_objects(doc(R"({"kind": "Namespace", "metadata": {"name": "c", "labels": {"t": "1"}}})"), reg, acc);
   REQUIRE(acc.config.namespaces->size() == 3);
   CHECK(acc.config.namespaces->at(2).labels == std::vector<std::pair<std::string, std::string>>{{"t", "1"}});
 }
@@ -611,7 +611,7 @@ TEST_CASE("json errors: Kueue resource groups, selectors and namespaces of the w
 TEST_CASE("json errors: Kueue Workload pod sets, counts and timestamps") {
   resource_registry reg;
   const auto e = thrown<validation_error>([&] {
-    (void)kueue::load_kueue_objects(doc(R"([
+    (void)load_kueue_objects(doc(R"([
       {"kind": "Workload", "metadata": {"name": "no-sets"}, "spec": {"queueName": "q"}},
       {"kind": "Workload", "metadata": {"name": "sets-object"}, "spec": {"podSets": {"count": 1}}},
       {"kind": "Workload", "metadata": {"name": "counts"}, "spec": {"podSets": [
@@ -632,7 +632,7 @@ TEST_CASE("json errors: Kueue Workload pod sets, counts and timestamps") {
                                  "Workload/counts.spec.podSets[4].minCount", "Workload/late.metadata.creationTimestamp",
                                  "Workload/junk.metadata.creationTimestamp"});
 
-  const auto ok = kueue::load_kueue_objects(doc(R"([
+  const auto ok = load_kueue_objects(doc(R"([
     {"kind": "Workload", "metadata": {"name": "w", "creationTimestamp": 17}, "spec": {"podSets": [
       {"name": "workers", "count": 4, "minCount": null, "template": {"spec": {"containers": [
         {"name": "plain"}, {"resources": {"limits": {"cpu": "9"}}},
@@ -685,11 +685,11 @@ TEST_CASE("json errors: Volcano Queue and PodGroup sections of the wrong shape a
   CHECK(qs[0].guarantee.get(resources::cpu) == 2000);
   CHECK(qs[1].parent == "top");
   CHECK(qs[1].guarantee.empty());
-  CHECK(qs[1].state == queue_state::closing);
-  CHECK(qs[2].state == queue_state::closed);  // Unknown: schedules nothing new
-  CHECK(qs[3].state == queue_state::closed);
+  CHECK(qs[1].state == volcano_queue_state::closing);
+  CHECK(qs[2].state == volcano_queue_state::closed);  // Unknown: schedules nothing new
+  CHECK(qs[3].state == volcano_queue_state::closed);
   const auto caps =
-      parse_capacity_queues(doc(R"({"metadata": {"name": "d"}, "spec": {"deserved": {"cpu": "4"}}})"), reg);
+      parse_volcano_capacity(doc(R"({"metadata": {"name": "d"}, "spec": {"deserved": {"cpu": "4"}}})"), reg);
   REQUIRE(caps.size() == 1);
   CHECK(caps[0].deserved.get(resources::cpu) == 4000);
 
@@ -715,7 +715,7 @@ TEST_CASE("json errors: Volcano Queue and PodGroup sections of the wrong shape a
 TEST_CASE("json errors: Kueue durations are Go durations in exact milliseconds") {
   const auto ms = [](const char* text) -> std::optional<std::int64_t> {
     std::int64_t out = -7;
-    if (!kueue::detail::kueue_parse_duration(text, out)) {
+    if (!detail::kueue_parse_duration(text, out)) {
       CHECK(out == -7);  // a rejected duration writes nothing
       return std::nullopt;
     }
@@ -735,7 +735,7 @@ TEST_CASE("json errors: Kueue durations are Go durations in exact milliseconds")
   }
 }
 
-// ---- claims_json.hpp ---------------------------------------------------------------
+// ---- kai_claims_json.hpp ---------------------------------------------------------------
 
 TEST_CASE("json errors: a ResourceClaim lists every problem with its path") {
   const json c = doc(R"({"kind": "Pod", "metadata": {"name": "c1", "namespace": "ns",
@@ -828,7 +828,7 @@ TEST_CASE("json errors: a ResourceClaim's accepted forms and defaults") {
 }
 
 TEST_CASE("json errors: loading claims, device classes and pods is all or nothing") {
-  claim_model m;
+  kai_claims_model m;
   const json good = doc(R"({"kind": "ResourceClaimList", "items": [
     {"metadata": {"name": "c1"}, "spec": {"devices": {"requests": [{"name": "a", "exactly": {"deviceClassName": "gpu"}}]}}}]})");
   REQUIRE(load_resource_claims(m, good).size() == 1);
@@ -852,7 +852,7 @@ TEST_CASE("json errors: loading claims, device classes and pods is all or nothin
   CHECK(m.find_claim("default/c2") == claim_none);
 
   // device classes: a bad flag value and a wrong kind reject the whole document
-  claim_model classes;
+  kai_claims_model classes;
   const auto ce = thrown<validation_error>([&] {
     (void)load_device_classes(classes, doc(R"([
       {"kind": "DeviceClass", "metadata": {"name": "gpu", "annotations": {"quota.dev/accounted": "false"}}},
@@ -910,7 +910,7 @@ TEST_CASE("json errors: loading claims, device classes and pods is all or nothin
   CHECK(pods[0].claims == std::vector<std::string>{"default/c1", "default/c1"});
 }
 
-// ---- fair_share_json.hpp ----------------------------------------------------------------
+// ---- kai_fair_share_json.hpp ----------------------------------------------------------------
 
 TEST_CASE("json errors: KAI queues report bad amounts per queue and field") {
   resource_registry reg;
@@ -922,7 +922,7 @@ TEST_CASE("json errors: KAI queues report bad amounts per queue and field") {
       "gpu": {"quota": 0.25},
       "example.com/new": 3,
       "example.com/other": {"limit": 1e300}}}}]})");
-  const auto e = thrown<validation_error>([&] { (void)load_fair_share_queues(d, reg); });
+  const auto e = thrown<validation_error>([&] { (void)load_kai_fair_share_queues(d, reg); });
   for (const std::string x : {"a.spec.resources.cpu.quota", "a.spec.resources.cpu.limit",
                               "a.spec.resources.cpu.overQuotaWeight", "a.spec.resources.memory.quota",
                               "a.spec.resources.example.com/new", "a.spec.resources.example.com/other.limit"}) {
@@ -934,17 +934,17 @@ TEST_CASE("json errors: KAI queues report bad amounts per queue and field") {
   CHECK_FALSE(reg.find("example.com/new"));
 
   const auto p = thrown<parse_error>(
-      [&] { (void)load_fair_share_queues(doc(R"({"metadata": {"name": "q"}, "spec": {"priority": "high"}})"), reg); });
+      [&] { (void)load_kai_fair_share_queues(doc(R"({"metadata": {"name": "q"}, "spec": {"priority": "high"}})"), reg); });
   CHECK(p.id() == error_id::parse_wrong_type);
   CHECK(contains(p.what(), "q.spec.priority"));
-  const auto n = thrown<parse_error>([&] { (void)load_fair_share_queues(doc(R"([{"spec": {}}])"), reg); });
+  const auto n = thrown<parse_error>([&] { (void)load_kai_fair_share_queues(doc(R"([{"spec": {}}])"), reg); });
   CHECK(n.id() == error_id::parse_missing_field);
   CHECK(contains(n.what(), "[0].metadata.name"));
 }
 
 TEST_CASE("json errors: KAI queues defaults and unlimited") {
   resource_registry reg;
-  const auto qs = load_fair_share_queues(doc(R"([
+  const auto qs = load_kai_fair_share_queues(doc(R"([
     {"metadata": {"name": "root"}},
     {"metadata": {"name": "a"}, "spec": {"parentQueue": "root", "priority": 7, "resources": {
       "cpu": {"quota": 1500, "limit": -1, "overQuotaWeight": 2}, "memory": {"quota": 2}, "gpu": {"quota": -1.0}}}}])"),
@@ -1192,23 +1192,23 @@ TEST_CASE("json errors: ElasticQuotas and pods accepted forms and defaults") {
   CHECK(pods[0].pod.request.get(resources::cpu) == 2100);
 }
 
-// ---- limits_json.hpp ----------------------------------------------------------------------------
+// ---- yunikorn_limits_json.hpp ----------------------------------------------------------------------------
 
 TEST_CASE("json errors: YuniKorn limits config reports every problem with its path") {
   resource_registry reg;
-  auto p = thrown<parse_error>([&] { (void)load_limits_config(json::array(), reg); });
+  auto p = thrown<parse_error>([&] { (void)load_yunikorn_limits_config(json::array(), reg); });
   CHECK(p.id() == error_id::parse_malformed_document);
-  p = thrown<parse_error>([&] { (void)load_limits_config(doc(R"({"partitions": []})"), reg); });
+  p = thrown<parse_error>([&] { (void)load_yunikorn_limits_config(doc(R"({"partitions": []})"), reg); });
   CHECK(contains(p.what(), "partitions: expected a non-empty array"));
-  limits_json_options other;
+  yunikorn_limits_json_options other;
   other.partition = "other";
   const auto u = thrown<unknown_entity_error>(
-      [&] { (void)load_limits_config(doc(R"({"partitions": [{"name": "default"}]})"), reg, other); });
+      [&] { (void)load_yunikorn_limits_config(doc(R"({"partitions": [{"name": "default"}]})"), reg, other); });
   CHECK(u.id() == error_id::unknown_entity);
   CHECK(u.name() == "other");
 
   const auto e = thrown<validation_error>([&] {
-    (void)load_limits_config(doc(R"({"partitions": [{"name": "default", "queues": [{"name": "root",
+    (void)load_yunikorn_limits_config(doc(R"({"partitions": [{"name": "default", "queues": [{"name": "root",
         "maxapplications": -1, "resources": {"max": {"memory": "x", "bad name!": 1}},
         "limits": [3, {"limit": 5, "users": "bob", "groups": ["g", 1], "maxresources": [], "maxapplications": "two"}],
         "queues": {}}]}]})"),
@@ -1226,7 +1226,7 @@ TEST_CASE("json errors: YuniKorn limits config reports every problem with its pa
 
   // top-level queues without root, non-array queues, a nameless queue, unequal partition and root limits
   const auto e2 = thrown<validation_error>([&] {
-    (void)load_limits_config(doc(R"({"partitions": [
+    (void)load_yunikorn_limits_config(doc(R"({"partitions": [
         {"name": "a", "queues": [{"maxapplications": 1}, 7]},
         {"name": "b", "limits": [{"users": ["x"], "maxapplications": 1}],
          "queues": [{"name": "root", "limits": [{"users": ["y"], "maxapplications": 1}]}]},
@@ -1235,26 +1235,26 @@ TEST_CASE("json errors: YuniKorn limits config reports every problem with its pa
   });
   CHECK(has_problem(e2, "partitions[0].queues[0].name"));
   CHECK(has_problem(e2, "partitions[0].queues[1]"));
-  limits_json_options b;
+  yunikorn_limits_json_options b;
   b.partition = "b";
   const auto e3 = thrown<validation_error>([&] {
-    (void)load_limits_config(doc(R"({"partitions": [
+    (void)load_yunikorn_limits_config(doc(R"({"partitions": [
         {"name": "a"},
         {"name": "b", "limits": [{"users": ["x"], "maxapplications": 1}],
          "queues": [{"name": "root", "limits": [{"users": ["y"], "maxapplications": 1}]}]}]})"),
                              reg, b);
   });
   CHECK(has_problem(e3, "partitions[1].limits"));
-  limits_json_options c;
+  yunikorn_limits_json_options c;
   c.partition = "c";
   const auto e4 = thrown<validation_error>([&] {
-    (void)load_limits_config(doc(R"({"partitions": [{"name": "c", "queues": "root", "limits": {}}]})"), reg, c);
+    (void)load_yunikorn_limits_config(doc(R"({"partitions": [{"name": "c", "queues": "root", "limits": {}}]})"), reg, c);
   });
   CHECK(has_problem(e4, "partitions[0].queues"));
   CHECK(has_problem(e4, "partitions[0].limits"));
 
   const auto pu = thrown<validation_error>(
-      [&] { (void)parse_limits_usage(doc(R"({"memory": "x", "vcore": "1"})"), reg, "request"); });
+      [&] { (void)parse_yunikorn_limits_usage(doc(R"({"memory": "x", "vcore": "1"})"), reg, "request"); });
   CHECK(pu.problems().size() == 1);
   CHECK(has_problem(pu, "request.memory"));
 }
@@ -1262,7 +1262,7 @@ TEST_CASE("json errors: YuniKorn limits config reports every problem with its pa
 TEST_CASE("json errors: YuniKorn limits config accepted shapes") {
   resource_registry reg;
   // partition limits become the root limits when root has none
-  const auto a = load_limits_config(doc(R"({"partitions": [{"name": "default",
+  const auto a = load_yunikorn_limits_config(doc(R"({"partitions": [{"name": "default",
       "limits": [{"users": ["*"], "maxapplications": 2}],
       "queues": [{"name": "root", "queues": [{"name": "a", "resources": {"max": {"vcore": 4}}}]}]}]})"),
                                     reg);
@@ -1271,12 +1271,12 @@ TEST_CASE("json errors: YuniKorn limits config accepted shapes") {
   REQUIRE(a.root.queues.size() == 1);
   CHECK(a.root.queues[0].max.bound(resources::cpu) == 4000);
   // a bare partition object with top-level queues: they become root's children
-  const auto b = load_limits_config(doc(R"({"queues": [{"name": "x"}, {"name": "y"}]})"), reg);
+  const auto b = load_yunikorn_limits_config(doc(R"({"queues": [{"name": "x"}, {"name": "y"}]})"), reg);
   CHECK(b.root.name == "root");
   CHECK(b.root.queues.size() == 2);
   // a bare root queue
-  const auto c = load_limits_config(doc(R"({"name": "root", "maxapplications": 3})"), reg);
+  const auto c = load_yunikorn_limits_config(doc(R"({"name": "root", "maxapplications": 3})"), reg);
   CHECK(c.root.max_applications == 3);
   CHECK(c.root.queues.empty());
-  CHECK(parse_limits_usage(doc(R"({"vcore": 1500, "memory": "1G"})"), reg, "u").get(resources::memory) == 1000000000);
+  CHECK(parse_yunikorn_limits_usage(doc(R"({"vcore": 1500, "memory": "1G"})"), reg, "u").get(resources::memory) == 1000000000);
 }

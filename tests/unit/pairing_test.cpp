@@ -19,20 +19,20 @@
 // docs/extra-policies.md ("Pairings") lists the pairings and the ones skipped.
 #include <quota/budget.hpp>
 #include <quota/budget_json.hpp>
-#include <quota/capacity_queues.hpp>
-#include <quota/claims.hpp>
-#include <quota/claims_json.hpp>
-#include <quota/cluster_queue_json.hpp>
+#include <quota/volcano_capacity.hpp>
+#include <quota/kai_claims.hpp>
+#include <quota/kai_claims_json.hpp>
+#include <quota/kueue_json.hpp>
 #include <quota/elastic_quota.hpp>
 #include <quota/engine.hpp>
-#include <quota/fair_share.hpp>
+#include <quota/kai_fair_share.hpp>
 #include <quota/json.hpp>
-#include <quota/kueue_preemption.hpp>
-#include <quota/limits.hpp>
-#include <quota/limits_json.hpp>
+#include <quota/kueue.hpp>
+#include <quota/yunikorn_limits.hpp>
+#include <quota/yunikorn_limits_json.hpp>
 #include <quota/priority_class_quota.hpp>
 #include <quota/priority_class_quota_json.hpp>
-#include <quota/queue_tree.hpp>
+#include <quota/volcano.hpp>
 #include <quota/running_limits.hpp>
 #include <quota/running_limits_json.hpp>
 #include <quota/sharing_pools.hpp>
@@ -88,7 +88,7 @@ struct elastic_fx {
   static constexpr resource_id res = gpu;
   static constexpr amount unit = 1;
   using policy_t = elastic_quota_policy;
-  elastic_quota_set set{specs()};
+  elastic_quota_model set{specs()};
 
   static std::vector<elastic_quota_spec> specs() {
     std::vector<elastic_quota_spec> s;
@@ -108,7 +108,7 @@ struct elastic_fx {
   }
   static job model_denied(std::string id) { return make_job(std::move(id), "bob", 3); }
   static json state(const policy_t& p) {
-    const elastic_quota_set& m = p.model();
+    const elastic_quota_model& m = p.model();
     json j{{"total", vec_json(m.total_used())}, {"quotas", json::object()}};
     for (std::uint32_t q = 0; q < m.size(); ++q) {
       json pods = json::array();
@@ -128,18 +128,18 @@ struct volcano_fx {
   static constexpr const char* deny_rule = "over_deserved";
   static constexpr resource_id res = gpu;
   static constexpr amount unit = 1;
-  using policy_t = queue_policy;
-  queue_tree tree = build();
+  using policy_t = volcano_policy;
+  volcano_model tree = build();
 
-  static queue_tree build() {
-    std::vector<queue_spec> qs;
+  static volcano_model build() {
+    std::vector<volcano_queue_spec> qs;
     for (const char* who : {"ann", "bob"}) {
-      queue_spec q;
+      volcano_queue_spec q;
       q.name = std::string("q-") + who;
       q.capability = {{gpu, 2}};
       qs.push_back(std::move(q));
     }
-    queue_tree t({gpu}, resource_vector{{gpu, 4}}, std::move(qs));
+    volcano_model t({gpu}, resource_vector{{gpu, 4}}, std::move(qs));
     for (const char* q : {"q-ann", "q-bob"}) t.set_pending(q, {{gpu, 2}});
     t.compute_deserved();
     return t;
@@ -150,7 +150,7 @@ struct volcano_fx {
   }
   static job model_denied(std::string id) { return make_job(std::move(id), "bob", 3); }
   static json state(const policy_t& p) {
-    const queue_tree& t = p.tree();
+    const volcano_model& t = p.tree();
     json j{{"tasks", t.running_tasks()}};
     for (std::size_t q = 0; q < t.size(); ++q) j[t.spec(q).name] = t.allocated(q, 0);
     return j;
@@ -165,18 +165,18 @@ struct capacity_fx {
   static constexpr const char* deny_rule = "over_real_capability";
   static constexpr resource_id res = gpu;
   static constexpr amount unit = 1;
-  using policy_t = capacity_queue_policy;
-  capacity_queues queues = build(2, 4);
+  using policy_t = volcano_capacity_policy;
+  volcano_capacity_model queues = build(2, 4);
 
-  static capacity_queues build(amount cap, amount total) {
-    std::vector<capacity_queue_spec> qs;
+  static volcano_capacity_model build(amount cap, amount total) {
+    std::vector<volcano_capacity_queue_spec> qs;
     for (const char* who : {"ann", "bob"}) {
-      capacity_queue_spec q;
+      volcano_capacity_queue_spec q;
       q.name = std::string("q-") + who;
       q.capability = {{gpu, cap}};
       qs.push_back(std::move(q));
     }
-    return capacity_queues({gpu}, resource_vector{{gpu, total}}, std::move(qs));
+    return volcano_capacity_model({gpu}, resource_vector{{gpu, total}}, std::move(qs));
   }
   policy_t make() { return policy_t(queues); }
   static job make_job(std::string id, const std::string& who, amount units) {
@@ -184,7 +184,7 @@ struct capacity_fx {
   }
   static job model_denied(std::string id) { return make_job(std::move(id), "bob", 3); }
   static json state(const policy_t& p) {
-    const capacity_queues& m = p.model();
+    const volcano_capacity_model& m = p.model();
     json j{{"tasks", m.running_tasks()}};
     for (std::size_t q = 0; q < m.size(); ++q) j[m.name(q)] = m.allocated(q, 0);
     return j;
@@ -199,12 +199,12 @@ struct limits_fx {
   static constexpr const char* deny_rule = "max_resources";
   static constexpr resource_id res = cpu;
   static constexpr amount unit = 1000;
-  using policy_t = limits_policy;
+  using policy_t = yunikorn_limits_policy;
   resource_registry reg;
   int vcores = 2;
 
-  void load(limits_manager& m, int v) {
-    m.reload(load_limits_config(json::parse(R"({"name": "root", "queues": [{"name": "q", "limits": [
+  void load(yunikorn_limits_model& m, int v) {
+    m.reload(load_yunikorn_limits_config(json::parse(R"({"name": "root", "queues": [{"name": "q", "limits": [
         {"limit": "per-user", "users": ["*"], "maxresources": {"vcore": ")" +
                                             std::to_string(v) + R"("}}]}]})"),
                                 reg));
@@ -232,11 +232,11 @@ struct claims_fx {
   static constexpr const char* deny_rule = "sharing_opted_out";
   static constexpr resource_id res = gpu;
   static constexpr amount unit = 1;
-  using policy_t = claims_policy;
-  claims_policy pol = build();
+  using policy_t = kai_claims_policy;
+  kai_claims_policy pol = build();
 
-  static claims_policy build() {
-    claims_policy p;
+  static kai_claims_policy build() {
+    kai_claims_policy p;
     claim_spec s;
     s.name = "shared";
     s.queue_label = "q-ann";
@@ -268,17 +268,17 @@ struct fair_share_fx {
   static constexpr const char* deny_rule = "over_limit";
   static constexpr resource_id res = gpu;
   static constexpr amount unit = 1;
-  using policy_t = fair_share_policy;
+  using policy_t = kai_fair_share_policy;
 
-  static fair_share_tree tree(amount ann_limit) {
-    std::vector<fair_share_queue_spec> qs;
+  static kai_fair_share_model tree(amount ann_limit) {
+    std::vector<kai_fair_share_queue_spec> qs;
     for (const char* who : {"ann", "bob"}) {
-      fair_share_queue_spec q;
+      kai_fair_share_queue_spec q;
       q.name = std::string("q-") + who;
-      q.resources[gpu] = fair_share_resource{2, 1, std::string(who) == "ann" ? ann_limit : 2};
+      q.resources[gpu] = kai_fair_share_resource{2, 1, std::string(who) == "ann" ? ann_limit : 2};
       qs.push_back(std::move(q));
     }
-    fair_share_tree t(std::move(qs));
+    kai_fair_share_model t(std::move(qs));
     t.set_capacity(resource_vector{{gpu, 8}});
     t.compute();
     return t;
@@ -291,8 +291,8 @@ struct fair_share_fx {
   static json state(const policy_t& p) {
     json j = json::object();
     for (std::size_t q = 0; q < p.tree().size(); ++q)
-      j[p.tree().spec(static_cast<fair_share_tree::queue_index>(q)).name] =
-          p.tree().allocated(static_cast<fair_share_tree::queue_index>(q), res);
+      j[p.tree().spec(static_cast<kai_fair_share_model::queue_index>(q)).name] =
+          p.tree().allocated(static_cast<kai_fair_share_model::queue_index>(q), res);
     return j;
   }
   static amount usage(const policy_t& p, const std::string& who) {
@@ -305,17 +305,17 @@ struct kueue_fx {
   static constexpr const char* deny_rule = "no_fit";
   static constexpr resource_id res = cpu;
   static constexpr amount unit = 1000;
-  using policy_t = kueue::kueue_policy;
+  using policy_t = kueue_policy;
 
-  static kueue::kueue_config config(amount ann_cores) {
-    kueue::kueue_config cfg;
+  static kueue_config config(amount ann_cores) {
+    kueue_config cfg;
     cfg.resource_flavors = {"f"};
     for (const char* who : {"ann", "bob"}) {
-      auto cq = kueue::test::cq_cpu(
+      auto cq = test::cq_cpu(
           std::string("cq-") + who, "",
-          kueue::resource_quota_spec{cpu, kueue::test::cpu(std::string(who) == "ann" ? ann_cores : 2), std::nullopt,
+          kueue_resource_quota_spec{cpu, test::cpu(std::string(who) == "ann" ? ann_cores : 2), std::nullopt,
                                      std::nullopt});
-      cq.preemption.within_cluster_queue = kueue::within_cluster_queue_policy::lower_priority;
+      cq.preemption.within_cluster_queue = kueue_within_cluster_queue_policy::lower_priority;
       cfg.cluster_queues.push_back(std::move(cq));
       cfg.local_queues.push_back({std::string("ns-") + who, "lq", std::string("cq-") + who});
     }
@@ -369,13 +369,13 @@ struct budget_x {
 };
 
 struct pcq_x {
-  using policy_t = priority_class_quota;
+  using policy_t = priority_class_quota_policy;
   static constexpr const char* deny_rule = "priority_class_over_max";
   static constexpr const char* bad_item = "ann/high";
   resource_id res;
   amount unit;
   policy_t make() const {
-    policy_t pq(priority_class_quota::tenant_key::user);
+    policy_t pq(priority_class_quota_policy::tenant_key::user);
     limit_vector one, ten;
     one.set(res, unit);
     ten.set(res, 10 * unit);
@@ -395,27 +395,27 @@ struct pcq_x {
 };
 
 struct running_x {
-  using policy_t = running_limits;
+  using policy_t = running_limits_policy;
   static constexpr const char* deny_rule = "max_running_jobs";
   static constexpr const char* bad_item = "user:ann";
   resource_id res;
   amount unit;
   policy_t make() const {
     policy_t rl;
-    rl.set_limit(running_limits::scope::user, "ann", 1);
-    rl.set_limit(running_limits::scope::user, "bob", 10);
+    rl.set_limit(running_limits_policy::scope::user, "ann", 1);
+    rl.set_limit(running_limits_policy::scope::user, "bob", 10);
     return rl;
   }
   static void prepare(job&) {}
   static json state(const policy_t& p) { return json(p); }
-  amount usage(const policy_t& p) const { return p.running(running_limits::scope::user, "ann"); }
-  static void bad_config(policy_t& p) { p.set_limit(running_limits::scope::user, "ann", -1); }
+  amount usage(const policy_t& p) const { return p.running(running_limits_policy::scope::user, "ann"); }
+  static void bad_config(policy_t& p) { p.set_limit(running_limits_policy::scope::user, "ann", -1); }
   using error_t = validation_error;
 };
 
 // one pool "research" with quotas ann (ns-ann, 1 unit) and bob (ns-bob, 3 units, max 10)
 struct pools_x {
-  using policy_t = sharing_pools;
+  using policy_t = sharing_pools_policy;
   static constexpr const char* deny_rule = "over_max";
   static constexpr const char* bad_item = "quota bob";
   resource_id res;
@@ -586,13 +586,13 @@ struct elastic_shrink : elastic_fx {
     o.preemption = elastic_preemption_policy::capacity_scheduling;
     return o;
   }
-  elastic_shrink() { set = elastic_quota_set(shrink_specs(4), opts()); }
+  elastic_shrink() { set = elastic_quota_model(shrink_specs(4), opts()); }
   void lower(policy_t& p, const std::vector<job>&) {
-    elastic_quota_set& m = p.model();
+    elastic_quota_model& m = p.model();
     std::vector<elastic_pod> pods;
     for (std::uint32_t q = 0; q < m.size(); ++q)
       for (const auto* pod : m.running_pods(q)) pods.push_back(*pod);
-    m = elastic_quota_set(shrink_specs(2), opts());    // the host reloads the quotas ...
+    m = elastic_quota_model(shrink_specs(2), opts());    // the host reloads the quotas ...
     for (auto& pod : pods) m.add_pod(std::move(pod));  // ... and replays the running pods
   }
 };

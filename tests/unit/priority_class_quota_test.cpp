@@ -32,7 +32,7 @@ resource_vector gpus(amount n) {
 }  // namespace
 
 TEST_CASE("priority class: at most 8 GPUs of high for team A whatever its total") {
-  priority_class_quota pq;
+  priority_class_quota_policy pq;
   pq.set("team-a", "high", {}, gpus_max(8));
   pq.commit(pc_job("h1", "team-a", "high", 6));
   const decision d = pq.check(pc_job("h2", "team-a", "high", 3));
@@ -56,7 +56,7 @@ TEST_CASE("priority class: at most 8 GPUs of high for team A whatever its total"
 }
 
 TEST_CASE("priority class: a \"*\" entry applies to each tenant separately, bad config is config_error 611") {
-  priority_class_quota pq;
+  priority_class_quota_policy pq;
   pq.set("*", "high", {}, gpus_max(4));
   pq.set("team-a", "high", {}, gpus_max(1));  // its own entry wins
   pq.commit(pc_job("b1", "team-b", "high", 4));
@@ -86,7 +86,7 @@ TEST_CASE("priority class: a \"*\" entry applies to each tenant separately, bad 
 }
 
 TEST_CASE("priority class: usage above min is preemptible, victims newest first from lower-priority classes") {
-  priority_class_quota pq;
+  priority_class_quota_policy pq;
   pq.set("team-a", "low", gpus(2), {});
   pq.set("team-a", "high", gpus(4), gpus_max(8));
   pq.commit(pc_job("l1", "team-a", "low", 2, 10));  // fills min
@@ -113,11 +113,11 @@ TEST_CASE("priority class: composes with the tenant's overall elastic quota thro
   q.name = "team-a";
   q.namespaces = {"team-a"};
   q.max.emplace().set(resources::nvidia_gpu, 10);  // the tenant's total
-  elastic_quota_set set({q});
-  priority_class_quota pq(priority_class_quota::tenant_key::ns);
+  elastic_quota_model set({q});
+  priority_class_quota_policy pq(priority_class_quota_policy::tenant_key::ns);
   pq.set("team-a", "high", {}, gpus_max(8));
-  basic_engine<elastic_quota_policy, priority_class_quota> e(elastic_quota_policy(std::move(set)), pq);
-  const elastic_quota_set& used_set = e.model<elastic_quota_policy>().model();
+  basic_engine<elastic_quota_policy, priority_class_quota_policy> e(elastic_quota_policy(std::move(set)), pq);
+  const elastic_quota_model& used_set = e.model<elastic_quota_policy>().model();
   CHECK(e.admit(pc_job("h1", "team-a", "high", 8)).allowed());
   const decision d = e.admit(pc_job("h2", "team-a", "high", 1));  // class cap, total has room
   REQUIRE(d.denied());
@@ -136,7 +136,7 @@ TEST_CASE("priority class: composes with the tenant's overall elastic quota thro
 }
 
 TEST_CASE("priority class: a negative request is a validation_error in check and commit, nothing changes") {
-  priority_class_quota pq;
+  priority_class_quota_policy pq;
   pq.set("team-a", "high", {}, gpus_max(8));
   pq.commit(pc_job("h1", "team-a", "high", 8));
   // a job of -8 would bring usage to 0 and let 8 more GPUs past the max

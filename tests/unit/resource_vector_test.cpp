@@ -18,7 +18,7 @@ TEST_CASE("resource_vector: absent usage is zero, absent limit is unlimited") {
   CHECK_FALSE(max.bound(r::memory).has_value());  // unlimited
   CHECK(*max.bound(r::cpu) == 2000);
 
-  strict_limit_vector strict{{r::cpu, 2000}};
+  resource_vector strict{{r::cpu, 2000}};
   CHECK(strict.bound(r::memory) == 0);  // not listed = nothing
 
   resource_vector req{{r::cpu, 1000}, {r::memory, 1 << 20}};
@@ -33,7 +33,7 @@ TEST_CASE("resource_vector: absent usage is zero, absent limit is unlimited") {
 
 TEST_CASE("resource_vector: fits ignores dimensions the request does not ask for") {
   resource_vector req{{r::cpu, 0}, {r::nvidia_gpu, 1}};
-  strict_limit_vector lim{{r::nvidia_gpu, 1}};
+  resource_vector lim{{r::nvidia_gpu, 1}};
   CHECK(fits(req, lim));  // cpu 0 is not asked
   limit_vector zero_gpu{{r::nvidia_gpu, 0}};
   CHECK_FALSE(fits(req, zero_gpu));  // an explicit 0 limit is a real zero

@@ -11,7 +11,7 @@
 #include <vector>
 
 #ifdef QUOTA_SIM_HAVE_YAML
-#include <quota/limits_yaml.hpp>
+#include <quota/yunikorn_limits_yaml.hpp>
 #endif
 
 #include "models.hpp"
@@ -153,11 +153,11 @@ TEST_CASE("robustness: the YuniKorn limits YAML reader bounds alias expansion an
   quota::resource_registry reg;
   const auto t0 = std::chrono::steady_clock::now();
   CHECK(error_of([&] {
-          (void)quota::load_limits_config_yaml(y, reg);
+          (void)quota::load_yunikorn_limits_config_yaml(y, reg);
         }).find("too many values once aliases are expanded (at most 16 per byte of YAML text)") != std::string::npos);
   CHECK(seconds_since(t0) < 1.0);
   CHECK(error_of([&] {
-          (void)quota::load_limits_config_yaml_file("/dev/zero", reg);
+          (void)quota::load_yunikorn_limits_config_yaml_file("/dev/zero", reg);
         }).find("limits yaml /dev/zero: larger than 64 MiB") != std::string::npos);
 }
 

@@ -6,7 +6,7 @@
 #include "quota_catch.hpp"
 
 using namespace quota;
-using scope = running_limits::scope;
+using scope = running_limits_policy::scope;
 
 namespace {
 job make(std::string id, std::string queue, std::string user, std::int32_t prio = 0, std::string ns = "default") {
@@ -21,7 +21,7 @@ job make(std::string id, std::string queue, std::string user, std::int32_t prio 
 }  // namespace
 
 TEST_CASE("running limit: per queue, the (N+1)th running job is denied with a reason") {
-  running_limits rl;
+  running_limits_policy rl;
   rl.set_limit(scope::queue, "team-a", 2);
   rl.commit(make("a1", "team-a", "sue"));
   CHECK(rl.check(make("a2", "team-a", "sue")).allowed());
@@ -38,7 +38,7 @@ TEST_CASE("running limit: per queue, the (N+1)th running job is denied with a re
 }
 
 TEST_CASE("running limit: user and namespace scopes, named entries win over the default") {
-  running_limits rl;
+  running_limits_policy rl;
   rl.set_default(scope::user, 1);
   rl.set_limit(scope::user, "sue", 3);
   rl.set_limit(scope::ns, "batch", 0);  // nothing runs in batch
@@ -55,7 +55,7 @@ TEST_CASE("running limit: user and namespace scopes, named entries win over the 
 }
 
 TEST_CASE("running limit: lowering a limit below the running count keeps the jobs and denies new ones") {
-  running_limits rl;
+  running_limits_policy rl;
   rl.set_limit(scope::queue, "q", 3);
   for (int i = 0; i < 3; ++i) rl.commit(make("j" + std::to_string(i), "q", "u"));
   rl.set_limit(scope::queue, "q", 1);
@@ -69,7 +69,7 @@ TEST_CASE("running limit: lowering a limit below the running count keeps the job
 }
 
 TEST_CASE("running limit: bad input is a typed error and changes nothing") {
-  running_limits rl;
+  running_limits_policy rl;
   rl.set_limit(scope::queue, "q", 2);
   REQUIRE_THROWS_AS(rl.set_limit(scope::queue, "q", -1), validation_error);
   CHECK(*rl.limit_of(scope::queue, "q") == 2);
@@ -97,7 +97,7 @@ TEST_CASE("running limit: bad input is a typed error and changes nothing") {
 }
 
 TEST_CASE("running limit: victims are lower-priority jobs of the full scope, lowest then newest first") {
-  running_limits rl;
+  running_limits_policy rl;
   rl.set_limit(scope::queue, "q", 3);
   rl.commit(make("low-old", "q", "u", 1));
   rl.commit(make("high", "q", "u", 50));
@@ -110,11 +110,11 @@ TEST_CASE("running limit: victims are lower-priority jobs of the full scope, low
 }
 
 TEST_CASE("running limit: composes in the engine; a denial elsewhere commits nothing here") {
-  running_limits a;
+  running_limits_policy a;
   a.set_limit(scope::queue, "q", 5);
-  running_limits b;
+  running_limits_policy b;
   b.set_limit(scope::user, "sue", 1);
-  basic_engine<running_limits, running_limits> e(a, b);
+  basic_engine<running_limits_policy, running_limits_policy> e(a, b);
   CHECK(e.admit(make("1", "q", "sue")).allowed());
   CHECK(e.admit(make("2", "q", "sue")).denied());
   CHECK(e.model<0>().running(scope::queue, "q") == 1);  // not 2: all-or-nothing
@@ -143,7 +143,7 @@ TEST_CASE("running limit: JSON document must be an object; names may not be empt
     CHECK(e.problems()[0].path == "users.");
     CHECK(e.problems()[0].message == "empty name");
   }
-  running_limits rl;
+  running_limits_policy rl;
   REQUIRE_THROWS_AS(rl.set_limit(scope::user, "", 2), validation_error);
   CHECK_FALSE(rl.limit_of(scope::user, "").has_value());
 }

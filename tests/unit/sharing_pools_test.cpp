@@ -33,7 +33,7 @@ std::vector<sharing_pool_spec> two_pools(bool research_borrows, bool prod_lends)
 }  // namespace
 
 TEST_CASE("pools: borrowing happens inside the pool first, the plan says where capacity came from") {
-  sharing_pools sp(two_pools(true, true));
+  sharing_pools_policy sp(two_pools(true, true));
   const job j = ns_job("n1", "nlp", 6);
   REQUIRE(sp.check(j).allowed());
   const borrow_plan p = sp.plan(j);
@@ -59,7 +59,7 @@ TEST_CASE("pools: borrowing happens inside the pool first, the plan says where c
 
 TEST_CASE("pools: borrowing across needs borrowAcross on the borrower and lendAcross on the lender") {
   {
-    sharing_pools sp(two_pools(false, true));
+    sharing_pools_policy sp(two_pools(false, true));
     const decision d = sp.check(ns_job("n1", "nlp", 9));
     REQUIRE(d.denied());
     CHECK(d.reasons()[0].rule == "pool_exhausted");
@@ -68,13 +68,13 @@ TEST_CASE("pools: borrowing across needs borrowAcross on the borrower and lendAc
     CHECK(d.reasons()[0].limit == 8);
   }
   {
-    sharing_pools sp(two_pools(true, false));
+    sharing_pools_policy sp(two_pools(true, false));
     const decision d = sp.check(ns_job("n1", "nlp", 9));
     REQUIRE(d.denied());
     CHECK(d.reasons()[0].rule == "pools_exhausted");
   }
   {
-    sharing_pools sp(two_pools(true, true));
+    sharing_pools_policy sp(two_pools(true, true));
     CHECK(sp.check(ns_job("n1", "nlp", 9)).allowed());
     CHECK(sp.check(ns_job("n1", "nlp", 17)).denied());  // 8 + 8 in all
     // prod lends but may not borrow: it cannot use research's unused min
@@ -85,7 +85,7 @@ TEST_CASE("pools: borrowing across needs borrowAcross on the borrower and lendAc
 TEST_CASE("pools: a denial changes nothing, release gives every charge back, max caps a quota") {
   auto specs = two_pools(true, true);
   specs[0].quotas[0].max.set(resources::nvidia_gpu, 10);
-  sharing_pools sp(specs);
+  sharing_pools_policy sp(specs);
   sp.commit(ns_job("n1", "nlp", 10));
   CHECK(sp.check(ns_job("n2", "nlp", 1)).has_rule("over_max"));
   CHECK(sp.quota_used(0).get(resources::nvidia_gpu) == 10);
@@ -108,14 +108,14 @@ TEST_CASE("pools: a denial changes nothing, release gives every charge back, max
 }
 
 TEST_CASE("pools: victims reclaim a guarantee, borrowers from other pools first, newest first") {
-  sharing_pools sp(two_pools(true, true));
+  sharing_pools_policy sp(two_pools(true, true));
   sp.commit(ns_job("n1", "nlp", 8));         // 4 in quota + 4 of vision's min, in the pool
   sp.commit(ns_job("x1", "research-x", 1));  // no quota
   auto prod_to_research = two_pools(true, true);
   // serving borrows from research: research must lend, prod must borrow
   prod_to_research[0].lend_across = true;
   prod_to_research[1].borrow_across = true;
-  sharing_pools s2(prod_to_research);
+  sharing_pools_policy s2(prod_to_research);
   s2.commit(ns_job("s1", "serving", 9));  // 8 own + 1 from research
   s2.commit(ns_job("s2", "serving", 1));  // 1 more from research
   s2.commit(ns_job("n1", "nlp", 5));      // 4 own + 1 of vision's min
@@ -136,7 +136,7 @@ TEST_CASE("pools: victims reclaim a guarantee, borrowers from other pools first,
 // count behind that follows commits and releases, and the requester's own
 // borrowing never counts for it.
 TEST_CASE("pools: victims follow borrowers as they come and go; a quota's own borrowing is not a victim") {
-  sharing_pools sp(two_pools(true, true));
+  sharing_pools_policy sp(two_pools(true, true));
   std::vector<victim> v;
   sp.commit(ns_job("v1", "vision", 6));  // 4 own + 2 of nlp's min: vision borrows in the pool
   sp.victims(ns_job("v2", "vision", 1), v);
@@ -162,7 +162,7 @@ TEST_CASE("pools: victims follow borrowers as they come and go; a quota's own bo
   REQUIRE(v.size() == 1);
   CHECK(v[0].job_id == "v4");
   // a copy keeps its own counts
-  sharing_pools copy = sp;
+  sharing_pools_policy copy = sp;
   copy.release("v4");
   v.clear();
   copy.victims(ns_job("n1", "nlp", 1), v);
@@ -175,7 +175,7 @@ TEST_CASE("pools: bad config is config_error 621 naming the item") {
   auto specs = two_pools(true, true);
   specs[1].quotas[0].namespaces = {"nlp"};  // nlp already belongs to research/nlp
   try {
-    sharing_pools sp(specs);
+    sharing_pools_policy sp(specs);
     FAIL("expected a config_error");
   } catch (const config_error& e) {
     CHECK(e.number() == 621);
@@ -192,7 +192,7 @@ TEST_CASE("pools: bad config is config_error 621 naming the item") {
     CHECK(w.find("p.pools[0].lendAcross") != std::string::npos);
   }
   try {
-    sharing_pools sp({sharing_pool_spec{"a", {}, false, false}});
+    sharing_pools_policy sp({sharing_pool_spec{"a", {}, false, false}});
     FAIL("expected a config_error");
   } catch (const config_error& e) {
     CHECK(std::string(e.what()).find("pool a: no quota") != std::string::npos);
@@ -200,10 +200,10 @@ TEST_CASE("pools: bad config is config_error 621 naming the item") {
 }
 
 TEST_CASE("pools: compose with running-job limits through the engine") {
-  sharing_pools sp(two_pools(true, true));
-  running_limits rl;
-  rl.set_limit(running_limits::scope::ns, "nlp", 1);
-  basic_engine<sharing_pools, running_limits> e(sp, rl);
+  sharing_pools_policy sp(two_pools(true, true));
+  running_limits_policy rl;
+  rl.set_limit(running_limits_policy::scope::ns, "nlp", 1);
+  basic_engine<sharing_pools_policy, running_limits_policy> e(sp, rl);
   CHECK(e.admit(ns_job("n1", "nlp", 2)).allowed());
   const decision d = e.admit(ns_job("n2", "nlp", 2));
   CHECK(d.has_rule("max_running_jobs"));

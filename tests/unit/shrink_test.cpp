@@ -10,8 +10,8 @@
 using namespace quota;
 
 namespace {
-using rl_scope = running_limits::scope;
-using engine_t = basic_engine<running_limits, shrink_tracker>;
+using rl_scope = running_limits_policy::scope;
+using engine_t = basic_engine<running_limits_policy, shrink_tracker>;
 
 constexpr std::int64_t minute = 60'000;
 
@@ -26,7 +26,7 @@ job make_job(std::string id, std::string queue, std::int32_t priority, std::int6
 
 // research runs 4 jobs: a (prio 5), b (1), c (1), d (3), admitted in that order
 engine_t research_engine(shrink_behaviour b) {
-  engine_t e(running_limits{}, shrink_tracker(shrink_key::queue, no_resource, b));
+  engine_t e(running_limits_policy{}, shrink_tracker(shrink_key::queue, no_resource, b));
   e.model<0>().set_limit(rl_scope::queue, "research", 4);
   REQUIRE(e.model<1>().on_limit_change("research", 4, 0) == std::nullopt);
   for (auto [id, prio] : std::vector<std::pair<const char*, std::int32_t>>{{"a", 5}, {"b", 1}, {"c", 1}, {"d", 3}})
@@ -176,8 +176,8 @@ TEST_CASE("shrink: a resource measure evicts in the model's order, then lowest p
   CHECK(due[1].job_id == "mid");
   CHECK(due[0].rule == "largest_first");
   // a model without victims: the fallback order (lowest priority, newest first)
-  basic_engine<running_limits, shrink_tracker> f(
-      running_limits{},
+  basic_engine<running_limits_policy, shrink_tracker> f(
+      running_limits_policy{},
       shrink_tracker(shrink_key::user, resources::nvidia_gpu, shrink_behaviour::evict_after_grace(5)));
   for (auto [id, prio] : std::vector<std::pair<const char*, std::int32_t>>{{"x", 2}, {"y", 1}, {"z", 2}}) {
     auto j = make_job(id, "q", prio, 2);

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include <quota/kueue_preemption.hpp>
+#include <quota/kueue.hpp>
 #include <quota/running_limits.hpp>
 #include <quota/shrink.hpp>
 
@@ -84,10 +84,10 @@ TEST_CASE("quota-sim shrink: running_limits evictions match shrink_tracker's pla
   CHECK(r.report["totals"]["reloads"] == 1);
 
   // the library's answer for the same state
-  quota::basic_engine<quota::running_limits, quota::shrink_tracker> e(
-      quota::running_limits{}, quota::shrink_tracker(quota::shrink_key::queue, quota::no_resource,
+  quota::basic_engine<quota::running_limits_policy, quota::shrink_tracker> e(
+      quota::running_limits_policy{}, quota::shrink_tracker(quota::shrink_key::queue, quota::no_resource,
                                                      quota::shrink_behaviour::evict_after_grace(5 * minute)));
-  e.model<0>().set_limit(quota::running_limits::scope::queue, "research", 4);
+  e.model<0>().set_limit(quota::running_limits_policy::scope::queue, "research", 4);
   for (int i = 0; i < 4; ++i) {
     quota::job j;
     j.id = "j" + std::to_string(i);
@@ -97,7 +97,7 @@ TEST_CASE("quota-sim shrink: running_limits evictions match shrink_tracker's pla
     j.request.set(quota::resources::nvidia_gpu, 2);
     REQUIRE(e.admit(j).allowed());
   }
-  e.model<0>().set_limit(quota::running_limits::scope::queue, "research", 2);
+  e.model<0>().set_limit(quota::running_limits_policy::scope::queue, "research", 2);
   REQUIRE(e.model<1>().on_limit_change("research", 2, 10 * minute));
   std::vector<std::string> lib_ids;
   for (const auto& ev : e.model<1>().plan(e.model<0>())) {
@@ -136,13 +136,13 @@ TEST_CASE("quota-sim shrink: kueue evictions are kueue_model::shrink_evictions a
   const json doc = quota::load_json_file(std::string(QUOTA_SOURCE_DIR) + "/examples/scenarios/quota_shrink.json");
   std::vector<std::string> lib;
   (void)replay(doc, 39 * minute + 59'000, nullptr, [&](const simulator& sim) {
-    const auto* p = sim.quota_engine().model(0).target<quota::kueue::kueue_policy>();
+    const auto* p = sim.quota_engine().model(0).target<quota::kueue_policy>();
     REQUIRE(p);
     CHECK(p->model()
-              .shrink_evictions(quota::kueue::shrink_policy::evict_after_grace, 30 * minute, 39 * minute + 59'000,
+              .shrink_evictions(quota::kueue_shrink_policy::evict_after_grace, 30 * minute, 39 * minute + 59'000,
                                 10 * minute)
               .empty());
-    lib = p->model().shrink_evictions(quota::kueue::shrink_policy::evict_after_grace, 30 * minute, 40 * minute,
+    lib = p->model().shrink_evictions(quota::kueue_shrink_policy::evict_after_grace, 30 * minute, 40 * minute,
                                       10 * minute);
   });
   std::vector<std::string> sim_ids;

@@ -23,11 +23,11 @@ void register_models() {
   auto& k = model_kinds();
   if (!k.empty()) return;
   register_budget_model(k);
-  register_claims_model(k);
+  register_kai_claims_model(k);
   register_elastic_quota_model(k);
-  register_fair_share_model(k);
+  register_kai_fair_share_model(k);
   register_kueue_model(k);
-  register_limits_model(k);
+  register_yunikorn_limits_model(k);
   register_priority_class_quota_model(k);
   register_running_limits_model(k);
   register_sharing_pools_model(k);

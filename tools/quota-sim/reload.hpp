@@ -8,7 +8,7 @@
 // a policies[] entry of that model (errors carry the event's JSON path), so
 // nothing runs until every reload in the file is valid. At run time the
 // simulator (simulator.hpp, reload_policy) applies it all or nothing:
-// yunikorn_limits reloads its config in place (limits_manager::reload keeps
+// yunikorn_limits reloads its config in place (yunikorn_limits_model::reload keeps
 // the usage); the other supported models are rebuilt aside, the running jobs
 // committed into the new model in the order they started, then swapped in.
 // Models whose state is more than their configuration plus the running jobs

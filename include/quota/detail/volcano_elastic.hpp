@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // quota/detail/volcano_elastic.hpp — a Volcano job's PodGroup minResources and
 // the per-queue elastic resources (what running jobs hold beyond their
-// minResources) that queue_tree and capacity_queues read through set_elastic
-// (docs/queues.md).
+// minResources) that volcano_model and volcano_capacity_model read through set_elastic
+// (docs/volcano.md).
 #pragma once
 
 #include <map>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // quota/detail/volcano_queue_json.hpp — the fields of a Volcano Queue object
 // (`kubectl get queues -o json`) that our two Volcano models read: the
-// proportion plugin's view (queue_tree_json.hpp: weight, capability,
-// guarantee) and the capacity plugin's (capacity_queues_json.hpp: deserved,
+// proportion plugin's view (volcano_json.hpp: weight, capability,
+// guarantee) and the capacity plugin's (volcano_capacity_json.hpp: deserved,
 // capability, guarantee, priority). One reader, so both agree on defaults,
 // paths in errors and which status.state values exist.
 #pragma once

@@ -3,7 +3,7 @@
 // quota::yaml bring their dependency (found and linked by quota's package).
 #include <quota/fmt.hpp>
 #include <quota/json.hpp>
-#include <quota/limits_yaml.hpp>
+#include <quota/yunikorn_limits_yaml.hpp>
 #include <quota/quota.hpp>
 
 int main() {

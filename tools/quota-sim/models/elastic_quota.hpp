@@ -26,7 +26,7 @@ namespace quota::sim {
 /// copies are deep. It orders pending pods as the adapter does.
 class sim_elastic_quota {
  public:
-  explicit sim_elastic_quota(elastic_quota_set s, std::shared_ptr<const resource_registry> gpu_reg = nullptr,
+  explicit sim_elastic_quota(elastic_quota_model s, std::shared_ptr<const resource_registry> gpu_reg = nullptr,
                              std::int64_t gb_per_gpu = 0, mig_name_match match = mig_name_match::exact)
       : p_(std::move(s)), reg_(std::move(gpu_reg)), gb_(gb_per_gpu), match_(match) {}
   [[nodiscard]] std::string_view policy_name() const noexcept { return p_.policy_name(); }
@@ -44,7 +44,7 @@ class sim_elastic_quota {
     return p_.compare_pending(a, b);
   }
   [[nodiscard]] std::weak_ordering compare_heads(const job& a, const job& b) const { return p_.compare_heads(a, b); }
-  [[nodiscard]] const elastic_quota_set& set() const noexcept { return p_.model(); }
+  [[nodiscard]] const elastic_quota_model& set() const noexcept { return p_.model(); }
 
  private:
   // option gpuMemoryPerGPU: nos counts a pod's GPUs as GPU memory,
@@ -164,7 +164,7 @@ inline void register_elastic_quota_model(std::map<std::string, model_kind>& kind
                            [&](const elastic_quota_spec& sp) { return sp.name == x.query->queue; }))
             entry.add(x.query->path + ".quota.name", "no ElasticQuota '" + x.query->queue + "' in the model");
         entry.throw_if_any();
-        elastic_quota_set set(std::move(specs), opt, nullptr);
+        elastic_quota_model set(std::move(specs), opt, nullptr);
         model_instance mi = gb_per_gpu == 0
                                 ? instance_of(sim_elastic_quota(std::move(set)))
                                 : instance_of(sim_elastic_quota(

@@ -20,7 +20,7 @@
 // A job is a pod (or a gang of `pods` pods) of queue `queue` in `namespace`;
 // its `claims` name shared claims ("name" in the job's namespace, or
 // "namespace/name"); `preemptible: false` makes it non-preemptible (locking).
-// The model's introspection (`"model": "claims"`) is to_json(claims_policy).
+// The model's introspection (`"model": "claims"`) is to_json(kai_claims_policy).
 #pragma once
 
 #include <optional>
@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include <quota/claims_json.hpp>
+#include <quota/kai_claims_json.hpp>
 
 #include "../model_registry.hpp"
 #include "../policy_entry.hpp"
@@ -41,14 +41,14 @@ inline model_instance claims_make(const policy_spec& ps, scenario& sc) {
   policy_entry entry(ps, {"objects", "pods", "options"});
   entry.require("objects", "the ResourceClaims and DeviceClasses");
 
-  claim_config cfg;
+  kai_claims_config cfg;
   std::vector<std::string> opt_out;
   std::optional<std::set<std::string, std::less<>>> accounted_classes;
   std::vector<std::string> accounted_names;
   std::string flag_key = "quota.dev/accounted";
   const entry_option accounted = names_option("accounted_classes", accounted_names);
   entry.options(
-      {choice_option<claim_mode>("mode", {{"design", claim_mode::design}, {"kai_strict", claim_mode::kai_strict}},
+      {choice_option<kai_claims_mode>("mode", {{"design", kai_claims_mode::design}, {"kai_strict", kai_claims_mode::kai_strict}},
                                  cfg.mode),
        choice_option<claim_locking>("locking",
                                     {{"deny_foreign", claim_locking::deny_foreign},
@@ -89,8 +89,8 @@ inline model_instance claims_make(const policy_spec& ps, scenario& sc) {
   // the model's registry starts as the scenario's, so its charges are in the
   // scenario's resource ids (the scenario takes the registry back below)
   for (const auto& [cls, res] : cfg.charge_as) (void)sc.registry.intern(res);
-  claims_policy pol(std::move(cfg), sc.registry);
-  claim_model& m = pol.model();
+  kai_claims_policy pol(std::move(cfg), sc.registry);
+  kai_claims_model& m = pol.model();
   const json& objects = entry["objects"];
   const std::string obase = "objects";
   // DeviceClass flags first (they must precede the claims), then the claims.
@@ -181,7 +181,7 @@ inline model_instance claims_make(const policy_spec& ps, scenario& sc) {
 
 }  // namespace detail
 
-inline void register_claims_model(std::map<std::string, model_kind>& kinds) {
+inline void register_kai_claims_model(std::map<std::string, model_kind>& kinds) {
   kinds["kai_claims"] = model_kind{
       "shared DRA ResourceClaims with one owning queue per claim (KAI's claim-sharing design, or KAI today with "
       "mode kai_strict): {\"objects\": [ResourceClaim, DeviceClass ...], \"pods\": [Pod ...], \"options\": "

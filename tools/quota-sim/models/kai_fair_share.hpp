@@ -12,7 +12,7 @@
 // non-preemptible jobs, its quota), leaf to root. The cluster capacity is the
 // sum of the nodes' allocatable. Demand is live: a job counts towards its
 // queue's request from its submission until it ends (the adapter follows
-// demand, docs/fair-share.md "In quota-sim"), and pending jobs are offered in
+// demand, docs/kai-fair-share.md "In quota-sim"), and pending jobs are offered in
 // KAI's queue order. Denials read `fair_share.<rule> [<queue>]`; reclaim
 // victims are proposed with the rule `reclaim`.
 #pragma once
@@ -24,8 +24,8 @@
 #include <utility>
 #include <vector>
 
-#include <quota/fair_share.hpp>
-#include <quota/fair_share_json.hpp>
+#include <quota/kai_fair_share.hpp>
+#include <quota/kai_fair_share_json.hpp>
 
 #include "../model_registry.hpp"
 #include "../policy_entry.hpp"
@@ -35,7 +35,7 @@ namespace quota::sim {
 namespace detail {
 
 /// Per queue: deserved (quota), fair share, allocated and limit, by resource name.
-inline json kai_fair_share_state(const fair_share_tree& t, const resource_registry& reg) {
+inline json kai_fair_share_state(const kai_fair_share_model& t, const resource_registry& reg) {
   json j = json::object();
   for (std::size_t q = 0; q < t.size(); ++q) {
     json d = json::object(), f = json::object(), a = json::object(), l = json::object();
@@ -54,15 +54,15 @@ inline json kai_fair_share_state(const fair_share_tree& t, const resource_regist
 inline model_instance kai_fair_share_make(const policy_spec& ps, scenario& sc) {
   policy_entry entry(ps, {"objects", "options"});
   entry.require("objects", "the KAI Queue objects");
-  fair_share_json_options opt;
-  fair_share_options fopt;
+  kai_fair_share_json_options opt;
+  kai_fair_share_options fopt;
   entry.options({string_option("gpuResource", opt.gpu_resource, false),
                  flag_option("upstream", fopt.upstream),
                  flag_option("remainderAfterAllBuckets", fopt.remainder_after_all_buckets),
-                 choice_option<fair_share_saturation_placement>(
+                 choice_option<kai_fair_share_saturation_placement>(
                      "saturationPlacement",
-                     {{"sibling_ratio", fair_share_saturation_placement::sibling_ratio},
-                      {"can_reclaim_bound", fair_share_saturation_placement::can_reclaim_bound}},
+                     {{"sibling_ratio", kai_fair_share_saturation_placement::sibling_ratio},
+                      {"can_reclaim_bound", kai_fair_share_saturation_placement::can_reclaim_bound}},
                      fopt.saturation_placement),
                  {"saturationMultiplier", [&fopt](const json& v, const std::string& path, diagnostics& diag) {
                     if (v.is_array() && v.size() == 2 && v[0].is_number_integer() && v[1].is_number_integer() &&
@@ -74,24 +74,24 @@ inline model_instance kai_fair_share_make(const policy_spec& ps, scenario& sc) {
                     }
                   }}});
   entry.throw_if_any();
-  std::vector<fair_share_queue_spec> specs;
-  entry.load("objects", [&] { specs = load_fair_share_queues(entry["objects"], sc.registry, opt); });
+  std::vector<kai_fair_share_queue_spec> specs;
+  entry.load("objects", [&] { specs = load_kai_fair_share_queues(entry["objects"], sc.registry, opt); });
   entry.throw_if_any();
-  if (fopt.upstream) fopt.whole_units = fair_share_kai_whole_units(sc.registry, opt);
-  std::unique_ptr<fair_share_tree> tree;
-  entry.load("objects", [&] { tree = std::make_unique<fair_share_tree>(std::move(specs), fopt); });
+  if (fopt.upstream) fopt.whole_units = kai_fair_share_whole_units(sc.registry, opt);
+  std::unique_ptr<kai_fair_share_model> tree;
+  entry.load("objects", [&] { tree = std::make_unique<kai_fair_share_model>(std::move(specs), fopt); });
   entry.throw_if_any();
   resource_vector capacity;
   for (const auto& n : sc.nodes) capacity.add_in_place(n.allocatable);
   tree->set_capacity(capacity);
   tree->compute();
-  fair_share_policy pol(std::move(*tree));
+  kai_fair_share_policy pol(std::move(*tree));
   pol.set_deny_beyond_capacity(true);  // the sim's placement does not run KAI's reclaim by itself
   model_instance mi{any_policy(std::move(pol)), {}, {}, {}, {}, {}, {}};
   auto reg = std::make_shared<resource_registry>(sc.registry);
   mi.introspect = [reg](const any_policy& p) {
     json j;
-    if (const auto* m = p.target<fair_share_policy>()) j = kai_fair_share_state(m->tree(), *reg);
+    if (const auto* m = p.target<kai_fair_share_policy>()) j = kai_fair_share_state(m->tree(), *reg);
     return j;
   };
   return mi;
@@ -99,7 +99,7 @@ inline model_instance kai_fair_share_make(const policy_spec& ps, scenario& sc) {
 
 }  // namespace detail
 
-inline void register_fair_share_model(std::map<std::string, model_kind>& kinds) {
+inline void register_kai_fair_share_model(std::map<std::string, model_kind>& kinds) {
   kinds["kai_fair_share"] = model_kind{
       "KAI hierarchical fair share: {\"objects\": [KAI Queue objects], \"options\": {\"gpuResource\": ...}}",
       [](const policy_spec& ps, scenario& sc) { return detail::kai_fair_share_make(ps, sc); },

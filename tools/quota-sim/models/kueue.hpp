@@ -18,7 +18,7 @@
 // itself (priority, then submission) and has no usage sampling hook.
 // Every scheduling pass is a Kueue scheduling cycle (quota::cycle_aware): a
 // ClusterQueue's head that must preempt but has no candidates holds its quota
-// for the rest of the pass (docs/cohorts.md, scheduling cycles).
+// for the rest of the pass (docs/kueue.md, scheduling cycles).
 #pragma once
 
 #include <algorithm>
@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include <quota/cluster_queue_json.hpp>
+#include <quota/kueue_json.hpp>
 
 #include "../model_registry.hpp"
 #include "../policy_entry.hpp"
@@ -42,15 +42,15 @@ inline model_instance kueue_make(const policy_spec& ps, scenario& sc) {
   entry.options({flag_option("fairSharing", fair)});
   entry.throw_if_any();
 
-  kueue::kueue_objects objs;
+  kueue_objects objs;
   resource_registry reg = sc.registry;
-  entry.load("objects", [&] { kueue::load_kueue_objects(entry["objects"], reg, objs); });
+  entry.load("objects", [&] { load_kueue_objects(entry["objects"], reg, objs); });
   entry.throw_if_any();
   if (!objs.workloads.empty())
     entry.add("objects", "Workload objects are not accepted here: workloads are the scenario's jobs");
   entry.throw_if_any();
   objs.config.fair_sharing = fair;
-  std::optional<kueue::kueue_policy> pol;
+  std::optional<kueue_policy> pol;
   entry.load("objects", [&] { pol.emplace(objs.config, reg); });
   entry.throw_if_any();
   // every job must name a queue of this model
@@ -67,14 +67,14 @@ inline model_instance kueue_make(const policy_spec& ps, scenario& sc) {
   // a reload event: kueue_model::update_config keeps the admitted workloads
   // and their usage (Kueue keeps admitted work when a quota is lowered)
   mi.reload_into = [cfg = objs.config](any_policy& current) {
-    auto* p = current.target<kueue::kueue_policy>();
+    auto* p = current.target<kueue_policy>();
     if (!p) throw state_error(error_id::state_conflict, "kueue reload: not a kueue model");
     p->model().update_config(cfg);
   };
   // a job running at the start with "evicted": true holds its quota with
   // Kueue's Evicted condition: preemption tries it first
   mi.mark_evicted = [](any_policy& current, const job& j) {
-    auto* p = current.target<kueue::kueue_policy>();
+    auto* p = current.target<kueue_policy>();
     if (!p) throw state_error(error_id::state_conflict, "kueue: not a kueue model");
     p->model().mark_evicted(j.id);
   };

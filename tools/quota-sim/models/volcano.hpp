@@ -15,7 +15,7 @@
 // enqueue gates to every check (job enqueueable against realCapability with
 // the job's minResources, then the overcommit gate with the seed's guarantee
 // exception); "overcommitFactor" (default 1.2, exact to 1/1000); "upstream":
-// true decides as Volcano does (docs/queues.md, "Differences from upstream").
+// true decides as Volcano does (docs/volcano.md, "Differences from upstream").
 //
 // A job's minResources (its PodGroup's) is min_pods x the per-pod request.
 // Upstream mode's warnings (what Volcano only logs) go to the scenario's
@@ -33,7 +33,7 @@
 
 #include <quota/detail/volcano_elastic.hpp>
 #include <quota/big_int.hpp>
-#include <quota/queue_tree_json.hpp>
+#include <quota/volcano_json.hpp>
 
 #include "../model_registry.hpp"
 #include "../policy_entry.hpp"
@@ -50,7 +50,7 @@ using quota::detail::volcano_min_resources;
 /// adapter's.
 class volcano_sim_policy {
  public:
-  volcano_sim_policy(queue_tree t, const resource_registry& reg, bool enqueue_gate = false, std::int64_t factor_num = 6,
+  volcano_sim_policy(volcano_model t, const resource_registry& reg, bool enqueue_gate = false, std::int64_t factor_num = 6,
                      std::int64_t factor_den = 5)
       : p_(std::move(t)),
         reg_(std::make_shared<const resource_registry>(reg)),
@@ -98,11 +98,11 @@ class volcano_sim_policy {
   [[nodiscard]] std::weak_ordering compare_heads(const job& a, const job& b) const { return p_.compare_heads(a, b); }
   void pending_added(const job& j) { p_.pending_added(j); }
   void pending_withdrawn(std::string_view id) { p_.pending_withdrawn(id); }
-  [[nodiscard]] const queue_tree& tree() const noexcept { return p_.tree(); }
+  [[nodiscard]] const volcano_model& tree() const noexcept { return p_.tree(); }
   [[nodiscard]] const resource_registry& registry() const noexcept { return *reg_; }
 
  private:
-  queue_policy p_;
+  volcano_policy p_;
   volcano_elastic_book elastic_;
   std::shared_ptr<const resource_registry> reg_;  // a copy: the scenario's registry moves
   bool enqueue_gate_ = false;
@@ -158,7 +158,7 @@ inline model_instance volcano_make(const policy_spec& ps, scenario& sc) {
   policy_entry entry(ps, {"objects", "options"});
   entry.require("objects", "the Volcano Queue objects of the model");
   bool enqueue_gate = false;
-  queue_tree_options topts;
+  volcano_options topts;
   double factor = 1.2;
   entry.options({{"plugin",
                   [](const json& v, const std::string& path, diagnostics& diag) {
@@ -170,7 +170,7 @@ inline model_instance volcano_make(const policy_spec& ps, scenario& sc) {
                  flag_option("upstream", topts.upstream)});
   entry.throw_if_any();
   const auto factor_milli = static_cast<std::int64_t>(std::llround(factor * 1000.0));
-  std::vector<queue_spec> specs;
+  std::vector<volcano_queue_spec> specs;
   entry.load("objects", [&] { specs = parse_volcano_queues(entry["objects"], sc.registry); });
   entry.throw_if_any();
   resource_vector total;
@@ -185,7 +185,7 @@ inline model_instance volcano_make(const policy_spec& ps, scenario& sc) {
   }
   std::vector<std::string> names;
   for (const auto& s : specs) names.push_back(s.name);
-  std::optional<queue_tree> tree;
+  std::optional<volcano_model> tree;
   entry.load("objects", [&] { tree.emplace(dims, total, std::move(specs), topts); });
   entry.throw_if_any();
   for (std::size_t i = 0; i < sc.jobs.size(); ++i) {

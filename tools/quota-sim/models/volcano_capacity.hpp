@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include <quota/capacity_queues_json.hpp>
+#include <quota/volcano_capacity_json.hpp>
 #include <quota/detail/volcano_elastic.hpp>
 
 #include "../model_registry.hpp"
@@ -38,7 +38,7 @@ using quota::detail::volcano_min_resources;
 /// The capacity plugin: owns its queues (any_policy copies the model).
 class volcano_capacity_sim_policy {
  public:
-  volcano_capacity_sim_policy(capacity_queues q, const resource_registry& reg, bool enqueue_gate = false)
+  volcano_capacity_sim_policy(volcano_capacity_model q, const resource_registry& reg, bool enqueue_gate = false)
       : p_(std::move(q)), reg_(std::make_shared<const resource_registry>(reg)), enqueue_gate_(enqueue_gate) {}
   [[nodiscard]] std::string_view policy_name() const noexcept { return "volcano_capacity"; }
   /// With "enqueue": the capacity plugin's own enqueue step (its
@@ -75,11 +75,11 @@ class volcano_capacity_sim_policy {
     return p_.compare_pending(a, b);
   }
   [[nodiscard]] std::weak_ordering compare_heads(const job& a, const job& b) const { return p_.compare_heads(a, b); }
-  [[nodiscard]] const capacity_queues& queues() const noexcept { return p_.model(); }
+  [[nodiscard]] const volcano_capacity_model& queues() const noexcept { return p_.model(); }
   [[nodiscard]] const resource_registry& registry() const noexcept { return *reg_; }
 
  private:
-  capacity_queue_policy p_;
+  volcano_capacity_policy p_;
   volcano_elastic_book elastic_;
   std::shared_ptr<const resource_registry> reg_;
   bool enqueue_gate_ = false;
@@ -94,7 +94,7 @@ inline void to_json(json& j, const volcano_capacity_sim_policy& p) {
   j = json{{"queues", json::object()}};
   for (std::size_t q = 0; q < c.size(); ++q) {
     json e = json::object();
-    if (c.parent(q) != capacity_queues::npos) e["parent"] = c.name(c.parent(q));
+    if (c.parent(q) != volcano_capacity_model::npos) e["parent"] = c.name(c.parent(q));
     const char* names[] = {"deserved", "guarantee", "capability", "realCapability", "allocated", "inqueue", "elastic"};
     for (const char* n : names) e[n] = json::object();
     for (std::size_t d = 0; d < c.dims().size(); ++d) {
@@ -118,14 +118,14 @@ inline void to_json(json& j, const volcano_capacity_sim_policy& p) {
 inline model_instance volcano_capacity_make(const policy_spec& ps, scenario& sc) {
   policy_entry entry(ps, {"objects", "options"});
   entry.require("objects", "the Volcano Queue objects of the model");
-  capacity_options opts;
+  volcano_capacity_options opts;
   bool enqueue_gate = false;
   entry.options({{"hierarchy",
                   [&opts](const json& v, const std::string& path, diagnostics& diag) {
                     if (!v.is_boolean())
                       diag.add(path, "expected true or false");
                     else
-                      opts.mode = v.get<bool>() ? capacity_mode::hierarchical : capacity_mode::flat;
+                      opts.mode = v.get<bool>() ? volcano_capacity_mode::hierarchical : volcano_capacity_mode::flat;
                   }},
                  integer_option("ancestorReclaimLevel", 0, 64, opts.ancestor_reclaim_level),
                  flag_option("rootBoundedByTotal", opts.root_bounded_by_total),
@@ -134,8 +134,8 @@ inline model_instance volcano_capacity_make(const policy_spec& ps, scenario& sc)
   entry.throw_if_any();
   resource_vector total;
   for (const auto& n : sc.nodes) total.add_in_place(n.allocatable);
-  std::optional<capacity_queues> queues;
-  entry.load("objects", [&] { queues.emplace(load_capacity_queues(entry["objects"], sc.registry, total, opts)); });
+  std::optional<volcano_capacity_model> queues;
+  entry.load("objects", [&] { queues.emplace(load_volcano_capacity(entry["objects"], sc.registry, total, opts)); });
   entry.throw_if_any();
   for (std::size_t i = 0; i < sc.jobs.size(); ++i) {
     const auto& js = sc.jobs[i];

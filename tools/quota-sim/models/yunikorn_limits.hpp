@@ -8,8 +8,8 @@
 //                                                              "queues": [...]}]}]},
 //    "options": {"partition": "default", "vcoreAsCpu": true, "upstream": false}}
 // `config` is the YuniKorn queue configuration with the field names of
-// queues.yaml, as JSON (see quota/limits_json.hpp); `upstream` applies
-// YuniKorn's rules exactly (limits_json_options::upstream). A job runs in the queue
+// queues.yaml, as JSON (see quota/yunikorn_limits_json.hpp); `upstream` applies
+// YuniKorn's rules exactly (yunikorn_limits_json_options::upstream). A job runs in the queue
 // `queue`: a full path ("root.team-a") or a name that is qualified with
 // "root." ("team-a"), as YuniKorn does for a provided queue; it must be a leaf
 // queue of the config. `user` and `groups` are the identity, the job id is the
@@ -23,8 +23,8 @@
 #include <utility>
 #include <vector>
 
-#include <quota/limits.hpp>
-#include <quota/limits_json.hpp>
+#include <quota/yunikorn_limits.hpp>
+#include <quota/yunikorn_limits_json.hpp>
 
 #include "../model_registry.hpp"
 #include "../policy_entry.hpp"
@@ -44,12 +44,12 @@ class sim_yunikorn_limits {
   void commit(const job& j) { p_.commit(j); }
   void release(std::string_view id) { p_.release(id); }
   void victims(const job& j, std::vector<victim>& out) const { p_.victims(j, out); }
-  [[nodiscard]] limits_policy& policy() noexcept { return p_; }
-  [[nodiscard]] const limits_policy& policy() const noexcept { return p_; }
+  [[nodiscard]] yunikorn_limits_policy& policy() noexcept { return p_; }
+  [[nodiscard]] const yunikorn_limits_policy& policy() const noexcept { return p_; }
 
  private:
   std::shared_ptr<const resource_registry> reg_;
-  limits_policy p_;
+  yunikorn_limits_policy p_;
 };
 static_assert(quota::policy<sim_yunikorn_limits>);
 inline void to_json(json& j, const sim_yunikorn_limits& m) {
@@ -70,14 +70,14 @@ inline void yunikorn_limits_leaves(const limits_queue& q, const std::string& pat
 inline model_instance yunikorn_limits_make(const policy_spec& ps, scenario& sc) {
   policy_entry entry(ps, {"config", "options"});
   entry.require("config", "the YuniKorn queue configuration (partitions[].queues[])");
-  limits_json_options opt;
+  yunikorn_limits_json_options opt;
   entry.options({string_option("partition", opt.partition, false), flag_option("vcoreAsCpu", opt.vcore_as_cpu),
                  flag_option("upstream", opt.upstream)});
   // every problem of the entry at once: options and config together
   if (!entry.has("config")) entry.throw_if_any();
   resource_registry reg = sc.registry;
-  limits_config cfg;
-  entry.load("config", [&] { cfg = load_limits_config(entry["config"], reg, opt); });
+  yunikorn_limits_config cfg;
+  entry.load("config", [&] { cfg = load_yunikorn_limits_config(entry["config"], reg, opt); });
   entry.throw_if_any();
 
   std::vector<std::string> leaves, parents;
@@ -85,7 +85,7 @@ inline model_instance yunikorn_limits_make(const policy_spec& ps, scenario& sc) 
   for (std::size_t i = 0; i < sc.jobs.size(); ++i) {
     const auto& js = sc.jobs[i];
     const std::string jp = "$.jobs[" + std::to_string(i) + "]";
-    const std::string q = limits_policy::qualify(js.queue);
+    const std::string q = yunikorn_limits_policy::qualify(js.queue);
     if (js.queue.empty())
       entry.add(jp + ".queue", "job '" + js.id + "': no queue (the yunikorn_limits model needs a leaf queue path)");
     else if (std::find(parents.begin(), parents.end(), q) != parents.end())
@@ -99,7 +99,7 @@ inline model_instance yunikorn_limits_make(const policy_spec& ps, scenario& sc) 
   // a query names a queue of the config (a leaf or a parent)
   for (const auto& x : sc.expectations) {
     if (!x.query || x.query->model != "yunikorn_limits" || x.query->queue.empty()) continue;
-    const std::string q = limits_policy::qualify(x.query->queue);
+    const std::string q = yunikorn_limits_policy::qualify(x.query->queue);
     if (std::find(leaves.begin(), leaves.end(), q) == leaves.end() &&
         std::find(parents.begin(), parents.end(), q) == parents.end())
       entry.add(x.query->path + "." + x.query->question + ".queue", "no queue " + q + " in the yunikorn_limits config");
@@ -111,7 +111,7 @@ inline model_instance yunikorn_limits_make(const policy_spec& ps, scenario& sc) 
   entry.throw_if_any();
   sc.registry = std::move(reg);
   model_instance mi = instance_of(std::move(model));
-  // a reload event: limits_manager::reload swaps the config in and keeps the
+  // a reload event: yunikorn_limits_model::reload swaps the config in and keeps the
   // usage (limits lowered below usage deny new work; nothing is released)
   mi.reload_into = [cfg](any_policy& current) {
     auto* p = current.target<sim_yunikorn_limits>();
@@ -124,9 +124,9 @@ inline model_instance yunikorn_limits_make(const policy_spec& ps, scenario& sc) 
                                                                             const query_spec& q) -> json {
     const auto* p = current.target<sim_yunikorn_limits>();
     if (!p) throw state_error(error_id::state_conflict, "yunikorn_limits query: not a yunikorn_limits model");
-    limits_manager m(p->policy().manager());
+    yunikorn_limits_model m(p->policy().manager());
     const limits_identity id{q.user, q.groups};
-    const std::string queue = limits_policy::qualify(q.queue);
+    const std::string queue = yunikorn_limits_policy::qualify(q.queue);
     if (q.question == "headroom") return resource_amounts_to_json(m.headroom(queue, id), *reg);
     return m.can_run_app(queue, q.app, id);
   };
@@ -156,7 +156,7 @@ inline json yunikorn_limits_synthesize(const std::vector<std::string>& tenants, 
 
 }  // namespace detail
 
-inline void register_limits_model(std::map<std::string, model_kind>& kinds) {
+inline void register_yunikorn_limits_model(std::map<std::string, model_kind>& kinds) {
   kinds["yunikorn_limits"] = model_kind{
       "YuniKorn user and group limits (maxresources, maxapplications per user and group at every queue level, "
       "wildcards, cumulative group pool): {\"config\": {\"partitions\": [{\"queues\": [{\"name\": \"root\", "

@@ -1,0 +1,822 @@
+// SPDX-License-Identifier: Apache-2.0
+// quota/volcano.hpp — Volcano's proportion plugin: weighted queues with guarantee
+// and capability sharing a cluster total (realCapability, deserved, predicates,
+// reclaim).
+// Docs: docs/volcano.md
+#pragma once
+
+#include <algorithm>
+#include <compare>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <quota/capabilities.hpp>
+#include <quota/decision.hpp>
+#include <quota/detail/allocation_order.hpp>
+#include <quota/detail/checked.hpp>
+#include <quota/detail/node_pool.hpp>
+#include <quota/detail/resource_dims.hpp>
+#include <quota/detail/stale_mark.hpp>
+#include <quota/error.hpp>
+#include <quota/fraction.hpp>
+#include <quota/policy.hpp>
+#include <quota/resource.hpp>
+#include <quota/resource_vector.hpp>
+
+namespace quota {
+
+enum class volcano_queue_state : std::uint8_t { open, closed, closing };
+
+/// A queue's share, exact: allocated / deserved in one dimension, deserved > 0
+/// (the default is the share 0). Ordered by value, exactly: the comparison
+/// multiplies into 320 bits (64-bit allocated by two 128-bit terms), so
+/// neither rounding nor a wider type is needed; quota/big_int.hpp's
+/// to_rational(s.deserved) widens the deserved part.
+struct volcano_queue_share {
+  std::int64_t allocated = 0;
+  wide_fraction deserved = wide_fraction(1);
+
+  /// allocated / deserved as a double (rounded; for display).
+  [[nodiscard]] double to_double() const noexcept {
+    return static_cast<double>(allocated) * static_cast<double>(deserved.den()) / static_cast<double>(deserved.num());
+  }
+  friend constexpr bool operator==(const volcano_queue_share& a, const volcano_queue_share& b) noexcept { return (a <=> b) == 0; }
+  friend constexpr std::strong_ordering operator<=>(const volcano_queue_share& a, const volcano_queue_share& b) noexcept {
+    const int sa = a.allocated > 0 ? 1 : (a.allocated < 0 ? -1 : 0);
+    const int sb = b.allocated > 0 ? 1 : (b.allocated < 0 ? -1 : 0);
+    if (sa != sb || sa == 0) return sa <=> sb;
+    // |xa| / (na / da) vs |xb| / (nb / db), n and d > 0: |xa| * da * nb vs |xb| * db * na
+    const auto c = detail::compare_products(
+        static_cast<detail::uint128>(a.deserved.den()), static_cast<detail::uint128>(b.deserved.num()),
+        static_cast<std::uint64_t>(detail::magnitude(a.allocated)), static_cast<detail::uint128>(b.deserved.den()),
+        static_cast<detail::uint128>(a.deserved.num()), static_cast<std::uint64_t>(detail::magnitude(b.allocated)));
+    return sa > 0 ? c : 0 <=> c;
+  }
+};
+
+/// One Volcano Queue as given by the host (spec + status).
+struct volcano_queue_spec {
+  std::string name;
+  std::int64_t weight = 1;
+  /// Capability as listed: absent = unlimited; cpu/memory listed as 0 =
+  /// unlimited (Volcano); any other listed 0 is a real zero.
+  resource_vector capability;
+  resource_vector guarantee;
+  bool reclaimable = true;
+  volcano_queue_state state = volcano_queue_state::open;
+  /// Parent queue name ("" = root level). Validated (unknown / cycles).
+  std::string parent;
+  /// Queue.spec.priority: higher goes first in queue order (Volcano default 0).
+  std::int32_t priority = 0;
+  /// metadata.creationTimestamp, ms: the last tie-break of queue order.
+  std::int64_t created_ms = 0;
+};
+
+/// What the reclaim and preempt actions read of a running task besides its
+/// queue and request: its job's priority and whether it may be preempted
+/// (Volcano's volcano.sh/preemptable; non-preemptible tasks are never
+/// candidates, they are left out before any queue's reclaimable share counts).
+struct volcano_task_meta {
+  std::int32_t priority = 0;
+  bool preemptible = true;
+};
+
+/// A candidate victim for reclaim: a running task of some queue.
+struct volcano_task_ref {
+  std::string task_id;
+  std::string queue;
+};
+
+namespace detail {
+inline constexpr std::int64_t queue_unlimited = std::numeric_limits<std::int64_t>::max();
+/// Volcano leaves `pods` out of its dimension-wise comparisons (every task
+/// asks for one pod; IsIgnoredScalarResource in pkg/scheduler/api).
+[[nodiscard]] constexpr bool volcano_ignored(resource_id r) noexcept {
+  return r == resources::pods;
+}
+}  // namespace detail
+
+/// Options of the proportion model.
+struct volcano_options {
+  /// Decide as Volcano's proportion plugin does where the default differs
+  /// (docs/volcano.md, "Differences from upstream"): a sum of guarantees above
+  /// the cluster total is accepted with a warning, and when every queue with
+  /// demand has weight 0 every deserved is 0.
+  bool upstream = false;
+};
+
+class volcano_model {
+ public:
+  static constexpr std::string_view model_name = "queue";
+
+  /// `dims`: the tracked resources; `total`: the cluster total (nodes' allocatable).
+  /// Throws validation_error listing every problem, each naming the queue.
+  /// With `opts.upstream`, configurations Volcano runs with (it only logs)
+  /// are accepted and listed in warnings().
+  volcano_model(std::vector<resource_id> dims, const resource_vector& total, std::vector<volcano_queue_spec> queues,
+             volcano_options opts = {})
+      : dims_(std::move(dims)), opts_(opts) {
+    D_ = dims_.size();
+    for (auto r : dims_) total_.push_back(total.get(r));
+    diagnostics diag;
+    for (std::size_t d = 0; d < D_; ++d)
+      if (total_[d] < 0) diag.add("total/" + std::to_string(dims_[d]), "negative cluster total");
+    for (auto& q : queues) add_queue_internal(std::move(q), diag);
+    validate(diag);
+    if (!diag.empty()) throw validation_error(diag.items());
+    recompute_real_capability();
+  }
+
+  /// Adds a queue (e.g. queue4 of Volcano's reservation design); all realCapabilities change.
+  /// Strong guarantee: on a validation_error nothing changes.
+  void add_queue(volcano_queue_spec q) {
+    volcano_model copy = *this;
+    diagnostics diag;
+    copy.add_queue_internal(std::move(q), diag);
+    copy.validate(diag);
+    if (!diag.empty()) throw validation_error(diag.items());
+    copy.recompute_real_capability();
+    *this = std::move(copy);
+  }
+
+  [[nodiscard]] std::size_t size() const noexcept { return specs_.size(); }
+  [[nodiscard]] std::size_t index(std::string_view name) const {
+    auto it = by_name_.find(std::string(name));
+    if (it == by_name_.end()) throw unknown_entity_error(error_id::unknown_queue, "queue", name);
+    return it->second;
+  }
+  /// The index of a queue, or nullopt.
+  [[nodiscard]] std::optional<std::size_t> find(std::string_view name) const {
+    auto it = by_name_.find(std::string(name));
+    if (it == by_name_.end()) return std::nullopt;
+    return it->second;
+  }
+  [[nodiscard]] const volcano_queue_spec& spec(std::size_t q) const { return specs_.at(q); }
+  [[nodiscard]] const std::vector<resource_id>& dims() const noexcept { return dims_; }
+  [[nodiscard]] const volcano_options& options() const noexcept { return opts_; }
+  /// Upstream mode: what Volcano runs with (a sum of guarantees above the
+  /// cluster total; an unknown or cyclic spec.parent, which the proportion
+  /// plugin never reads), each naming the item. Empty in the default mode,
+  /// which rejects these configurations.
+  [[nodiscard]] const std::vector<diagnostic>& warnings() const noexcept { return warnings_; }
+
+  // ---- per-queue attributes (dense by tracked dimension index) ----
+  [[nodiscard]] std::int64_t real_capability(std::size_t q, std::size_t d) const { return real_cap_[q * D_ + d]; }
+  [[nodiscard]] std::int64_t capability(std::size_t q, std::size_t d) const { return cap_[q * D_ + d]; }
+  [[nodiscard]] std::int64_t guarantee(std::size_t q, std::size_t d) const { return guar_[q * D_ + d]; }
+  [[nodiscard]] std::int64_t allocated(std::size_t q, std::size_t d) const { return alloc_[q * D_ + d]; }
+  [[nodiscard]] std::int64_t inqueue(std::size_t q, std::size_t d) const { return inq_[q * D_ + d]; }
+  /// Elastic resources of the queue's jobs (allocated beyond minResources).
+  [[nodiscard]] std::int64_t elastic(std::size_t q, std::size_t d) const { return elastic_[q * D_ + d]; }
+  [[nodiscard]] std::int64_t request(std::size_t q, std::size_t d) const {
+    return detail::checked_add(alloc_[q * D_ + d], pending_[q * D_ + d]);
+  }
+  /// Deserved is exact; it may be fractional: floor and ceiling are kept.
+  [[nodiscard]] std::int64_t deserved_floor(std::size_t q, std::size_t d) const { return des_lo_[q * D_ + d]; }
+  [[nodiscard]] std::int64_t deserved_ceil(std::size_t q, std::size_t d) const { return des_hi_[q * D_ + d]; }
+  /// The exact deserved, a fraction in lowest terms (after compute_deserved).
+  [[nodiscard]] wide_fraction deserved_exact(std::size_t q, std::size_t d) const {
+    const std::size_t k = q * D_ + d;
+    if (k >= des_num_.size()) return wide_fraction(0);
+    return wide_fraction(des_num_[k], des_den_[k]);
+  }
+  [[nodiscard]] std::size_t dim_index(resource_id r) const {
+    for (std::size_t d = 0; d < D_; ++d)
+      if (dims_[d] == r) return d;
+    throw unknown_entity_error(error_id::unknown_resource, "resource", std::to_string(r));
+  }
+
+  /// Pending (not yet allocated) demand of a queue; request = allocated + pending.
+  void set_pending(std::string_view queue, const resource_vector& pending) {
+    const auto q = index(queue);
+    auto dense = to_dense(pending, queue);
+    std::copy(dense.begin(), dense.end(), pending_.begin() + static_cast<std::ptrdiff_t>(q * D_));
+  }
+
+  // ---- allocation bookkeeping (incremental) ----
+  void allocate(std::string_view task_id, std::string_view queue, const resource_vector& req,
+                volcano_task_meta meta = {}) {
+    const auto q = index(queue);
+    if (tasks_.count(std::string(task_id)))
+      throw state_error(error_id::state_duplicate,
+                        "queue " + std::string(queue) + ": task '" + std::string(task_id) + "' is already allocated");
+    auto dense = to_dense(req, queue);
+    std::vector<std::int64_t> next(alloc_.begin() + static_cast<std::ptrdiff_t>(q * D_),
+                                   alloc_.begin() + static_cast<std::ptrdiff_t>(q * D_ + D_));
+    for (std::size_t d = 0; d < D_; ++d) next[d] = detail::checked_add(next[d], dense[d]);
+    tasks_.emplace(std::string(task_id), task_rec{q, dense, order_.size(), meta});
+    order_.push_back(std::string(task_id));
+    std::copy(next.begin(), next.end(), alloc_.begin() + static_cast<std::ptrdiff_t>(q * D_));
+  }
+  void deallocate(std::string_view task_id) {
+    auto it = tasks_.find(std::string(task_id));
+    if (it == tasks_.end()) throw unknown_entity_error(error_id::unknown_job, "task", task_id);
+    const auto q = it->second.queue;
+    for (std::size_t d = 0; d < D_; ++d) alloc_[q * D_ + d] -= it->second.req[d];
+    if (it->second.seq < order_.size() && order_[it->second.seq] == task_id) order_[it->second.seq].clear();
+    tasks_.erase(it);
+    detail::count_released(order_, holes_, tasks_);
+  }
+  [[nodiscard]] bool has_task(std::string_view id) const { return tasks_.count(std::string(id)) != 0; }
+
+  /// Job moved to Inqueue: its minResources count as inqueue.
+  void enqueue(std::string_view queue, const resource_vector& min_resources) {
+    const auto q = index(queue);
+    auto dense = to_dense(min_resources, queue);
+    std::vector<std::int64_t> next(D_);
+    for (std::size_t d = 0; d < D_; ++d) next[d] = detail::checked_add(inq_[q * D_ + d], dense[d]);
+    for (std::size_t d = 0; d < D_; ++d) inq_[q * D_ + d] = next[d];
+  }
+  void dequeue(std::string_view queue, const resource_vector& min_resources) {
+    const auto q = index(queue);
+    auto dense = to_dense(min_resources, queue);
+    for (std::size_t d = 0; d < D_; ++d)
+      if (inq_[q * D_ + d] < dense[d])
+        throw state_error(error_id::state_negative_usage,
+                          "queue " + std::string(queue) + ": inqueue would go negative");
+    for (std::size_t d = 0; d < D_; ++d) inq_[q * D_ + d] -= dense[d];
+  }
+  /// Sets a queue's elastic resources: the sum over its jobs of what they
+  /// hold beyond their minResources (Volcano's JobInfo.GetElasticResources).
+  void set_elastic(std::string_view queue, const resource_vector& elastic) {
+    const auto q = index(queue);
+    auto dense = to_dense(elastic, queue);
+    std::copy(dense.begin(), dense.end(), elastic_.begin() + static_cast<std::ptrdiff_t>(q * D_));
+  }
+
+  // ---- deserved: exact water-filling, per dimension ----
+  /// Recomputes deserved for every queue. Allocation-free after the first call.
+  void compute_deserved() {
+    const std::size_t n = specs_.size();
+    des_lo_.assign(n * D_, 0);
+    des_hi_.assign(n * D_, 0);
+    des_num_.assign(n * D_, 0);
+    des_den_.assign(n * D_, 1);
+    // Volcano's loop stops before its first round when the queues with jobs
+    // weigh 0 together: every deserved stays 0, guarantees included.
+    if (opts_.upstream && demand_weight_is_zero()) return;
+    // Volcano's session holds only the queues with jobs: in upstream mode a
+    // queue without any takes no part (its guarantee is not set aside)
+    absent_.assign(n, 0);
+    if (opts_.upstream)
+      for (std::size_t q = 0; q < n; ++q) absent_[q] = has_demand(q) ? 0 : 1;
+    for (std::size_t d = 0; d < D_; ++d) fill_dimension(d);
+  }
+
+  // ---- queue order (Volcano proportion's QueueOrderFn) ----
+  /// Exact share of a queue: the largest allocated / deserved over the
+  /// dimensions where deserved is positive; a dimension with deserved 0 takes
+  /// no part (Volcano's updateQueueAttrShare walks deserved.ResourceNames()).
+  [[nodiscard]] volcano_queue_share exact_share(std::size_t q) const {
+    volcano_queue_share s;
+    for (std::size_t d = 0; d < D_; ++d) {
+      const std::size_t k = q * D_ + d;
+      if (des_num_[k] <= 0) continue;
+      const volcano_queue_share v{alloc_[k], wide_fraction(des_num_[k], des_den_[k])};
+      if (v > s) s = v;
+    }
+    return s;
+  }
+  /// Volcano proportion's queue order: higher Queue priority first, then the
+  /// smaller share, then the earlier creation, then the name. < 0: a first.
+  [[nodiscard]] int compare_queues(std::size_t a, std::size_t b) const {
+    if (a == b) return 0;
+    if (specs_[a].priority != specs_[b].priority) return specs_[a].priority > specs_[b].priority ? -1 : 1;
+    const volcano_queue_share sa = exact_share(a), sb = exact_share(b);
+    if (sa != sb) return sa < sb ? -1 : 1;
+    if (specs_[a].created_ms != specs_[b].created_ms) return specs_[a].created_ms < specs_[b].created_ms ? -1 : 1;
+    return specs_[a].name < specs_[b].name ? -1 : 1;
+  }
+
+  // ---- predicates ----
+  /// allocated + task <= deserved in every dimension the task requests but
+  /// pods (Volcano's LessEqualWithDimensionAndResourcesName).
+  [[nodiscard]] decision allocatable(std::size_t q, const resource_vector& task) const {
+    return within_deserved(q, task, "allocatable");
+  }
+  /// Volcano's preemptive: the same test with the preemptor's task.
+  [[nodiscard]] decision preemptive(std::size_t q, const resource_vector& task) const {
+    return within_deserved(q, task, "preemptive");
+  }
+  /// deserved <= allocated in every tracked dimension.
+  [[nodiscard]] bool overused(std::size_t q) const noexcept {
+    for (std::size_t d = 0; d < D_; ++d)
+      if (des_hi_[q * D_ + d] > alloc_[q * D_ + d]) return false;
+    return true;
+  }
+  /// minResources + allocated + inqueue - elastic <= realCapability in every
+  /// dimension the job asks for but pods; a closed/closing queue rejects; no
+  /// minResources permits. elastic = the queue's (set_elastic) + `elastic`.
+  [[nodiscard]] decision job_enqueueable(std::size_t q, const resource_vector& min_resources,
+                                         const resource_vector& elastic = {}) const {
+    if (specs_[q].state != volcano_queue_state::open)
+      return decision::deny(
+          reason{model_name, "queue_not_open", specs_[q].name, no_resource, {}, 0, 0, 0, "queue is not open"});
+    if (min_resources.is_zero()) return decision::allow();
+    decision out;
+    for (std::size_t d = 0; d < D_; ++d) {
+      const auto m = min_resources.get(dims_[d]);
+      if (m <= 0 || detail::volcano_ignored(dims_[d])) continue;
+      const auto used = detail::checked_sub(detail::checked_add(alloc_[q * D_ + d], inq_[q * D_ + d]),
+                                            detail::checked_add(elastic_[q * D_ + d], elastic.get(dims_[d])));
+      const auto lim = real_cap_[q * D_ + d];
+      if (detail::checked_add(m, used) > lim)
+        out.add(reason{model_name, "over_real_capability", specs_[q].name, dims_[d], {}, m, used, lim, {}});
+    }
+    return out;
+  }
+  /// Overcommit gate: minResources <= total*factor - allocated(all) - inqueue(all)
+  /// in asked dimensions (pods left out); the reservation design's exception (docs/volcano.md#references) admits a job
+  /// that fits the queue's unused guarantee even when the cluster has nothing
+  /// free (not in upstream mode: Volcano's overcommit plugin has no exception).
+  [[nodiscard]] decision overcommit_gate(std::size_t q, const resource_vector& min_resources,
+                                         std::int64_t factor_num = 6, std::int64_t factor_den = 5) const {
+    if (min_resources.is_zero()) return decision::allow();
+    // the reservation design's exception; Volcano's overcommit plugin has none
+    bool fits_guarantee = !opts_.upstream;
+    for (std::size_t d = 0; d < D_; ++d) {
+      const auto m = min_resources.get(dims_[d]);
+      if (m <= 0 || detail::volcano_ignored(dims_[d])) continue;
+      const auto used = detail::checked_add(alloc_[q * D_ + d], inq_[q * D_ + d]);
+      if (detail::checked_add(m, used) > guar_[q * D_ + d]) fits_guarantee = false;
+    }
+    if (fits_guarantee) return decision::allow();
+    decision out;
+    for (std::size_t d = 0; d < D_; ++d) {
+      const auto m = min_resources.get(dims_[d]);
+      if (m <= 0 || detail::volcano_ignored(dims_[d])) continue;
+      const auto scaled = static_cast<std::int64_t>(static_cast<detail::int128>(total_[d]) * factor_num / factor_den);
+      std::int64_t used = 0;
+      for (std::size_t o = 0; o < specs_.size(); ++o)
+        used = detail::checked_add(used, detail::checked_add(alloc_[o * D_ + d], inq_[o * D_ + d]));
+      const auto idle = scaled - used;
+      if (m > idle) out.add(reason{model_name, "overcommit", specs_[q].name, dims_[d], {}, m, used, scaled, {}});
+    }
+    return out;
+  }
+  /// Reclaim: walks `candidates` in order with a running copy of each queue's
+  /// allocation; a task is a victim while its (reclaimable) queue exceeds
+  /// deserved in some dimension. The preemptor's queue is skipped.
+  void reclaimable(std::string_view preemptor_queue, const std::vector<std::string>& candidates,
+                   std::vector<victim>& out) const {
+    const auto self = index(preemptor_queue);
+    if (!any_over_deserved(self)) {  // no task can be a victim; still refuse unknown ids
+      for (const auto& id : candidates)
+        if (tasks_.find(id) == tasks_.end()) throw unknown_entity_error(error_id::unknown_job, "task", id);
+      return;
+    }
+    std::vector<std::int64_t> running(alloc_);
+    for (const auto& id : candidates) {
+      auto it = tasks_.find(id);
+      if (it == tasks_.end()) throw unknown_entity_error(error_id::unknown_job, "task", id);
+      const auto q = it->second.queue;
+      if (q == self || !specs_[q].reclaimable || !it->second.meta.preemptible) continue;
+      bool exceeds = false;
+      for (std::size_t d = 0; d < D_; ++d)
+        if (running[q * D_ + d] > des_lo_[q * D_ + d]) exceeds = true;
+      if (!exceeds) continue;
+      for (std::size_t d = 0; d < D_; ++d) running[q * D_ + d] -= it->second.req[d];
+      out.push_back(victim{id, model_name, "reclaim_over_deserved", specs_[q].name});
+    }
+  }
+  /// reclaimable() over running_tasks(), without building the list.
+  void reclaimable_running(std::string_view preemptor_queue, std::vector<victim>& out) const {
+    const auto self = index(preemptor_queue);
+    if (!any_over_deserved(self)) return;
+    std::vector<std::int64_t> running(alloc_);
+    for (const auto& id : order_) {
+      if (id.empty()) continue;
+      const auto& rec = tasks_.find(id)->second;
+      const auto q = rec.queue;
+      if (q == self || !specs_[q].reclaimable || !rec.meta.preemptible) continue;
+      bool exceeds = false;
+      for (std::size_t d = 0; d < D_; ++d)
+        if (running[q * D_ + d] > des_lo_[q * D_ + d]) exceeds = true;
+      if (!exceeds) continue;
+      for (std::size_t d = 0; d < D_; ++d) running[q * D_ + d] -= rec.req[d];
+      out.push_back(victim{id, model_name, "reclaim_over_deserved", specs_[q].name});
+    }
+  }
+  /// Volcano's preempt action between the jobs of one queue: the running,
+  /// preemptible tasks of `queue` whose job priority is below `priority`,
+  /// lowest priority first, then the newest.
+  void preemptable_in_queue(std::string_view queue, std::int32_t priority, std::vector<victim>& out) const {
+    const auto q = index(queue);
+    std::vector<const std::pair<const std::string, task_rec>*> c;
+    for (const auto& e : tasks_)
+      if (e.second.queue == q && e.second.meta.preemptible && e.second.meta.priority < priority) c.push_back(&e);
+    std::sort(c.begin(), c.end(), [](const auto* a, const auto* b) {
+      if (a->second.meta.priority != b->second.meta.priority) return a->second.meta.priority < b->second.meta.priority;
+      return a->second.seq > b->second.seq;
+    });
+    for (const auto* e : c) out.push_back(victim{e->first, model_name, "preempt_lower_priority", specs_[q].name});
+  }
+  /// Running tasks in allocation order.
+  [[nodiscard]] std::vector<std::string> running_tasks() const {
+    std::vector<std::string> r;
+    for (const auto& s : order_)
+      if (!s.empty()) r.push_back(s);
+    return r;
+  }
+  /// exact_share as a double, for display.
+  [[nodiscard]] double share(std::size_t q) const { return exact_share(q).to_double(); }
+
+ private:
+  struct task_rec {
+    std::size_t queue;
+    std::vector<std::int64_t> req;
+    std::size_t seq;
+    volcano_task_meta meta;
+  };
+  struct event {
+    std::int64_t num;  // breakpoint lambda = num / w
+    std::int64_t w;
+    std::size_t q;
+    bool start;  // true: queue starts growing; false: reaches its bound
+  };
+
+  // Upstream: the queues Volcano sees in a session are those with jobs (here:
+  // with a request in some dimension); their weights add up to 0.
+  [[nodiscard]] bool demand_weight_is_zero() const noexcept {
+    for (std::size_t q = 0; q < specs_.size(); ++q)
+      if (specs_[q].weight != 0 && has_demand(q)) return false;
+    return true;
+  }
+  [[nodiscard]] bool has_demand(std::size_t q) const noexcept {
+    for (std::size_t d = 0; d < D_; ++d)
+      if (alloc_[q * D_ + d] > 0 || pending_[q * D_ + d] > 0) return true;
+    return false;
+  }
+  // The guarantee water-filling lifts a queue to (0 for an absent queue).
+  [[nodiscard]] std::int64_t fill_guarantee(std::size_t q, std::size_t d) const noexcept {
+    return absent_[q] ? 0 : guar_[q * D_ + d];
+  }
+
+  // Some reclaimable queue other than `self` holds more than its deserved
+  // floor in a dimension (otherwise reclaim finds no victim).
+  [[nodiscard]] bool any_over_deserved(std::size_t self) const noexcept {
+    for (std::size_t q = 0; q < specs_.size(); ++q) {
+      if (q == self || !specs_[q].reclaimable) continue;
+      for (std::size_t d = 0; d < D_; ++d)
+        if (alloc_[q * D_ + d] > des_lo_[q * D_ + d]) return true;
+    }
+    return false;
+  }
+
+  std::vector<std::int64_t> to_dense(const resource_vector& v, std::string_view owner) const {
+    return detail::dense_amounts(dims_, v, owner);
+  }
+
+  void add_queue_internal(volcano_queue_spec q, diagnostics& diag) {
+    const std::string base = "queue/" + q.name;
+    if (by_name_.count(q.name)) diag.add(base, "duplicate queue name");
+    if (q.weight < 0) diag.add(base + "/spec/weight", "negative weight");
+    std::vector<std::int64_t> cap(D_, detail::queue_unlimited), g(D_, 0);
+    for (std::size_t d = 0; d < D_; ++d) {
+      const auto r = dims_[d];
+      if (const auto* c = q.capability.find(r)) {
+        if (*c < 0) diag.add(base + "/spec/capability/" + std::to_string(r), "negative amount");
+        const bool zero_unlimited = (r == resources::cpu || r == resources::memory);
+        if (!(zero_unlimited && *c == 0)) cap[d] = *c;
+      }
+      g[d] = q.guarantee.get(r);
+      if (g[d] < 0) diag.add(base + "/spec/guarantee/resource/" + std::to_string(r), "negative amount");
+      if (g[d] > cap[d])
+        diag.add(base + "/spec/guarantee/resource/" + std::to_string(r),
+                 "guarantee " + std::to_string(g[d]) + " exceeds capability " + std::to_string(cap[d]));
+    }
+    by_name_.emplace(q.name, specs_.size());
+    specs_.push_back(std::move(q));
+    cap_.insert(cap_.end(), cap.begin(), cap.end());
+    guar_.insert(guar_.end(), g.begin(), g.end());
+    for (auto* v : {&real_cap_, &alloc_, &inq_, &elastic_, &pending_, &des_lo_, &des_hi_})
+      v->resize(specs_.size() * D_, 0);
+  }
+
+  // Checks the whole tree; sets warnings_ (upstream mode) from scratch.
+  void validate(diagnostics& diag) {
+    warnings_.clear();
+    for (std::size_t d = 0; d < D_; ++d) {
+      detail::int128 s = 0;
+      for (std::size_t q = 0; q < specs_.size(); ++q) s += guar_[q * D_ + d];
+      if (s > total_[d]) {
+        // Volcano only clamps the free part at 0 (ExceededPart): each queue
+        // keeps its own guarantee as realCapability
+        std::string path = "total/" + std::to_string(dims_[d]);
+        std::string msg =
+            "sum of guarantees exceeds the cluster total (reserved resource "
+            "cannot be more than the total)";
+        if (opts_.upstream)
+          warnings_.push_back({std::move(path), std::move(msg)});
+        else
+          diag.add(std::move(path), std::move(msg));
+      }
+    }
+    // the proportion plugin never reads spec.parent: upstream, a bad one is only a warning
+    const auto parent_problem = [&](std::string path, std::string msg) {
+      if (opts_.upstream)
+        warnings_.push_back({std::move(path), std::move(msg)});
+      else
+        diag.add(std::move(path), std::move(msg));
+    };
+    for (std::size_t q = 0; q < specs_.size(); ++q) {
+      const auto& p = specs_[q].parent;
+      if (p.empty()) continue;
+      if (!by_name_.count(p)) {
+        parent_problem("queue/" + specs_[q].name + "/spec/parent", "unknown parent '" + p + "'");
+        continue;
+      }
+      std::size_t cur = q, steps = 0;
+      while (!specs_[cur].parent.empty() && by_name_.count(specs_[cur].parent) && steps <= specs_.size()) {
+        cur = by_name_.at(specs_[cur].parent);
+        ++steps;
+      }
+      if (steps > specs_.size()) parent_problem("queue/" + specs_[q].name + "/spec/parent", "parent cycle");
+    }
+  }
+
+  void recompute_real_capability() {
+    for (std::size_t d = 0; d < D_; ++d) {
+      std::int64_t sum = 0;
+      for (std::size_t q = 0; q < specs_.size(); ++q) sum = detail::checked_add(sum, guar_[q * D_ + d]);
+      const auto free = std::max<std::int64_t>(0, total_[d] - sum);
+      for (std::size_t q = 0; q < specs_.size(); ++q)
+        real_cap_[q * D_ + d] = std::min(cap_[q * D_ + d], detail::checked_add(free, guar_[q * D_ + d]));
+    }
+  }
+
+  decision within_deserved(std::size_t q, const resource_vector& task, std::string_view rule) const {
+    decision out;
+    for (const auto& e : task) {
+      if (e.value <= 0 || detail::volcano_ignored(e.id)) continue;
+      std::size_t d = D_;
+      for (std::size_t i = 0; i < D_; ++i)
+        if (dims_[i] == e.id) d = i;
+      const auto used = d < D_ ? alloc_[q * D_ + d] : 0;
+      const auto lim = d < D_ ? des_lo_[q * D_ + d] : 0;
+      if (detail::checked_add(used, e.value) > lim)
+        out.add(reason{
+            model_name,
+            rule == "allocatable" ? std::string_view("over_deserved") : std::string_view("preemptive_over_deserved"),
+            specs_[q].name,
+            e.id,
+            {},
+            e.value,
+            used,
+            lim,
+            {}});
+    }
+    return out;
+  }
+
+  // Water-filling in dimension d: find the level L with
+  //   sum_q max(g_q, min(b_q, w_q L)) = total,  b_q = min(realCap_q, request_q)
+  // exactly (L rational); if the bounds do not fill the total, every queue gets max(g, b).
+  void fill_dimension(std::size_t d) {
+    const std::size_t n = specs_.size();
+    events_.clear();
+    detail::int128 A = 0;  // constant part of f(L)
+    detail::int128 upper = 0;
+    for (std::size_t q = 0; q < n; ++q) {
+      const auto g = fill_guarantee(q, d);
+      const auto b = std::min(real_cap_[q * D_ + d], request(q, d));
+      const auto w = specs_[q].weight;
+      A += g;
+      upper += w > 0 ? std::max(g, b) : g;
+      if (w > 0 && b > g) {
+        events_.push_back(event{g, w, q, true});
+        events_.push_back(event{b, w, q, false});
+      }
+    }
+    const detail::int128 T = total_[d];
+    if (upper <= T) {
+      for (std::size_t q = 0; q < n; ++q) {
+        const auto g = fill_guarantee(q, d);
+        const auto v = specs_[q].weight > 0 ? std::max(g, std::min(real_cap_[q * D_ + d], request(q, d))) : g;
+        des_lo_[q * D_ + d] = des_hi_[q * D_ + d] = v;
+        des_num_[q * D_ + d] = v;  // exact: a whole amount
+        des_den_[q * D_ + d] = 1;
+      }
+      return;
+    }
+    std::sort(events_.begin(), events_.end(), [](const event& x, const event& y) {
+      const auto l = static_cast<detail::int128>(x.num) * y.w, r = static_cast<detail::int128>(y.num) * x.w;
+      if (l != r) return l < r;
+      return x.start < y.start;  // ends before starts at the same level
+    });
+    detail::int128 B = 0;  // sum of weights of growing queues
+    // Level as a fraction ln / ld.
+    detail::int128 ln = 0, ld = 1;
+    bool solved = false;
+    for (std::size_t i = 0; i < events_.size(); ++i) {
+      const auto& e = events_[i];
+      // f at this event's level: A + B * (num/w). Solve before it if reachable.
+      if (B > 0) {
+        // L* = (T - A) / B; is L* <= e.num / e.w ?
+        if ((T - A) * e.w <= static_cast<detail::int128>(e.num) * B) {
+          ln = T - A;
+          ld = B;
+          solved = true;
+          break;
+        }
+      }
+      if (e.start) {
+        A -= e.num;
+        B += e.w;
+      } else {
+        A += e.num;
+        B -= e.w;
+      }
+    }
+    if (!solved && B > 0) {
+      ln = T - A;
+      ld = B;
+      solved = true;
+    }
+    for (std::size_t q = 0; q < n; ++q) {
+      const auto g = fill_guarantee(q, d);
+      const auto b = std::min(real_cap_[q * D_ + d], request(q, d));
+      const auto w = specs_[q].weight;
+      std::int64_t lo = std::max(g, std::min(g, b)), hi = lo;
+      detail::int128 num = lo, den = 1;  // the exact deserved
+      if (w > 0 && b > g && solved) {
+        const detail::int128 wn = static_cast<detail::int128>(w) * ln;  // w*L = wn/ld
+        if (wn >= static_cast<detail::int128>(b) * ld) {
+          lo = hi = b;
+          num = b;
+        } else if (wn > static_cast<detail::int128>(g) * ld) {
+          lo = static_cast<std::int64_t>(wn / ld);
+          hi = (wn % ld == 0) ? lo : lo + 1;
+          num = wn;
+          den = ld;
+        }
+      } else if (w > 0 && b > g && !solved) {
+        lo = hi = g;
+        num = g;
+      }
+      des_lo_[q * D_ + d] = lo;
+      des_hi_[q * D_ + d] = hi;
+      des_num_[q * D_ + d] = num;
+      des_den_[q * D_ + d] = den;
+    }
+  }
+
+  std::vector<resource_id> dims_;
+  volcano_options opts_;
+  std::size_t D_ = 0;
+  std::vector<diagnostic> warnings_;
+  std::vector<std::int64_t> total_;
+  std::vector<volcano_queue_spec> specs_;
+  std::unordered_map<std::string, std::size_t> by_name_;
+  std::vector<std::int64_t> cap_, guar_, real_cap_, alloc_, inq_, elastic_, pending_, des_lo_, des_hi_;
+  std::vector<detail::int128> des_num_, des_den_;  // exact deserved = num / den
+  std::unordered_map<std::string, task_rec> tasks_;
+  std::vector<std::string> order_;  // allocation order; "" = released (a hole)
+  std::size_t holes_ = 0;
+  std::vector<event> events_;
+  std::vector<std::uint8_t> absent_;  // upstream: queues without jobs (compute_deserved)
+};
+
+/// quota::policy adapter: job.queue = queue name, job.request = the task /
+/// podgroup request; check = allocatable; victims = reclaimable.
+///
+/// It owns its volcano_model (a copy of an adapter is an independent model) and
+/// offers two optional capabilities (quota/capabilities.hpp):
+/// * order: a queue per Volcano Queue; inside one, higher job priority then
+///   earlier creation; heads by Volcano proportion's queue order (queue
+///   priority, share, creation);
+/// * demand: a queue's request is its allocation plus its pending jobs, so
+///   deserved follows what waits.
+/// Deserved is computed again before it is next read (check, victims, queue
+/// order, tree()) after a change of some queue's request, not at each change:
+/// several releases between two checks cost one water-filling, and admitting
+/// a pending job (its request moves from pending to allocated) costs none.
+class volcano_policy {
+ public:
+  explicit volcano_policy(volcano_model tree) : tree_(std::move(tree)) { tree_.compute_deserved(); }
+  [[nodiscard]] std::string_view policy_name() const noexcept { return volcano_model::model_name; }
+  [[nodiscard]] const volcano_model& tree() const {
+    fresh();
+    return tree_;
+  }
+  /// The tree, to change it in place (call tree().compute_deserved() after).
+  [[nodiscard]] volcano_model& tree() {
+    fresh();
+    deserved_stale_.set();  // the caller may change what deserved depends on
+    return tree_;
+  }
+  /// The elastic resources of a queue (volcano_model::set_elastic): they take
+  /// part in enqueue only, so deserved stays as it is.
+  void set_elastic(std::string_view queue, const resource_vector& elastic) { tree_.set_elastic(queue, elastic); }
+
+  [[nodiscard]] decision check(const job& j) const {
+    fresh();
+    return tree_.allocatable(tree_.index(j.queue), j.request);
+  }
+  void commit(const job& j) {
+    const auto p = pending_.find(j.id);
+    tree_.allocate(j.id, j.queue, j.request, volcano_task_meta{j.priority, j.preemptible});  // strong on its own
+    if (p == pending_.end()) {
+      deserved_stale_.set();  // a request the policy did not see waiting
+      return;
+    }
+    // the job's demand moves from pending to allocated: the request, and so
+    // deserved, is unchanged
+    try {
+      set_pending_sum(p->second.queue, p->second.request, -1, false);
+    } catch (...) {
+      tree_.deallocate(j.id);
+      throw;
+    }
+    pending_pool_.erase(pending_, p);
+  }
+  void release(std::string_view id) {
+    tree_.deallocate(id);
+    deserved_stale_.set();
+  }
+  void victims(const job& j, std::vector<victim>& out) const {
+    fresh();
+    tree_.reclaimable_running(j.queue, out);
+  }
+  /// Node-level rule (quota/capabilities.hpp): Volcano's preempt action, the
+  /// lower-priority preemptible tasks of the job's own queue.
+  void node_candidates(const job& j, std::vector<victim>& out) const {
+    fresh();
+    if (tree_.find(j.queue)) tree_.preemptable_in_queue(j.queue, j.priority, out);
+  }
+
+  // ---- charges (quota/capabilities.hpp) ----
+  /// A charge of c.queue: allocated as a non-preemptible task (counted in the
+  /// queue's share and deserved, never a reclaim or preempt victim).
+  void charge_added(const job& c) {
+    tree_.allocate(c.id, c.queue, c.request, volcano_task_meta{c.priority, false});
+    deserved_stale_.set();
+  }
+  void charge_removed(std::string_view id) { release(id); }
+
+  // ---- order ----
+  [[nodiscard]] std::string_view pending_queue(const job& j) const noexcept { return j.queue; }
+  [[nodiscard]] std::weak_ordering compare_pending(const job& a, const job& b) const noexcept {
+    return default_pending_order(a, b);
+  }
+  [[nodiscard]] std::weak_ordering compare_heads(const job& a, const job& b) const {
+    fresh();
+    const auto qa = tree_.find(a.queue), qb = tree_.find(b.queue);
+    if (!qa || !qb || *qa == *qb) return default_pending_order(a, b);
+    const int c = tree_.compare_queues(*qa, *qb);
+    return c < 0 ? std::weak_ordering::less : std::weak_ordering::greater;
+  }
+
+  // ---- demand ----
+  void pending_added(const job& j) {
+    if (pending_.count(j.id) || tree_.has_task(j.id) || !tree_.find(j.queue)) return;
+    set_pending_sum(j.queue, j.request, +1, true);
+    pending_pool_.emplace(pending_, j.id, waiting{j.queue, j.request});
+  }
+  void pending_withdrawn(std::string_view id) {
+    const auto p = pending_.find(id);
+    if (p == pending_.end()) return;
+    set_pending_sum(p->second.queue, p->second.request, -1, true);
+    pending_pool_.erase(pending_, p);
+  }
+
+ private:
+  struct waiting {
+    std::string queue;
+    resource_vector request;
+  };
+  // pending demand of `queue` += sign * request (deserved again before the next read when the request changes); strong
+  void set_pending_sum(const std::string& queue, const resource_vector& request, int sign, bool request_changes) {
+    auto& sum = sums_[queue];
+    resource_vector next = sum;
+    if (sign > 0)
+      next.add_in_place(request);
+    else
+      next.sub_in_place(request);
+    tree_.set_pending(queue, next);
+    sum = std::move(next);
+    if (request_changes) deserved_stale_.set();
+  }
+  void fresh() const {
+    deserved_stale_.refresh([this] { tree_.compute_deserved(); });
+  }
+  mutable volcano_model tree_;
+  detail::stale_mark deserved_stale_;
+  std::map<std::string, waiting, std::less<>> pending_;
+  detail::node_pool<std::map<std::string, waiting, std::less<>>> pending_pool_;
+  std::map<std::string, resource_vector, std::less<>> sums_;
+};
+static_assert(policy<volcano_policy>);
+static_assert(order_aware<volcano_policy>);
+static_assert(demand_aware<volcano_policy>);
+static_assert(node_preemption_aware<volcano_policy>);
+static_assert(charge_receiver<volcano_policy>);
+
+}  // namespace quota
