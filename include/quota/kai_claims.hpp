@@ -221,9 +221,11 @@ inline void claims_reserve_more(V& v, std::size_t extra) {
 }
 }  // namespace detail
 
+/// The model's name in reasons and victims (equal to its quota-sim kind).
+inline constexpr std::string_view kai_claims_model_name = "kai_claims";
+
 class kai_claims_model {
  public:
-  static constexpr std::string_view model_name = "claims";
 
   explicit kai_claims_model(kai_claims_config cfg = {}) : cfg_(std::move(cfg)) {
     if (cfg_.queue_label_key.empty()) throw validation_error("queue_label_key", "must not be empty");
@@ -646,7 +648,7 @@ class kai_claims_model {
     // without a pod the host knows
     const std::uint64_t entries = static_cast<std::uint64_t>(cl.consumers) + cl.unmatched;
     if (entries + p.count > cfg_.max_consumers)
-      d.add(reason{model_name,
+      d.add(reason{kai_claims_model_name,
                    "consumer_cap",
                    cl.key,
                    no_resource,
@@ -658,7 +660,7 @@ class kai_claims_model {
     if (!cl.accounted || cl.per_pod) return;  // rule 4 / per-pod claims: no sharing checks
     if (cfg_.mode == kai_claims_mode::kai_strict) {
       if (cl.label.empty()) {
-        d.add(reason{model_name,
+        d.add(reason{kai_claims_model_name,
                      "missing_queue_label",
                      cl.key,
                      no_resource,
@@ -668,7 +670,7 @@ class kai_claims_model {
                      0,
                      "shared GPU claim '" + cl.key + "' has no " + cfg_.queue_label_key + " label"});
       } else if (cl.label != pod_queue_name(p)) {
-        d.add(reason{model_name,
+        d.add(reason{kai_claims_model_name,
                      "queue_label_mismatch",
                      cl.key,
                      no_resource,
@@ -684,7 +686,7 @@ class kai_claims_model {
     if (cl.owner == claim_none || cl.owner == p.queue) return;  // pod's queue owns it or becomes the owner
     const auto& owner = queues_[cl.owner];
     if (!owner.shares)
-      d.add(reason{model_name,
+      d.add(reason{kai_claims_model_name,
                    "sharing_opted_out",
                    cl.key,
                    no_resource,
@@ -695,7 +697,7 @@ class kai_claims_model {
                    "claim '" + cl.key + "' is owned by queue '" + owner.name + "', which does not share its claims"});
     if (cfg_.locking == claim_locking::deny_foreign &&
         (!p.preemptible || (cfg_.min_runtime_locks && p.min_runtime_protected)))
-      d.add(reason{model_name,
+      d.add(reason{kai_claims_model_name,
                    "foreign_non_preemptible",
                    cl.key,
                    no_resource,
@@ -928,7 +930,7 @@ class kai_claims_policy {
   /// With the host's registry (kai_claims_model(cfg, registry)): charges in its ids.
   kai_claims_policy(kai_claims_config cfg, resource_registry host) : model_(std::move(cfg), std::move(host)) {}
 
-  [[nodiscard]] std::string_view policy_name() const noexcept { return kai_claims_model::model_name; }
+  [[nodiscard]] std::string_view policy_name() const noexcept { return kai_claims_model_name; }
   [[nodiscard]] kai_claims_model& model() noexcept { return model_; }
   [[nodiscard]] const kai_claims_model& model() const noexcept { return model_; }
 
@@ -998,7 +1000,7 @@ class kai_claims_policy {
     }
     std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     for (const auto& f : found)
-      out.push_back(victim{*f.second.first, kai_claims_model::model_name, "owner_evicts",
+      out.push_back(victim{*f.second.first, kai_claims_model_name, "owner_evicts",
                            std::string(model_.claim_key(f.second.second))});
   }
 

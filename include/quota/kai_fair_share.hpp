@@ -69,6 +69,9 @@ enum class kai_fair_share_saturation_placement {
   can_reclaim_bound
 };
 
+/// The model's name in reasons and victims (equal to its quota-sim kind).
+inline constexpr std::string_view kai_fair_share_model_name = "kai_fair_share";
+
 struct kai_fair_share_options {
   kai_fair_share_oversubscription children_exceeding_parent = kai_fair_share_oversubscription::warn;
   /// Reclaimer saturation multiplier as num/den (values < 1 are treated as 1).
@@ -378,12 +381,12 @@ class kai_fair_share_model {
         const amount lim = d < 0 ? kai_fair_share_unlimited : limit_[a * R_ + static_cast<std::size_t>(d)];
         const amount used = d < 0 ? 0 : alloc_[a * R_ + static_cast<std::size_t>(d)];
         if (lim >= 0 && static_cast<detail::int128>(used) + e.value > lim)
-          return decision::deny(reason{"fair_share", "over_limit", specs_[a].name, e.id, {}, e.value, used, lim, {}});
+          return decision::deny(reason{kai_fair_share_model_name, "over_limit", specs_[a].name, e.id, {}, e.value, used, lim, {}});
         if (!preemptible) {
           const amount qt = d < 0 ? 0 : quota_[a * R_ + static_cast<std::size_t>(d)];
           const amount np = d < 0 ? 0 : alloc_np_[a * R_ + static_cast<std::size_t>(d)];
           if (qt >= 0 && static_cast<detail::int128>(np) + e.value > qt)
-            return decision::deny(reason{"fair_share", "over_quota", specs_[a].name, e.id, {}, e.value, np, qt, {}});
+            return decision::deny(reason{kai_fair_share_model_name, "over_quota", specs_[a].name, e.id, {}, e.value, np, qt, {}});
         }
       }
     }
@@ -901,7 +904,7 @@ class kai_fair_share_model {
 class kai_fair_share_policy {
  public:
   explicit kai_fair_share_policy(kai_fair_share_model tree) : tree_(std::move(tree)) {}
-  [[nodiscard]] static constexpr std::string_view policy_name() noexcept { return "fair_share"; }
+  [[nodiscard]] static constexpr std::string_view policy_name() noexcept { return kai_fair_share_model_name; }
   [[nodiscard]] kai_fair_share_model& tree() {
     fresh();
     return tree_;
@@ -921,10 +924,10 @@ class kai_fair_share_policy {
   [[nodiscard]] decision check(const job& j) const {
     const auto q = tree_.find(j.queue);
     if (q == kai_fair_share_model::npos)
-      return decision::deny(reason{"fair_share", "unknown_queue", j.queue, no_resource, {}, 0, 0, 0, "unknown queue"});
+      return decision::deny(reason{kai_fair_share_model_name, "unknown_queue", j.queue, no_resource, {}, 0, 0, 0, "unknown queue"});
     if (!tree_.is_leaf(q))
       return decision::deny(
-          reason{"fair_share", "not_a_leaf_queue", j.queue, no_resource, {}, 0, 0, 0, "jobs go to leaf queues"});
+          reason{kai_fair_share_model_name, "not_a_leaf_queue", j.queue, no_resource, {}, 0, 0, 0, "jobs go to leaf queues"});
     auto d = tree_.check_allocation(q, j.request, j.preemptible);
     if (!d.allowed() || !deny_beyond_capacity_) return d;
     for (auto r : tree_.resources()) {
@@ -935,7 +938,7 @@ class kai_fair_share_policy {
         if (tree_.parent(x) == kai_fair_share_model::npos) used += tree_.allocated(x, r);
       const amount cap = tree_.capacity(r);
       if (used + want > cap)
-        return decision::deny(reason{"fair_share",
+        return decision::deny(reason{kai_fair_share_model_name,
                                      "cluster_full",
                                      j.queue,
                                      r,
@@ -1161,7 +1164,7 @@ class kai_fair_share_policy {
           chunks.push_back(kai_fair_share_victim_chunk{leaf, &v->request});
           // KAI keeps a refused victim in every later scenario: they all fail
           if (!tree_.validate_reclaim(q, j.request, j.preemptible, chunks)) break;
-          out.push_back(victim{v->id, "fair_share", "reclaim", tree_.spec(leaf).name});
+          out.push_back(victim{v->id, kai_fair_share_model_name, "reclaim", tree_.spec(leaf).name});
         }
       }
     }
@@ -1214,7 +1217,7 @@ class kai_fair_share_policy {
       if (a->started_ms != b->started_ms) return a->started_ms > b->started_ms;
       return a->id > b->id;
     });
-    for (auto c : pre) out.push_back(victim{c->id, "fair_share", "preempt", tree_.spec(c->queue).name});
+    for (auto c : pre) out.push_back(victim{c->id, kai_fair_share_model_name, "preempt", tree_.spec(c->queue).name});
   }
   // request of leaf q = its allocation + its pending jobs
   void set_leaf_request(kai_fair_share_model::queue_index q) {

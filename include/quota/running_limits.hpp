@@ -21,12 +21,15 @@
 
 namespace quota {
 
+/// The model's name in reasons and victims (equal to its quota-sim kind).
+inline constexpr std::string_view running_limits_model_name = "running_limits";
+
 class running_limits_policy {
  public:
   enum class scope : std::uint8_t { queue = 0, user = 1, ns = 2 };
   static constexpr std::array<std::string_view, 3> scope_names{"queue", "user", "namespace"};
 
-  [[nodiscard]] std::string_view policy_name() const noexcept { return "running_limits"; }
+  [[nodiscard]] std::string_view policy_name() const noexcept { return running_limits_model_name; }
 
   /// Limit for one named entity of a scope; replaces any earlier one.
   void set_limit(scope s, std::string_view name, std::int64_t max_running) {
@@ -90,7 +93,7 @@ class running_limits_policy {
       }
       if (!lim) continue;
       if (now + 1 > *lim)
-        d.add(reason{"running_limits",
+        d.add(reason{running_limits_model_name,
                      "max_running_jobs",
                      std::string(scope_names[s]) + ":" + name,
                      no_resource,
@@ -162,7 +165,7 @@ class running_limits_policy {
         return a.second->seq > b.second->seq;
       });
       for (const auto& c : cand)
-        out.push_back(victim{*c.first, "running_limits", "max_running_jobs", std::string(scope_names[s]) + ":" + name});
+        out.push_back(victim{*c.first, running_limits_model_name, "max_running_jobs", std::string(scope_names[s]) + ":" + name});
     }
   }
 

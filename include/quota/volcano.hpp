@@ -112,9 +112,11 @@ struct volcano_options {
   bool upstream = false;
 };
 
+/// The model's name in reasons and victims (equal to its quota-sim kind).
+inline constexpr std::string_view volcano_model_name = "volcano";
+
 class volcano_model {
  public:
-  static constexpr std::string_view model_name = "queue";
 
   /// `dims`: the tracked resources; `total`: the cluster total (nodes' allocatable).
   /// Throws validation_error listing every problem, each naming the queue.
@@ -318,7 +320,7 @@ class volcano_model {
                                          const resource_vector& elastic = {}) const {
     if (specs_[q].state != volcano_queue_state::open)
       return decision::deny(
-          reason{model_name, "queue_not_open", specs_[q].name, no_resource, {}, 0, 0, 0, "queue is not open"});
+          reason{volcano_model_name, "queue_not_open", specs_[q].name, no_resource, {}, 0, 0, 0, "queue is not open"});
     if (min_resources.is_zero()) return decision::allow();
     decision out;
     for (std::size_t d = 0; d < D_; ++d) {
@@ -328,7 +330,7 @@ class volcano_model {
                                             detail::checked_add(elastic_[q * D_ + d], elastic.get(dims_[d])));
       const auto lim = real_cap_[q * D_ + d];
       if (detail::checked_add(m, used) > lim)
-        out.add(reason{model_name, "over_real_capability", specs_[q].name, dims_[d], {}, m, used, lim, {}});
+        out.add(reason{volcano_model_name, "over_real_capability", specs_[q].name, dims_[d], {}, m, used, lim, {}});
     }
     return out;
   }
@@ -357,7 +359,7 @@ class volcano_model {
       for (std::size_t o = 0; o < specs_.size(); ++o)
         used = detail::checked_add(used, detail::checked_add(alloc_[o * D_ + d], inq_[o * D_ + d]));
       const auto idle = scaled - used;
-      if (m > idle) out.add(reason{model_name, "overcommit", specs_[q].name, dims_[d], {}, m, used, scaled, {}});
+      if (m > idle) out.add(reason{volcano_model_name, "overcommit", specs_[q].name, dims_[d], {}, m, used, scaled, {}});
     }
     return out;
   }
@@ -383,7 +385,7 @@ class volcano_model {
         if (running[q * D_ + d] > des_lo_[q * D_ + d]) exceeds = true;
       if (!exceeds) continue;
       for (std::size_t d = 0; d < D_; ++d) running[q * D_ + d] -= it->second.req[d];
-      out.push_back(victim{id, model_name, "reclaim_over_deserved", specs_[q].name});
+      out.push_back(victim{id, volcano_model_name, "reclaim_over_deserved", specs_[q].name});
     }
   }
   /// reclaimable() over running_tasks(), without building the list.
@@ -401,7 +403,7 @@ class volcano_model {
         if (running[q * D_ + d] > des_lo_[q * D_ + d]) exceeds = true;
       if (!exceeds) continue;
       for (std::size_t d = 0; d < D_; ++d) running[q * D_ + d] -= rec.req[d];
-      out.push_back(victim{id, model_name, "reclaim_over_deserved", specs_[q].name});
+      out.push_back(victim{id, volcano_model_name, "reclaim_over_deserved", specs_[q].name});
     }
   }
   /// Volcano's preempt action between the jobs of one queue: the running,
@@ -416,7 +418,7 @@ class volcano_model {
       if (a->second.meta.priority != b->second.meta.priority) return a->second.meta.priority < b->second.meta.priority;
       return a->second.seq > b->second.seq;
     });
-    for (const auto* e : c) out.push_back(victim{e->first, model_name, "preempt_lower_priority", specs_[q].name});
+    for (const auto* e : c) out.push_back(victim{e->first, volcano_model_name, "preempt_lower_priority", specs_[q].name});
   }
   /// Running tasks in allocation order.
   [[nodiscard]] std::vector<std::string> running_tasks() const {
@@ -563,7 +565,7 @@ class volcano_model {
       const auto lim = d < D_ ? des_lo_[q * D_ + d] : 0;
       if (detail::checked_add(used, e.value) > lim)
         out.add(reason{
-            model_name,
+            volcano_model_name,
             rule == "allocatable" ? std::string_view("over_deserved") : std::string_view("preemptive_over_deserved"),
             specs_[q].name,
             e.id,
@@ -701,7 +703,7 @@ class volcano_model {
 class volcano_policy {
  public:
   explicit volcano_policy(volcano_model tree) : tree_(std::move(tree)) { tree_.compute_deserved(); }
-  [[nodiscard]] std::string_view policy_name() const noexcept { return volcano_model::model_name; }
+  [[nodiscard]] std::string_view policy_name() const noexcept { return volcano_model_name; }
   [[nodiscard]] const volcano_model& tree() const {
     fresh();
     return tree_;

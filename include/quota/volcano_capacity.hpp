@@ -91,9 +91,11 @@ inline constexpr std::int64_t cap_unlimited = std::numeric_limits<std::int64_t>:
 }
 }  // namespace detail
 
+/// The model's name in reasons and victims (equal to its quota-sim kind).
+inline constexpr std::string_view volcano_capacity_model_name = "volcano_capacity";
+
 class volcano_capacity_model {
  public:
-  static constexpr std::string_view model_name = "capacity";
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 
   /// `dims`: tracked resources; `total`: the cluster total (nodes' allocatable).
@@ -279,7 +281,7 @@ class volcano_capacity_model {
         const auto used = d < D_ ? alloc_[n * D_ + d] : 0;
         const auto lim = d < D_ ? real_[n * D_ + d] : 0;
         if (lim != detail::cap_unlimited && detail::checked_add(used, e.value) > lim)
-          out.add(reason{model_name, "over_real_capability", specs_[n].name, e.id, {}, e.value, used, lim, {}});
+          out.add(reason{volcano_capacity_model_name, "over_real_capability", specs_[n].name, e.id, {}, e.value, used, lim, {}});
       }
     }
     return out;
@@ -301,7 +303,7 @@ class volcano_capacity_model {
   /// ancestor_reclaim_level N, at one of its N nearest non-root ancestors).
   [[nodiscard]] decision preemptive(std::size_t q, const resource_vector& request) const {
     if (!specs_[q].open)
-      return decision::deny(reason{model_name, "queue_not_open", specs_[q].name, no_resource, {}, 0, 0, 0, {}});
+      return decision::deny(reason{volcano_capacity_model_name, "queue_not_open", specs_[q].name, no_resource, {}, 0, 0, 0, {}});
     decision out;
     for (const auto& e : request) {
       if (e.value <= 0 || detail::capacity_ignored(e.id)) continue;
@@ -309,7 +311,7 @@ class volcano_capacity_model {
       const auto used = d < D_ ? alloc_[q * D_ + d] : 0;
       const auto lim = d < D_ ? real_[q * D_ + d] : 0;
       if (lim != detail::cap_unlimited && detail::checked_add(used, e.value) > lim)
-        out.add(reason{model_name, "over_real_capability", specs_[q].name, e.id, {}, e.value, used, lim, {}});
+        out.add(reason{volcano_capacity_model_name, "over_real_capability", specs_[q].name, e.id, {}, e.value, used, lim, {}});
     }
     if (out.denied()) return out;
     if (under_deserved_somewhere(q, request)) return out;
@@ -322,7 +324,7 @@ class volcano_capacity_model {
     for (const auto& e : request) {
       if (e.value <= 0 || detail::capacity_ignored(e.id)) continue;
       const std::size_t d = find_dim(e.id);
-      out.add(reason{model_name,
+      out.add(reason{volcano_capacity_model_name,
                      "preemptive_over_deserved",
                      specs_[q].name,
                      e.id,
@@ -347,7 +349,7 @@ class volcano_capacity_model {
         if (e.value <= 0 || detail::capacity_ignored(e.id)) continue;
         const std::size_t d = find_dim(e.id);
         if (d == D_) {
-          out.add(reason{model_name, "over_real_capability", specs_[n].name, e.id, {}, e.value, 0, 0, {}});
+          out.add(reason{volcano_capacity_model_name, "over_real_capability", specs_[n].name, e.id, {}, e.value, 0, 0, {}});
           continue;
         }
         const auto i = n * D_ + d;
@@ -355,7 +357,7 @@ class volcano_capacity_model {
         if (lim == detail::cap_unlimited) continue;
         const auto used = detail::checked_sub(detail::checked_add(alloc_[i], inq_[i]), elastic_[i]);
         if (detail::checked_add(e.value, used) > lim)
-          out.add(reason{model_name, "over_real_capability", specs_[n].name, e.id, {}, e.value, used, lim, {}});
+          out.add(reason{volcano_capacity_model_name, "over_real_capability", specs_[n].name, e.id, {}, e.value, used, lim, {}});
       }
     }
     return out;
@@ -430,7 +432,7 @@ class volcano_capacity_model {
       if (order_[a].meta.priority != order_[b].meta.priority) return order_[a].meta.priority < order_[b].meta.priority;
       return a > b;
     });
-    for (auto i : c) out.push_back(victim{order_[i].id, model_name, "preempt_lower_priority", specs_[q].name});
+    for (auto i : c) out.push_back(victim{order_[i].id, volcano_capacity_model_name, "preempt_lower_priority", specs_[q].name});
   }
 
   /// reclaimable() over the running tasks in victim_order(), without the
@@ -545,7 +547,7 @@ class volcano_capacity_model {
       for (std::size_t d = 0; d < D_; ++d) running[q * D_ + d] -= req[d];
       for (const auto a : checked)
         for (std::size_t d = 0; d < D_; ++d) running[a * D_ + d] -= req[d];
-      out.push_back(victim{t->id, model_name, rule, specs_[q].name});
+      out.push_back(victim{t->id, volcano_capacity_model_name, rule, specs_[q].name});
     }
   }
 
@@ -563,10 +565,10 @@ class volcano_capacity_model {
 
   decision gate(std::size_t q) const {
     if (!specs_[q].open)
-      return decision::deny(reason{model_name, "queue_not_open", specs_[q].name, no_resource, {}, 0, 0, 0, {}});
+      return decision::deny(reason{volcano_capacity_model_name, "queue_not_open", specs_[q].name, no_resource, {}, 0, 0, 0, {}});
     if (hierarchical() && children_[q] != 0)
       return decision::deny(
-          reason{model_name, "not_leaf", specs_[q].name, no_resource, {}, 0, 0, 0, "only leaf queues hold jobs"});
+          reason{volcano_capacity_model_name, "not_leaf", specs_[q].name, no_resource, {}, 0, 0, 0, "only leaf queues hold jobs"});
     return {};
   }
 
@@ -902,7 +904,7 @@ class volcano_capacity_model {
 class volcano_capacity_policy {
  public:
   explicit volcano_capacity_policy(volcano_capacity_model q) : q_(std::move(q)) {}
-  [[nodiscard]] std::string_view policy_name() const noexcept { return volcano_capacity_model::model_name; }
+  [[nodiscard]] std::string_view policy_name() const noexcept { return volcano_capacity_model_name; }
   [[nodiscard]] const volcano_capacity_model& model() const noexcept { return q_; }
   [[nodiscard]] volcano_capacity_model& model() noexcept { return q_; }
   [[nodiscard]] decision check(const job& j) const {
@@ -964,7 +966,7 @@ class volcano_capacity_policy {
  private:
   [[nodiscard]] decision blocked_reason() const {
     const auto& [id, queue] = *blocked_.begin();
-    return decision::deny(reason{volcano_capacity_model::model_name,
+    return decision::deny(reason{volcano_capacity_model_name,
                                  "job_in_inner_queue",
                                  queue,
                                  no_resource,

@@ -97,9 +97,11 @@ class limits_request {
   bool fast_ = false;                        // every resource has a slot below dense_width
 };
 
+/// The model's name in reasons and victims (equal to its quota-sim kind).
+inline constexpr std::string_view yunikorn_limits_model_name = "yunikorn_limits";
+
 class yunikorn_limits_model {
  public:
-  static constexpr std::string_view model_name = "yunikorn_limits";
 
   explicit yunikorn_limits_model(const resource_registry& reg, yunikorn_limits_locking locking = yunikorn_limits_locking::internal)
       : reg_(&reg), mu_(locking == yunikorn_limits_locking::internal), id_(next_id()) {
@@ -832,7 +834,7 @@ class yunikorn_limits_model {
     const std::uint64_t running = n ? n->running : 0;
     if (new_app && lim->max_apps != 0 && running + 1 > lim->max_apps) {
       reason r;
-      r.model = model_name;
+      r.model = yunikorn_limits_model_name;
       r.rule = "max_applications";
       r.entity = entity_text(group, id, q);
       r.requested = 1;
@@ -848,7 +850,7 @@ class yunikorn_limits_model {
       amount total{};
       if (detail::try_add(u, e.value, total) && total <= l) continue;
       reason r;
-      r.model = model_name;
+      r.model = yunikorn_limits_model_name;
       r.rule = "max_resources";
       r.entity = entity_text(group, id, q);
       r.resource = e.id;
@@ -1479,7 +1481,7 @@ class yunikorn_limits_policy {
       : m_(std::make_unique<yunikorn_limits_model>(reg, locking)) {}
   /// Takes over a manager (its configuration and usage).
   explicit yunikorn_limits_policy(std::unique_ptr<yunikorn_limits_model> m) : m_(std::move(m)) {
-    if (!m_) throw state_error(error_id::state_conflict, "limits_policy: no limits_manager");
+    if (!m_) throw state_error(error_id::state_conflict, "yunikorn_limits_policy: no yunikorn_limits_model");
   }
   yunikorn_limits_policy(const yunikorn_limits_policy& o) : m_(std::make_unique<yunikorn_limits_model>(*o.m_)), requests_(o.requests_) {}
   yunikorn_limits_policy& operator=(const yunikorn_limits_policy& o) {
@@ -1490,7 +1492,7 @@ class yunikorn_limits_policy {
   yunikorn_limits_policy& operator=(yunikorn_limits_policy&&) noexcept = default;
   ~yunikorn_limits_policy() = default;
 
-  [[nodiscard]] std::string_view policy_name() const noexcept { return yunikorn_limits_model::model_name; }
+  [[nodiscard]] std::string_view policy_name() const noexcept { return yunikorn_limits_model_name; }
   [[nodiscard]] const yunikorn_limits_model& manager() const noexcept { return *m_; }
   /// The manager, for a reload through the policy (its usage stays).
   [[nodiscard]] yunikorn_limits_model& manager() noexcept { return *m_; }

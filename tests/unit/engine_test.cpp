@@ -570,12 +570,12 @@ TEST_CASE("composition: an admission that charges the queue is checked with the 
   const job j = claim_job("a1", "a");
   const decision d = e.check(j);  // the pod asks nothing, the claim 4 > limit 3
   REQUIRE(d.denied());
-  CHECK(d.has_rule("over_limit", "fair_share"));
+  CHECK(d.has_rule("over_limit", "kai_fair_share"));
   CHECK(e.admit(j).denied());
   CHECK(e.admitted_count() == 0);
   const explanation x = e.explain(j);  // explain agrees with check
   CHECK_FALSE(x.allowed());
-  CHECK(x.verdict().has_rule("over_limit", "fair_share"));
+  CHECK(x.verdict().has_rule("over_limit", "kai_fair_share"));
   CHECK(e.explain(queue_job("plain", "a", 3)).allowed());  // no claim: nothing charged
 }
 
@@ -587,7 +587,7 @@ TEST_CASE("composition: a charge to a queue a receiving model does not know is r
   const job j = claim_job("a1", "a");
   const decision d = e.admit(j);  // the fair-share tree has no team-x
   REQUIRE(d.denied());
-  REQUIRE(d.has_rule("unknown_queue", "fair_share"));
+  REQUIRE(d.has_rule("unknown_queue", "kai_fair_share"));
   CHECK(d.reasons().front().entity == "team-x");
   CHECK(e.admitted_count() == 0);
   CHECK_FALSE(e.is_admitted("a1"));

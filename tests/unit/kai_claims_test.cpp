@@ -131,7 +131,7 @@ TEST_CASE("claims: opt-out - a foreign pod is denied with a reason naming the ow
   const claim_id ids[] = {c};
   const auto r = m.bind(pod("pb", b), ids);
   REQUIRE(r.verdict.denied());
-  REQUIRE(r.verdict.has_rule("sharing_opted_out", "claims"));
+  REQUIRE(r.verdict.has_rule("sharing_opted_out", "kai_claims"));
   CHECK(r.verdict.reasons()[0].entity == "default/private");
   CHECK(r.verdict.reasons()[0].message.find("'a'") != std::string::npos);
   CHECK(m.consumers(c) == 0);
@@ -646,7 +646,7 @@ TEST_CASE("claims: policy adapter maps jobs to claim uses") {
   jb.claims = {"default/shared"};
   CHECK(pol.check(ja).allowed());
   const auto d = pol.check(jb);
-  REQUIRE(d.has_rule("sharing_opted_out", "claims"));
+  REQUIRE(d.has_rule("sharing_opted_out", "kai_claims"));
   REQUIRE_THROWS_AS(pol.commit(jb), state_error);
   CHECK(m.find_queue("b") == claim_none);
   pol.commit(ja);
@@ -874,7 +874,7 @@ std::vector<std::string> victim_ids(const kai_claims_policy& pol, const job& j) 
   pol.victims(j, v);
   std::vector<std::string> ids;
   for (const auto& x : v) {
-    CHECK(x.model == "claims");
+    CHECK(x.model == "kai_claims");
     CHECK(x.rule == "owner_evicts");
     ids.push_back(x.job_id);
   }

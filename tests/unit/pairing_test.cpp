@@ -618,7 +618,7 @@ struct limits_shrink : limits_fx {
 struct fair_share_shrink : fair_share_fx {
   static constexpr shrink_key key = shrink_key::queue;
   static constexpr const char* entity = "q-ann";
-  static constexpr const char* order_model = "fair_share";
+  static constexpr const char* order_model = "kai_fair_share";
   static constexpr const char* order_rule = "preempt";
   policy_t make() { return policy_t(tree(4)); }
   void lower(policy_t& p, const std::vector<job>& running) {

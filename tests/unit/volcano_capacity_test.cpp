@@ -487,7 +487,7 @@ TEST_CASE("queue: capacity policy adapter checks, commits and releases") {
   CHECK(p.check(j).has_rule("over_real_capability"));
   p.release("j1");
   CHECK(alloc(c, "root") == 0);
-  CHECK(p.policy_name() == "capacity");
+  CHECK(p.policy_name() == "volcano_capacity");
 }
 
 TEST_CASE("queue: capacity randomized invariants (flat and hierarchical, order independent)") {

@@ -182,7 +182,7 @@ class simulator_impl {
   }
   // Reasons from models whose answer does not depend on job.user or job.groups.
   static bool user_agnostic(std::string_view model) {
-    return model == "queue" || model == "capacity" || model == "elastic_quota" || model == "fair_share" ||
+    return model == "volcano" || model == "volcano_capacity" || model == "elastic_quota" || model == "kai_fair_share" ||
            model == "kueue" || model == "sharing_pools";
   }
   // A denial no change of usage can lift: a fixed limit the request alone exceeds.

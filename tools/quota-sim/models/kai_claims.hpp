@@ -20,7 +20,7 @@
 // A job is a pod (or a gang of `pods` pods) of queue `queue` in `namespace`;
 // its `claims` name shared claims ("name" in the job's namespace, or
 // "namespace/name"); `preemptible: false` makes it non-preemptible (locking).
-// The model's introspection (`"model": "claims"`) is to_json(kai_claims_policy).
+// The model's introspection (`"model": "kai_claims"`) is to_json(kai_claims_policy).
 #pragma once
 
 #include <optional>
