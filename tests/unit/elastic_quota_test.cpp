@@ -61,7 +61,7 @@ elastic_quota_model seed_cluster() {
 
 }  // namespace
 
-TEST_CASE("elastic: seed gpu-memory example mig-1g.10gb + gpu = 42") {
+TEST_CASE("elastic_quota: seed gpu-memory example mig-1g.10gb + gpu = 42") {
   resource_registry reg;
   const auto mig = reg.intern("nvidia.com/mig-1g.10gb");
   resource_vector req{{mig, 1}, {resources::nvidia_gpu, 1}};
@@ -71,7 +71,7 @@ TEST_CASE("elastic: seed gpu-memory example mig-1g.10gb + gpu = 42") {
   REQUIRE(req.get(gm) == 42);
 }
 
-TEST_CASE("elastic: MIG resource name parsing edge cases") {
+TEST_CASE("elastic_quota: MIG resource name parsing edge cases") {
   CHECK(mig_memory_gb("nvidia.com/mig-1g.10gb") == 10);
   CHECK(mig_memory_gb("nvidia.com/mig-3g.20gb") == 20);
   CHECK(mig_memory_gb("nvidia.com/mig-7g.80gb") == 80);
@@ -94,7 +94,7 @@ TEST_CASE("elastic: MIG resource name parsing edge cases") {
   CHECK_THROWS_AS((void)gpu_memory_of(huge, reg), overflow_error);
 }
 
-TEST_CASE("elastic: pod request is max(sum containers, max init) + overhead") {
+TEST_CASE("elastic_quota: pod request is max(sum containers, max init) + overhead") {
   using resources::cpu;
   using resources::memory;
   std::vector<resource_vector> containers{{{cpu, 100}, {memory, 1024}}, {{cpu, 200}, {memory, 1024}}};
@@ -105,7 +105,7 @@ TEST_CASE("elastic: pod request is max(sum containers, max init) + overhead") {
   CHECK(r.get(memory) == 2048);  // containers 2048 > 512
 }
 
-TEST_CASE("elastic: seed fair-share table gives A 15 and B 3") {
+TEST_CASE("elastic_quota: seed fair-share table gives A 15 and B 3") {
   auto s = seed_cluster();
   const auto A = s.quota_of("a"), B = s.quota_of("b"), C = s.quota_of("c");
   // t1: A uses 40 (4 pods of 10 GB), B uses 40, C uses 0
@@ -117,7 +117,7 @@ TEST_CASE("elastic: seed fair-share table gives A 15 and B 3") {
   CHECK(s.over_quota_used(B, gm) == 30);
 }
 
-TEST_CASE("elastic: seed t1/t2 preemption example") {
+TEST_CASE("elastic_quota: seed t1/t2 preemption example") {
   auto s = seed_cluster();
   const auto A = s.quota_of("a");
   for (int i = 0; i < 4; ++i) s.add_pod(pod("a/p" + std::to_string(i), "a", {{gm, 10}}, i));
@@ -152,7 +152,7 @@ TEST_CASE("elastic: seed t1/t2 preemption example") {
   CHECK(v.empty());
 }
 
-TEST_CASE("elastic: admission over max, no quota, omitted max unlimited") {
+TEST_CASE("elastic_quota: admission over max, no quota, omitted max unlimited") {
   elastic_quota_model s({eq("A", "a", {{gm, 10}}, {{gm, 20}}), eq("B", "b", {{gm, 100}})});
   CHECK(s.check("nowhere", {{gm, 1000}}).allowed());
   CHECK(s.check("a", {{gm, 20}}).allowed());
@@ -171,7 +171,7 @@ TEST_CASE("elastic: admission over max, no quota, omitted max unlimited") {
   CHECK(s.check("a", {{resources::cpu, 64000}}).allowed());
 }
 
-TEST_CASE("elastic: upstream policy counts missing cpu and memory as 0") {
+TEST_CASE("elastic_quota: upstream policy counts missing cpu and memory as 0") {
   elastic_options up;
   up.missing = elastic_missing_policy::upstream;
   elastic_quota_model s({eq("A", "a", {{gm, 10}}, {{gm, 20}})}, up);
@@ -184,7 +184,7 @@ TEST_CASE("elastic: upstream policy counts missing cpu and memory as 0") {
   CHECK(def.check("a", {{resources::cpu, 100}}).allowed());
 }
 
-TEST_CASE("elastic: nominated pods count at admission") {
+TEST_CASE("elastic_quota: nominated pods count at admission") {
   elastic_quota_model s({eq("A", "a", {{gm, 10}}, {{gm, 20}}), eq("B", "b", {{gm, 10}})});
   s.set_nominated(s.quota_of("a"), {{gm, 15}});
   CHECK(s.check("a", {{gm, 5}}).allowed());
@@ -193,7 +193,7 @@ TEST_CASE("elastic: nominated pods count at admission") {
   CHECK(s.check("b", {{gm, 5}}).allowed());
 }
 
-TEST_CASE("elastic: composite quota takes precedence over elastic quota") {
+TEST_CASE("elastic_quota: composite quota takes precedence over elastic quota") {
   elastic_quota_model s({eq("eq-a", "a", {{gm, 5}}, {{gm, 5}}), ceq("team", {"a", "b"}, {{gm, 50}}, {{gm, 50}})});
   CHECK(s.spec(s.quota_of("a")).name == "team");
   CHECK(s.spec(s.quota_of("b")).name == "team");
@@ -204,7 +204,7 @@ TEST_CASE("elastic: composite quota takes precedence over elastic quota") {
   CHECK(s.check("b", {{gm, 11}}).has_rule("over_max"));
 }
 
-TEST_CASE("elastic: validation reports every problem with object and field") {
+TEST_CASE("elastic_quota: validation reports every problem with object and field") {
   try {
     elastic_quota_model s(
         {ceq("one", {"a", "b"}, {{gm, 5}}), ceq("two", {"b"}, {{gm, -1}}), eq("three", "c", {{gm, 10}}, {{gm, 5}})});
@@ -218,7 +218,7 @@ TEST_CASE("elastic: validation reports every problem with object and field") {
   }
 }
 
-TEST_CASE("elastic: labels flip when the oldest pod ends") {
+TEST_CASE("elastic_quota: labels flip when the oldest pod ends") {
   elastic_quota_model s({eq("A", "a", {{gm, 20}}), eq("B", "b", {{gm, 100}})});
   std::vector<elastic_label_change> ch;
   s.add_pod(pod("a/1", "a", {{gm, 10}}, 1), &ch);
@@ -234,7 +234,7 @@ TEST_CASE("elastic: labels flip when the oldest pod ends") {
   CHECK(ch[0] == elastic_label_change{"a/3", elastic_capacity::over_quota, elastic_capacity::in_quota});
 }
 
-TEST_CASE("elastic: label order: creation, priority, size, name; no skipping") {
+TEST_CASE("elastic_quota: label order: creation, priority, size, name; no skipping") {
   SECTION("nos order: lower priority first at equal creation time (nos controller)") {
     elastic_quota_model s({eq("A", "a", {{gm, 10}})});
     s.add_pod(pod("a/high", "a", {{gm, 5}}, 1, 9));
@@ -276,7 +276,7 @@ TEST_CASE("elastic: label order: creation, priority, size, name; no skipping") {
   }
 }
 
-TEST_CASE("elastic: typed errors leave the state unchanged") {
+TEST_CASE("elastic_quota: typed errors leave the state unchanged") {
   elastic_quota_model s({eq("A", "a", {{gm, 10}})});
   s.add_pod(pod("a/1", "a", {{gm, 4}}, 1));
   const auto used = s.used(0);
@@ -300,7 +300,7 @@ TEST_CASE("elastic: typed errors leave the state unchanged") {
   CHECK_THROWS_AS((void)s.used(7), unknown_entity_error);
 }
 
-TEST_CASE("elastic: capacity-scheduling victim policy") {
+TEST_CASE("elastic_quota: capacity-scheduling victim policy") {
   elastic_options o;
   o.preemption = elastic_preemption_policy::capacity_scheduling;
   elastic_quota_model s({eq("A", "a", {{gm, 20}}, {{gm, 30}}), eq("B", "b", {{gm, 20}})}, o);
@@ -327,7 +327,7 @@ TEST_CASE("elastic: capacity-scheduling victim policy") {
   }
 }
 
-TEST_CASE("elastic: policy adapter maps job.ns and job.request") {
+TEST_CASE("elastic_quota: policy adapter maps job.ns and job.request") {
   elastic_quota_model s({eq("A", "a", {{gm, 10}}, {{gm, 10}}), eq("B", "b", {{gm, 30}})});
   elastic_quota_policy p(s);
   CHECK(p.policy_name() == "elastic_quota");
@@ -366,7 +366,7 @@ bool ref_before(const elastic_pod& x, const elastic_pod& y) {
 }
 }  // namespace
 
-TEST_CASE("elastic: randomized invariants after every operation") {
+TEST_CASE("elastic_quota: randomized invariants after every operation") {
   const std::vector<std::string> nss{"a", "b", "c", "free"};
   elastic_quota_model s({eq("A", "a", {{gm, 40}, {resources::cpu, 4000}}, {{gm, 80}}), eq("B", "b", {{gm, 10}}),
                        ceq("C", {"c"}, {{gm, 30}}, {{gm, 60}, {resources::cpu, 8000}})});
@@ -458,7 +458,7 @@ std::string data(const char* f) {
 }
 }  // namespace
 
-TEST_CASE("elastic: loads EQ, CEQ and pods from kubectl JSON") {
+TEST_CASE("elastic_quota: loads EQ, CEQ and pods from kubectl JSON") {
   resource_registry reg;
   auto specs = load_elastic_quotas(load_json_file(data("quotas.json")), reg);
   REQUIRE(specs.size() == 4);
@@ -495,7 +495,7 @@ TEST_CASE("elastic: loads EQ, CEQ and pods from kubectl JSON") {
   CHECK(d2.reasons()[0].resource_name == "nos.nebuly.com/gpu-memory");
 }
 
-TEST_CASE("elastic: JSON errors name every offending object and field") {
+TEST_CASE("elastic_quota: JSON errors name every offending object and field") {
   resource_registry reg;
   try {
     (void)load_elastic_quotas(load_json_file(data("bad_quotas.json")), reg);
@@ -512,7 +512,7 @@ TEST_CASE("elastic: JSON errors name every offending object and field") {
   CHECK(rfc3339("yesterday") == std::nullopt);
 }
 
-TEST_CASE("elastic: a copied set is independent of the original (its own pods, labels and lists)") {
+TEST_CASE("elastic_quota: a copied set is independent of the original (its own pods, labels and lists)") {
   auto original = seed_cluster();
   const auto a = original.quota_index("A");
   original.add_pod(pod("p1", "a", {{gm, 30}}, 1));
@@ -551,7 +551,7 @@ TEST_CASE("elastic: a copied set is independent of the original (its own pods, l
   CHECK(moved.used(a).get(gm) == 0);
 }
 
-TEST_CASE("elastic: creationTimestamp parsing accepts RFC 3339 UTC forms and rejects each malformed field") {
+TEST_CASE("elastic_quota: creationTimestamp parsing accepts RFC 3339 UTC forms and rejects each malformed field") {
   const auto ms_of = [](const char* t) { return rfc3339(t).value_or(-1); };
   // accepted forms: lower-case separators, fractions truncated to milliseconds, a leap second
   CHECK(ms_of("1970-01-01t00:00:01z") == 1000);
@@ -596,7 +596,7 @@ TEST_CASE("elastic: creationTimestamp parsing accepts RFC 3339 UTC forms and rej
   }
 }
 
-TEST_CASE("elastic: pod JSON - limits stand for missing requests only; odd containers and specs count nothing") {
+TEST_CASE("elastic_quota: pod JSON - limits stand for missing requests only; odd containers and specs count nothing") {
   resource_registry reg;
   const auto pods = load_elastic_pods(parse_json_text(R"([
     {"metadata": {"name": "both", "namespace": "t"},
@@ -627,7 +627,7 @@ TEST_CASE("elastic: pod JSON - limits stand for missing requests only; odd conta
   CHECK(pods[5].pod.created_ms == 0);  // a non-string timestamp is ignored, not an error
 }
 
-TEST_CASE("elastic: pod JSON priority must be a 32-bit integer; every bad pod is named and the registry is kept") {
+TEST_CASE("elastic_quota: pod JSON priority must be a 32-bit integer; every bad pod is named and the registry is kept") {
   resource_registry reg;
   const auto before = reg.size();
   const auto good = load_elastic_pods(parse_json_text(R"([
@@ -682,7 +682,7 @@ TEST_CASE("elastic: pod JSON priority must be a 32-bit integer; every bad pod is
   }
 }
 
-TEST_CASE("elastic: quota JSON - missing spec, bad namespaces and nameless objects are named; state kept") {
+TEST_CASE("elastic_quota: quota JSON - missing spec, bad namespaces and nameless objects are named; state kept") {
   resource_registry reg;
   const auto specs = load_elastic_quotas(parse_json_text(R"({"kind": "List", "items": [
     {"kind": "ElasticQuota", "metadata": {"name": "bare", "namespace": "n1"}},
@@ -724,7 +724,7 @@ TEST_CASE("elastic: quota JSON - missing spec, bad namespaces and nameless objec
   CHECK_FALSE(reg.find("example.com/widget"));
 }
 
-TEST_CASE("elastic: MIG names cut short or overflowing count nothing; profiles and whole GPUs add up") {
+TEST_CASE("elastic_quota: MIG names cut short or overflowing count nothing; profiles and whole GPUs add up") {
   CHECK_FALSE(mig_memory_gb("nvidia.com/mig-"));                           // no digits at all
   CHECK_FALSE(mig_memory_gb("nvidia.com/mig--1g.5gb"));                    // a sign is not a digit
   CHECK_FALSE(mig_memory_gb("nvidia.com/mig-1"));                          // ends after the slice count
@@ -757,7 +757,7 @@ TEST_CASE("elastic: MIG names cut short or overflowing count nothing; profiles a
   CHECK_FALSE(over.has(gm));
 }
 
-TEST_CASE("elastic: validation names nameless quotas, empty namespace lists and negative max, by resource name") {
+TEST_CASE("elastic_quota: validation names nameless quotas, empty namespace lists and negative max, by resource name") {
   resource_registry reg;
   const auto widget = reg.intern("example.com/widget");
   resource_registry bigger = reg;
@@ -786,7 +786,7 @@ TEST_CASE("elastic: validation names nameless quotas, empty namespace lists and 
   }
 }
 
-TEST_CASE("elastic: over_max reasons name custom resources through the registry, when it knows them") {
+TEST_CASE("elastic_quota: over_max reasons name custom resources through the registry, when it knows them") {
   resource_registry reg;
   const auto widget = reg.intern("example.com/widget");
   resource_registry bigger = reg;
@@ -806,7 +806,7 @@ TEST_CASE("elastic: over_max reasons name custom resources through the registry,
   CHECK(anonymous.check("a", {{widget, 1}}).allowed());
 }
 
-TEST_CASE("elastic: lookups of unknown quotas and pods are unknown_entity_errors naming them") {
+TEST_CASE("elastic_quota: lookups of unknown quotas and pods are unknown_entity_errors naming them") {
   auto s = seed_cluster();
   CHECK(s.quota_index("C") == 2);
   try {
@@ -825,7 +825,7 @@ TEST_CASE("elastic: lookups of unknown quotas and pods are unknown_entity_errors
   CHECK(to_string(elastic_capacity::none).empty());  // no label yet
 }
 
-TEST_CASE("elastic: nos preemption spares unquoted pods, the preemptor's own quota and fair-share borrowers") {
+TEST_CASE("elastic_quota: nos preemption spares unquoted pods, the preemptor's own quota and fair-share borrowers") {
   auto s = seed_cluster();  // A 40, B 10, C 30: total 80
   const auto A = s.quota_of("a");
   for (int i = 0; i < 4; ++i) s.add_pod(pod("a/p" + std::to_string(i), "a", {{gm, 10}}, i));
@@ -850,7 +850,7 @@ TEST_CASE("elastic: nos preemption spares unquoted pods, the preemptor's own quo
   CHECK(v.empty());
 }
 
-TEST_CASE("elastic: capacity scheduling - a preemptor within min takes only from quotas that borrow") {
+TEST_CASE("elastic_quota: capacity scheduling - a preemptor within min takes only from quotas that borrow") {
   elastic_options o;
   o.preemption = elastic_preemption_policy::capacity_scheduling;
   resource_registry reg;
@@ -875,7 +875,7 @@ TEST_CASE("elastic: capacity scheduling - a preemptor within min takes only from
   CHECK(v[0].entity == "C");
 }
 
-TEST_CASE("elastic: self-assignment keeps the set and its label lists intact") {
+TEST_CASE("elastic_quota: self-assignment keeps the set and its label lists intact") {
   auto s = seed_cluster();
   s.add_pod(pod("a/1", "a", {{gm, 30}}, 1));
   s.add_pod(pod("a/2", "a", {{gm, 20}}, 2));
@@ -893,7 +893,7 @@ TEST_CASE("elastic: self-assignment keeps the set and its label lists intact") {
   CHECK_FALSE(ch[0] == elastic_label_change{"a/2", elastic_capacity::over_quota, elastic_capacity::over_quota});
 }
 
-TEST_CASE("elastic: node-level candidates follow SelectVictimsOnNode (quota allows, the node is full)") {
+TEST_CASE("elastic_quota: node-level candidates follow SelectVictimsOnNode (quota allows, the node is full)") {
   // a: min 2 max 8; b: min 8 max 8; c: min 1 max 8 (GPUs)
   auto make = [](elastic_preemption_policy mode) {
     elastic_options o;
@@ -946,7 +946,7 @@ elastic_options upstream_options() {
 }
 }  // namespace
 
-TEST_CASE("elastic: upstream a quota without max enforces no max; an empty max is enforced") {
+TEST_CASE("elastic_quota: upstream a quota without max enforces no max; an empty max is enforced") {
   // nos: MaxEnforced is spec.max != nil; a present max compares cpu and memory even when it omits them
   elastic_quota_model s({eq("A", "a", {{gm, 10}, {resources::cpu, 4000}}), eq("B", "b", {{gm, 10}}, limit_vector{})},
                       upstream_options());
@@ -968,7 +968,7 @@ TEST_CASE("elastic: upstream a quota without max enforces no max; an empty max i
   CHECK(specs[1].max->empty());
 }
 
-TEST_CASE("elastic: upstream a composite quota counts once per namespace; a superseded ElasticQuota counts nowhere") {
+TEST_CASE("elastic_quota: upstream a composite quota counts once per namespace; a superseded ElasticQuota counts nowhere") {
   // "old" governs a, until the CompositeElasticQuota "team" over a and b supersedes it
   auto specs = [] {
     return std::vector<elastic_quota_spec>{eq("old", "a", {{gm, 100}}), ceq("team", {"a", "b"}, {{gm, 10}}),
@@ -1005,7 +1005,7 @@ TEST_CASE("elastic: upstream a composite quota counts once per namespace; a supe
   }
 }
 
-TEST_CASE("elastic: upstream a namespace repeated in one composite quota is one namespace") {
+TEST_CASE("elastic_quota: upstream a namespace repeated in one composite quota is one namespace") {
   elastic_quota_model def({ceq("team", {"a", "b", "a"}, {{gm, 10}})});
   CHECK(def.total_min().get(gm) == 10);
   elastic_quota_model up({ceq("team", {"a", "b", "a"}, {{gm, 10}})}, upstream_options());
@@ -1013,7 +1013,7 @@ TEST_CASE("elastic: upstream a namespace repeated in one composite quota is one 
   CHECK(up.total_min().get(gm) == 20);
 }
 
-TEST_CASE("elastic: upstream ephemeral-storage and pods are never compared") {
+TEST_CASE("elastic_quota: upstream ephemeral-storage and pods are never compared") {
   const resource_vector req{{resources::ephemeral_storage, 100}, {resources::pods, 5}};
   auto specs = [] {
     return std::vector<elastic_quota_spec>{eq("A", "a", {{resources::ephemeral_storage, 10}, {resources::pods, 2}},
@@ -1032,7 +1032,7 @@ TEST_CASE("elastic: upstream ephemeral-storage and pods are never compared") {
   CHECK(ch[0].to == elastic_capacity::over_quota);
 }
 
-TEST_CASE("elastic: upstream pod overhead is ignored") {
+TEST_CASE("elastic_quota: upstream pod overhead is ignored") {
   const auto doc = parse_json_text(R"([{"kind": "Pod", "metadata": {"name": "p", "namespace": "a"},
     "spec": {"containers": [{"resources": {"requests": {"cpu": "1"}}}], "overhead": {"cpu": "250m"}}}])");
   resource_registry reg;
@@ -1045,7 +1045,7 @@ TEST_CASE("elastic: upstream pod overhead is ignored") {
                   validation_error);
 }
 
-TEST_CASE("elastic: upstream MIG resource names are matched as nos matches them") {
+TEST_CASE("elastic_quota: upstream MIG resource names are matched as nos matches them") {
   constexpr auto up = mig_name_match::nos;
   // nos looks for the pattern anywhere in the name
   CHECK(mig_memory_gb("nvidia.com/mig-1g.10gb-shared", up) == 10);
@@ -1077,7 +1077,7 @@ TEST_CASE("elastic: upstream MIG resource names are matched as nos matches them"
   CHECK(pods[0].pod.request.get(gm) == 10);
 }
 
-TEST_CASE("elastic: upstream a quota without namespaces is skipped") {
+TEST_CASE("elastic_quota: upstream a quota without namespaces is skipped") {
   resource_registry reg;
   // the CRD requires one namespace when the list is given: an empty list never exists
   CHECK_THROWS_AS(load_elastic_quotas(parse_json_text(R"([{"kind": "CompositeElasticQuota",
@@ -1104,7 +1104,7 @@ TEST_CASE("elastic: upstream a quota without namespaces is skipped") {
   CHECK(s.check("a", {{resources::cpu, 1001}}).has_rule("total_guaranteed_exhausted"));
 }
 
-TEST_CASE("elastic: upstream min above max is accepted") {
+TEST_CASE("elastic_quota: upstream min above max is accepted") {
   auto specs = [] { return std::vector<elastic_quota_spec>{eq("A", "a", {{gm, 10}}, {{gm, 5}})}; };
   CHECK_THROWS_AS(elastic_quota_model(specs()), validation_error);
   elastic_quota_model s(specs(), upstream_options());
@@ -1112,7 +1112,7 @@ TEST_CASE("elastic: upstream min above max is accepted") {
   CHECK(s.check("a", {{gm, 6}}).has_rule("over_max"));
 }
 
-TEST_CASE("elastic: upstream fair share and borrowing compare resources as nos does") {
+TEST_CASE("elastic_quota: upstream fair share and borrowing compare resources as nos does") {
   // B borrows cpu only; the preemptor asks for gpu-memory only
   auto specs = [] {
     return std::vector<elastic_quota_spec>{eq("A", "a", {{gm, 40}, {resources::cpu, 4000}}),
@@ -1158,7 +1158,7 @@ TEST_CASE("elastic: upstream fair share and borrowing compare resources as nos d
   CHECK(vu.empty());      // nos: min does not list nvidia.com/gpu, so B is not over its min
 }
 
-TEST_CASE("elastic: upstream a preemptor takes lower-priority pods of its own namespace only") {
+TEST_CASE("elastic_quota: upstream a preemptor takes lower-priority pods of its own namespace only") {
   // nos (and capacity scheduling) compare namespaces: a composite quota's other namespaces are out of reach
   auto specs = [] { return std::vector<elastic_quota_spec>{ceq("team", {"a", "b"}, {{gm, 20}})}; };
   elastic_options cs;

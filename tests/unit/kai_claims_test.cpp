@@ -47,7 +47,7 @@ bool has_action(const std::vector<claim_action>& a, claim_action_kind k, claim_i
 
 }  // namespace
 
-TEST_CASE("claims: two pods of one queue sharing one claim are charged once, from the allocation result") {
+TEST_CASE("kai_claims: two pods of one queue sharing one claim are charged once, from the allocation result") {
   kai_claims_model m;
   const auto c = m.add_claim(gpu_claim("shared", "", 2));
   const auto a = m.queue("a");
@@ -61,7 +61,7 @@ TEST_CASE("claims: two pods of one queue sharing one claim are charged once, fro
   CHECK(m.allocated_total() == m.charged_total());
 }
 
-TEST_CASE("claims: consumed capacities of the allocation result are charged per class") {
+TEST_CASE("kai_claims: consumed capacities of the allocation result are charged per class") {
   kai_claims_model m;
   claim_spec s = gpu_claim("cap", "", 1);
   s.allocation[0].capacity.push_back({"memory", 40LL << 30});
@@ -72,7 +72,7 @@ TEST_CASE("claims: consumed capacities of the allocation result are charged per 
   CHECK(m.charge_of(a).get(m.registry().at("gpu.nvidia.com/memory")) == (40LL << 30));
 }
 
-TEST_CASE("claims: an unallocated claim is charged its exact-count request; All mode waits for the allocation") {
+TEST_CASE("kai_claims: an unallocated claim is charged its exact-count request; All mode waits for the allocation") {
   kai_claims_model m;
   claim_spec s;
   s.name = "pending";
@@ -85,7 +85,7 @@ TEST_CASE("claims: an unallocated claim is charged its exact-count request; All 
   CHECK(gpus(m, a) == 3);
 }
 
-TEST_CASE("claims: an existing queue label wins over the first binder and is never rewritten") {
+TEST_CASE("kai_claims: an existing queue label wins over the first binder and is never rewritten") {
   kai_claims_model m;
   const auto c = m.add_claim(gpu_claim("labelled", "b"));
   const auto a = m.queue("a");
@@ -102,7 +102,7 @@ TEST_CASE("claims: an existing queue label wins over the first binder and is nev
   CHECK(acts.empty());  // no upsert for a labelled claim
 }
 
-TEST_CASE("claims: racing - the first binder owns the claim and every later bind carries that owner") {
+TEST_CASE("kai_claims: racing - the first binder owns the claim and every later bind carries that owner") {
   kai_claims_model m;
   const auto c = m.add_claim(gpu_claim("race"));
   const auto a = m.queue("a");
@@ -122,7 +122,7 @@ TEST_CASE("claims: racing - the first binder owns the claim and every later bind
   CHECK(gpus(m, b) == 0);
 }
 
-TEST_CASE("claims: opt-out - a foreign pod is denied with a reason naming the owner") {
+TEST_CASE("kai_claims: opt-out - a foreign pod is denied with a reason naming the owner") {
   kai_claims_model m;
   const auto c = m.add_claim(gpu_claim("private", "a"));
   m.set_sharing("a", false);
@@ -140,7 +140,7 @@ TEST_CASE("claims: opt-out - a foreign pod is denied with a reason naming the ow
   CHECK(m.bind(pod("pb", b), ids).verdict.allowed());
 }
 
-TEST_CASE("claims: non-accounted device classes get no owner, no charge and no sharing checks") {
+TEST_CASE("kai_claims: non-accounted device classes get no owner, no charge and no sharing checks") {
   SECTION("per-class flag") {
     kai_claims_model m;
     m.set_class_accounted("nic.example.com", false);
@@ -181,7 +181,7 @@ TEST_CASE("claims: non-accounted device classes get no owner, no charge and no s
   }
 }
 
-TEST_CASE("claims: locking deny_foreign - the seed's example: B's non-preemptible pod may not share A's claim") {
+TEST_CASE("kai_claims: locking deny_foreign - the seed's example: B's non-preemptible pod may not share A's claim") {
   kai_claims_model m;  // default locking
   const auto c = m.add_claim(gpu_claim("a-claim", "a"));
   const auto a = m.find_queue("a");
@@ -216,7 +216,7 @@ TEST_CASE("claims: locking deny_foreign - the seed's example: B's non-preemptibl
   CHECK(m2.check(mr2, ids2).allowed());
 }
 
-TEST_CASE("claims: locking pin - foreign non-preemptible pods may share; a claim left to them is pinned") {
+TEST_CASE("kai_claims: locking pin - foreign non-preemptible pods may share; a claim left to them is pinned") {
   kai_claims_config cfg;
   cfg.locking = claim_locking::pin;
   kai_claims_model m(cfg);
@@ -237,7 +237,7 @@ TEST_CASE("claims: locking pin - foreign non-preemptible pods may share; a claim
   CHECK(has_action(acts, claim_action_kind::unpinned, c, a));
 }
 
-TEST_CASE("claims: locking transfer - ownership moves to the remaining queue that bound first") {
+TEST_CASE("kai_claims: locking transfer - ownership moves to the remaining queue that bound first") {
   kai_claims_config cfg;
   cfg.locking = claim_locking::transfer;
   kai_claims_model m(cfg);
@@ -260,7 +260,7 @@ TEST_CASE("claims: locking transfer - ownership moves to the remaining queue tha
   CHECK(m.allocated_total() == m.charged_total());
 }
 
-TEST_CASE("claims: orphans deduct - a claim bound by several queues without a label is charged to no queue") {
+TEST_CASE("kai_claims: orphans deduct - a claim bound by several queues without a label is charged to no queue") {
   kai_claims_model m;  // default: deduct
   const auto c = m.add_claim(gpu_claim("orphan", "", 4));
   const auto a = m.queue("a");
@@ -287,7 +287,7 @@ TEST_CASE("claims: orphans deduct - a claim bound by several queues without a la
   CHECK(m.owner(c) == b);  // the next binder owns it
 }
 
-TEST_CASE("claims: orphans attribute - earliest pod creation, then queue name") {
+TEST_CASE("kai_claims: orphans attribute - earliest pod creation, then queue name") {
   kai_claims_config cfg;
   cfg.orphans = claim_orphans::attribute;
   kai_claims_model m(cfg);
@@ -317,7 +317,7 @@ TEST_CASE("claims: orphans attribute - earliest pod creation, then queue name") 
   CHECK(m.deducted().is_zero());
 }
 
-TEST_CASE("claims: a restored unlabelled claim used by one queue is owned by that queue") {
+TEST_CASE("kai_claims: a restored unlabelled claim used by one queue is owned by that queue") {
   kai_claims_model m;
   const auto c = m.add_claim(gpu_claim("solo"));
   const auto a = m.queue("a");
@@ -332,7 +332,7 @@ TEST_CASE("claims: a restored unlabelled claim used by one queue is owned by tha
   CHECK(gpus(m, a) == 1);
 }
 
-TEST_CASE("claims: consumer cap - 255 and 256 reservations fit, the 257th does not; a gang is denied whole") {
+TEST_CASE("kai_claims: consumer cap - 255 and 256 reservations fit, the 257th does not; a gang is denied whole") {
   kai_claims_model m;
   const auto c = m.add_claim(gpu_claim("busy"));
   const auto a = m.queue("a");
@@ -359,7 +359,7 @@ TEST_CASE("claims: consumer cap - 255 and 256 reservations fit, the 257th does n
   CHECK(gpus(m, a) == 1);
 }
 
-TEST_CASE("claims: release - the charge leaves the owner with the last reservation; the owner is kept") {
+TEST_CASE("kai_claims: release - the charge leaves the owner with the last reservation; the owner is kept") {
   kai_claims_model m;
   const auto c = m.add_claim(gpu_claim("r", "", 2));
   const auto a = m.queue("a");
@@ -376,7 +376,7 @@ TEST_CASE("claims: release - the charge leaves the owner with the last reservati
   CHECK(m.live_bindings() == 0);
 }
 
-TEST_CASE("claims: a deleted owner queue - deduct (default) and transfer") {
+TEST_CASE("kai_claims: a deleted owner queue - deduct (default) and transfer") {
   SECTION("deduct") {
     kai_claims_model m;
     const auto c = m.add_claim(gpu_claim("d", "a", 3));
@@ -430,7 +430,7 @@ TEST_CASE("claims: a deleted owner queue - deduct (default) and transfer") {
   }
 }
 
-TEST_CASE("claims: a per-pod template claim is owned by the pod's queue, without sharing checks") {
+TEST_CASE("kai_claims: a per-pod template claim is owned by the pod's queue, without sharing checks") {
   kai_claims_model m;
   claim_spec s = gpu_claim("pod-x-gpu-abc12", "other");
   s.per_pod = true;
@@ -443,7 +443,7 @@ TEST_CASE("claims: a per-pod template claim is owned by the pod's queue, without
   CHECK(gpus(m, a) == 1);
 }
 
-TEST_CASE("claims: kai-strict - a shared GPU claim needs a queue label equal to the pod's queue") {
+TEST_CASE("kai_claims: kai-strict - a shared GPU claim needs a queue label equal to the pod's queue") {
   kai_claims_config cfg;
   cfg.mode = kai_claims_mode::kai_strict;
   kai_claims_model m(cfg);
@@ -467,7 +467,7 @@ TEST_CASE("claims: kai-strict - a shared GPU claim needs a queue label equal to 
   CHECK_FALSE(m.class_accounted("gp-u"));
 }
 
-TEST_CASE("claims: kai-strict charges a shared claim to every pod; the design charges it once") {
+TEST_CASE("kai_claims: kai-strict charges a shared claim to every pod; the design charges it once") {
   kai_claims_config strict;
   strict.mode = kai_claims_mode::kai_strict;
   kai_claims_model k(strict);
@@ -492,7 +492,7 @@ TEST_CASE("claims: kai-strict charges a shared claim to every pod; the design ch
   CHECK_FALSE(k.allocated_total() == k.charged_total());
 }
 
-TEST_CASE("claims: kai-strict counts requests - ExactCount count (1 when unset), All as 1") {
+TEST_CASE("kai_claims: kai-strict counts requests - ExactCount count (1 when unset), All as 1") {
   kai_claims_config strict;
   strict.mode = kai_claims_mode::kai_strict;
   kai_claims_model k(strict);
@@ -506,7 +506,7 @@ TEST_CASE("claims: kai-strict counts requests - ExactCount count (1 when unset),
   CHECK(k.claim_charge(c).get(k.registry().at("gpu.nvidia.com")) == 6);
 }
 
-TEST_CASE("claims: bad input is a typed error naming the object, and nothing changes") {
+TEST_CASE("kai_claims: bad input is a typed error naming the object, and nothing changes") {
   kai_claims_model m;
   const auto c = m.add_claim(gpu_claim("ok"));
   const auto a = m.queue("a");
@@ -557,7 +557,7 @@ TEST_CASE("claims: bad input is a typed error naming the object, and nothing cha
   CHECK(m.live_bindings() == 0);
 }
 
-TEST_CASE("claims: an overflowing charge is an overflow_error and changes nothing") {
+TEST_CASE("kai_claims: an overflowing charge is an overflow_error and changes nothing") {
   kai_claims_model m;
   claim_spec big = gpu_claim("big");
   big.allocation[0].count = std::numeric_limits<std::int64_t>::max();
@@ -575,7 +575,7 @@ TEST_CASE("claims: an overflowing charge is an overflow_error and changes nothin
   REQUIRE(m.bind(pod("p", a), only).verdict.allowed());
 }
 
-TEST_CASE("claims: conservation holds over random bind/release sequences for every policy") {
+TEST_CASE("kai_claims: conservation holds over random bind/release sequences for every policy") {
   std::mt19937 rng(20261123);
   for (int variant = 0; variant < 6; ++variant) {
     kai_claims_config cfg;
@@ -631,7 +631,7 @@ TEST_CASE("claims: conservation holds over random bind/release sequences for eve
   }
 }
 
-TEST_CASE("claims: policy adapter maps jobs to claim uses") {
+TEST_CASE("kai_claims: policy adapter maps jobs to claim uses") {
   kai_claims_policy pol;
   auto& m = pol.model();
   const auto c = m.add_claim(gpu_claim("shared", "a"));
@@ -668,7 +668,7 @@ TEST_CASE("claims: policy adapter maps jobs to claim uses") {
   CHECK(v.empty());
 }
 
-TEST_CASE("claims: policy adapter reports the first-bind owner to every later job") {
+TEST_CASE("kai_claims: policy adapter reports the first-bind owner to every later job") {
   kai_claims_policy pol;
   auto& m = pol.model();
   const auto c = m.add_claim(gpu_claim("race"));
@@ -728,7 +728,7 @@ struct cluster {
 };
 }  // namespace
 
-TEST_CASE("claims: ResourceClaim v1 objects load requests, allocation results, capacities and reservedFor") {
+TEST_CASE("kai_claims: ResourceClaim v1 objects load requests, allocation results, capacities and reservedFor") {
   kai_claims_model m;
   const auto objs = load_resource_claims(m, load_json_file(data("claims.json")));
   REQUIRE(objs.size() == 4);
@@ -745,7 +745,7 @@ TEST_CASE("claims: ResourceClaim v1 objects load requests, allocation results, c
   CHECK_FALSE(objs[0].spec.per_pod);
 }
 
-TEST_CASE("claims: loaded cluster - orphan deducted, non-accounted template claim, foreign non-preemptible denied") {
+TEST_CASE("kai_claims: loaded cluster - orphan deducted, non-accounted template claim, foreign non-preemptible denied") {
   cluster k;
   auto& m = k.m;
   const auto single = m.claim_at("gpu-test3/single-gpu");
@@ -769,7 +769,7 @@ TEST_CASE("claims: loaded cluster - orphan deducted, non-accounted template clai
   CHECK(k.pod_named("pod1").created_ms + 3000 == k.pod_named("pod0").created_ms);
 }
 
-TEST_CASE("claims: loaded cluster with orphans attributed goes to the earliest pod's queue") {
+TEST_CASE("kai_claims: loaded cluster with orphans attributed goes to the earliest pod's queue") {
   kai_claims_config cfg;
   cfg.orphans = claim_orphans::attribute;
   cluster k(cfg);
@@ -778,7 +778,7 @@ TEST_CASE("claims: loaded cluster with orphans attributed goes to the earliest p
   CHECK(k.m.deducted().is_zero());
 }
 
-TEST_CASE("claims: malformed claim documents list every problem and load nothing") {
+TEST_CASE("kai_claims: malformed claim documents list every problem and load nothing") {
   kai_claims_model m;
   try {
     (void)load_resource_claims(m, load_json_file(data("bad_claims.json")));
@@ -801,7 +801,7 @@ TEST_CASE("claims: malformed claim documents list every problem and load nothing
       validation_error);
 }
 
-TEST_CASE("claims: a pod naming a missing claim or an unresolved template claim is an error naming the pod") {
+TEST_CASE("kai_claims: a pod naming a missing claim or an unresolved template claim is an error naming the pod") {
   kai_claims_model m;
   (void)load_resource_claims(m, load_json_file(data("claims.json")));
   try {
@@ -815,7 +815,7 @@ TEST_CASE("claims: a pod naming a missing claim or an unresolved template claim 
   }
 }
 
-TEST_CASE("claims: introspection JSON names each claim's owner and charge and each queue's charge") {
+TEST_CASE("kai_claims: introspection JSON names each claim's owner and charge and each queue's charge") {
   kai_claims_policy pol;
   auto& m = pol.model();
   m.set_class_accounted("nic.example.com", false);
@@ -882,7 +882,7 @@ std::vector<std::string> victim_ids(const kai_claims_policy& pol, const job& j) 
 }
 }  // namespace
 
-TEST_CASE("claims: owner_evicts - the owner queue may evict foreign jobs on its pinned claims, newest first") {
+TEST_CASE("kai_claims: owner_evicts - the owner queue may evict foreign jobs on its pinned claims, newest first") {
   kai_claims_config cfg;
   cfg.locking = claim_locking::pin;
   SECTION("off by default: no victims") {
@@ -926,7 +926,7 @@ TEST_CASE("claims: owner_evicts - the owner queue may evict foreign jobs on its 
   }
 }
 
-TEST_CASE("claims: owner_evicts - an owner job denied by the consumer cap may evict foreign consumers") {
+TEST_CASE("kai_claims: owner_evicts - an owner job denied by the consumer cap may evict foreign consumers") {
   kai_claims_config cfg;
   cfg.owner_evicts = true;
   cfg.max_consumers = 2;
@@ -943,7 +943,7 @@ TEST_CASE("claims: owner_evicts - an owner job denied by the consumer cap may ev
   CHECK(pol.check(pa2).allowed());
 }
 
-TEST_CASE("claims: owner_evicts has no effect in kai_strict mode") {
+TEST_CASE("kai_claims: owner_evicts has no effect in kai_strict mode") {
   kai_claims_config cfg;
   cfg.owner_evicts = true;
   cfg.mode = kai_claims_mode::kai_strict;
@@ -965,7 +965,7 @@ claim_spec counted_claim(std::string name, std::int64_t count, std::string label
 constexpr std::int64_t quarter_of_range = std::int64_t{1} << 62;  // two of them make 2^63: overflow
 }  // namespace
 
-TEST_CASE("claims: configuration, queue, class and claim names are validated with errors naming the field") {
+TEST_CASE("kai_claims: configuration, queue, class and claim names are validated with errors naming the field") {
   kai_claims_config no_key;
   no_key.queue_label_key.clear();
   try {
@@ -1013,7 +1013,7 @@ TEST_CASE("claims: configuration, queue, class and claim names are validated wit
   CHECK(m.queue_count() == 0);
 }
 
-TEST_CASE("claims: ids the model never issued are unknown_entity_errors and change nothing") {
+TEST_CASE("kai_claims: ids the model never issued are unknown_entity_errors and change nothing") {
   kai_claims_model m;
   const auto c = m.add_claim(gpu_claim("c"));
   const auto a = m.queue("a");
@@ -1035,7 +1035,7 @@ TEST_CASE("claims: ids the model never issued are unknown_entity_errors and chan
   CHECK(gpus(m, a) == 0);
 }
 
-TEST_CASE("claims: a restored labelled claim is charged to its label's queue at once") {
+TEST_CASE("kai_claims: a restored labelled claim is charged to its label's queue at once") {
   kai_claims_model m;
   const auto c = m.add_claim(gpu_claim("lab", "a", 2));
   const auto b = m.queue("b");
@@ -1053,7 +1053,7 @@ TEST_CASE("claims: a restored labelled claim is charged to its label's queue at 
   CHECK(m.allocated_total() == m.charged_total());
 }
 
-TEST_CASE("claims: finish_snapshot twice changes nothing the first one decided") {
+TEST_CASE("kai_claims: finish_snapshot twice changes nothing the first one decided") {
   kai_claims_model m;
   const auto orphan = m.add_claim(gpu_claim("o"));
   const auto solo = m.add_claim(gpu_claim("s"));
@@ -1076,7 +1076,7 @@ TEST_CASE("claims: finish_snapshot twice changes nothing the first one decided")
   CHECK(m.allocated_total() == m.charged_total());
 }
 
-TEST_CASE("claims: orphans attribute - a later pod or a tie with a greater queue name does not take the claim") {
+TEST_CASE("kai_claims: orphans attribute - a later pod or a tie with a greater queue name does not take the claim") {
   kai_claims_config cfg;
   cfg.orphans = claim_orphans::attribute;
   kai_claims_model m(cfg);
@@ -1096,7 +1096,7 @@ TEST_CASE("claims: orphans attribute - a later pod or a tie with a greater queue
   CHECK(m.allocated_total() == m.charged_total());
 }
 
-TEST_CASE("claims: firstAvailable alternatives count only once allocated; kai-strict ignores them") {
+TEST_CASE("kai_claims: firstAvailable alternatives count only once allocated; kai-strict ignores them") {
   claim_spec s;
   s.name = "alt";
   s.requests.push_back(claim_device{"gpu.nvidia.com", 2, false, true, {}});
@@ -1116,7 +1116,7 @@ TEST_CASE("claims: firstAvailable alternatives count only once allocated; kai-st
   CHECK(kai.class_accounted("example.com/GPU-large"));
 }
 
-TEST_CASE("claims: kai-strict - an overflowing second claim rolls the first back; non-GPU claims are never charged") {
+TEST_CASE("kai_claims: kai-strict - an overflowing second claim rolls the first back; non-GPU claims are never charged") {
   kai_claims_config strict;
   strict.mode = kai_claims_mode::kai_strict;
   kai_claims_model m(strict);
@@ -1143,7 +1143,7 @@ TEST_CASE("claims: kai-strict - an overflowing second claim rolls the first back
   CHECK(m.consumers(nic) == 0);
 }
 
-TEST_CASE("claims: locking transfer keeps the claim with its owner, pinned, when the next queue would overflow") {
+TEST_CASE("kai_claims: locking transfer keeps the claim with its owner, pinned, when the next queue would overflow") {
   kai_claims_config cfg;
   cfg.locking = claim_locking::transfer;
   kai_claims_model m(cfg);
@@ -1165,7 +1165,7 @@ TEST_CASE("claims: locking transfer keeps the claim with its owner, pinned, when
   CHECK(gpus(m, b) == quarter_of_range);  // (the cluster total, 2^63, is past int64 itself)
 }
 
-TEST_CASE("claims: snapshot or queue-deletion charges that would overflow are overflow_errors and change nothing") {
+TEST_CASE("kai_claims: snapshot or queue-deletion charges that would overflow are overflow_errors and change nothing") {
   SECTION("finish_snapshot") {
     kai_claims_model m;
     const auto labelled = m.add_claim(counted_claim("lab", quarter_of_range, "a"));
@@ -1226,7 +1226,7 @@ TEST_CASE("claims: snapshot or queue-deletion charges that would overflow are ov
   }
 }
 
-TEST_CASE("claims: a bind that overflows after a release leaves the bindings usable") {
+TEST_CASE("kai_claims: a bind that overflows after a release leaves the bindings usable") {
   kai_claims_model m;
   const auto one = m.add_claim(gpu_claim("one"));
   const auto big = m.add_claim(counted_claim("big", std::numeric_limits<std::int64_t>::max()));
@@ -1250,7 +1250,7 @@ TEST_CASE("claims: a bind that overflows after a release leaves the bindings usa
   CHECK(gpus(m, a) == 1);
 }
 
-TEST_CASE("claims: policy adapter rejects a job without a queue or with an empty claim name, binding nothing") {
+TEST_CASE("kai_claims: policy adapter rejects a job without a queue or with an empty claim name, binding nothing") {
   kai_claims_policy pol;
   (void)pol.model().add_claim(gpu_claim("c"));
   job j = claim_job("j", "", {"c"});
@@ -1273,7 +1273,7 @@ TEST_CASE("claims: policy adapter rejects a job without a queue or with an empty
   CHECK(pol.actions().empty());
 }
 
-TEST_CASE("claims: malformed ResourceClaim fields are each named, and the model is unchanged") {
+TEST_CASE("kai_claims: malformed ResourceClaim fields are each named, and the model is unchanged") {
   kai_claims_model m;
   (void)m.add_claim(gpu_claim("existing"));
   const json doc = json::parse(R"([
@@ -1318,7 +1318,7 @@ TEST_CASE("claims: malformed ResourceClaim fields are each named, and the model 
   CHECK(m.queue_count() == 0);
 }
 
-TEST_CASE("claims: a single ResourceClaim document already loaded is named by its key") {
+TEST_CASE("kai_claims: a single ResourceClaim document already loaded is named by its key") {
   kai_claims_model m;
   const json one = json::parse(R"({"kind": "ResourceClaim", "metadata": {"name": "c", "namespace": "ns"},
     "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu.nvidia.com"}}]}}})");
@@ -1334,7 +1334,7 @@ TEST_CASE("claims: a single ResourceClaim document already loaded is named by it
   CHECK(m.claim_count() == 1);
 }
 
-TEST_CASE("claims: only a controlling Pod owner makes a per-pod claim; odd labels and nulls are absent values") {
+TEST_CASE("kai_claims: only a controlling Pod owner makes a per-pod claim; odd labels and nulls are absent values") {
   kai_claims_model m;
   const auto objs = load_resource_claims(m, json::parse(R"([
     {"metadata": {"name": "not-controller", "labels": {"kai.scheduler/queue": 5},
@@ -1368,7 +1368,7 @@ TEST_CASE("claims: only a controlling Pod owner makes a per-pod claim; odd label
   CHECK(m.owner(m.claim_at("default/controlled")) == claim_none);  // per-pod: the label does not own it
 }
 
-TEST_CASE("claims: DeviceClass flags - true and false, from annotation or label; bad ones named, nothing set") {
+TEST_CASE("kai_claims: DeviceClass flags - true and false, from annotation or label; bad ones named, nothing set") {
   kai_claims_config cfg;
   cfg.accounted_class = [](std::string_view) { return false; };  // shard default: nothing accounted
   kai_claims_model m(cfg);
@@ -1399,7 +1399,7 @@ TEST_CASE("claims: DeviceClass flags - true and false, from annotation or label;
   CHECK(fresh.class_accounted("ok.example.com"));  // nothing of the rejected document was applied
 }
 
-TEST_CASE("claims: pod documents - preemptibility, timestamps and claim references are checked and named") {
+TEST_CASE("kai_claims: pod documents - preemptibility, timestamps and claim references are checked and named") {
   kai_claims_model m;
   (void)m.add_claim(gpu_claim("shared"));
   const auto ok = load_claim_pods(m, json::parse(R"([
@@ -1449,7 +1449,7 @@ TEST_CASE("claims: pod documents - preemptibility, timestamps and claim referenc
   }
 }
 
-TEST_CASE("claims: pod creationTimestamp must be an RFC 3339 UTC time with valid fields") {
+TEST_CASE("kai_claims: pod creationTimestamp must be an RFC 3339 UTC time with valid fields") {
   std::int64_t ms = -1;
   REQUIRE(detail::parse_rfc3339_utc_ms("1970-01-02T00:00:00Z", ms));
   CHECK(ms == 86400000);
@@ -1480,7 +1480,7 @@ TEST_CASE("claims: pod creationTimestamp must be an RFC 3339 UTC time with valid
   }
 }
 
-TEST_CASE("claims: the node of an allocation is read from its nodeSelector when it names one node") {
+TEST_CASE("kai_claims: the node of an allocation is read from its nodeSelector when it names one node") {
   kai_claims_model m;
   const auto claim = [](const char* name, const char* selector) {
     return json::parse(std::string(R"({"kind": "ResourceClaim", "metadata": {"name": ")") + name +
@@ -1533,7 +1533,7 @@ json reserved_claim(std::size_t entries) {
 // KAI (plugins/dynamicresources/dynamicresources.go, preFilter) refuses a pod
 // when len(status.reservedFor) has reached ResourceClaimReservedForMaxSize,
 // whether or not the scheduler knows the pods those entries name.
-TEST_CASE("claims: strict - status.reservedFor entries without pods count toward the consumer limit") {
+TEST_CASE("kai_claims: strict - status.reservedFor entries without pods count toward the consumer limit") {
   kai_claims_config cfg;
   cfg.mode = kai_claims_mode::kai_strict;
   SECTION("256 entries: the next pod is refused") {
@@ -1576,7 +1576,7 @@ TEST_CASE("claims: strict - status.reservedFor entries without pods count toward
 // counts `count` when above 0, else 1; All counts 1; any other allocation
 // mode is skipped. The claim stays a GPU claim (IsGpuResourceClaim), so the
 // queue-label rule still applies.
-TEST_CASE("claims: strict - an unknown allocationMode counts 0 and an explicit count 0 counts 1") {
+TEST_CASE("kai_claims: strict - an unknown allocationMode counts 0 and an explicit count 0 counts 1") {
   const json doc = json::parse(R"([
     {"kind": "ResourceClaim", "metadata": {"name": "odd", "namespace": "ns", "labels": {"kai.scheduler/queue": "a"}},
      "spec": {"devices": {"requests": [

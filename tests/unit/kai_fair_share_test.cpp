@@ -37,7 +37,7 @@ amount fs(const kai_fair_share_model& t, std::string_view name) {
 }
 }  // namespace
 
-TEST_CASE("fair share: deserved first then over-quota by weight") {
+TEST_CASE("kai_fair_share: deserved first then over-quota by weight") {
   // 10 GPUs; a quota 2 weight 1, b quota 3 weight 3, both want everything.
   kai_fair_share_model t({q("a", "", 2, 1), q("b", "", 3, 3)});
   t.set_capacity(gpu(13));
@@ -49,7 +49,7 @@ TEST_CASE("fair share: deserved first then over-quota by weight") {
   CHECK(fs(t, "b") == 9);
 }
 
-TEST_CASE("fair share: deserved capped by demand, leftover goes over quota") {
+TEST_CASE("kai_fair_share: deserved capped by demand, leftover goes over quota") {
   kai_fair_share_model t({q("a", "", 6, 1), q("b", "", 4, 1)});
   t.set_capacity(gpu(10));
   t.set_request(t.at("a"), gpu(2));
@@ -59,7 +59,7 @@ TEST_CASE("fair share: deserved capped by demand, leftover goes over quota") {
   CHECK(fs(t, "b") == 8);
 }
 
-TEST_CASE("fair share: oversubscription gives deserved regardless of priority") {
+TEST_CASE("kai_fair_share: oversubscription gives deserved regardless of priority") {
   kai_fair_share_model t({q("a", "", 8, 1, -1, 50), q("b", "", 8, 1, -1, 200)});
   t.set_capacity(gpu(10));
   t.set_request(t.at("a"), gpu(8));
@@ -69,7 +69,7 @@ TEST_CASE("fair share: oversubscription gives deserved regardless of priority") 
   CHECK(fs(t, "b") == 8);
 }
 
-TEST_CASE("fair share: unlimited quota deserves the demand, never more than the parent share") {
+TEST_CASE("kai_fair_share: unlimited quota deserves the demand, never more than the parent share") {
   kai_fair_share_model t({q("p", "", 4, 1), q("c", "p", -1, 1), q("d", "p", 1, 1)});
   t.set_capacity(gpu(6));
   t.set_request(t.at("c"), gpu(9));
@@ -80,7 +80,7 @@ TEST_CASE("fair share: unlimited quota deserves the demand, never more than the 
   CHECK(fs(t, "d") == 1);  // oversubscribed: deserved regardless
 }
 
-TEST_CASE("fair share: priority buckets, highest first") {
+TEST_CASE("kai_fair_share: priority buckets, highest first") {
   kai_fair_share_model t({q("low", "", 0, 1, -1, 50), q("high", "", 0, 1, -1, 200), q("high2", "", 0, 1, -1, 200)});
   t.set_capacity(gpu(10));
   t.set_request(t.at("low"), gpu(10));
@@ -92,7 +92,7 @@ TEST_CASE("fair share: priority buckets, highest first") {
   CHECK(fs(t, "low") == 3);
 }
 
-TEST_CASE("fair share: weight 0 never gets over quota") {
+TEST_CASE("kai_fair_share: weight 0 never gets over quota") {
   kai_fair_share_model t({q("a", "", 1, 0), q("b", "", 1, 1)});
   t.set_capacity(gpu(10));
   t.set_request(t.at("a"), gpu(10));
@@ -102,7 +102,7 @@ TEST_CASE("fair share: weight 0 never gets over quota") {
   CHECK(fs(t, "b") == 3);
 }
 
-TEST_CASE("fair share: remainder pass by fractional leftover, creation time, name") {
+TEST_CASE("kai_fair_share: remainder pass by fractional leftover, creation time, name") {
   SECTION("largest fraction first") {
     // 2 units, weights 1 and 2 -> 2/3 and 4/3: floors 0 and 1, leftovers 2/3 and 1/3 -> a gets the unit
     kai_fair_share_model t({q("a", "", 0, 1), q("b", "", 0, 2)});
@@ -133,7 +133,7 @@ TEST_CASE("fair share: remainder pass by fractional leftover, creation time, nam
   }
 }
 
-TEST_CASE("fair share: limits -1 and 0 cap the requestable demand") {
+TEST_CASE("kai_fair_share: limits -1 and 0 cap the requestable demand") {
   kai_fair_share_model t({q("none", "", 0, 1, 0), q("capped", "", 0, 1, 2), q("free", "", 0, 1, -1)});
   t.set_capacity(gpu(10));
   for (auto n : {"none", "capped", "free"}) t.set_request(t.at(n), gpu(10));
@@ -145,7 +145,7 @@ TEST_CASE("fair share: limits -1 and 0 cap the requestable demand") {
   CHECK(t.check_allocation(t.at("free"), gpu(10), true).allowed());
 }
 
-TEST_CASE("fair share: hierarchy divides the parent's fair share") {
+TEST_CASE("kai_fair_share: hierarchy divides the parent's fair share") {
   kai_fair_share_model t({q("dept", "", 4, 1), q("other", "", 4, 1), q("t1", "dept", 1, 1), q("t2", "dept", 1, 3)});
   t.set_capacity(gpu(12));
   t.set_request(t.at("t1"), gpu(20));
@@ -160,7 +160,7 @@ TEST_CASE("fair share: hierarchy divides the parent's fair share") {
   CHECK(fs(t, "t2") == 5);
 }
 
-TEST_CASE("fair share: validation names the queue and lists every problem") {
+TEST_CASE("kai_fair_share: validation names the queue and lists every problem") {
   try {
     kai_fair_share_model t({q("a", "ghost", 1, 1), q("b", "c", 1, 1), q("c", "b", 1, 1), q("d", "", -5, 1, -2)});
     FAIL("expected validation_error");
@@ -184,7 +184,7 @@ TEST_CASE("fair share: validation names the queue and lists every problem") {
   }
 }
 
-TEST_CASE("fair share: allocation checks walk from the leaf up, strong guarantee") {
+TEST_CASE("kai_fair_share: allocation checks walk from the leaf up, strong guarantee") {
   kai_fair_share_model t({q("p", "", 4, 1, 6), q("c", "p", 4, 1, 10)});
   const auto c = t.at("c");
   t.allocate(c, gpu(5), true);
@@ -224,7 +224,7 @@ kai_fair_share_model two(amount a_alloc, amount b_alloc, kai_fair_share_options 
 }
 }  // namespace
 
-TEST_CASE("fair share: maintain fair share needs the victim strictly above its allocatable share") {
+TEST_CASE("kai_fair_share: maintain fair share needs the victim strictly above its allocatable share") {
   auto allow = two(0, 5);  // b 5 > 4
   REQUIRE(allow.allocatable(1, R::nvidia_gpu) == 4);
   CHECK(allow.reclaim_strategy(0, gpu(3), 1, gpu(1)) == kai_fair_share_strategy::maintain_fair_share);
@@ -234,7 +234,7 @@ TEST_CASE("fair share: maintain fair share needs the victim strictly above its a
   CHECK(deny.reclaim_strategy(0, gpu(3), 1, gpu(1)) == kai_fair_share_strategy::none);
 }
 
-TEST_CASE("fair share: guarantee deserved, reclaimer within quota (<=) and victim strictly above quota") {
+TEST_CASE("kai_fair_share: guarantee deserved, reclaimer within quota (<=) and victim strictly above quota") {
   // b at 4 == allocatable: maintain does not apply
   SECTION("reclaimer at its quota with the job: allowed") {
     CHECK(two(0, 4).reclaim_strategy(0, gpu(2), 1, gpu(1)) == kai_fair_share_strategy::guarantee_deserved);
@@ -250,7 +250,7 @@ TEST_CASE("fair share: guarantee deserved, reclaimer within quota (<=) and victi
   }
 }
 
-TEST_CASE("fair share: can_reclaim is allocated + request <= fair share, every resource") {
+TEST_CASE("kai_fair_share: can_reclaim is allocated + request <= fair share, every resource") {
   CHECK(two(1, 0).can_reclaim(0, gpu(3), true));        // 4 <= 4
   CHECK_FALSE(two(1, 0).can_reclaim(0, gpu(4), true));  // 5 > 4
   // non-preemptible: non-preemptible allocated (0 here) + request <= quota
@@ -272,7 +272,7 @@ TEST_CASE("fair share: can_reclaim is allocated + request <= fair share, every r
   CHECK_FALSE(t.can_reclaim(0, resource_vector{{R::memory, 1}}, true));  // a resource no queue has
 }
 
-TEST_CASE("fair share: victim pre-filter as KAI") {
+TEST_CASE("kai_fair_share: victim pre-filter as KAI") {
   // reclaimer within quota with the job: the victim must be above quota, or at quota in every asked resource
   CHECK(two(0, 3).victim_prefilter(0, 1, gpu(1)));
   CHECK(two(0, 2).victim_prefilter(0, 1, gpu(1)));  // at quota: kept (KAI)
@@ -282,7 +282,7 @@ TEST_CASE("fair share: victim pre-filter as KAI") {
   CHECK_FALSE(two(2, 4).victim_prefilter(0, 1, gpu(1)));
 }
 
-TEST_CASE("fair share: scenario validator checks each chunk before subtracting it") {
+TEST_CASE("kai_fair_share: scenario validator checks each chunk before subtracting it") {
   auto t = two(1, 7);
   const auto a = t.at("a"), b = t.at("b");
   resource_vector one = gpu(1), two_ = gpu(2);
@@ -295,7 +295,7 @@ TEST_CASE("fair share: scenario validator checks each chunk before subtracting i
   CHECK(t.allocated(b, R::nvidia_gpu) == 7);  // validator changes nothing
 }
 
-TEST_CASE("fair share: reclaim compares at the level where paths diverge") {
+TEST_CASE("kai_fair_share: reclaim compares at the level where paths diverge") {
   kai_fair_share_model t({q("x", "", 0, 1), q("y", "", 0, 1), q("x1", "x", 0, 1), q("x2", "x", 0, 1), q("y1", "y", 0, 1)});
   t.set_capacity(gpu(8));
   for (auto n : {"x1", "x2", "y1"}) t.set_request(t.at(n), gpu(8));
@@ -315,7 +315,7 @@ TEST_CASE("fair share: reclaim compares at the level where paths diverge") {
   CHECK_FALSE(t.victim_prefilter(t.at("y1"), t.at("x2"), gpu(1)));
 }
 
-TEST_CASE("fair share: saturation multiplier at KAI's place, the sibling check") {
+TEST_CASE("kai_fair_share: saturation multiplier at KAI's place, the sibling check") {
   // a at 4 of fair share 4 asks 2 more: saturation 6/4 = 1.5 > 1. The victim b
   // (fair share 4) must keep a saturation strictly above 1.5 x multiplier.
   auto run = [](std::int64_t num, std::int64_t den, amount b_alloc, amount chunk) {
@@ -343,7 +343,7 @@ TEST_CASE("fair share: saturation multiplier at KAI's place, the sibling check")
   CHECK_FALSE(two(4, 8, o).can_reclaim(0, gpu(2), true));  // KAI's can_reclaim ignores the multiplier
 }
 
-TEST_CASE("fair share: saturation multiplier in can_reclaim is an option") {
+TEST_CASE("kai_fair_share: saturation multiplier in can_reclaim is an option") {
   auto make = [](std::int64_t num, std::int64_t den) {
     kai_fair_share_options o;
     o.saturation_num = num;
@@ -362,7 +362,7 @@ TEST_CASE("fair share: saturation multiplier in can_reclaim is an option") {
   CHECK(t.validate_reclaim(0, gpu(2), true, v));
 }
 
-TEST_CASE("fair share: preempt needs lower priority, preemptible, past min runtime") {
+TEST_CASE("kai_fair_share: preempt needs lower priority, preemptible, past min runtime") {
   auto p = q("p", "", 4, 1);
   p.preempt_min_runtime_ms = 1000;
   auto c = q("c", "p", 4, 1);
@@ -379,7 +379,7 @@ TEST_CASE("fair share: preempt needs lower priority, preemptible, past min runti
   CHECK_FALSE(t.can_preempt(10, ci, 5, false, 0, 5000));  // non-preemptible
 }
 
-TEST_CASE("fair share: queue order chain") {
+TEST_CASE("kai_fair_share: queue order chain") {
   kai_fair_share_model t({q("a", "", 2, 1, -1, 100, 1), q("b", "", 2, 1, -1, 100, 2), q("c", "", 2, 1, -1, 200, 3)});
   t.set_capacity(gpu(12));
   for (auto n : {"a", "b", "c"}) t.set_request(t.at(n), gpu(4));
@@ -401,7 +401,7 @@ TEST_CASE("fair share: queue order chain") {
   CHECK(t.queue_before(a, gpu(1), b, gpu(1)));
 }
 
-TEST_CASE("fair share: queue order puts starved queues first (allocated + job <= quota)") {
+TEST_CASE("kai_fair_share: queue order puts starved queues first (allocated + job <= quota)") {
   // same priority; a would stay within its quota with the job, b would not
   kai_fair_share_model t({q("a", "", 2, 1, -1, 100, 5), q("b", "", 2, 1, -1, 100, 1)});
   t.set_capacity(gpu(8));
@@ -425,7 +425,7 @@ TEST_CASE("fair share: queue order puts starved queues first (allocated + job <=
   CHECK(u.queue_before(0, gpu(1), 1, gpu(1)));
 }
 
-TEST_CASE("fair share: policy adapter commits, releases and proposes victims") {
+TEST_CASE("kai_fair_share: policy adapter commits, releases and proposes victims") {
   kai_fair_share_model t({q("a", "", 2, 1), q("b", "", 2, 1)});
   t.set_capacity(gpu(8));
   t.set_request(t.at("a"), gpu(8));
@@ -464,7 +464,7 @@ TEST_CASE("fair share: policy adapter commits, releases and proposes victims") {
 // The policy keeps its running jobs per queue in no particular order and
 // moves the last one into a released one's place: victims must not depend on
 // that order, on the order of commits, or on which copy answers.
-TEST_CASE("fair share: victims do not depend on commit or release order, and copies keep their own jobs") {
+TEST_CASE("kai_fair_share: victims do not depend on commit or release order, and copies keep their own jobs") {
   auto fresh = [] {
     kai_fair_share_model t({q("a", "", 2, 1), q("b", "", 2, 1), q("c", "", 2, 1)});
     t.set_capacity(gpu(12));
@@ -507,7 +507,7 @@ TEST_CASE("fair share: victims do not depend on commit or release order, and cop
   CHECK(victims_of(p, asks_b).empty());
 }
 
-TEST_CASE("fair share: randomized invariants") {
+TEST_CASE("kai_fair_share: randomized invariants") {
   std::mt19937_64 rng(12345);
   for (int round = 0; round < 200; ++round) {
     std::vector<kai_fair_share_queue_spec> specs;
@@ -584,7 +584,7 @@ TEST_CASE("fair share: randomized invariants") {
   }
 }
 
-TEST_CASE("fair share: KAI Queue JSON loader with units and hierarchy") {
+TEST_CASE("kai_fair_share: KAI Queue JSON loader with units and hierarchy") {
   resource_registry reg;
   reg.intern("run.ai/gpu-milli", 3);  // milli-GPUs so that 1.5 devices is exact
   kai_fair_share_json_options o;
@@ -616,7 +616,7 @@ TEST_CASE("fair share: KAI Queue JSON loader with units and hierarchy") {
   CHECK(t.fair_share(b, g) == 1500);
 }
 
-TEST_CASE("fair share: JSON loader errors name the queue and field, registry unchanged") {
+TEST_CASE("kai_fair_share: JSON loader errors name the queue and field, registry unchanged") {
   resource_registry reg;
   const auto before = reg.size();
   const auto doc = parse_json_text(R"({"kind":"QueueList","items":[
@@ -635,7 +635,7 @@ TEST_CASE("fair share: JSON loader errors name the queue and field, registry unc
   REQUIRE_THROWS_AS(load_kai_fair_share_queues(parse_json_text(R"({"kind":"Queue","spec":{}})"), reg), parse_error);
 }
 
-TEST_CASE("fair share: creationTimestamp is read and breaks queue-order ties; a bad one names the queue") {
+TEST_CASE("kai_fair_share: creationTimestamp is read and breaks queue-order ties; a bad one names the queue") {
   resource_registry reg;
   const json doc = json::parse(R"([
     {"metadata": {"name": "root"}, "spec": {"resources": {"gpu": {"quota": -1, "overQuotaWeight": 1, "limit": -1}}}},
@@ -666,7 +666,7 @@ TEST_CASE("fair share: creationTimestamp is read and breaks queue-order ties; a 
 // ("limit 0 or unset: no additional resources allowed", "-1: no limit") and
 // capacity_policy/max_allowed_check.go (only -1 skips the limit check; a zero
 // request on a resource is never over the limit).
-TEST_CASE("fair share: KAI Queue without limit is capped at zero, -1 is unlimited") {
+TEST_CASE("kai_fair_share: KAI Queue without limit is capped at zero, -1 is unlimited") {
   resource_registry reg;
   const json doc = json::parse(R"([
     {"metadata": {"name": "unset"}, "spec": {"resources": {"gpu": {"quota": 2, "overQuotaWeight": 1}}}},
@@ -691,7 +691,7 @@ TEST_CASE("fair share: KAI Queue without limit is capped at zero, -1 is unlimite
   CHECK(t.check_allocation(t.at("unset"), resource_vector{}, true).allowed());
 }
 
-TEST_CASE("fair share: deny beyond capacity is opt-in and leads to reclaim victims") {
+TEST_CASE("kai_fair_share: deny beyond capacity is opt-in and leads to reclaim victims") {
   kai_fair_share_model t({q("a", "", 2, 1), q("b", "", 2, 3)});
   t.set_capacity(gpu(8));
   t.set_request(t.at("a"), gpu(8));
@@ -723,7 +723,7 @@ TEST_CASE("fair share: deny beyond capacity is opt-in and leads to reclaim victi
 
 // KAI reclaimable.go CanReclaimResources compares the reclaimer's own queue
 // only; a parent that holds the whole cluster does not block reclaim.
-TEST_CASE("fair share: can_reclaim looks at the reclaimer's leaf queue only") {
+TEST_CASE("kai_fair_share: can_reclaim looks at the reclaimer's leaf queue only") {
   kai_fair_share_model t({q("root", "", -1, 1), q("a", "root", 2, 1), q("b", "root", 2, 3)});
   t.set_capacity(gpu(8));
   t.set_request(t.at("a"), gpu(8));
@@ -737,7 +737,7 @@ TEST_CASE("fair share: can_reclaim looks at the reclaimer's leaf queue only") {
   CHECK_FALSE(t.can_reclaim(t.at("a"), gpu(1), true));
 }
 
-TEST_CASE("fair share: reclaim victims in KAI's victim-queue order") {
+TEST_CASE("kai_fair_share: reclaim victims in KAI's victim-queue order") {
   // r deserves 4; x and y deserve 1 and get 1 over quota each: fair share 2
   kai_fair_share_model t({q("r", "", 4, 1), q("x", "", 1, 1), q("y", "", 1, 1)});
   t.set_capacity(gpu(8));
@@ -769,7 +769,7 @@ TEST_CASE("fair share: reclaim victims in KAI's victim-queue order") {
   for (const auto& v : out) CHECK(v.rule == "reclaim");
 }
 
-TEST_CASE("fair share: preempt victims lowest priority first, then newest") {
+TEST_CASE("kai_fair_share: preempt victims lowest priority first, then newest") {
   kai_fair_share_model t({q("a", "", 8, 1)});
   t.set_capacity(gpu(8));
   t.set_request(0, gpu(8));
@@ -793,7 +793,7 @@ TEST_CASE("fair share: preempt victims lowest priority first, then newest") {
   CHECK(ids == std::vector<std::string>{"p1", "p3-new", "p3-old"});
 }
 
-TEST_CASE("fair share: historical usage, off by default and with k = 0") {
+TEST_CASE("kai_fair_share: historical usage, off by default and with k = 0") {
   auto run = [](std::int64_t k) {
     kai_fair_share_options o;
     o.usage_k_num = k;
@@ -821,7 +821,7 @@ TEST_CASE("fair share: historical usage, off by default and with k = 0") {
   CHECK(fs(t, "b") == 5);
 }
 
-TEST_CASE("fair share: historical usage lowers the over-quota share of a heavy past user") {
+TEST_CASE("kai_fair_share: historical usage lowers the over-quota share of a heavy past user") {
   auto make = [](std::int64_t kn, std::int64_t kd, amount used_a) {
     kai_fair_share_options o;
     o.usage_k_num = kn;
@@ -856,7 +856,7 @@ TEST_CASE("fair share: historical usage lowers the over-quota share of a heavy p
   CHECK(p.usage(0, R::nvidia_gpu) == 7);
 }
 
-TEST_CASE("fair share: historical usage weights are recomputed every round") {
+TEST_CASE("kai_fair_share: historical usage weights are recomputed every round") {
   // 9 over quota; a wants 1, b and c want 100; b used 3/9 of the window, k = 1.
   // Round 1 (W = 3): weights 2/3, 1/3, 2/3 -> a is satisfied with 1 (share 3.6),
   // b gets floor(1.8) = 1, c floor(3.6) = 3. Round 2 (W = 2, 4 left): weights
@@ -877,7 +877,7 @@ TEST_CASE("fair share: historical usage weights are recomputed every round") {
   CHECK(fs(t, "c") == 5);
 }
 
-TEST_CASE("fair share: historical usage overflow is an error and changes nothing") {
+TEST_CASE("kai_fair_share: historical usage overflow is an error and changes nothing") {
   kai_fair_share_options o;
   o.usage_k_num = 1;
   kai_fair_share_model t({q("a", "", 0, 1000), q("b", "", 0, 1)}, o);
@@ -891,7 +891,7 @@ TEST_CASE("fair share: historical usage overflow is an error and changes nothing
   CHECK(fs(t, "a") == 11);
 }
 
-TEST_CASE("fair share: randomized invariants with historical usage") {
+TEST_CASE("kai_fair_share: randomized invariants with historical usage") {
   // With usage, KAI's share weights can all drop to 0 in a bucket, so the
   // priority rule does not hold; the others do.
   std::mt19937_64 rng(777);
@@ -969,7 +969,7 @@ TEST_CASE("fair share: randomized invariants with historical usage") {
   }
 }
 
-TEST_CASE("fair share: remainder pass per bucket (default) or after all buckets (KAI compatibility)") {
+TEST_CASE("kai_fair_share: remainder pass per bucket (default) or after all buckets (KAI compatibility)") {
   // 5 units over quota; three high-priority queues of weight 1 get floor(5/3) = 1
   // each in their round, 2 units are left as fractions
   auto run = [](bool kai) {
@@ -989,7 +989,7 @@ TEST_CASE("fair share: remainder pass per bucket (default) or after all buckets 
   CHECK(run(true) == std::vector<amount>{1, 1, 1, 2});
 }
 
-TEST_CASE("fair share: no preempt victims for a non-preemptible job over quota") {
+TEST_CASE("kai_fair_share: no preempt victims for a non-preemptible job over quota") {
   kai_fair_share_model t({q("a", "", 2, 1)});
   t.set_capacity(gpu(8));
   t.set_request(0, gpu(8));
@@ -1009,7 +1009,7 @@ TEST_CASE("fair share: no preempt victims for a non-preemptible job over quota")
   CHECK(out.empty());
 }
 
-TEST_CASE("fair share: queues that name no resource divide nothing, and every share is 0") {
+TEST_CASE("kai_fair_share: queues that name no resource divide nothing, and every share is 0") {
   // found by kai_fair_share_json_fuzz: Queues whose spec.resources key is misspelt
   kai_fair_share_queue_spec parent, child;
   parent.name = "research";
@@ -1028,7 +1028,7 @@ TEST_CASE("fair share: queues that name no resource divide nothing, and every sh
 // JobOrderFn): inside a victim queue the job order is reversed, and the last
 // tie-break of the job order is the UID ascending, so among jobs of equal
 // priority and creation the larger UID is evicted first.
-TEST_CASE("fair share: upstream victims break equal priority and creation by the larger id first") {
+TEST_CASE("kai_fair_share: upstream victims break equal priority and creation by the larger id first") {
   kai_fair_share_model t({q("a", "", 4, 1), q("b", "", 4, 1)});
   t.set_capacity(gpu(8));
   t.set_request(t.at("a"), gpu(1));
@@ -1058,7 +1058,7 @@ TEST_CASE("fair share: upstream victims break equal priority and creation by the
 // every scenario holds all the victims popped so far, so once a scenario
 // fails the reclaim check (reclaimable.go), every larger one fails too and
 // no victim after it can be taken.
-TEST_CASE("fair share: upstream victims stop at the first victim the reclaim check refuses") {
+TEST_CASE("kai_fair_share: upstream victims stop at the first victim the reclaim check refuses") {
   // 9 GPUs; a deserves 2 and asks 2; c deserves 2, asks 3; d deserves 1, asks 4:
   // deserved 2 + 2 + 1, the 4 spare to c (1, satisfied) and d (3): c 3, d 4
   kai_fair_share_model t({q("a", "", 2, 1), q("c", "", 2, 1), q("d", "", 1, 1)});
@@ -1098,7 +1098,7 @@ kai_fair_share_options kai_milli() {
 // divideRemainingResource): a queue whose share does not cover its want gets
 // math.Floor of the share in the resource's own unit (whole GPUs); the
 // remainder passes run after every bucket and give min(1, left) per queue.
-TEST_CASE("fair share: upstream rounds to whole units with fractional totals") {
+TEST_CASE("kai_fair_share: upstream rounds to whole units with fractional totals") {
   // 3.5 GPUs over quota; two priority-200 queues and one priority-100 queue, all want 5
   auto make = [](kai_fair_share_options o) {
     kai_fair_share_model t({q("high1", "", 0, 1, -1, 200, 1), q("high2", "", 0, 1, -1, 200, 2), q("low", "", 0, 1, -1, 100)},
@@ -1127,7 +1127,7 @@ TEST_CASE("fair share: upstream rounds to whole units with fractional totals") {
 // KAI's resource_division_test.go "gives remainder fraction" and "gives with
 // fraction if requested", and the remainder pass giving a whole unit to a
 // queue that wanted less (divideRemainingResource does not look at the request).
-TEST_CASE("fair share: upstream remainder gives min(unit, left), beyond a fractional request") {
+TEST_CASE("kai_fair_share: upstream remainder gives min(unit, left), beyond a fractional request") {
   SECTION("0.5 GPU left over quota goes to the one queue that wants more") {
     kai_fair_share_model t({q("a", "", 3000, 1)}, kai_milli());
     t.set_capacity(gpu(3500));
@@ -1164,7 +1164,7 @@ TEST_CASE("fair share: upstream remainder gives min(unit, left), beyond a fracti
 // requestable); only an unlimited quota (-1) is replaced by the amount being
 // divided, the parent's share. Ported from resource_division_test.go "gives
 // up to deserved when over subscribed".
-TEST_CASE("fair share: upstream grants a finite quota beyond the capacity and the parent's share") {
+TEST_CASE("kai_fair_share: upstream grants a finite quota beyond the capacity and the parent's share") {
   SECTION("one queue, quota 3, request 2, capacity 1") {
     kai_fair_share_options o;
     o.upstream = true;
@@ -1199,7 +1199,7 @@ TEST_CASE("fair share: upstream grants a finite quota beyond the capacity and th
   }
 }
 
-TEST_CASE("fair share: upstream whole units must be positive, named in the error") {
+TEST_CASE("kai_fair_share: upstream whole units must be positive, named in the error") {
   kai_fair_share_options o = kai_milli();
   o.whole_units.push_back({R::cpu, 0});
   try {
@@ -1211,7 +1211,7 @@ TEST_CASE("fair share: upstream whole units must be positive, named in the error
   }
 }
 
-TEST_CASE("fair share: upstream whole units from KAI Queue JSON - a GPU at milli scale, cpu in millicores") {
+TEST_CASE("kai_fair_share: upstream whole units from KAI Queue JSON - a GPU at milli scale, cpu in millicores") {
   resource_registry reg;
   reg.intern("run.ai/gpu-milli", 3);
   kai_fair_share_json_options o;
@@ -1244,7 +1244,7 @@ TEST_CASE("fair share: upstream whole units from KAI Queue JSON - a GPU at milli
 // getBestJobFromNode): a parent queue is compared with the victims of its best
 // leaf only (that leaf's popped victims and its next one), not with all the
 // victims taken in its subtree.
-TEST_CASE("fair share: upstream victim order compares a parent with its best leaf's victims") {
+TEST_CASE("kai_fair_share: upstream victim order compares a parent with its best leaf's victims") {
   auto make = [](bool upstream) {
     kai_fair_share_options o;
     o.upstream = upstream;
@@ -1290,7 +1290,7 @@ TEST_CASE("fair share: upstream victim order compares a parent with its best lea
 // handed out over quota beyond what was left; a queue ends below its
 // demand plus one unit (the remainder pass may give a whole unit to a
 // fractional want); weight 0 gets its deserved share only.
-TEST_CASE("fair share: upstream randomized invariants with whole units") {
+TEST_CASE("kai_fair_share: upstream randomized invariants with whole units") {
   std::mt19937_64 rng(2718);
   for (int round = 0; round < 300; ++round) {
     const amount unit = round % 3 == 0 ? 1 : (round % 3 == 1 ? 10 : 1000);

@@ -31,7 +31,7 @@ resource_vector gpus(amount n) {
 }
 }  // namespace
 
-TEST_CASE("priority class: at most 8 GPUs of high for team A whatever its total") {
+TEST_CASE("priority_class_quota: at most 8 GPUs of high for team A whatever its total") {
   priority_class_quota_policy pq;
   pq.set("team-a", "high", {}, gpus_max(8));
   pq.commit(pc_job("h1", "team-a", "high", 6));
@@ -55,7 +55,7 @@ TEST_CASE("priority class: at most 8 GPUs of high for team A whatever its total"
   CHECK(pq.check(pc_job("h2", "team-a", "high", 8)).allowed());
 }
 
-TEST_CASE("priority class: a \"*\" entry applies to each tenant separately, bad config is config_error 611") {
+TEST_CASE("priority_class_quota: a \"*\" entry applies to each tenant separately, bad config is config_error 611") {
   priority_class_quota_policy pq;
   pq.set("*", "high", {}, gpus_max(4));
   pq.set("team-a", "high", {}, gpus_max(1));  // its own entry wins
@@ -85,7 +85,7 @@ TEST_CASE("priority class: a \"*\" entry applies to each tenant separately, bad 
   }
 }
 
-TEST_CASE("priority class: usage above min is preemptible, victims newest first from lower-priority classes") {
+TEST_CASE("priority_class_quota: usage above min is preemptible, victims newest first from lower-priority classes") {
   priority_class_quota_policy pq;
   pq.set("team-a", "low", gpus(2), {});
   pq.set("team-a", "high", gpus(4), gpus_max(8));
@@ -108,7 +108,7 @@ TEST_CASE("priority class: usage above min is preemptible, victims newest first 
   CHECK(v.empty());
 }
 
-TEST_CASE("priority class: composes with the tenant's overall elastic quota through the engine") {
+TEST_CASE("priority_class_quota: composes with the tenant's overall elastic quota through the engine") {
   elastic_quota_spec q;
   q.name = "team-a";
   q.namespaces = {"team-a"};
@@ -135,7 +135,7 @@ TEST_CASE("priority class: composes with the tenant's overall elastic quota thro
   CHECK(j["team-a/high"]["max"]["nvidia.com/gpu"] == 8);
 }
 
-TEST_CASE("priority class: a negative request is a validation_error in check and commit, nothing changes") {
+TEST_CASE("priority_class_quota: a negative request is a validation_error in check and commit, nothing changes") {
   priority_class_quota_policy pq;
   pq.set("team-a", "high", {}, gpus_max(8));
   pq.commit(pc_job("h1", "team-a", "high", 8));

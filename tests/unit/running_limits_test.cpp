@@ -20,7 +20,7 @@ job make(std::string id, std::string queue, std::string user, std::int32_t prio 
 }
 }  // namespace
 
-TEST_CASE("running limit: per queue, the (N+1)th running job is denied with a reason") {
+TEST_CASE("running_limits: per queue, the (N+1)th running job is denied with a reason") {
   running_limits_policy rl;
   rl.set_limit(scope::queue, "team-a", 2);
   rl.commit(make("a1", "team-a", "sue"));
@@ -37,7 +37,7 @@ TEST_CASE("running limit: per queue, the (N+1)th running job is denied with a re
   CHECK(rl.check(make("a3", "team-a", "bob")).allowed());
 }
 
-TEST_CASE("running limit: user and namespace scopes, named entries win over the default") {
+TEST_CASE("running_limits: user and namespace scopes, named entries win over the default") {
   running_limits_policy rl;
   rl.set_default(scope::user, 1);
   rl.set_limit(scope::user, "sue", 3);
@@ -54,7 +54,7 @@ TEST_CASE("running limit: user and namespace scopes, named entries win over the 
   CHECK(*rl.limit_of(scope::user, "zed") == 1);
 }
 
-TEST_CASE("running limit: lowering a limit below the running count keeps the jobs and denies new ones") {
+TEST_CASE("running_limits: lowering a limit below the running count keeps the jobs and denies new ones") {
   running_limits_policy rl;
   rl.set_limit(scope::queue, "q", 3);
   for (int i = 0; i < 3; ++i) rl.commit(make("j" + std::to_string(i), "q", "u"));
@@ -68,7 +68,7 @@ TEST_CASE("running limit: lowering a limit below the running count keeps the job
   CHECK(rl.check(make("n", "q", "u")).allowed());
 }
 
-TEST_CASE("running limit: bad input is a typed error and changes nothing") {
+TEST_CASE("running_limits: bad input is a typed error and changes nothing") {
   running_limits_policy rl;
   rl.set_limit(scope::queue, "q", 2);
   REQUIRE_THROWS_AS(rl.set_limit(scope::queue, "q", -1), validation_error);
@@ -96,7 +96,7 @@ TEST_CASE("running limit: bad input is a typed error and changes nothing") {
   CHECK_FALSE(loaded.limit_of(scope::user, "sue").has_value());
 }
 
-TEST_CASE("running limit: victims are lower-priority jobs of the full scope, lowest then newest first") {
+TEST_CASE("running_limits: victims are lower-priority jobs of the full scope, lowest then newest first") {
   running_limits_policy rl;
   rl.set_limit(scope::queue, "q", 3);
   rl.commit(make("low-old", "q", "u", 1));
@@ -109,7 +109,7 @@ TEST_CASE("running limit: victims are lower-priority jobs of the full scope, low
   CHECK(out[1].job_id == "low-old");
 }
 
-TEST_CASE("running limit: composes in the engine; a denial elsewhere commits nothing here") {
+TEST_CASE("running_limits: composes in the engine; a denial elsewhere commits nothing here") {
   running_limits_policy a;
   a.set_limit(scope::queue, "q", 5);
   running_limits_policy b;
@@ -120,7 +120,7 @@ TEST_CASE("running limit: composes in the engine; a denial elsewhere commits not
   CHECK(e.model<0>().running(scope::queue, "q") == 1);  // not 2: all-or-nothing
 }
 
-TEST_CASE("running limit: JSON document must be an object; names may not be empty") {
+TEST_CASE("running_limits: JSON document must be an object; names may not be empty") {
   try {
     (void)load_running_limits(json::array(), "policies[2]");
     FAIL("accepted");
@@ -148,7 +148,7 @@ TEST_CASE("running limit: JSON document must be an object; names may not be empt
   CHECK_FALSE(rl.limit_of(scope::user, "").has_value());
 }
 
-TEST_CASE("running limit: to_json lists every entity with a limit or running jobs, with the limit that applies") {
+TEST_CASE("running_limits: to_json lists every entity with a limit or running jobs, with the limit that applies") {
   auto rl = load_running_limits(json::parse(R"({"queues": {"team-a": 2}, "users": {"*": 5}})"));
   rl.commit(make("a1", "team-a", "sue"));
   rl.commit(make("b1", "team-b", "sue"));

@@ -32,7 +32,7 @@ std::vector<sharing_pool_spec> two_pools(bool research_borrows, bool prod_lends)
 }
 }  // namespace
 
-TEST_CASE("pools: borrowing happens inside the pool first, the plan says where capacity came from") {
+TEST_CASE("sharing_pools: borrowing happens inside the pool first, the plan says where capacity came from") {
   sharing_pools_policy sp(two_pools(true, true));
   const job j = ns_job("n1", "nlp", 6);
   REQUIRE(sp.check(j).allowed());
@@ -57,7 +57,7 @@ TEST_CASE("pools: borrowing happens inside the pool first, the plan says where c
   CHECK(js["jobs"]["n1"]["in_pool"]["nvidia.com/gpu"] == 2);
 }
 
-TEST_CASE("pools: borrowing across needs borrowAcross on the borrower and lendAcross on the lender") {
+TEST_CASE("sharing_pools: borrowing across needs borrowAcross on the borrower and lendAcross on the lender") {
   {
     sharing_pools_policy sp(two_pools(false, true));
     const decision d = sp.check(ns_job("n1", "nlp", 9));
@@ -82,7 +82,7 @@ TEST_CASE("pools: borrowing across needs borrowAcross on the borrower and lendAc
   }
 }
 
-TEST_CASE("pools: a denial changes nothing, release gives every charge back, max caps a quota") {
+TEST_CASE("sharing_pools: a denial changes nothing, release gives every charge back, max caps a quota") {
   auto specs = two_pools(true, true);
   specs[0].quotas[0].max.set(resources::nvidia_gpu, 10);
   sharing_pools_policy sp(specs);
@@ -107,7 +107,7 @@ TEST_CASE("pools: a denial changes nothing, release gives every charge back, max
   CHECK(sp.quota_used(0).get(resources::nvidia_gpu) == 0);
 }
 
-TEST_CASE("pools: victims reclaim a guarantee, borrowers from other pools first, newest first") {
+TEST_CASE("sharing_pools: victims reclaim a guarantee, borrowers from other pools first, newest first") {
   sharing_pools_policy sp(two_pools(true, true));
   sp.commit(ns_job("n1", "nlp", 8));         // 4 in quota + 4 of vision's min, in the pool
   sp.commit(ns_job("x1", "research-x", 1));  // no quota
@@ -135,7 +135,7 @@ TEST_CASE("pools: victims reclaim a guarantee, borrowers from other pools first,
 // victims() returns at once when the pool holds no job it could name; the
 // count behind that follows commits and releases, and the requester's own
 // borrowing never counts for it.
-TEST_CASE("pools: victims follow borrowers as they come and go; a quota's own borrowing is not a victim") {
+TEST_CASE("sharing_pools: victims follow borrowers as they come and go; a quota's own borrowing is not a victim") {
   sharing_pools_policy sp(two_pools(true, true));
   std::vector<victim> v;
   sp.commit(ns_job("v1", "vision", 6));  // 4 own + 2 of nlp's min: vision borrows in the pool
@@ -171,7 +171,7 @@ TEST_CASE("pools: victims follow borrowers as they come and go; a quota's own bo
   CHECK(v.size() == 1);
 }
 
-TEST_CASE("pools: bad config is config_error 621 naming the item") {
+TEST_CASE("sharing_pools: bad config is config_error 621 naming the item") {
   auto specs = two_pools(true, true);
   specs[1].quotas[0].namespaces = {"nlp"};  // nlp already belongs to research/nlp
   try {
@@ -199,7 +199,7 @@ TEST_CASE("pools: bad config is config_error 621 naming the item") {
   }
 }
 
-TEST_CASE("pools: compose with running-job limits through the engine") {
+TEST_CASE("sharing_pools: compose with running-job limits through the engine") {
   sharing_pools_policy sp(two_pools(true, true));
   running_limits_policy rl;
   rl.set_limit(running_limits_policy::scope::ns, "nlp", 1);

@@ -72,7 +72,7 @@ std::vector<std::string> ids(const std::vector<victim>& v) {
 
 }  // namespace
 
-TEST_CASE("queue: capacity flat realCapability and deserved clamped to it, lifted to guarantee") {
+TEST_CASE("volcano_capacity: flat realCapability and deserved clamped to it, lifted to guarantee") {
   const auto c = flat_four();
   CHECK(real(c, "q1") == 20);  // 30 - 15 + 5
   CHECK(real(c, "q2") == 15);
@@ -91,7 +91,7 @@ TEST_CASE("queue: capacity flat realCapability and deserved clamped to it, lifte
   CHECK(g.real_capability(0, 0) == 10);
 }
 
-TEST_CASE("queue: capacity flat capability semantics cpu 0 unlimited, listed gpu 0 is zero") {
+TEST_CASE("volcano_capacity: flat capability semantics cpu 0 unlimited, listed gpu 0 is zero") {
   volcano_capacity_model c({cpu, gpu}, resource_vector{{cpu, 8000}, {gpu, 8}}, {cq("z", {}, {{cpu, 0}, {gpu, 0}})});
   CHECK(c.real_capability(0, 0) == 8000);
   CHECK(c.real_capability(0, 1) == 0);
@@ -102,7 +102,7 @@ TEST_CASE("queue: capacity flat capability semantics cpu 0 unlimited, listed gpu
   CHECK(d.reasons()[0].limit == 0);
 }
 
-TEST_CASE("queue: capacity flat allocatable up to realCapability (borrowing past deserved)") {
+TEST_CASE("volcano_capacity: flat allocatable up to realCapability (borrowing past deserved)") {
   auto c = flat_four();
   const auto q3 = c.index("q3");
   c.allocate("t1", "q3", {{gpu, 8}});
@@ -119,7 +119,7 @@ TEST_CASE("queue: capacity flat allocatable up to realCapability (borrowing past
   CHECK(c.allocatable(q3, {{cpu, 100'000}, {gpu, 0}}).allowed());
 }
 
-TEST_CASE("queue: capacity closed queue rejects allocate, enqueue and preempt") {
+TEST_CASE("volcano_capacity: closed queue rejects allocate, enqueue and preempt") {
   auto specs = std::vector<volcano_capacity_queue_spec>{cq("a", {{gpu, 4}})};
   specs[0].open = false;
   volcano_capacity_model c({gpu}, resource_vector{{gpu, 8}}, specs);
@@ -128,7 +128,7 @@ TEST_CASE("queue: capacity closed queue rejects allocate, enqueue and preempt") 
   CHECK(c.preemptive(0, {{gpu, 1}}).has_rule("queue_not_open"));
 }
 
-TEST_CASE("queue: capacity overused when allocated passes deserved somewhere, best effort never") {
+TEST_CASE("volcano_capacity: overused when allocated passes deserved somewhere, best effort never") {
   volcano_capacity_model c({gpu, cpu}, resource_vector{{gpu, 30}, {cpu, 10'000}},
                     {cq("d", {{gpu, 10}, {cpu, 2000}}), cq("be")});
   const auto d = c.index("d"), be = c.index("be");
@@ -143,7 +143,7 @@ TEST_CASE("queue: capacity overused when allocated passes deserved somewhere, be
   CHECK(c.share(be) == fraction(1));
 }
 
-TEST_CASE("queue: capacity queue order by priority, share, then deserved before best effort") {
+TEST_CASE("volcano_capacity: queue order by priority, share, then deserved before best effort") {
   auto specs =
       std::vector<volcano_capacity_queue_spec>{cq("x", {{gpu, 10}}), cq("y", {{gpu, 10}}), cq("be"), cq("vip", {{gpu, 1}})};
   specs[3].priority = 5;
@@ -160,7 +160,7 @@ TEST_CASE("queue: capacity queue order by priority, share, then deserved before 
   CHECK(c.compare_queues(x, x) == 0);
 }
 
-TEST_CASE("queue: capacity preemptive needs room under realCapability and deserved in one dimension") {
+TEST_CASE("volcano_capacity: preemptive needs room under realCapability and deserved in one dimension") {
   auto c = flat_four();
   const auto q1 = c.index("q1");  // deserved 10, realCapability 20
   c.allocate("t", "q1", {{gpu, 8}});
@@ -175,7 +175,7 @@ TEST_CASE("queue: capacity preemptive needs room under realCapability and deserv
   CHECK(past.reasons()[0].limit == 20);
 }
 
-TEST_CASE("queue: capacity job enqueueable against realCapability with inqueue and elastic") {
+TEST_CASE("volcano_capacity: job enqueueable against realCapability with inqueue and elastic") {
   auto c = flat_four();
   const auto q3 = c.index("q3");  // realCapability 9
   c.allocate("t", "q3", {{gpu, 4}});
@@ -193,7 +193,7 @@ TEST_CASE("queue: capacity job enqueueable against realCapability with inqueue a
   CHECK_THROWS_AS(c.dequeue("q3", {{gpu, 1}}), state_error);
 }
 
-TEST_CASE("queue: capacity multi-dimension queue short in cpu but satisfied in gpu") {
+TEST_CASE("volcano_capacity: multi-dimension queue short in cpu but satisfied in gpu") {
   volcano_capacity_model c({cpu, gpu}, resource_vector{{cpu, 8000}, {gpu, 8}},
                     {cq("m", {{cpu, 4000}, {gpu, 4}}, {{cpu, 4000}, {gpu, 8}}), cq("n", {{cpu, 4000}, {gpu, 4}})});
   const auto m = c.index("m");
@@ -213,7 +213,7 @@ TEST_CASE("queue: capacity multi-dimension queue short in cpu but satisfied in g
   CHECK(ids(v) == std::vector<std::string>{"n2"});
 }
 
-TEST_CASE("queue: capacity flat reclaim keeps guarantee, skips unrelated tasks, takes best effort first") {
+TEST_CASE("volcano_capacity: flat reclaim keeps guarantee, skips unrelated tasks, takes best effort first") {
   volcano_capacity_model c(
       {gpu, cpu}, resource_vector{{gpu, 30}, {cpu, 10'000}},
       {cq("qa", {{gpu, 10}}), cq("qb", {{gpu, 10}}, {}, {{gpu, 10}}), cq("qc", {{gpu, 10}}), cq("qd"), cq("qe")});
@@ -240,7 +240,7 @@ TEST_CASE("queue: capacity flat reclaim keeps guarantee, skips unrelated tasks, 
   CHECK(none.empty());
 }
 
-TEST_CASE("queue: capacity flat validation names every queue and problem") {
+TEST_CASE("volcano_capacity: flat validation names every queue and problem") {
   try {
     volcano_capacity_model({gpu, cpu}, resource_vector{{gpu, 10}, {cpu, 1000}},
                     {cq("a", {{gpu, 4}}, {{gpu, 3}}, {{gpu, 2}}), cq("b", {{gpu, 2}}, {}, {{gpu, 3}}),
@@ -256,7 +256,7 @@ TEST_CASE("queue: capacity flat validation names every queue and problem") {
   }
 }
 
-TEST_CASE("queue: capacity typed errors for bad calls leave the state unchanged") {
+TEST_CASE("volcano_capacity: typed errors for bad calls leave the state unchanged") {
   auto c = flat_four();
   c.allocate("t1", "q1", {{gpu, 2}});
   CHECK_THROWS_AS(c.allocate("t1", "q1", {{gpu, 1}}), state_error);
@@ -277,7 +277,7 @@ TEST_CASE("queue: capacity typed errors for bad calls leave the state unchanged"
   CHECK_THROWS_AS(c.deallocate("t1"), unknown_entity_error);
 }
 
-TEST_CASE("queue: capacity set_total recomputes realCapability and deserved, rejects a total below the guarantees") {
+TEST_CASE("volcano_capacity: set_total recomputes realCapability and deserved, rejects a total below the guarantees") {
   auto c = flat_four();
   c.set_total({{gpu, 40}, {cpu, 100'000}});  // sum of guarantees 15, free 25
   CHECK(real(c, "q1") == 30);
@@ -301,7 +301,7 @@ TEST_CASE("queue: capacity set_total recomputes realCapability and deserved, rej
   CHECK(real(h, "ops") == 32);
 }
 
-TEST_CASE("queue: capacity hierarchical realCapability bounded by the parent, root sums its children") {
+TEST_CASE("volcano_capacity: hierarchical realCapability bounded by the parent, root sums its children") {
   const auto c = eng_ops();
   const auto root = c.index("root");
   CHECK(root == 0);
@@ -322,7 +322,7 @@ TEST_CASE("queue: capacity hierarchical realCapability bounded by the parent, ro
   CHECK(real(b, "ops") == 22);  // min(inherited 30, 30 - 10 + 2)
 }
 
-TEST_CASE("queue: capacity hierarchical checks from the leaf up to the root") {
+TEST_CASE("volcano_capacity: hierarchical checks from the leaf up to the root") {
   auto c = eng_ops();
   const auto a = c.index("eng-a");
   c.allocate("a1", "eng-a", {{gpu, 14}});
@@ -353,7 +353,7 @@ TEST_CASE("queue: capacity hierarchical checks from the leaf up to the root") {
   CHECK(alloc(c, "root") == 8);
 }
 
-TEST_CASE("queue: capacity hierarchical validation: parent bounds, unknown parents, cycles") {
+TEST_CASE("volcano_capacity: hierarchical validation: parent bounds, unknown parents, cycles") {
   try {
     volcano_capacity_model({gpu}, resource_vector{{gpu, 30}},
                     {cq("p", {{gpu, 10}}, {{gpu, 12}}, {{gpu, 4}}), cq("c1", {{gpu, 8}}, {{gpu, 20}}, {{gpu, 3}}, "p"),
@@ -395,7 +395,7 @@ volcano_capacity_model siblings(int level) {
 }
 }  // namespace
 
-TEST_CASE("queue: capacity hierarchical reclaim: siblings first, then other subtrees") {
+TEST_CASE("volcano_capacity: hierarchical reclaim: siblings first, then other subtrees") {
   const auto c = siblings(0);
   const auto order = c.victim_order("a1", c.running_tasks());
   REQUIRE(order.size() == 11);
@@ -422,7 +422,7 @@ TEST_CASE("queue: capacity hierarchical reclaim: siblings first, then other subt
   CHECK(ids(pv) == ids(v));
 }
 
-TEST_CASE("queue: capacity hierarchical preemptive looks at ancestors with ancestorReclaimLevel") {
+TEST_CASE("volcano_capacity: hierarchical preemptive looks at ancestors with ancestorReclaimLevel") {
   for (int level : {0, 1}) {
     volcano_capacity_model c({gpu}, resource_vector{{gpu, 40}},
                       {cq("A", {{gpu, 10}}), cq("a1", {{gpu, 5}}, {}, {}, "A"), cq("a2", {{gpu, 5}}, {}, {}, "A")},
@@ -433,7 +433,7 @@ TEST_CASE("queue: capacity hierarchical preemptive looks at ancestors with ances
   }
 }
 
-TEST_CASE("queue: capacity hierarchical queue order compares the subtrees below the common ancestor") {
+TEST_CASE("volcano_capacity: hierarchical queue order compares the subtrees below the common ancestor") {
   volcano_capacity_model c({gpu}, resource_vector{{gpu, 40}},
                     {cq("A", {{gpu, 10}}), cq("a1", {{gpu, 5}}, {}, {}, "A"), cq("a2", {{gpu, 5}}, {}, {}, "A"),
                      cq("B", {{gpu, 10}}), cq("b1", {{gpu, 10}}, {}, {}, "B")},
@@ -447,7 +447,7 @@ TEST_CASE("queue: capacity hierarchical queue order compares the subtrees below 
   CHECK(c.compare_queues(A, b1) > 0);   // leaves first
 }
 
-TEST_CASE("queue: capacity Volcano Queue JSON with deserved, capability, guarantee and parent") {
+TEST_CASE("volcano_capacity: Volcano Queue JSON with deserved, capability, guarantee and parent") {
   resource_registry reg;
   const auto doc = load_json_file(std::string(QUOTA_SOURCE_DIR) + "/tests/data/volcano/capacity_hierarchy.json");
   const resource_vector total{{gpu, 30}, {cpu, 64'000}};
@@ -471,7 +471,7 @@ TEST_CASE("queue: capacity Volcano Queue JSON with deserved, capability, guarant
       validation_error);
 }
 
-TEST_CASE("queue: capacity policy adapter checks, commits and releases") {
+TEST_CASE("volcano_capacity: policy adapter checks, commits and releases") {
   volcano_capacity_policy p(eng_ops());
   const volcano_capacity_model& c = p.model();
   static_assert(policy<volcano_capacity_policy>);
@@ -490,7 +490,7 @@ TEST_CASE("queue: capacity policy adapter checks, commits and releases") {
   CHECK(p.policy_name() == "volcano_capacity");
 }
 
-TEST_CASE("queue: capacity randomized invariants (flat and hierarchical, order independent)") {
+TEST_CASE("volcano_capacity: randomized invariants (flat and hierarchical, order independent)") {
   std::mt19937_64 rng(7);
   auto pick = [&](std::int64_t lo, std::int64_t hi) {
     return lo + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(hi - lo + 1));
@@ -604,7 +604,7 @@ TEST_CASE("queue: capacity randomized invariants (flat and hierarchical, order i
   }
 }
 
-TEST_CASE("queue: capacity running tasks stay in allocation order through many releases") {
+TEST_CASE("volcano_capacity: running tasks stay in allocation order through many releases") {
   // released tasks are compacted out of the allocation order; the survivors
   // keep their order and later releases still find them
   auto c = flat_four();
@@ -633,7 +633,7 @@ TEST_CASE("queue: capacity running tasks stay in allocation order through many r
 // give skipped) names the same victims in the same order as reclaimable over
 // victim_order(running_tasks()), flat and hierarchical, on random states with
 // releases (holes and their compaction) and non-reclaimable queues.
-TEST_CASE("queue: capacity reclaimable_running equals reclaimable over the running tasks in victim order") {
+TEST_CASE("volcano_capacity: reclaimable_running equals reclaimable over the running tasks in victim order") {
   std::mt19937_64 rng(20261126);
   for (const bool hier : {false, true}) {
     for (int level = 0; level <= (hier ? 1 : 0); ++level) {
@@ -679,7 +679,7 @@ TEST_CASE("queue: capacity reclaimable_running equals reclaimable over the runni
   }
 }
 
-TEST_CASE("queue: capacity leaves non-preemptible tasks out of reclaim and preempt") {
+TEST_CASE("volcano_capacity: leaves non-preemptible tasks out of reclaim and preempt") {
   // q2 deserves 20 and holds 25: a non-preemptible 5 first, then preemptible ones
   volcano_capacity_model c({gpu}, resource_vector{{gpu, 40}}, {cq("q1", {{gpu, 20}}), cq("q2", {{gpu, 20}})});
   c.allocate("pinned", "q2", {{gpu, 5}}, volcano_capacity_task_meta{0, false});
@@ -701,7 +701,7 @@ TEST_CASE("queue: capacity leaves non-preemptible tasks out of reclaim and preem
 
 // ---- upstream fidelity (Volcano's capacity plugin) ----
 
-TEST_CASE("queue: upstream capacity pods take no part in allocatable, preemptive, enqueue and reclaim") {
+TEST_CASE("volcano: upstream capacity pods take no part in allocatable, preemptive, enqueue and reclaim") {
   // Volcano adds one `pods` to every task and leaves it out of the
   // dimension-wise comparisons (IsIgnoredScalarResource) and of the
   // reclaimer/reclaimee intersection (IntersectionWithIgnoredScalarResources).
@@ -730,7 +730,7 @@ TEST_CASE("queue: upstream capacity pods take no part in allocatable, preemptive
   }
 }
 
-TEST_CASE("queue: upstream capacity flat accepts a sum of guarantees above the total and deserved below guarantee") {
+TEST_CASE("volcano: upstream capacity flat accepts a sum of guarantees above the total and deserved below guarantee") {
   auto specs = [] {
     return std::vector<volcano_capacity_queue_spec>{cq("a", {{gpu, 4}}, {}, {{gpu, 8}}), cq("b", {{gpu, 6}}, {}, {{gpu, 6}}),
                                             cq("c", {{gpu, 5}})};
@@ -763,7 +763,7 @@ TEST_CASE("queue: upstream capacity flat accepts a sum of guarantees above the t
   CHECK(real(c, "c") == 6);
 }
 
-TEST_CASE("queue: upstream capacity hierarchical children above their parent are warnings, with Volcano's numbers") {
+TEST_CASE("volcano: upstream capacity hierarchical children above their parent are warnings, with Volcano's numbers") {
   auto specs = [] {
     return std::vector<volcano_capacity_queue_spec>{cq("p", {{gpu, 10}}, {{gpu, 12}}, {{gpu, 4}}),
                                             cq("c1", {{gpu, 8}}, {{gpu, 20}}, {{gpu, 3}}, "p"),
@@ -792,7 +792,7 @@ TEST_CASE("queue: upstream capacity hierarchical children above their parent are
   CHECK(des(c, "p") == 10);
 }
 
-TEST_CASE("queue: upstream capacity a job waiting in a queue with children stops all scheduling while it waits") {
+TEST_CASE("volcano: upstream capacity a job waiting in a queue with children stops all scheduling while it waits") {
   job inner;
   inner.id = "stray";
   inner.queue = "eng";  // has children eng-a, eng-b
@@ -859,7 +859,7 @@ std::vector<std::string> policy_victims(const volcano_capacity_policy& p, const 
 
 }  // namespace
 
-TEST_CASE("queue: capacity policy victims follow allocation order across releases and re-commits") {
+TEST_CASE("volcano_capacity: policy victims follow allocation order across releases and re-commits") {
   // a (deserved 4) and c (4) run over their share of 16 GPUs; b (8) reclaims
   auto queue = [](const std::string& name, int deserved) {
     return json{{"apiVersion", "scheduling.volcano.sh/v1beta1"},

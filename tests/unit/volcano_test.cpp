@@ -40,14 +40,14 @@ std::int64_t rc(const volcano_model& t, std::string_view q) {
 
 }  // namespace
 
-TEST_CASE("queue: seed table 1 realCapability 30/25/10") {
+TEST_CASE("volcano: seed table 1 realCapability 30/25/10") {
   auto t = seed_three();
   CHECK(rc(t, "queue1") == 30);
   CHECK(rc(t, "queue2") == 25);
   CHECK(rc(t, "queue3") == 10);
 }
 
-TEST_CASE("queue: seed table 2 after queue4 realCapability 20/15/10/25 and deserved 6/6/6/12") {
+TEST_CASE("volcano: seed table 2 after queue4 realCapability 20/15/10/25 and deserved 6/6/6/12") {
   auto t = seed_three();
   for (auto n : {"queue1", "queue2", "queue3"}) t.set_pending(n, {{gpu, 100}});
   t.compute_deserved();
@@ -67,7 +67,7 @@ TEST_CASE("queue: seed table 2 after queue4 realCapability 20/15/10/25 and deser
   }
 }
 
-TEST_CASE("queue: seed variant queue4 asks for only 2 GPUs gets its guarantee 10, others 20/3") {
+TEST_CASE("volcano: seed variant queue4 asks for only 2 GPUs gets its guarantee 10, others 20/3") {
   auto t = seed_three();
   for (auto n : {"queue1", "queue2", "queue3"}) t.set_pending(n, {{gpu, 100}});
   t.add_queue(qs("queue4", 2, {{gpu, 10}}));
@@ -80,14 +80,14 @@ TEST_CASE("queue: seed variant queue4 asks for only 2 GPUs gets its guarantee 10
   }
 }
 
-TEST_CASE("queue: capability semantics cpu 0 unlimited, listed gpu 0 is zero") {
+TEST_CASE("volcano: capability semantics cpu 0 unlimited, listed gpu 0 is zero") {
   volcano_model t({cpu, gpu}, resource_vector{{cpu, 8000}, {gpu, 4}}, {qs("a", 1, {}, {{cpu, 0}, {gpu, 0}}), qs("b", 1)});
   CHECK(t.real_capability(0, 0) == 8000);
   CHECK(t.real_capability(0, 1) == 0);
   CHECK(t.real_capability(1, 1) == 4);
 }
 
-TEST_CASE("queue: validation names the queue and lists all problems") {
+TEST_CASE("volcano: validation names the queue and lists all problems") {
   try {
     volcano_model t({gpu}, resource_vector{{gpu, 10}},
                  {qs("g_over_cap", 1, {{gpu, 6}}, {{gpu, 5}}), qs("neg", -1, {{gpu, 6}}), qs("orphan", 1)});
@@ -108,14 +108,14 @@ TEST_CASE("queue: validation names the queue and lists all problems") {
   REQUIRE_THROWS_AS(volcano_model({gpu}, resource_vector{{gpu, 10}}, {a, b}), validation_error);
 }
 
-TEST_CASE("queue: add_queue over the total is rejected and state unchanged") {
+TEST_CASE("volcano: add_queue over the total is rejected and state unchanged") {
   auto t = seed_three();
   REQUIRE_THROWS_AS(t.add_queue(qs("big", 1, {{gpu, 26}})), validation_error);
   CHECK(t.size() == 3);
   CHECK(rc(t, "queue2") == 25);
 }
 
-TEST_CASE("queue: allocatable allows within deserved and denies beyond it") {
+TEST_CASE("volcano: allocatable allows within deserved and denies beyond it") {
   auto t = seed_three();
   for (auto n : {"queue1", "queue2", "queue3"}) t.set_pending(n, {{gpu, 100}});
   t.compute_deserved();
@@ -130,7 +130,7 @@ TEST_CASE("queue: allocatable allows within deserved and denies beyond it") {
   CHECK(t.preemptive(1, {{gpu, 2}}).allowed());
 }
 
-TEST_CASE("queue: multi-dimension queue short in cpu but satisfied in gpu") {
+TEST_CASE("volcano: multi-dimension queue short in cpu but satisfied in gpu") {
   volcano_model t({cpu, gpu}, resource_vector{{cpu, 10000}, {gpu, 4}}, {qs("a", 1), qs("b", 1)});
   t.set_pending("a", {{cpu, 10000}});
   t.set_pending("b", {{cpu, 10000}, {gpu, 4}});
@@ -146,7 +146,7 @@ TEST_CASE("queue: multi-dimension queue short in cpu but satisfied in gpu") {
   CHECK(t.allocatable(1, {{gpu, 3}}).allowed());
 }
 
-TEST_CASE("queue: overused when deserved <= allocated in every dimension") {
+TEST_CASE("volcano: overused when deserved <= allocated in every dimension") {
   auto t = seed_three();
   t.set_pending("queue2", {{gpu, 100}});
   t.set_pending("queue1", {{gpu, 100}});
@@ -158,7 +158,7 @@ TEST_CASE("queue: overused when deserved <= allocated in every dimension") {
   CHECK(t.overused(0));
 }
 
-TEST_CASE("queue: fractional deserved compared exactly") {
+TEST_CASE("volcano: fractional deserved compared exactly") {
   volcano_model t({gpu}, resource_vector{{gpu, 10}}, {qs("a", 1), qs("b", 1), qs("c", 1)});
   for (auto n : {"a", "b", "c"}) t.set_pending(n, {{gpu, 10}});
   t.compute_deserved();  // 10/3 each
@@ -169,7 +169,7 @@ TEST_CASE("queue: fractional deserved compared exactly") {
   CHECK(t.overused(0));
 }
 
-TEST_CASE("queue: weight zero gets only its guarantee") {
+TEST_CASE("volcano: weight zero gets only its guarantee") {
   volcano_model t({gpu}, resource_vector{{gpu, 10}}, {qs("z", 0, {{gpu, 2}}), qs("w", 1)});
   t.set_pending("z", {{gpu, 10}});
   t.set_pending("w", {{gpu, 10}});
@@ -178,7 +178,7 @@ TEST_CASE("queue: weight zero gets only its guarantee") {
   CHECK(t.deserved_floor(1, 0) == 8);
 }
 
-TEST_CASE("queue: job enqueueable against realCapability, closed queue, no minResources") {
+TEST_CASE("volcano: job enqueueable against realCapability, closed queue, no minResources") {
   auto t = seed_three();
   const auto q3 = t.index("queue3");
   t.allocate("r", "queue3", {{gpu, 6}});
@@ -197,7 +197,7 @@ TEST_CASE("queue: job enqueueable against realCapability, closed queue, no minRe
   CHECK(t.job_enqueueable(t.index("c"), {{gpu, 1}}).has_rule("queue_not_open"));
 }
 
-TEST_CASE("queue: overcommit gate and the seed's guarantee exception") {
+TEST_CASE("volcano: overcommit gate and the seed's guarantee exception") {
   auto t = seed_three();
   t.add_queue(qs("queue4", 2, {{gpu, 10}}));
   t.allocate("a", "queue1", {{gpu, 12}});
@@ -211,7 +211,7 @@ TEST_CASE("queue: overcommit gate and the seed's guarantee exception") {
   CHECK(t.overcommit_gate(t.index("queue2"), {{gpu, 13}}).denied());
 }
 
-TEST_CASE("queue: reclaim victims with a running copy of allocation") {
+TEST_CASE("volcano: reclaim victims with a running copy of allocation") {
   auto t = seed_three();
   t.add_queue(qs("queue4", 2, {{gpu, 10}}));
   for (auto n : {"queue1", "queue2", "queue3", "queue4"}) t.set_pending(n, {{gpu, 100}});
@@ -236,7 +236,7 @@ TEST_CASE("queue: reclaim victims with a running copy of allocation") {
   CHECK(v.empty());
 }
 
-TEST_CASE("queue: non-preemptible tasks are left out before the reclaim walk counts a queue's share") {
+TEST_CASE("volcano: non-preemptible tasks are left out before the reclaim walk counts a queue's share") {
   auto t = seed_three();
   t.add_queue(qs("queue4", 2, {{gpu, 10}}));
   for (auto n : {"queue1", "queue2", "queue3", "queue4"}) t.set_pending(n, {{gpu, 100}});
@@ -256,7 +256,7 @@ TEST_CASE("queue: non-preemptible tasks are left out before the reclaim walk cou
 }
 
 TEST_CASE(
-    "queue: Volcano's preempt candidates are the queue's lower-priority preemptible tasks, least important first") {
+    "volcano: Volcano's preempt candidates are the queue's lower-priority preemptible tasks, least important first") {
   auto t = seed_three();
   t.allocate("a-old-low", "queue1", {{gpu, 1}}, volcano_task_meta{1, true});
   t.allocate("a-new-low", "queue1", {{gpu, 1}}, volcano_task_meta{1, true});
@@ -288,7 +288,7 @@ TEST_CASE(
   CHECK(n[0].job_id == "x");
 }
 
-TEST_CASE("queue: typed errors for double allocation, unknown task/queue, negative amount; state unchanged") {
+TEST_CASE("volcano: typed errors for double allocation, unknown task/queue, negative amount; state unchanged") {
   auto t = seed_three();
   t.allocate("a", "queue1", {{gpu, 2}});
   REQUIRE_THROWS_AS(t.allocate("a", "queue1", {{gpu, 2}}), state_error);
@@ -302,7 +302,7 @@ TEST_CASE("queue: typed errors for double allocation, unknown task/queue, negati
   CHECK(t.allocated(0, 0) == 0);
 }
 
-TEST_CASE("queue: policy adapter") {
+TEST_CASE("volcano: policy adapter") {
   auto t = seed_three();
   for (auto n : {"queue1", "queue2", "queue3"}) t.set_pending(n, {{gpu, 100}});
   t.compute_deserved();
@@ -324,7 +324,7 @@ TEST_CASE("queue: policy adapter") {
   REQUIRE_THROWS_AS(p.release("j1"), unknown_entity_error);
 }
 
-TEST_CASE("queue: randomized invariants against a bisection oracle, order independent") {
+TEST_CASE("volcano: randomized invariants against a bisection oracle, order independent") {
   std::mt19937_64 rng(7);
   for (int round = 0; round < 200; ++round) {
     const int n = 1 + static_cast<int>(rng() % 8);
@@ -392,7 +392,7 @@ TEST_CASE("queue: randomized invariants against a bisection oracle, order indepe
 
 #include <quota/volcano_json.hpp>
 
-TEST_CASE("queue: Volcano Queue and PodGroup JSON reproduce the seed table") {
+TEST_CASE("volcano: Volcano Queue and PodGroup JSON reproduce the seed table") {
   resource_registry reg;
   const auto doc = load_json_file(std::string(QUOTA_SOURCE_DIR) + "/tests/data/volcano/seed_queues.json");
   auto specs = parse_volcano_queues(doc, reg);
@@ -415,7 +415,7 @@ TEST_CASE("queue: Volcano Queue and PodGroup JSON reproduce the seed table") {
       validation_error);
 }
 
-TEST_CASE("queue: Queue status.state is one of Volcano's four values; only Open schedules") {
+TEST_CASE("volcano: Queue status.state is one of Volcano's four values; only Open schedules") {
   resource_registry reg;
   auto one = [&](const std::string& state) {
     const std::string doc = R"({"metadata":{"name":"q"},"status":{"state":")" + state + R"("}})";
@@ -438,7 +438,7 @@ TEST_CASE("queue: Queue status.state is one of Volcano's four values; only Open 
   CHECK(specs.at(1).parent.empty());
 }
 
-TEST_CASE("queue: Queue spec.priority and creationTimestamp are read for queue order; a bad time names the field") {
+TEST_CASE("volcano: Queue spec.priority and creationTimestamp are read for queue order; a bad time names the field") {
   resource_registry reg;
   const json doc = json::parse(R"([
     {"kind": "Queue", "metadata": {"name": "late", "creationTimestamp": "2026-02-01T00:00:00Z"},
@@ -469,7 +469,7 @@ TEST_CASE("queue: Queue spec.priority and creationTimestamp are read for queue o
 
 // ---- upstream fidelity (Volcano's proportion plugin) ----
 
-TEST_CASE("queue: upstream pods take no part in allocatable, preemptive, enqueue and the overcommit gate") {
+TEST_CASE("volcano: upstream pods take no part in allocatable, preemptive, enqueue and the overcommit gate") {
   // Volcano adds one `pods` to every task and leaves it out of
   // LessEqualWithDimensionAndResourcesName (IsIgnoredScalarResource).
   constexpr resource_id pods = resources::pods;
@@ -499,7 +499,7 @@ TEST_CASE("queue: upstream pods take no part in allocatable, preemptive, enqueue
   }
 }
 
-TEST_CASE("queue: upstream all queue weights 0 give every queue deserved 0; the default keeps guarantees") {
+TEST_CASE("volcano: upstream all queue weights 0 give every queue deserved 0; the default keeps guarantees") {
   auto make = [](bool upstream) {
     volcano_model t({gpu}, resource_vector{{gpu, 10}}, {qs("z1", 0, {{gpu, 4}}), qs("z2", 0), qs("idle", 1)},
                  volcano_options{upstream});
@@ -527,7 +527,7 @@ TEST_CASE("queue: upstream all queue weights 0 give every queue deserved 0; the 
   CHECK(up.deserved_floor(2, 0) == 3);
 }
 
-TEST_CASE("queue: upstream sum of guarantees above the cluster total is a warning, with Volcano's realCapability") {
+TEST_CASE("volcano: upstream sum of guarantees above the cluster total is a warning, with Volcano's realCapability") {
   auto specs = [] { return std::vector<volcano_queue_spec>{qs("a", 1, {{gpu, 8}}), qs("b", 1, {{gpu, 6}}), qs("c", 1)}; };
   CHECK_THROWS_AS(volcano_model({gpu}, resource_vector{{gpu, 10}}, specs()), validation_error);
   volcano_model t({gpu}, resource_vector{{gpu, 10}}, specs(), volcano_options{true});
@@ -551,7 +551,7 @@ TEST_CASE("queue: upstream sum of guarantees above the cluster total is a warnin
   CHECK(o.warnings()[0].path == "queue/e/spec/parent");
 }
 
-TEST_CASE("queue: upstream overcommit gate has no guarantee exception") {
+TEST_CASE("volcano: upstream overcommit gate has no guarantee exception") {
   for (const bool upstream : {false, true}) {
     volcano_model t({gpu}, resource_vector{{gpu, 30}}, {qs("queue1", 1), qs("queue4", 2, {{gpu, 10}})},
                  volcano_options{upstream});
@@ -562,7 +562,7 @@ TEST_CASE("queue: upstream overcommit gate has no guarantee exception") {
   }
 }
 
-TEST_CASE("queue: upstream enqueue reads minResources, inqueue and the queue's elastic resources") {
+TEST_CASE("volcano: upstream enqueue reads minResources, inqueue and the queue's elastic resources") {
   volcano_model t({gpu}, resource_vector{{gpu, 10}}, {qs("q", 1, {}, {{gpu, 8}})}, volcano_options{true});
   t.allocate("r", "q", {{gpu, 6}});  // a job of minResources 2 holding 6: elastic 4
   t.set_elastic("q", {{gpu, 4}});
@@ -577,7 +577,7 @@ TEST_CASE("queue: upstream enqueue reads minResources, inqueue and the queue's e
   CHECK(t.elastic(0, 0) == 0);
 }
 
-TEST_CASE("queue: upstream deserved is exact as a fraction, not only floor and ceiling") {
+TEST_CASE("volcano: upstream deserved is exact as a fraction, not only floor and ceiling") {
   volcano_model t({gpu}, resource_vector{{gpu, 20}}, {qs("a", 1), qs("b", 1), qs("c", 1)}, volcano_options{true});
   for (auto n : {"a", "b", "c"}) t.set_pending(n, {{gpu, 100}});
   t.compute_deserved();
@@ -587,7 +587,7 @@ TEST_CASE("queue: upstream deserved is exact as a fraction, not only floor and c
   CHECK(t.deserved_ceil(0, 0) == 7);
 }
 
-TEST_CASE("queue: upstream a queue without jobs sets no guarantee aside in deserved") {
+TEST_CASE("volcano: upstream a queue without jobs sets no guarantee aside in deserved") {
   // Volcano's proportion builds its queues from the session's jobs: an idle
   // queue's guarantee lowers the others' realCapability (totalGuarantee
   // counts every Queue) but is not taken out of what the loop hands out.
@@ -609,7 +609,7 @@ TEST_CASE("queue: upstream a queue without jobs sets no guarantee aside in deser
   CHECK(up.deserved_floor(0, 0) == 0);
 }
 
-TEST_CASE("queue: upstream share leaves out dimensions with deserved 0") {
+TEST_CASE("volcano: upstream share leaves out dimensions with deserved 0") {
   // updateQueueAttrShare walks deserved.ResourceNames(): a dimension with
   // deserved 0 takes no part in the share, whatever is allocated in it.
   volcano_model t({gpu, cpu}, resource_vector{{gpu, 10}, {cpu, 10}}, {qs("a", 1, {}, {{gpu, 0}}), qs("b", 1)},
@@ -626,7 +626,7 @@ TEST_CASE("queue: upstream share leaves out dimensions with deserved 0") {
   CHECK(t.compare_queues(0, 1) < 0);
 }
 
-TEST_CASE("queue: when every queue's demand fits, deserved is the demand and the share orders the queues") {
+TEST_CASE("volcano: when every queue's demand fits, deserved is the demand and the share orders the queues") {
   // updateShare divides allocated by deserved whether or not the cluster is
   // contended: with room for every request, deserved = request, and the queue
   // that holds more of its deserved goes later.
@@ -644,7 +644,7 @@ TEST_CASE("queue: when every queue's demand fits, deserved is the demand and the
   CHECK(t.compare_queues(1, 0) < 0);  // b's share 1/4 is below a's 1/2
 }
 
-TEST_CASE("queue: a job's elastic resources are what it holds beyond its minResources, summed per queue") {
+TEST_CASE("volcano: a job's elastic resources are what it holds beyond its minResources, summed per queue") {
   quota::job j;
   j.id = "a-1";
   j.queue = "a";
@@ -668,7 +668,7 @@ TEST_CASE("queue: a job's elastic resources are what it holds beyond its minReso
   CHECK(book.remove("a-1") == nullptr);  // already out
 }
 
-TEST_CASE("queue: shares compare exactly where allocated x deserved passes 128 bits") {
+TEST_CASE("volcano: shares compare exactly where allocated x deserved passes 128 bits") {
   // deserved = w L with 128-bit terms (weights add up beyond 64 bits); a share
   // is allocated / deserved, and comparing two multiplies three terms
   using quota::detail::int128;

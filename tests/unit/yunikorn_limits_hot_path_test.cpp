@@ -59,7 +59,7 @@ yunikorn_limits_config make_config(const res_ids& r, std::int64_t scale) {
 
 }  // namespace
 
-TEST_CASE("limits: hot path headroom and increase check agree with the general path under random operations") {
+TEST_CASE("yunikorn_limits: hot path headroom and increase check agree with the general path under random operations") {
   resource_registry reg;
   const res_ids r{resources::cpu, resources::memory, resources::pods, resources::nvidia_gpu,
                   reg.intern("example.com/foo")};
@@ -139,7 +139,7 @@ TEST_CASE("limits: hot path headroom and increase check agree with the general p
   CHECK(reloads > 50);
 }
 
-TEST_CASE("limits: a running application's cached limits follow reloads and new resources") {
+TEST_CASE("yunikorn_limits: a running application's cached limits follow reloads and new resources") {
   resource_registry reg;
   const res_ids r{resources::cpu, resources::memory, resources::pods, resources::nvidia_gpu,
                   reg.intern("example.com/foo")};
@@ -174,7 +174,7 @@ TEST_CASE("limits: a running application's cached limits follow reloads and new 
   CHECK(m.tracker_count() == 0);
 }
 
-TEST_CASE("limits: a manager with host locking decides and counts exactly as one with its own lock") {
+TEST_CASE("yunikorn_limits: a manager with host locking decides and counts exactly as one with its own lock") {
   resource_registry reg;
   const res_ids r{resources::cpu, resources::memory, resources::pods, resources::nvidia_gpu,
                   reg.intern("example.com/foo")};
@@ -221,7 +221,7 @@ TEST_CASE("limits: a manager with host locking decides and counts exactly as one
   CHECK(denied > 100);
 }
 
-TEST_CASE("limits: the fused calls on a prepared request decide and count exactly as increase and decrease") {
+TEST_CASE("yunikorn_limits: the fused calls on a prepared request decide and count exactly as increase and decrease") {
   resource_registry reg;
   const res_ids r{resources::cpu, resources::memory, resources::pods, resources::nvidia_gpu,
                   reg.intern("example.com/foo")};

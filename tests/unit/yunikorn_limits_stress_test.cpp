@@ -47,7 +47,7 @@ yunikorn_limits_config config_with(std::int64_t user_cpu, std::int64_t group_cpu
 
 }  // namespace
 
-TEST_CASE("limits: stress - concurrent increase/decrease with repeated reloads keeps exact usage") {
+TEST_CASE("yunikorn_limits: stress - concurrent increase/decrease with repeated reloads keeps exact usage") {
   resource_registry reg;
   yunikorn_limits_model m(reg);
   m.reload(config_with(4000, 12000, 3));

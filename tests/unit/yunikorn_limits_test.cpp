@@ -67,7 +67,7 @@ std::string one_queue(const std::string& limits, const std::string& root_limits 
 
 }  // namespace
 
-TEST_CASE("limits: seed example sue and bob each get their own copy of the limit") {
+TEST_CASE("yunikorn_limits: seed example sue and bob each get their own copy of the limit") {
   resource_registry reg;
   yunikorn_limits_model m(reg);
   m.reload(parse(R"({"name": "root", "limits": [
@@ -90,7 +90,7 @@ TEST_CASE("limits: seed example sue and bob each get their own copy of the limit
   CHECK(m.user_running("sue", "root") == 2);
 }
 
-TEST_CASE("limits: seed four-entry example (sue, development/test, user and group wildcards)") {
+TEST_CASE("yunikorn_limits: seed four-entry example (sue, development/test, user and group wildcards)") {
   resource_registry reg;
   yunikorn_limits_model m(reg);
   m.reload(seed_example(reg));
@@ -129,7 +129,7 @@ TEST_CASE("limits: seed four-entry example (sue, development/test, user and grou
   }
 }
 
-TEST_CASE("limits: validation accepts good configs and names queue path and limit for each rule") {
+TEST_CASE("yunikorn_limits: validation accepts good configs and names queue path and limit for each rule") {
   // a passing config for every rule
   CHECK(problems_of(one_queue(R"([{"limit": "u", "users": ["sue"], "maxapplications": 1},
                                   {"limit": "g", "groups": ["dev"], "maxapplications": 1},
@@ -214,7 +214,7 @@ TEST_CASE("limits: validation accepts good configs and names queue path and limi
   }
 }
 
-TEST_CASE("limits: every problem of a document is reported at once and a rejected reload changes nothing") {
+TEST_CASE("yunikorn_limits: every problem of a document is reported at once and a rejected reload changes nothing") {
   resource_registry reg;
   const std::string file = std::string(QUOTA_SOURCE_DIR) + "/tests/data/yunikorn_limits/invalid.json";
   std::vector<diagnostic> ps;
@@ -243,7 +243,7 @@ TEST_CASE("limits: every problem of a document is reported at once and a rejecte
   CHECK(m.increase("root", "x2", use(1), who("sue")).denied());  // old limit still enforced
 }
 
-TEST_CASE("limits: user limit is the named entry else the wildcard, checked at every level leaf to root") {
+TEST_CASE("yunikorn_limits: user limit is the named entry else the wildcard, checked at every level leaf to root") {
   resource_registry reg;
   yunikorn_limits_model m(reg);
   m.reload(parse(R"({"name": "root", "limits": [{"limit": "root all", "users": ["*"], "maxresources": {"vcore": 3}}],
@@ -265,7 +265,7 @@ TEST_CASE("limits: user limit is the named entry else the wildcard, checked at e
   CHECK(m.user_usage("sue", "root.a") == use(2000));
 }
 
-TEST_CASE("limits: group walk picks the first level with a match, in config order, fixed per application") {
+TEST_CASE("yunikorn_limits: group walk picks the first level with a match, in config order, fixed per application") {
   resource_registry reg;
   yunikorn_limits_model m(reg);
   m.reload(parse(R"({"name": "root",
@@ -290,7 +290,7 @@ TEST_CASE("limits: group walk picks the first level with a match, in config orde
 }
 
 // No cap on the groups of an identity: the one a limit names may come last.
-TEST_CASE("limits: the group a limit names is found among many groups of an identity, at any position") {
+TEST_CASE("yunikorn_limits: the group a limit names is found among many groups of an identity, at any position") {
   resource_registry reg;
   yunikorn_limits_model m(reg);
   m.reload(parse(R"({"name": "root", "queues": [{"name": "a", "limits": [
@@ -306,7 +306,7 @@ TEST_CASE("limits: the group a limit names is found among many groups of an iden
   CHECK(m.group_usage("team-99", "root.a") == use(1));
 }
 
-TEST_CASE("limits: a wildcard group lower in the tree shadows a named group higher up") {
+TEST_CASE("yunikorn_limits: a wildcard group lower in the tree shadows a named group higher up") {
   resource_registry reg;
   yunikorn_limits_model m(reg);
   m.reload(parse(R"({"name": "root",
@@ -327,7 +327,7 @@ TEST_CASE("limits: a wildcard group lower in the tree shadows a named group high
   CHECK(m.group_usage("*", "root.a") == use(5000));
 }
 
-TEST_CASE("limits: a denial of user or group changes nothing anywhere") {
+TEST_CASE("yunikorn_limits: a denial of user or group changes nothing anywhere") {
   resource_registry reg;
   yunikorn_limits_model m(reg);
   m.reload(parse(R"({"name": "root",
@@ -353,7 +353,7 @@ TEST_CASE("limits: a denial of user or group changes nothing anywhere") {
   CHECK(m.user_usage("u1", "root.a") == use(2000));
 }
 
-TEST_CASE("limits: maxapplications denies a new application only, never more usage of a running one") {
+TEST_CASE("yunikorn_limits: maxapplications denies a new application only, never more usage of a running one") {
   resource_registry reg;
   yunikorn_limits_model m(reg);
   m.reload(parse(R"({"name": "root", "limits": [{"limit": "one app", "users": ["*"], "maxapplications": 1}]})", reg));
@@ -369,7 +369,7 @@ TEST_CASE("limits: maxapplications denies a new application only, never more usa
   CHECK(m.can_run_app("root", "b1", who("bob")));  // wildcard: a copy per user
 }
 
-TEST_CASE("limits: decrease is never denied; below zero, unknown app or wrong queue is a typed error") {
+TEST_CASE("yunikorn_limits: decrease is never denied; below zero, unknown app or wrong queue is a typed error") {
   resource_registry reg;
   yunikorn_limits_model m(reg);
   m.reload(parse(R"({"name": "root", "queues": [{"name": "a", "limits": [
@@ -404,7 +404,7 @@ TEST_CASE("limits: decrease is never denied; below zero, unknown app or wrong qu
   REQUIRE_THROWS_AS(m.decrease("root.a", "s1", use(0), true, who("sue")), unknown_entity_error);
 }
 
-TEST_CASE("limits: headroom is the minimum of limit minus usage over the path, for user and group") {
+TEST_CASE("yunikorn_limits: headroom is the minimum of limit minus usage over the path, for user and group") {
   resource_registry reg;
   yunikorn_limits_model m(reg);
   m.reload(parse(R"({"name": "root",
@@ -425,7 +425,7 @@ TEST_CASE("limits: headroom is the minimum of limit minus usage over the path, f
   CHECK(h.bound(resources::cpu) == std::optional<amount>(4000));
 }
 
-TEST_CASE("limits: reload lowering a limit below usage keeps the usage and denies further increases") {
+TEST_CASE("yunikorn_limits: reload lowering a limit below usage keeps the usage and denies further increases") {
   resource_registry reg;
   yunikorn_limits_model m(reg);
   m.reload(
@@ -447,7 +447,7 @@ TEST_CASE("limits: reload lowering a limit below usage keeps the usage and denie
   CHECK(m.increase("root", "b", use(100000), who("bob")).allowed());
 }
 
-TEST_CASE("limits: handles and strings give the same answers; unknown queue and bad amounts are typed errors") {
+TEST_CASE("yunikorn_limits: handles and strings give the same answers; unknown queue and bad amounts are typed errors") {
   resource_registry reg;
   yunikorn_limits_model m(reg);
   m.reload(parse(R"({"name": "root", "queues": [{"name": "a", "limits": [
@@ -475,7 +475,7 @@ TEST_CASE("limits: handles and strings give the same answers; unknown queue and 
   CHECK(m.tracker_count() == 0);
 }
 
-TEST_CASE("limits: overflow is a typed error and changes nothing") {
+TEST_CASE("yunikorn_limits: overflow is a typed error and changes nothing") {
   resource_registry reg;
   yunikorn_limits_model m(reg);
   m.reload(parse(R"({"name": "root", "queues": [{"name": "a"}]})", reg));
@@ -486,7 +486,7 @@ TEST_CASE("limits: overflow is a typed error and changes nothing") {
   CHECK(m.user_usage("sue", "root") == use(big));
 }
 
-TEST_CASE("limits: usage JSON has the shape of YuniKorn's /usage/users and /usage/groups") {
+TEST_CASE("yunikorn_limits: usage JSON has the shape of YuniKorn's /usage/users and /usage/groups") {
   resource_registry reg;
   yunikorn_limits_model m(reg);
   m.reload(parse(R"({"name": "root", "limits": [{"limit": "r", "users": ["user1"], "maxapplications": 10}],
@@ -524,7 +524,7 @@ TEST_CASE("limits: usage JSON has the shape of YuniKorn's /usage/users and /usag
   CHECK(groups[0]["queues"]["children"][0]["maxResources"] == json{{"vcore", 10000}});
 }
 
-TEST_CASE("limits: policy adapter maps job queue, identity, id and request onto the trackers") {
+TEST_CASE("yunikorn_limits: policy adapter maps job queue, identity, id and request onto the trackers") {
   resource_registry reg;
   yunikorn_limits_policy p(reg);
   yunikorn_limits_model& m = p.manager();
@@ -557,7 +557,7 @@ TEST_CASE("limits: policy adapter maps job queue, identity, id and request onto 
   CHECK(m.user_usage("sue", "root") == use(1000));
 }
 
-TEST_CASE("limits: policy adapter qualifies a bare queue name with root., may own its manager, introspects") {
+TEST_CASE("yunikorn_limits: policy adapter qualifies a bare queue name with root., may own its manager, introspects") {
   CHECK(yunikorn_limits_policy::qualify("a") == "root.a");
   CHECK(yunikorn_limits_policy::qualify("a.b") == "root.a.b");
   CHECK(yunikorn_limits_policy::qualify("root.a") == "root.a");
@@ -612,7 +612,7 @@ TEST_CASE("limits: policy adapter qualifies a bare queue name with root., may ow
   p.reset();
 }
 
-TEST_CASE("limits: reload of maxapplications and of the wildcard group applies to running trackers") {
+TEST_CASE("yunikorn_limits: reload of maxapplications and of the wildcard group applies to running trackers") {
   resource_registry reg;
   yunikorn_limits_model m(reg);
   const auto cfg = [&](int apps, const char* pool) {
@@ -644,7 +644,7 @@ TEST_CASE("limits: reload of maxapplications and of the wildcard group applies t
   CHECK_FALSE(m.can_run_app("root", "a4", who("sue", {"x"})));              // 1 app of 1 running
 }
 
-TEST_CASE("limits: removed applications are forgotten, so memory follows the running applications") {
+TEST_CASE("yunikorn_limits: removed applications are forgotten, so memory follows the running applications") {
   resource_registry reg;
   yunikorn_limits_model m(reg);
   m.reload(parse(R"({"name": "root", "queues": [{"name": "a", "limits": [
@@ -688,7 +688,7 @@ TEST_CASE("limits: removed applications are forgotten, so memory follows the run
   REQUIRE_THROWS_AS(m.release_app(a), unknown_entity_error);
 }
 
-TEST_CASE("limits: JSON null means absent, and a wrongly typed field is reported at its path") {
+TEST_CASE("yunikorn_limits: JSON null means absent, and a wrongly typed field is reported at its path") {
   resource_registry reg;
   // every optional field may be null: the same as leaving it out
   const auto cfg = parse(R"({"name": "root", "maxapplications": null, "limits": null, "queues": [
@@ -729,7 +729,7 @@ TEST_CASE("limits: JSON null means absent, and a wrongly typed field is reported
   CHECK(any_problem(ps, "root.c.limits[0]", "names no user and no group"));
 }
 
-TEST_CASE("limits: partition documents pick a partition by name and merge partition and root limits") {
+TEST_CASE("yunikorn_limits: partition documents pick a partition by name and merge partition and root limits") {
   const std::string lim = R"([{"limit": "l", "users": ["sue"], "maxapplications": 1}])";
   const auto load = [](const std::string& text, const std::string& partition = "") {
     resource_registry reg;
@@ -809,7 +809,7 @@ TEST_CASE("limits: partition documents pick a partition by name and merge partit
   }
 }
 
-TEST_CASE("limits: the root queue must be named root") {
+TEST_CASE("yunikorn_limits: the root queue must be named root") {
   const auto top = problems_of(R"({"name": "top", "limits": [{"users": ["sue"], "maxapplications": 1}]})");
   REQUIRE(top.size() == 1);
   CHECK(top[0].path == "top");
@@ -820,7 +820,7 @@ TEST_CASE("limits: the root queue must be named root") {
   CHECK(empty[0].message == "the root queue must be named 'root'");
 }
 
-TEST_CASE("limits: user, group and queue names may not be empty or hold blanks, commas or control characters") {
+TEST_CASE("yunikorn_limits: user, group and queue names may not be empty or hold blanks, commas or control characters") {
   const auto ps = problems_of(one_queue(
       R"([{"limit": "odd names", "users": ["", "a b", "a\tb", "a\nb", "a\rb", "a,b", "a\u0001b", "ok.name"],
           "maxapplications": 1}])"));
@@ -842,7 +842,7 @@ TEST_CASE("limits: user, group and queue names may not be empty or hold blanks, 
   CHECK(any_problem(qs, "root.queues[0]", "invalid queue name 'team a'"));
 }
 
-TEST_CASE("limits: a named user is held to the maxapplications of an ancestor's wildcard user entry") {
+TEST_CASE("yunikorn_limits: a named user is held to the maxapplications of an ancestor's wildcard user entry") {
   const std::string root = R"([{"limit": "everyone", "users": ["*"], "maxapplications": 2}])";
   CHECK(problems_of(one_queue(R"([{"limit": "bob", "users": ["bob"], "maxapplications": 2}])", root)).empty());
   const auto more = problems_of(one_queue(R"([{"limit": "bob", "users": ["bob"], "maxapplications": 3}])", root));
@@ -856,7 +856,7 @@ TEST_CASE("limits: a named user is held to the maxapplications of an ancestor's 
   CHECK(any_problem(unlimited, "root.a.limits[0]", "maxapplications unlimited exceeds the wildcard entry"));
 }
 
-TEST_CASE("limits: a config built in code is validated too: negative maxima, root name") {
+TEST_CASE("yunikorn_limits: a config built in code is validated too: negative maxima, root name") {
   resource_registry reg;
   yunikorn_limits_config cfg;
   limits_queue a;
@@ -891,7 +891,7 @@ TEST_CASE("limits: a config built in code is validated too: negative maxima, roo
   REQUIRE(d.size() == 1);
 }
 
-TEST_CASE("limits: with vcore_as_cpu off, vcore is a resource of its own in limits, requests and usage JSON") {
+TEST_CASE("yunikorn_limits: with vcore_as_cpu off, vcore is a resource of its own in limits, requests and usage JSON") {
   resource_registry reg;
   yunikorn_limits_json_options opt;
   opt.vcore_as_cpu = false;
@@ -927,7 +927,7 @@ TEST_CASE("limits: with vcore_as_cpu off, vcore is a resource of its own in limi
   }
 }
 
-TEST_CASE("limits: handles that name nothing, or an application that is not running, are typed errors") {
+TEST_CASE("yunikorn_limits: handles that name nothing, or an application that is not running, are typed errors") {
   resource_registry reg;
   yunikorn_limits_model m(reg);
   m.reload(parse(R"({"name": "root", "queues": [{"name": "a", "limits": [
@@ -978,7 +978,7 @@ TEST_CASE("limits: handles that name nothing, or an application that is not runn
   CHECK(m.user_running("sue", "root") == 1);
 }
 
-TEST_CASE("limits: an empty application name is an error for a change, and a new application for a question") {
+TEST_CASE("yunikorn_limits: an empty application name is an error for a change, and a new application for a question") {
   resource_registry reg;
   yunikorn_limits_model m(reg);
   m.reload(parse(R"({"name": "root", "queues": [{"name": "a", "limits": [
@@ -995,7 +995,7 @@ TEST_CASE("limits: an empty application name is an error for a change, and a new
   CHECK(m.can_run_app("root.a", "s1", who("sue")));      // the running one may go on
 }
 
-TEST_CASE("limits: can_run_app is false when the group's maxapplications is used up by another user") {
+TEST_CASE("yunikorn_limits: can_run_app is false when the group's maxapplications is used up by another user") {
   resource_registry reg;
   yunikorn_limits_model m(reg);
   m.reload(parse(R"({"name": "root", "limits": [{"limit": "dev", "groups": ["dev"], "maxapplications": 1}],
@@ -1012,7 +1012,7 @@ TEST_CASE("limits: can_run_app is false when the group's maxapplications is used
   CHECK(m.can_run_app("root.a", "y", who("bob", {"qa"})));  // not in dev: not counted there
 }
 
-TEST_CASE("limits: headroom of an application asked for another user or another queue") {
+TEST_CASE("yunikorn_limits: headroom of an application asked for another user or another queue") {
   resource_registry reg;
   yunikorn_limits_model m(reg);
   m.reload(parse(R"({"name": "root",
@@ -1037,7 +1037,7 @@ TEST_CASE("limits: headroom of an application asked for another user or another 
   CHECK(m.user_usage("sue", "root.a") == use(2000));
 }
 
-TEST_CASE("limits: headroom of a custom resource is the smallest room over every level") {
+TEST_CASE("yunikorn_limits: headroom of a custom resource is the smallest room over every level") {
   resource_registry reg;
   // many custom resources: the limited one has a large id
   for (int i = 0; i < 20; ++i) (void)reg.intern("example.com/r" + std::to_string(i));
@@ -1064,7 +1064,7 @@ TEST_CASE("limits: headroom of a custom resource is the smallest room over every
   CHECK(d.reasons()[0].resource_name == "example.com/r19");
 }
 
-TEST_CASE("limits: a request whose sum would overflow a limited resource is denied, not an overflow error") {
+TEST_CASE("yunikorn_limits: a request whose sum would overflow a limited resource is denied, not an overflow error") {
   resource_registry reg;
   yunikorn_limits_model m(reg);
   m.reload(parse(R"({"name": "root", "queues": [{"name": "a"}]})", reg));
@@ -1083,7 +1083,7 @@ TEST_CASE("limits: a request whose sum would overflow a limited resource is deni
   CHECK(m.user_usage("sue", "root.a") == use(big));
 }
 
-TEST_CASE("limits: an identity's empty and '*' groups are ignored: nobody joins the wildcard pool by name") {
+TEST_CASE("yunikorn_limits: an identity's empty and '*' groups are ignored: nobody joins the wildcard pool by name") {
   resource_registry reg;
   yunikorn_limits_model m(reg);
   m.reload(parse(R"({"name": "root", "queues": [{"name": "a", "limits": [
@@ -1103,7 +1103,7 @@ TEST_CASE("limits: an identity's empty and '*' groups are ignored: nobody joins 
   CHECK(m.increase("root.a", "b1", use(3000), who("bob", {"x"})).denied());
 }
 
-TEST_CASE("limits: by name, a running application asked for in another queue or by another user is a conflict") {
+TEST_CASE("yunikorn_limits: by name, a running application asked for in another queue or by another user is a conflict") {
   resource_registry reg;
   yunikorn_limits_model m(reg);
   m.reload(parse(R"({"name": "root", "queues": [{"name": "a", "limits": [
@@ -1132,7 +1132,7 @@ TEST_CASE("limits: by name, a running application asked for in another queue or 
   CHECK(m.user_usage("sue", "root.b").is_zero());
 }
 
-TEST_CASE("limits: a held application id is a new application until its first increase by name") {
+TEST_CASE("yunikorn_limits: a held application id is a new application until its first increase by name") {
   resource_registry reg;
   yunikorn_limits_model m(reg);
   m.reload(parse(R"({"name": "root", "queues": [{"name": "a", "limits": [
@@ -1176,7 +1176,7 @@ std::vector<diagnostic> problems_upstream(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("limits: upstream maxresources with some amounts zero is accepted, and a zero amount binds") {
+TEST_CASE("yunikorn_limits: upstream maxresources with some amounts zero is accepted, and a zero amount binds") {
   // YuniKorn's StrictlyGreaterThanZero: no negative amount and at least one positive
   const std::string some_zero =
       one_queue(R"([{"limit": "no cpu", "users": ["sue"], "maxresources": {"memory": 100, "vcore": 0}}])");
@@ -1198,7 +1198,7 @@ TEST_CASE("limits: upstream maxresources with some amounts zero is accepted, and
   CHECK(m.headroom("root.a", "app-1", who("sue")).bound(resources::memory) == std::optional<amount>(40));
 }
 
-TEST_CASE("limits: upstream a cpu limit is a resource named cpu that never binds pod cpu, and the loader warns") {
+TEST_CASE("yunikorn_limits: upstream a cpu limit is a resource named cpu that never binds pod cpu, and the loader warns") {
   for (const bool upstream : {false, true}) {
     resource_registry reg;
     yunikorn_limits_json_options opt;
@@ -1229,7 +1229,7 @@ TEST_CASE("limits: upstream a cpu limit is a resource named cpu that never binds
   CHECK(*cfg.root.queues[0].limits[0].max_resources.find(resources::cpu) == 2000);
 }
 
-TEST_CASE("limits: upstream user, group and queue names follow YuniKorn's patterns") {
+TEST_CASE("yunikorn_limits: upstream user, group and queue names follow YuniKorn's patterns") {
   for (const bool upstream : {false, true}) {
     auto problems = [&](const std::string& t) { return upstream ? problems_upstream(t) : problems_of(t); };
     // users: a letter or '_' first; then letters, digits and : # / _ . @ -; a final '$'
@@ -1258,7 +1258,7 @@ TEST_CASE("limits: upstream user, group and queue names follow YuniKorn's patter
   }
 }
 
-TEST_CASE("limits: upstream a wildcard after names in one list is accepted with YuniKorn's meaning") {
+TEST_CASE("yunikorn_limits: upstream a wildcard after names in one list is accepted with YuniKorn's meaning") {
   const std::string mixed = one_queue(R"([{"limit": "mixed", "users": ["alice", "*"], "maxapplications": 1},
                                           {"limit": "g", "groups": ["dev", "*"], "maxapplications": 2}])");
   CHECK(any_problem(problems_of(mixed), "root.a.limits[0]", "must be the only entry"));  // the default refuses it
@@ -1279,7 +1279,7 @@ TEST_CASE("limits: upstream a wildcard after names in one list is accepted with 
   CHECK(m.group_of("e1") == "*");
 }
 
-TEST_CASE("limits: upstream a bad quantity is reported once, as written") {
+TEST_CASE("yunikorn_limits: upstream a bad quantity is reported once, as written") {
   for (const bool upstream : {false, true}) {
     const std::string text = one_queue(R"([{"limit": "huge", "users": ["sue"], "maxresources": {"vcore": "1000P"}},
                                            {"limit": "odd", "users": ["bob"], "maxresources": {"memory": "12Qi"}}])");
@@ -1293,7 +1293,7 @@ TEST_CASE("limits: upstream a bad quantity is reported once, as written") {
   }
 }
 
-TEST_CASE("limits: upstream an increase or decrease with an empty queue, application or user is ignored") {
+TEST_CASE("yunikorn_limits: upstream an increase or decrease with an empty queue, application or user is ignored") {
   const std::string text = one_queue(R"([{"limit": "one", "users": ["sue"], "maxapplications": 1}])");
   resource_registry reg;
   yunikorn_limits_model m(reg);
@@ -1316,7 +1316,7 @@ TEST_CASE("limits: upstream an increase or decrease with an empty queue, applica
   CHECK(d.tracker_count() == 0);
 }
 
-TEST_CASE("limits: upstream headroom and can_run_app link the application's group, which a later increase keeps") {
+TEST_CASE("yunikorn_limits: upstream headroom and can_run_app link the application's group, which a later increase keeps") {
   const std::string text = R"({"name": "root", "queues": [{"name": "a", "limits": [
       {"limit": "dev", "groups": ["dev"], "maxresources": {"vcore": 1}},
       {"limit": "ops", "groups": ["ops"], "maxresources": {"vcore": 8}}]}]})";
@@ -1340,7 +1340,7 @@ TEST_CASE("limits: upstream headroom and can_run_app link the application's grou
   }
 }
 
-TEST_CASE("limits: upstream quantities follow YuniKorn's syntax: digits and an SI suffix, m for vcore only") {
+TEST_CASE("yunikorn_limits: upstream quantities follow YuniKorn's syntax: digits and an SI suffix, m for vcore only") {
   auto with = [](const std::string& res) {
     return one_queue(R"([{"limit": "q", "users": ["sue"], "maxresources": )" + res + "}]");
   };
@@ -1365,7 +1365,7 @@ TEST_CASE("limits: upstream quantities follow YuniKorn's syntax: digits and an S
   CHECK(*cfg.root.queues[0].limits[0].max_resources.find(resources::cpu) == 500);
 }
 
-TEST_CASE("limits: upstream a reload below usage keeps it, and a leaf limit above its parent's is refused") {
+TEST_CASE("yunikorn_limits: upstream a reload below usage keeps it, and a leaf limit above its parent's is refused") {
   auto cfg = [](int root_vcore, int leaf_vcore) {
     return R"({"name": "root", "limits": [{"limit": "r", "users": ["sue"], "maxresources": {"vcore": )" +
            std::to_string(root_vcore) + R"(}}], "queues": [{"name": "a", "limits": [
@@ -1403,7 +1403,7 @@ TEST_CASE("limits: upstream a reload below usage keeps it, and a leaf limit abov
   CHECK(m.increase("root.a", "app-1", use(1000), who("sue")).allowed());  // 2 + 1 <= 3 again
 }
 
-TEST_CASE("limits: upstream the users and groups a limit names are in the usage JSON from the config on") {
+TEST_CASE("yunikorn_limits: upstream the users and groups a limit names are in the usage JSON from the config on") {
   const std::string text = R"({"name": "root", "queues": [
       {"name": "a", "limits": [{"limit": "sue", "users": ["sue"], "maxresources": {"vcore": 5}},
                                {"limit": "dev", "groups": ["dev"], "maxapplications": 3},
@@ -1441,7 +1441,7 @@ TEST_CASE("limits: upstream the users and groups a limit names are in the usage 
         json::parse(R"({"queuePath": "root.a", "maxResources": {"vcore": 5000}})"));
 }
 
-TEST_CASE("limits: upstream the root queue may not set resources") {
+TEST_CASE("yunikorn_limits: upstream the root queue may not set resources") {
   const std::string text = R"({"name": "root", "resources": {"max": {"vcore": 8}}, "queues": [{"name": "y"}]})";
   CHECK(problems_of(text).empty());  // the default: a bound like any other queue's
   const auto ps = problems_upstream(text);
@@ -1449,7 +1449,7 @@ TEST_CASE("limits: upstream the root queue may not set resources") {
   CHECK(ps[0].path == "root.resources.max");
 }
 
-TEST_CASE("limits: upstream a reload that removes a group's limit drops its usage along the path and unlinks") {
+TEST_CASE("yunikorn_limits: upstream a reload that removes a group's limit drops its usage along the path and unlinks") {
   // dev is limited at the root and at root.a; the reload removes the root.a entry
   auto cfg = [](bool leaf) {
     return std::string(R"({"name": "root", "limits": [{"limit": "dev all", "groups": ["dev"], "maxapplications": 5}],

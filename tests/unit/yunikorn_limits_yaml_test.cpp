@@ -65,7 +65,7 @@ bool any_problem(const std::vector<diagnostic>& ps, const std::string& path_part
 
 }  // namespace
 
-TEST_CASE("limits: YAML seed four-entry config equals its JSON twin") {
+TEST_CASE("yunikorn_limits: YAML seed four-entry config equals its JSON twin") {
   resource_registry reg_json, reg_yaml;
   const yunikorn_limits_config from_json = load_yunikorn_limits_config_file(data_path("seed_example.json"), reg_json);
   const yunikorn_limits_config from_yaml = load_yunikorn_limits_config_yaml(read_text(data_path("seed_example.yaml")), reg_yaml);
@@ -91,7 +91,7 @@ TEST_CASE("limits: YAML seed four-entry config equals its JSON twin") {
   CHECK(m.increase("root.dev", "s1", one, limits_identity{"sue", {}}).denied());
 }
 
-TEST_CASE("limits: a bad YAML config is a typed error naming the item") {
+TEST_CASE("yunikorn_limits: a bad YAML config is a typed error naming the item") {
   // a rule violation: the wildcard user is not the only entry of its list
   const auto ps = yaml_problems(R"(
 queues:
@@ -145,7 +145,7 @@ queues:
   }
 }
 
-TEST_CASE("limits: YAML scalars keep their YAML type: booleans, null, signs and over-long digits") {
+TEST_CASE("yunikorn_limits: YAML scalars keep their YAML type: booleans, null, signs and over-long digits") {
   // accepted: a signed count, null (absent) fields, a quoted quantity
   resource_registry reg;
   const auto cfg = load_yunikorn_limits_config_yaml(R"(
@@ -193,7 +193,7 @@ queues:
                       "expected a non-negative integer, got string"));
 }
 
-TEST_CASE("limits: a YAML map key that is not a scalar is a parse error naming where it is") {
+TEST_CASE("yunikorn_limits: a YAML map key that is not a scalar is a parse error naming where it is") {
   resource_registry reg;
   try {
     (void)load_yunikorn_limits_config_yaml("? [a, b]\n: 1\n", reg);
@@ -210,7 +210,7 @@ TEST_CASE("limits: a YAML map key that is not a scalar is a parse error naming w
   }
 }
 
-TEST_CASE("limits: a YAML file with a syntax error is a parse error naming the file and the line") {
+TEST_CASE("yunikorn_limits: a YAML file with a syntax error is a parse error naming the file and the line") {
   const auto file =
       (std::filesystem::temp_directory_path() /
        ("quota-limits-yaml-" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) + ".yaml"))
