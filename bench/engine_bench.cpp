@@ -33,8 +33,8 @@ namespace qs = quota::sim;
 // The eleven models in the order `generate --policy all` lists them.
 using model_types =
     std::tuple<qs::sim_budget, qs::sim_elastic_quota, quota::kai_claims_policy, quota::kai_fair_share_policy,
-               quota::kueue_policy, qs::sim_named<quota::priority_class_quota_policy>, quota::running_limits_policy,
-               qs::sim_named<quota::sharing_pools_policy>, qs::detail::volcano_sim_policy,
+               quota::kueue_policy, qs::registry_bound<quota::priority_class_quota_policy>, quota::running_limits_policy,
+               qs::registry_bound<quota::sharing_pools_policy>, qs::detail::volcano_sim_policy,
                qs::detail::volcano_capacity_sim_policy, qs::detail::sim_yunikorn_limits>;
 
 template <class Tuple>

@@ -23,7 +23,7 @@ void run(const std::string& dir, kai_claims_mode mode) {
   kai_claims_config cfg;
   cfg.mode = mode;
   kai_claims_model m(cfg);
-  std::cout << "== " << (mode == kai_claims_mode::design ? "design (default)" : "kai-strict") << " ==\n";
+  std::cout << "== " << (mode == kai_claims_mode::owning_queue ? "owning_queue (default)" : "upstream") << " ==\n";
   load_device_classes(m, load_json_file(dir + "/deviceclasses.json"));
   const auto claims = load_resource_claims(m, load_json_file(dir + "/claims.json"));
   const auto pods = load_claim_pods(m, load_json_file(dir + "/pods.json"));
@@ -58,7 +58,7 @@ void run(const std::string& dir, kai_claims_mode mode) {
     std::cout << "claim " << m.claim_key(c) << ": ";
     if (!m.accounted(c))
       std::cout << "not accounted";
-    else if (m.config().mode == kai_claims_mode::kai_strict)
+    else if (m.config().mode == kai_claims_mode::upstream)
       std::cout << "charged to every consuming pod's queue";
     else if (m.orphan(c))
       std::cout << "orphan";
@@ -78,8 +78,8 @@ void run(const std::string& dir, kai_claims_mode mode) {
 int main(int argc, char** argv) {
   try {
     const std::string dir = argc > 1 ? argv[1] : QUOTA_EXAMPLE_DIR;
-    run(dir, kai_claims_mode::design);
-    run(dir, kai_claims_mode::kai_strict);
+    run(dir, kai_claims_mode::owning_queue);
+    run(dir, kai_claims_mode::upstream);
   } catch (const quota::error& e) {
     std::cerr << e.what() << "\n";
     return 1;

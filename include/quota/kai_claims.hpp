@@ -35,8 +35,8 @@ using claim_binding_id = std::uint32_t;
 /// "No claim / no queue / no binding".
 inline constexpr std::uint32_t claim_none = 0xFFFFFFFFu;
 
-/// design: KAI's claim-sharing design proposal, docs/kai-claims.md#references (default). kai_strict: KAI's current rules.
-enum class kai_claims_mode : std::uint8_t { design, kai_strict };
+/// design: KAI's claim-sharing design proposal, docs/kai-claims.md#references (default). upstream: KAI's current rules.
+enum class kai_claims_mode : std::uint8_t { owning_queue, upstream };
 /// What happens when a claim's owner has no pod left on it but others do.
 enum class claim_locking : std::uint8_t {
   deny_foreign,  ///< foreign non-preemptible pods may not share (default); a claim left to foreigners is reported
@@ -61,7 +61,7 @@ enum class claim_owner_source : std::uint8_t { none, label, first_bind, attribut
 struct kai_claims_config {
   /// Label that names a claim's (and a pod's) queue.
   std::string queue_label_key = "kai.scheduler/queue";
-  kai_claims_mode mode = kai_claims_mode::design;
+  kai_claims_mode mode = kai_claims_mode::owning_queue;
   claim_locking locking = claim_locking::deny_foreign;
   /// With deny_foreign: pods protected by a minimum runtime lock like non-preemptible ones.
   bool min_runtime_locks = true;
@@ -99,7 +99,7 @@ struct claim_device {
   /// Consumed capacities of an allocation result: (capacity name, amount in base units).
   std::vector<std::pair<std::string, std::int64_t>> capacity;
   /// allocationMode neither ExactCount nor All (spec requests only): a
-  /// validation error in design mode; kai_strict skips the request (counts 0),
+  /// validation error in owning_queue mode; upstream skips the request (counts 0),
   /// as KAI does.
   bool unknown_mode = false;
 };
@@ -274,7 +274,7 @@ class kai_claims_model {
   void set_sharing(std::string_view name, bool shares) { queues_[queue(name)].shares = shares; }
   [[nodiscard]] bool shares(claim_queue_id q) const { return queue_at(q).shares; }
   [[nodiscard]] bool queue_live(claim_queue_id q) const { return queue_at(q).live; }
-  /// Charges (claims owned, or per-pod charges in kai_strict) of queue q.
+  /// Charges (claims owned, or per-pod charges in upstream) of queue q.
   [[nodiscard]] const resource_vector& charge_of(claim_queue_id q) const { return queue_at(q).charge; }
   [[nodiscard]] std::size_t queue_count() const noexcept { return queues_.size(); }
 
@@ -339,7 +339,7 @@ class kai_claims_model {
     class_flags_.insert_or_assign(std::string(device_class), accounted);
   }
   [[nodiscard]] bool class_accounted(std::string_view device_class) const {
-    if (cfg_.mode == kai_claims_mode::kai_strict) return detail::claims_kai_gpu_class(device_class);
+    if (cfg_.mode == kai_claims_mode::upstream) return detail::claims_kai_gpu_class(device_class);
     if (auto it = class_flags_.find(device_class); it != class_flags_.end()) return it->second;
     if (cfg_.accounted_class) return cfg_.accounted_class(device_class);
     return true;
@@ -358,11 +358,11 @@ class kai_claims_model {
       for (std::size_t i = 0; i < lines.size(); ++i) {
         const std::string p = "claim " + key + "." + std::string(field) + "[" + std::to_string(i) + "]";
         if (lines[i].device_class.empty()) diag.add(p + ".deviceClassName", "empty device class");
-        // kai_strict: a request count <= 0 counts 1, as in KAI
-        const bool kai_request = cfg_.mode == kai_claims_mode::kai_strict && &lines == &s.requests;
+        // upstream: a request count <= 0 counts 1, as in KAI
+        const bool kai_request = cfg_.mode == kai_claims_mode::upstream && &lines == &s.requests;
         if (lines[i].count < 0 && !kai_request)
           diag.add(p + ".count", "negative count " + std::to_string(lines[i].count));
-        if (lines[i].unknown_mode && cfg_.mode == kai_claims_mode::design)
+        if (lines[i].unknown_mode && cfg_.mode == kai_claims_mode::owning_queue)
           diag.add(p + ".allocationMode", "unknown allocation mode (ExactCount or All)");
         for (const auto& [cap, v] : lines[i].capacity) {
           if (v < 0) diag.add(p + ".consumedCapacity." + cap, "negative amount");
@@ -386,7 +386,7 @@ class kai_claims_model {
     c.per_pod = s.per_pod;
     c.allocated = s.allocated;
     resource_registry reg = reg_;  // interning on a copy keeps the strong guarantee
-    if (cfg_.mode == kai_claims_mode::design) {
+    if (cfg_.mode == kai_claims_mode::owning_queue) {
       const auto& lines = s.allocated ? s.allocation : s.requests;
       for (const auto& r : s.requests)
         if (class_accounted(r.device_class)) c.accounted = true;
@@ -427,7 +427,7 @@ class kai_claims_model {
     if (claims_.size() == claims_.capacity()) claims_.reserve(claims_.size() * 2 + 16);
     // the label's queue exists from now on (interning may throw: nothing else changed yet)
     const std::size_t queues_before = queues_.size();
-    if (!c.label.empty() && !c.per_pod && c.accounted && cfg_.mode == kai_claims_mode::design) {
+    if (!c.label.empty() && !c.per_pod && c.accounted && cfg_.mode == kai_claims_mode::owning_queue) {
       c.owner = queue(c.label);
       c.source = claim_owner_source::label;
     }
@@ -483,7 +483,7 @@ class kai_claims_model {
     return 0;
   }
   /// The claim's charge (design: allocation result of accounted classes;
-  /// kai_strict: what each consuming pod is charged).
+  /// upstream: what each consuming pod is charged).
   [[nodiscard]] const resource_vector& claim_charge(claim_id c) const { return claim_ref(c).charge; }
   /// The claim's devices on its node, by device class, accounted or not (the
   /// allocation; before it, the requests with a known count).
@@ -534,7 +534,7 @@ class kai_claims_model {
       throw unknown_entity_error(error_id::unknown_queue, "queue id", std::to_string(p.queue));
     for (const claim_id c : claims) {
       const auto& cl = claims_[c];
-      if (cfg_.mode == kai_claims_mode::design && cl.accounted && !cl.per_pod && cl.owner == claim_none &&
+      if (cfg_.mode == kai_claims_mode::owning_queue && cl.accounted && !cl.per_pod && cl.owner == claim_none &&
           cl.consumers > 0 && !cl.orphan)
         throw state_error(error_id::state_out_of_order,
                           "claims: claim '" + cl.key + "' has restored consumers; call finish_snapshot first");
@@ -559,7 +559,7 @@ class kai_claims_model {
     std::map<claim_queue_id, resource_vector> incoming;
     for (claim_id c = 0; c < claims_.size(); ++c) {
       const auto& cl = claims_[c];
-      if (cfg_.mode != kai_claims_mode::design || !cl.accounted || cl.per_pod || cl.owner != claim_none || cl.orphan ||
+      if (cfg_.mode != kai_claims_mode::owning_queue || !cl.accounted || cl.per_pod || cl.owner != claim_none || cl.orphan ||
           cl.consumers == 0)
         continue;
       claim_queue_id to = claim_none;
@@ -658,7 +658,7 @@ class kai_claims_model {
                    cfg_.max_consumers,
                    "claim '" + cl.key + "' would pass its maximum number of consumers"});
     if (!cl.accounted || cl.per_pod) return;  // rule 4 / per-pod claims: no sharing checks
-    if (cfg_.mode == kai_claims_mode::kai_strict) {
+    if (cfg_.mode == kai_claims_mode::upstream) {
       if (cl.label.empty()) {
         d.add(reason{kai_claims_model_name,
                      "missing_queue_label",
@@ -757,7 +757,7 @@ class kai_claims_model {
     const std::uint64_t seq = ++seq_;
     for (const claim_id c : claims) {
       auto& cl = claims_[c];
-      if (cfg_.mode == kai_claims_mode::design && cl.accounted && cl.owner == claim_none && !cl.orphan && !restoring) {
+      if (cfg_.mode == kai_claims_mode::owning_queue && cl.accounted && cl.owner == claim_none && !cl.orphan && !restoring) {
         cl.owner = p.queue;  // rule 2: the first pod that binds it
         cl.source = cl.per_pod ? claim_owner_source::per_pod : claim_owner_source::first_bind;
       }
@@ -776,7 +776,7 @@ class kai_claims_model {
         if (actions) actions->push_back({claim_action_kind::unpinned, c, p.queue});
       }
       // every bind request names the owner the engine recorded (racing rule)
-      if (actions && cfg_.mode == kai_claims_mode::design && cl.accounted && cl.owner != claim_none &&
+      if (actions && cfg_.mode == kai_claims_mode::owning_queue && cl.accounted && cl.owner != claim_none &&
           cl.source != claim_owner_source::label)
         actions->push_back({claim_action_kind::upsert_label, c, cl.owner});
     }
@@ -787,7 +787,7 @@ class kai_claims_model {
   void charge_on_bind(claim_id c, const claim_pod& p, bool restoring, bool apply) {
     auto& cl = claims_[c];
     if (!cl.accounted) return;
-    if (cfg_.mode == kai_claims_mode::kai_strict) {
+    if (cfg_.mode == kai_claims_mode::upstream) {
       // KAI today: every consuming pod is charged the claim's devices
       auto& qc = queues_[p.queue].charge;
       resource_vector v = cl.charge;
@@ -832,7 +832,7 @@ class kai_claims_model {
         break;
       }
     cl.consumers -= n;
-    if (cfg_.mode == kai_claims_mode::kai_strict) {
+    if (cfg_.mode == kai_claims_mode::upstream) {
       if (cl.accounted) {
         resource_vector v = cl.charge;                                                  // inline storage: no allocation
         for (const auto& e : cl.charge) v.set(e.id, e.value * static_cast<amount>(n));  // was added at bind: exact
@@ -979,7 +979,7 @@ class kai_claims_policy {
   /// newest bind first, non-preemptible ones included (rule `owner_evicts`,
   /// entity the claim). A queue the model has not seen owns nothing.
   void victims(const job& j, std::vector<victim>& out) const {
-    if (!model_.config().owner_evicts || model_.config().mode != kai_claims_mode::design) return;
+    if (!model_.config().owner_evicts || model_.config().mode != kai_claims_mode::owning_queue) return;
     const claim_queue_id q = model_.find_queue(j.queue);
     if (q == claim_none) return;
     std::vector<claim_id> named;

@@ -96,7 +96,7 @@ namespace detail {
 inline void claims_request_line(const json& r, const std::string& path, claim_spec& s, bool alternative,
                                 std::vector<std::pair<std::string, std::string>>& classes, const std::string& name,
                                 diagnostics& diag, kai_claims_mode model_mode) {
-  const bool kai = model_mode == kai_claims_mode::kai_strict;
+  const bool kai = model_mode == kai_claims_mode::upstream;
   claim_device dev;
   dev.alternative = alternative;
   const json* cls = claims_field(r, "deviceClassName");
@@ -118,7 +118,7 @@ inline void claims_request_line(const json& r, const std::string& path, claim_sp
   } else if (mode == "ExactCount") {
     dev.count = 1;
     if (const json* c = claims_field(r, "count")) {
-      // kai_strict reads any integer: KAI counts 1 for a count not above 0
+      // upstream reads any integer: KAI counts 1 for a count not above 0
       if (!c->is_number_integer() || (!kai && c->get<std::int64_t>() < 1))
         diag.add(path + ".count", kai ? "must be an integer" : "must be an integer >= 1");
       else
@@ -138,11 +138,11 @@ inline void claims_request_line(const json& r, const std::string& path, claim_sp
 
 /// One ResourceClaim. Throws validation_error listing every problem (paths
 /// start with `path`), parse_error for a missing metadata.name.
-/// `mode`: kai_strict reads requests as KAI does (an unknown allocationMode is
+/// `mode`: upstream reads requests as KAI does (an unknown allocationMode is
 /// skipped, a count not above 0 counts 1) instead of rejecting them.
 [[nodiscard]] inline claim_object parse_resource_claim(const json& obj, const std::string& path,
                                                        std::string_view queue_label_key = "kai.scheduler/queue",
-                                                       kai_claims_mode mode = kai_claims_mode::design) {
+                                                       kai_claims_mode mode = kai_claims_mode::owning_queue) {
   using detail::claims_field;
   claim_object out;
   claim_spec& s = out.spec;
@@ -436,7 +436,7 @@ namespace detail {
 /// resources; the deducted orphan charges. Amounts are integers in base units.
 inline void to_json(json& j, const kai_claims_model& m) {
   j = json::object();
-  j["mode"] = m.config().mode == kai_claims_mode::design ? "design" : "kai_strict";
+  j["mode"] = m.config().mode == kai_claims_mode::owning_queue ? "owning_queue" : "upstream";
   json claims = json::object();
   for (claim_id c = 0; c < m.claim_count(); ++c) {
     json e = json::object();

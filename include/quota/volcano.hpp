@@ -125,10 +125,10 @@ class volcano_model {
   volcano_model(std::vector<resource_id> dims, const resource_vector& total, std::vector<volcano_queue_spec> queues,
              volcano_options opts = {})
       : dims_(std::move(dims)), opts_(opts) {
-    D_ = dims_.size();
+    dim_count_ = dims_.size();
     for (auto r : dims_) total_.push_back(total.get(r));
     diagnostics diag;
-    for (std::size_t d = 0; d < D_; ++d)
+    for (std::size_t d = 0; d < dim_count_; ++d)
       if (total_[d] < 0) diag.add("total/" + std::to_string(dims_[d]), "negative cluster total");
     for (auto& q : queues) add_queue_internal(std::move(q), diag);
     validate(diag);
@@ -170,27 +170,27 @@ class volcano_model {
   [[nodiscard]] const std::vector<diagnostic>& warnings() const noexcept { return warnings_; }
 
   // ---- per-queue attributes (dense by tracked dimension index) ----
-  [[nodiscard]] std::int64_t real_capability(std::size_t q, std::size_t d) const { return real_cap_[q * D_ + d]; }
-  [[nodiscard]] std::int64_t capability(std::size_t q, std::size_t d) const { return cap_[q * D_ + d]; }
-  [[nodiscard]] std::int64_t guarantee(std::size_t q, std::size_t d) const { return guar_[q * D_ + d]; }
-  [[nodiscard]] std::int64_t allocated(std::size_t q, std::size_t d) const { return alloc_[q * D_ + d]; }
-  [[nodiscard]] std::int64_t inqueue(std::size_t q, std::size_t d) const { return inq_[q * D_ + d]; }
+  [[nodiscard]] std::int64_t real_capability(std::size_t q, std::size_t d) const { return real_cap_[q * dim_count_ + d]; }
+  [[nodiscard]] std::int64_t capability(std::size_t q, std::size_t d) const { return cap_[q * dim_count_ + d]; }
+  [[nodiscard]] std::int64_t guarantee(std::size_t q, std::size_t d) const { return guar_[q * dim_count_ + d]; }
+  [[nodiscard]] std::int64_t allocated(std::size_t q, std::size_t d) const { return alloc_[q * dim_count_ + d]; }
+  [[nodiscard]] std::int64_t inqueue(std::size_t q, std::size_t d) const { return inq_[q * dim_count_ + d]; }
   /// Elastic resources of the queue's jobs (allocated beyond minResources).
-  [[nodiscard]] std::int64_t elastic(std::size_t q, std::size_t d) const { return elastic_[q * D_ + d]; }
+  [[nodiscard]] std::int64_t elastic(std::size_t q, std::size_t d) const { return elastic_[q * dim_count_ + d]; }
   [[nodiscard]] std::int64_t request(std::size_t q, std::size_t d) const {
-    return detail::checked_add(alloc_[q * D_ + d], pending_[q * D_ + d]);
+    return detail::checked_add(alloc_[q * dim_count_ + d], pending_[q * dim_count_ + d]);
   }
   /// Deserved is exact; it may be fractional: floor and ceiling are kept.
-  [[nodiscard]] std::int64_t deserved_floor(std::size_t q, std::size_t d) const { return des_lo_[q * D_ + d]; }
-  [[nodiscard]] std::int64_t deserved_ceil(std::size_t q, std::size_t d) const { return des_hi_[q * D_ + d]; }
+  [[nodiscard]] std::int64_t deserved_floor(std::size_t q, std::size_t d) const { return des_lo_[q * dim_count_ + d]; }
+  [[nodiscard]] std::int64_t deserved_ceil(std::size_t q, std::size_t d) const { return des_hi_[q * dim_count_ + d]; }
   /// The exact deserved, a fraction in lowest terms (after compute_deserved).
   [[nodiscard]] wide_fraction deserved_exact(std::size_t q, std::size_t d) const {
-    const std::size_t k = q * D_ + d;
+    const std::size_t k = q * dim_count_ + d;
     if (k >= des_num_.size()) return wide_fraction(0);
     return wide_fraction(des_num_[k], des_den_[k]);
   }
   [[nodiscard]] std::size_t dim_index(resource_id r) const {
-    for (std::size_t d = 0; d < D_; ++d)
+    for (std::size_t d = 0; d < dim_count_; ++d)
       if (dims_[d] == r) return d;
     throw unknown_entity_error(error_id::unknown_resource, "resource", std::to_string(r));
   }
@@ -199,7 +199,7 @@ class volcano_model {
   void set_pending(std::string_view queue, const resource_vector& pending) {
     const auto q = index(queue);
     auto dense = to_dense(pending, queue);
-    std::copy(dense.begin(), dense.end(), pending_.begin() + static_cast<std::ptrdiff_t>(q * D_));
+    std::copy(dense.begin(), dense.end(), pending_.begin() + static_cast<std::ptrdiff_t>(q * dim_count_));
   }
 
   // ---- allocation bookkeeping (incremental) ----
@@ -210,18 +210,18 @@ class volcano_model {
       throw state_error(error_id::state_duplicate,
                         "queue " + std::string(queue) + ": task '" + std::string(task_id) + "' is already allocated");
     auto dense = to_dense(req, queue);
-    std::vector<std::int64_t> next(alloc_.begin() + static_cast<std::ptrdiff_t>(q * D_),
-                                   alloc_.begin() + static_cast<std::ptrdiff_t>(q * D_ + D_));
-    for (std::size_t d = 0; d < D_; ++d) next[d] = detail::checked_add(next[d], dense[d]);
+    std::vector<std::int64_t> next(alloc_.begin() + static_cast<std::ptrdiff_t>(q * dim_count_),
+                                   alloc_.begin() + static_cast<std::ptrdiff_t>(q * dim_count_ + dim_count_));
+    for (std::size_t d = 0; d < dim_count_; ++d) next[d] = detail::checked_add(next[d], dense[d]);
     tasks_.emplace(std::string(task_id), task_rec{q, dense, order_.size(), meta});
     order_.push_back(std::string(task_id));
-    std::copy(next.begin(), next.end(), alloc_.begin() + static_cast<std::ptrdiff_t>(q * D_));
+    std::copy(next.begin(), next.end(), alloc_.begin() + static_cast<std::ptrdiff_t>(q * dim_count_));
   }
   void deallocate(std::string_view task_id) {
     auto it = tasks_.find(std::string(task_id));
     if (it == tasks_.end()) throw unknown_entity_error(error_id::unknown_job, "task", task_id);
     const auto q = it->second.queue;
-    for (std::size_t d = 0; d < D_; ++d) alloc_[q * D_ + d] -= it->second.req[d];
+    for (std::size_t d = 0; d < dim_count_; ++d) alloc_[q * dim_count_ + d] -= it->second.req[d];
     if (it->second.seq < order_.size() && order_[it->second.seq] == task_id) order_[it->second.seq].clear();
     tasks_.erase(it);
     detail::count_released(order_, holes_, tasks_);
@@ -232,35 +232,35 @@ class volcano_model {
   void enqueue(std::string_view queue, const resource_vector& min_resources) {
     const auto q = index(queue);
     auto dense = to_dense(min_resources, queue);
-    std::vector<std::int64_t> next(D_);
-    for (std::size_t d = 0; d < D_; ++d) next[d] = detail::checked_add(inq_[q * D_ + d], dense[d]);
-    for (std::size_t d = 0; d < D_; ++d) inq_[q * D_ + d] = next[d];
+    std::vector<std::int64_t> next(dim_count_);
+    for (std::size_t d = 0; d < dim_count_; ++d) next[d] = detail::checked_add(inq_[q * dim_count_ + d], dense[d]);
+    for (std::size_t d = 0; d < dim_count_; ++d) inq_[q * dim_count_ + d] = next[d];
   }
   void dequeue(std::string_view queue, const resource_vector& min_resources) {
     const auto q = index(queue);
     auto dense = to_dense(min_resources, queue);
-    for (std::size_t d = 0; d < D_; ++d)
-      if (inq_[q * D_ + d] < dense[d])
+    for (std::size_t d = 0; d < dim_count_; ++d)
+      if (inq_[q * dim_count_ + d] < dense[d])
         throw state_error(error_id::state_negative_usage,
                           "queue " + std::string(queue) + ": inqueue would go negative");
-    for (std::size_t d = 0; d < D_; ++d) inq_[q * D_ + d] -= dense[d];
+    for (std::size_t d = 0; d < dim_count_; ++d) inq_[q * dim_count_ + d] -= dense[d];
   }
   /// Sets a queue's elastic resources: the sum over its jobs of what they
   /// hold beyond their minResources (Volcano's JobInfo.GetElasticResources).
   void set_elastic(std::string_view queue, const resource_vector& elastic) {
     const auto q = index(queue);
     auto dense = to_dense(elastic, queue);
-    std::copy(dense.begin(), dense.end(), elastic_.begin() + static_cast<std::ptrdiff_t>(q * D_));
+    std::copy(dense.begin(), dense.end(), elastic_.begin() + static_cast<std::ptrdiff_t>(q * dim_count_));
   }
 
   // ---- deserved: exact water-filling, per dimension ----
   /// Recomputes deserved for every queue. Allocation-free after the first call.
   void compute_deserved() {
     const std::size_t n = specs_.size();
-    des_lo_.assign(n * D_, 0);
-    des_hi_.assign(n * D_, 0);
-    des_num_.assign(n * D_, 0);
-    des_den_.assign(n * D_, 1);
+    des_lo_.assign(n * dim_count_, 0);
+    des_hi_.assign(n * dim_count_, 0);
+    des_num_.assign(n * dim_count_, 0);
+    des_den_.assign(n * dim_count_, 1);
     // Volcano's loop stops before its first round when the queues with jobs
     // weigh 0 together: every deserved stays 0, guarantees included.
     if (opts_.upstream && demand_weight_is_zero()) return;
@@ -269,7 +269,7 @@ class volcano_model {
     absent_.assign(n, 0);
     if (opts_.upstream)
       for (std::size_t q = 0; q < n; ++q) absent_[q] = has_demand(q) ? 0 : 1;
-    for (std::size_t d = 0; d < D_; ++d) fill_dimension(d);
+    for (std::size_t d = 0; d < dim_count_; ++d) fill_dimension(d);
   }
 
   // ---- queue order (Volcano proportion's QueueOrderFn) ----
@@ -278,8 +278,8 @@ class volcano_model {
   /// no part (Volcano's updateQueueAttrShare walks deserved.ResourceNames()).
   [[nodiscard]] volcano_queue_share exact_share(std::size_t q) const {
     volcano_queue_share s;
-    for (std::size_t d = 0; d < D_; ++d) {
-      const std::size_t k = q * D_ + d;
+    for (std::size_t d = 0; d < dim_count_; ++d) {
+      const std::size_t k = q * dim_count_ + d;
       if (des_num_[k] <= 0) continue;
       const volcano_queue_share v{alloc_[k], wide_fraction(des_num_[k], des_den_[k])};
       if (v > s) s = v;
@@ -309,8 +309,8 @@ class volcano_model {
   }
   /// deserved <= allocated in every tracked dimension.
   [[nodiscard]] bool overused(std::size_t q) const noexcept {
-    for (std::size_t d = 0; d < D_; ++d)
-      if (des_hi_[q * D_ + d] > alloc_[q * D_ + d]) return false;
+    for (std::size_t d = 0; d < dim_count_; ++d)
+      if (des_hi_[q * dim_count_ + d] > alloc_[q * dim_count_ + d]) return false;
     return true;
   }
   /// minResources + allocated + inqueue - elastic <= realCapability in every
@@ -323,12 +323,12 @@ class volcano_model {
           reason{volcano_model_name, "queue_not_open", specs_[q].name, no_resource, {}, 0, 0, 0, "queue is not open"});
     if (min_resources.is_zero()) return decision::allow();
     decision out;
-    for (std::size_t d = 0; d < D_; ++d) {
+    for (std::size_t d = 0; d < dim_count_; ++d) {
       const auto m = min_resources.get(dims_[d]);
       if (m <= 0 || detail::volcano_ignored(dims_[d])) continue;
-      const auto used = detail::checked_sub(detail::checked_add(alloc_[q * D_ + d], inq_[q * D_ + d]),
-                                            detail::checked_add(elastic_[q * D_ + d], elastic.get(dims_[d])));
-      const auto lim = real_cap_[q * D_ + d];
+      const auto used = detail::checked_sub(detail::checked_add(alloc_[q * dim_count_ + d], inq_[q * dim_count_ + d]),
+                                            detail::checked_add(elastic_[q * dim_count_ + d], elastic.get(dims_[d])));
+      const auto lim = real_cap_[q * dim_count_ + d];
       if (detail::checked_add(m, used) > lim)
         out.add(reason{volcano_model_name, "over_real_capability", specs_[q].name, dims_[d], {}, m, used, lim, {}});
     }
@@ -343,21 +343,21 @@ class volcano_model {
     if (min_resources.is_zero()) return decision::allow();
     // the reservation design's exception; Volcano's overcommit plugin has none
     bool fits_guarantee = !opts_.upstream;
-    for (std::size_t d = 0; d < D_; ++d) {
+    for (std::size_t d = 0; d < dim_count_; ++d) {
       const auto m = min_resources.get(dims_[d]);
       if (m <= 0 || detail::volcano_ignored(dims_[d])) continue;
-      const auto used = detail::checked_add(alloc_[q * D_ + d], inq_[q * D_ + d]);
-      if (detail::checked_add(m, used) > guar_[q * D_ + d]) fits_guarantee = false;
+      const auto used = detail::checked_add(alloc_[q * dim_count_ + d], inq_[q * dim_count_ + d]);
+      if (detail::checked_add(m, used) > guar_[q * dim_count_ + d]) fits_guarantee = false;
     }
     if (fits_guarantee) return decision::allow();
     decision out;
-    for (std::size_t d = 0; d < D_; ++d) {
+    for (std::size_t d = 0; d < dim_count_; ++d) {
       const auto m = min_resources.get(dims_[d]);
       if (m <= 0 || detail::volcano_ignored(dims_[d])) continue;
       const auto scaled = static_cast<std::int64_t>(static_cast<detail::int128>(total_[d]) * factor_num / factor_den);
       std::int64_t used = 0;
       for (std::size_t o = 0; o < specs_.size(); ++o)
-        used = detail::checked_add(used, detail::checked_add(alloc_[o * D_ + d], inq_[o * D_ + d]));
+        used = detail::checked_add(used, detail::checked_add(alloc_[o * dim_count_ + d], inq_[o * dim_count_ + d]));
       const auto idle = scaled - used;
       if (m > idle) out.add(reason{volcano_model_name, "overcommit", specs_[q].name, dims_[d], {}, m, used, scaled, {}});
     }
@@ -381,10 +381,10 @@ class volcano_model {
       const auto q = it->second.queue;
       if (q == self || !specs_[q].reclaimable || !it->second.meta.preemptible) continue;
       bool exceeds = false;
-      for (std::size_t d = 0; d < D_; ++d)
-        if (running[q * D_ + d] > des_lo_[q * D_ + d]) exceeds = true;
+      for (std::size_t d = 0; d < dim_count_; ++d)
+        if (running[q * dim_count_ + d] > des_lo_[q * dim_count_ + d]) exceeds = true;
       if (!exceeds) continue;
-      for (std::size_t d = 0; d < D_; ++d) running[q * D_ + d] -= it->second.req[d];
+      for (std::size_t d = 0; d < dim_count_; ++d) running[q * dim_count_ + d] -= it->second.req[d];
       out.push_back(victim{id, volcano_model_name, "reclaim_over_deserved", specs_[q].name});
     }
   }
@@ -399,10 +399,10 @@ class volcano_model {
       const auto q = rec.queue;
       if (q == self || !specs_[q].reclaimable || !rec.meta.preemptible) continue;
       bool exceeds = false;
-      for (std::size_t d = 0; d < D_; ++d)
-        if (running[q * D_ + d] > des_lo_[q * D_ + d]) exceeds = true;
+      for (std::size_t d = 0; d < dim_count_; ++d)
+        if (running[q * dim_count_ + d] > des_lo_[q * dim_count_ + d]) exceeds = true;
       if (!exceeds) continue;
-      for (std::size_t d = 0; d < D_; ++d) running[q * D_ + d] -= rec.req[d];
+      for (std::size_t d = 0; d < dim_count_; ++d) running[q * dim_count_ + d] -= rec.req[d];
       out.push_back(victim{id, volcano_model_name, "reclaim_over_deserved", specs_[q].name});
     }
   }
@@ -452,13 +452,13 @@ class volcano_model {
     return true;
   }
   [[nodiscard]] bool has_demand(std::size_t q) const noexcept {
-    for (std::size_t d = 0; d < D_; ++d)
-      if (alloc_[q * D_ + d] > 0 || pending_[q * D_ + d] > 0) return true;
+    for (std::size_t d = 0; d < dim_count_; ++d)
+      if (alloc_[q * dim_count_ + d] > 0 || pending_[q * dim_count_ + d] > 0) return true;
     return false;
   }
   // The guarantee water-filling lifts a queue to (0 for an absent queue).
   [[nodiscard]] std::int64_t fill_guarantee(std::size_t q, std::size_t d) const noexcept {
-    return absent_[q] ? 0 : guar_[q * D_ + d];
+    return absent_[q] ? 0 : guar_[q * dim_count_ + d];
   }
 
   // Some reclaimable queue other than `self` holds more than its deserved
@@ -466,8 +466,8 @@ class volcano_model {
   [[nodiscard]] bool any_over_deserved(std::size_t self) const noexcept {
     for (std::size_t q = 0; q < specs_.size(); ++q) {
       if (q == self || !specs_[q].reclaimable) continue;
-      for (std::size_t d = 0; d < D_; ++d)
-        if (alloc_[q * D_ + d] > des_lo_[q * D_ + d]) return true;
+      for (std::size_t d = 0; d < dim_count_; ++d)
+        if (alloc_[q * dim_count_ + d] > des_lo_[q * dim_count_ + d]) return true;
     }
     return false;
   }
@@ -480,8 +480,8 @@ class volcano_model {
     const std::string base = "queue/" + q.name;
     if (by_name_.count(q.name)) diag.add(base, "duplicate queue name");
     if (q.weight < 0) diag.add(base + "/spec/weight", "negative weight");
-    std::vector<std::int64_t> cap(D_, detail::queue_unlimited), g(D_, 0);
-    for (std::size_t d = 0; d < D_; ++d) {
+    std::vector<std::int64_t> cap(dim_count_, detail::queue_unlimited), g(dim_count_, 0);
+    for (std::size_t d = 0; d < dim_count_; ++d) {
       const auto r = dims_[d];
       if (const auto* c = q.capability.find(r)) {
         if (*c < 0) diag.add(base + "/spec/capability/" + std::to_string(r), "negative amount");
@@ -499,15 +499,15 @@ class volcano_model {
     cap_.insert(cap_.end(), cap.begin(), cap.end());
     guar_.insert(guar_.end(), g.begin(), g.end());
     for (auto* v : {&real_cap_, &alloc_, &inq_, &elastic_, &pending_, &des_lo_, &des_hi_})
-      v->resize(specs_.size() * D_, 0);
+      v->resize(specs_.size() * dim_count_, 0);
   }
 
   // Checks the whole tree; sets warnings_ (upstream mode) from scratch.
   void validate(diagnostics& diag) {
     warnings_.clear();
-    for (std::size_t d = 0; d < D_; ++d) {
+    for (std::size_t d = 0; d < dim_count_; ++d) {
       detail::int128 s = 0;
-      for (std::size_t q = 0; q < specs_.size(); ++q) s += guar_[q * D_ + d];
+      for (std::size_t q = 0; q < specs_.size(); ++q) s += guar_[q * dim_count_ + d];
       if (s > total_[d]) {
         // Volcano only clamps the free part at 0 (ExceededPart): each queue
         // keeps its own guarantee as realCapability
@@ -545,12 +545,12 @@ class volcano_model {
   }
 
   void recompute_real_capability() {
-    for (std::size_t d = 0; d < D_; ++d) {
+    for (std::size_t d = 0; d < dim_count_; ++d) {
       std::int64_t sum = 0;
-      for (std::size_t q = 0; q < specs_.size(); ++q) sum = detail::checked_add(sum, guar_[q * D_ + d]);
+      for (std::size_t q = 0; q < specs_.size(); ++q) sum = detail::checked_add(sum, guar_[q * dim_count_ + d]);
       const auto free = std::max<std::int64_t>(0, total_[d] - sum);
       for (std::size_t q = 0; q < specs_.size(); ++q)
-        real_cap_[q * D_ + d] = std::min(cap_[q * D_ + d], detail::checked_add(free, guar_[q * D_ + d]));
+        real_cap_[q * dim_count_ + d] = std::min(cap_[q * dim_count_ + d], detail::checked_add(free, guar_[q * dim_count_ + d]));
     }
   }
 
@@ -558,11 +558,11 @@ class volcano_model {
     decision out;
     for (const auto& e : task) {
       if (e.value <= 0 || detail::volcano_ignored(e.id)) continue;
-      std::size_t d = D_;
-      for (std::size_t i = 0; i < D_; ++i)
+      std::size_t d = dim_count_;
+      for (std::size_t i = 0; i < dim_count_; ++i)
         if (dims_[i] == e.id) d = i;
-      const auto used = d < D_ ? alloc_[q * D_ + d] : 0;
-      const auto lim = d < D_ ? des_lo_[q * D_ + d] : 0;
+      const auto used = d < dim_count_ ? alloc_[q * dim_count_ + d] : 0;
+      const auto lim = d < dim_count_ ? des_lo_[q * dim_count_ + d] : 0;
       if (detail::checked_add(used, e.value) > lim)
         out.add(reason{
             volcano_model_name,
@@ -588,7 +588,7 @@ class volcano_model {
     detail::int128 upper = 0;
     for (std::size_t q = 0; q < n; ++q) {
       const auto g = fill_guarantee(q, d);
-      const auto b = std::min(real_cap_[q * D_ + d], request(q, d));
+      const auto b = std::min(real_cap_[q * dim_count_ + d], request(q, d));
       const auto w = specs_[q].weight;
       A += g;
       upper += w > 0 ? std::max(g, b) : g;
@@ -601,10 +601,10 @@ class volcano_model {
     if (upper <= T) {
       for (std::size_t q = 0; q < n; ++q) {
         const auto g = fill_guarantee(q, d);
-        const auto v = specs_[q].weight > 0 ? std::max(g, std::min(real_cap_[q * D_ + d], request(q, d))) : g;
-        des_lo_[q * D_ + d] = des_hi_[q * D_ + d] = v;
-        des_num_[q * D_ + d] = v;  // exact: a whole amount
-        des_den_[q * D_ + d] = 1;
+        const auto v = specs_[q].weight > 0 ? std::max(g, std::min(real_cap_[q * dim_count_ + d], request(q, d))) : g;
+        des_lo_[q * dim_count_ + d] = des_hi_[q * dim_count_ + d] = v;
+        des_num_[q * dim_count_ + d] = v;  // exact: a whole amount
+        des_den_[q * dim_count_ + d] = 1;
       }
       return;
     }
@@ -644,7 +644,7 @@ class volcano_model {
     }
     for (std::size_t q = 0; q < n; ++q) {
       const auto g = fill_guarantee(q, d);
-      const auto b = std::min(real_cap_[q * D_ + d], request(q, d));
+      const auto b = std::min(real_cap_[q * dim_count_ + d], request(q, d));
       const auto w = specs_[q].weight;
       std::int64_t lo = std::max(g, std::min(g, b)), hi = lo;
       detail::int128 num = lo, den = 1;  // the exact deserved
@@ -663,16 +663,16 @@ class volcano_model {
         lo = hi = g;
         num = g;
       }
-      des_lo_[q * D_ + d] = lo;
-      des_hi_[q * D_ + d] = hi;
-      des_num_[q * D_ + d] = num;
-      des_den_[q * D_ + d] = den;
+      des_lo_[q * dim_count_ + d] = lo;
+      des_hi_[q * dim_count_ + d] = hi;
+      des_num_[q * dim_count_ + d] = num;
+      des_den_[q * dim_count_ + d] = den;
     }
   }
 
   std::vector<resource_id> dims_;
   volcano_options opts_;
-  std::size_t D_ = 0;
+  std::size_t dim_count_ = 0;
   std::vector<diagnostic> warnings_;
   std::vector<std::int64_t> total_;
   std::vector<volcano_queue_spec> specs_;

@@ -103,10 +103,10 @@ class volcano_capacity_model {
   volcano_capacity_model(std::vector<resource_id> dims, const resource_vector& total, std::vector<volcano_capacity_queue_spec> queues,
                   volcano_capacity_options opts = {})
       : dims_(std::move(dims)), opts_(opts) {
-    D_ = dims_.size();
+    dim_count_ = dims_.size();
     diagnostics diag;
-    for (std::size_t a = 0; a < D_; ++a)
-      for (std::size_t b = a + 1; b < D_; ++b)
+    for (std::size_t a = 0; a < dim_count_; ++a)
+      for (std::size_t b = a + 1; b < dim_count_; ++b)
         if (dims_[a] == dims_[b]) diag.add("dims/" + std::to_string(dims_[a]), "resource tracked twice");
     for (auto r : dims_) {
       total_.push_back(total.get(r));
@@ -147,7 +147,7 @@ class volcano_capacity_model {
   [[nodiscard]] const std::string& name(std::size_t q) const { return specs_.at(q).name; }
   [[nodiscard]] const std::vector<resource_id>& dims() const noexcept { return dims_; }
   [[nodiscard]] std::size_t dim_index(resource_id r) const {
-    for (std::size_t d = 0; d < D_; ++d)
+    for (std::size_t d = 0; d < dim_count_; ++d)
       if (dims_[d] == r) return d;
     throw unknown_entity_error(error_id::unknown_resource, "resource", std::to_string(r));
   }
@@ -157,35 +157,35 @@ class volcano_capacity_model {
   [[nodiscard]] std::size_t depth(std::size_t q) const { return depth_.at(q); }
 
   // ---- per-queue attributes, dense by tracked dimension index ----
-  [[nodiscard]] std::int64_t capability(std::size_t q, std::size_t d) const { return cap_[q * D_ + d]; }
-  [[nodiscard]] std::int64_t real_capability(std::size_t q, std::size_t d) const { return real_[q * D_ + d]; }
-  [[nodiscard]] std::int64_t guarantee(std::size_t q, std::size_t d) const { return guar_[q * D_ + d]; }
-  [[nodiscard]] std::int64_t deserved(std::size_t q, std::size_t d) const { return des_[q * D_ + d]; }
+  [[nodiscard]] std::int64_t capability(std::size_t q, std::size_t d) const { return cap_[q * dim_count_ + d]; }
+  [[nodiscard]] std::int64_t real_capability(std::size_t q, std::size_t d) const { return real_[q * dim_count_ + d]; }
+  [[nodiscard]] std::int64_t guarantee(std::size_t q, std::size_t d) const { return guar_[q * dim_count_ + d]; }
+  [[nodiscard]] std::int64_t deserved(std::size_t q, std::size_t d) const { return des_[q * dim_count_ + d]; }
   /// Is deserved "relevant" in d for reclaim: cpu/memory when > 0; other resources when listed.
-  [[nodiscard]] bool deserved_listed(std::size_t q, std::size_t d) const { return des_set_[q * D_ + d] != 0; }
-  [[nodiscard]] std::int64_t allocated(std::size_t q, std::size_t d) const { return alloc_[q * D_ + d]; }
-  [[nodiscard]] std::int64_t inqueue(std::size_t q, std::size_t d) const { return inq_[q * D_ + d]; }
-  [[nodiscard]] std::int64_t elastic(std::size_t q, std::size_t d) const { return elastic_[q * D_ + d]; }
+  [[nodiscard]] bool deserved_listed(std::size_t q, std::size_t d) const { return des_set_[q * dim_count_ + d] != 0; }
+  [[nodiscard]] std::int64_t allocated(std::size_t q, std::size_t d) const { return alloc_[q * dim_count_ + d]; }
+  [[nodiscard]] std::int64_t inqueue(std::size_t q, std::size_t d) const { return inq_[q * dim_count_ + d]; }
+  [[nodiscard]] std::int64_t elastic(std::size_t q, std::size_t d) const { return elastic_[q * dim_count_ + d]; }
 
   /// A new cluster total (nodes came or went): realCapability and deserved
   /// are recomputed in place, allocation-free. Throws validation_error (state
   /// unchanged) when the new total breaks a rule (flat: sum of guarantees).
   void set_total(const resource_vector& total) {
-    for (std::size_t d = 0; d < D_; ++d) {
+    for (std::size_t d = 0; d < dim_count_; ++d) {
       const auto v = total.get(dims_[d]);
       if (v < 0) throw validation_error("total/" + std::to_string(dims_[d]), "negative cluster total");
     }
     for (const auto& e : total)
-      if (e.value != 0 && find_dim(e.id) == D_)
+      if (e.value != 0 && find_dim(e.id) == dim_count_)
         throw unknown_entity_error(error_id::unknown_resource, "resource", std::to_string(e.id));
     std::int64_t stack_total[16];
     std::vector<std::int64_t> heap_total;
     std::int64_t* t = stack_total;
-    if (D_ > 16) {
-      heap_total.resize(D_);
+    if (dim_count_ > 16) {
+      heap_total.resize(dim_count_);
       t = heap_total.data();
     }
-    for (std::size_t d = 0; d < D_; ++d) t[d] = total.get(dims_[d]);
+    for (std::size_t d = 0; d < dim_count_; ++d) t[d] = total.get(dims_[d]);
     diagnostics diag;
     std::vector<diagnostic> warn;
     derive(t, s_cap_, s_real_, s_des_, s_set_, diag, warn);
@@ -197,7 +197,7 @@ class volcano_capacity_model {
     real_.swap(s_real_);
     des_.swap(s_des_);
     des_set_.swap(s_set_);
-    for (std::size_t d = 0; d < D_; ++d) total_[d] = t[d];
+    for (std::size_t d = 0; d < dim_count_; ++d) total_[d] = t[d];
   }
   [[nodiscard]] std::int64_t total(std::size_t d) const { return total_.at(d); }
 
@@ -251,8 +251,8 @@ class volcano_capacity_model {
     const auto q = index(queue);
     require_leaf(q, "dequeue");
     auto dense = to_dense(min_resources, queue);
-    for (std::size_t d = 0; d < D_; ++d)
-      if (inq_[q * D_ + d] < dense[d])
+    for (std::size_t d = 0; d < dim_count_; ++d)
+      if (inq_[q * dim_count_ + d] < dense[d])
         throw state_error(error_id::state_negative_usage,
                           "queue " + std::string(queue) + ": inqueue would go negative");
     add_chain(inq_, q, dense, -1);
@@ -262,8 +262,8 @@ class volcano_capacity_model {
     const auto q = index(queue);
     require_leaf(q, "set_elastic");
     auto dense = to_dense(elastic, queue);
-    std::vector<std::int64_t> delta(D_);
-    for (std::size_t d = 0; d < D_; ++d) delta[d] = detail::checked_sub(dense[d], elastic_[q * D_ + d]);
+    std::vector<std::int64_t> delta(dim_count_);
+    for (std::size_t d = 0; d < dim_count_; ++d) delta[d] = detail::checked_sub(dense[d], elastic_[q * dim_count_ + d]);
     add_chain(elastic_, q, delta, +1);
   }
 
@@ -278,8 +278,8 @@ class volcano_capacity_model {
       for (const auto& e : task) {
         if (e.value <= 0 || detail::capacity_ignored(e.id)) continue;
         const std::size_t d = find_dim(e.id);
-        const auto used = d < D_ ? alloc_[n * D_ + d] : 0;
-        const auto lim = d < D_ ? real_[n * D_ + d] : 0;
+        const auto used = d < dim_count_ ? alloc_[n * dim_count_ + d] : 0;
+        const auto lim = d < dim_count_ ? real_[n * dim_count_ + d] : 0;
         if (lim != detail::cap_unlimited && detail::checked_add(used, e.value) > lim)
           out.add(reason{volcano_capacity_model_name, "over_real_capability", specs_[n].name, e.id, {}, e.value, used, lim, {}});
       }
@@ -290,9 +290,9 @@ class volcano_capacity_model {
   /// Overused (Volcano's capacity metric: share > 1): allocated exceeds
   /// deserved in some dimension where deserved > 0.
   [[nodiscard]] bool overused(std::size_t q) const noexcept {
-    for (std::size_t d = 0; d < D_; ++d) {
-      const auto des = des_[q * D_ + d];
-      if (des > 0 && alloc_[q * D_ + d] > des) return true;
+    for (std::size_t d = 0; d < dim_count_; ++d) {
+      const auto des = des_[q * dim_count_ + d];
+      if (des > 0 && alloc_[q * dim_count_ + d] > des) return true;
     }
     return false;
   }
@@ -308,8 +308,8 @@ class volcano_capacity_model {
     for (const auto& e : request) {
       if (e.value <= 0 || detail::capacity_ignored(e.id)) continue;
       const std::size_t d = find_dim(e.id);
-      const auto used = d < D_ ? alloc_[q * D_ + d] : 0;
-      const auto lim = d < D_ ? real_[q * D_ + d] : 0;
+      const auto used = d < dim_count_ ? alloc_[q * dim_count_ + d] : 0;
+      const auto lim = d < dim_count_ ? real_[q * dim_count_ + d] : 0;
       if (lim != detail::cap_unlimited && detail::checked_add(used, e.value) > lim)
         out.add(reason{volcano_capacity_model_name, "over_real_capability", specs_[q].name, e.id, {}, e.value, used, lim, {}});
     }
@@ -330,8 +330,8 @@ class volcano_capacity_model {
                      e.id,
                      {},
                      e.value,
-                     d < D_ ? alloc_[q * D_ + d] : 0,
-                     d < D_ ? des_[q * D_ + d] : 0,
+                     d < dim_count_ ? alloc_[q * dim_count_ + d] : 0,
+                     d < dim_count_ ? des_[q * dim_count_ + d] : 0,
                      {}});
     }
     return out;
@@ -348,11 +348,11 @@ class volcano_capacity_model {
       for (const auto& e : min_resources) {
         if (e.value <= 0 || detail::capacity_ignored(e.id)) continue;
         const std::size_t d = find_dim(e.id);
-        if (d == D_) {
+        if (d == dim_count_) {
           out.add(reason{volcano_capacity_model_name, "over_real_capability", specs_[n].name, e.id, {}, e.value, 0, 0, {}});
           continue;
         }
-        const auto i = n * D_ + d;
+        const auto i = n * dim_count_ + d;
         const auto lim = real_[i];
         if (lim == detail::cap_unlimited) continue;
         const auto used = detail::checked_sub(detail::checked_add(alloc_[i], inq_[i]), elastic_[i]);
@@ -368,11 +368,11 @@ class volcano_capacity_model {
   [[nodiscard]] fraction share(std::size_t q) const {
     fraction s(0);
     bool any = false;
-    for (std::size_t d = 0; d < D_; ++d) {
-      const auto des = des_[q * D_ + d];
+    for (std::size_t d = 0; d < dim_count_; ++d) {
+      const auto des = des_[q * dim_count_ + d];
       if (des <= 0) continue;
       any = true;
-      const fraction v(alloc_[q * D_ + d], des);
+      const fraction v(alloc_[q * dim_count_ + d], des);
       if (v > s) s = v;
     }
     return any ? s : fraction(1);
@@ -448,8 +448,8 @@ class volcano_capacity_model {
     bool any = false;
     for (std::size_t q = 0; q < specs_.size(); ++q) {
       if (q == self || !specs_[q].reclaimable) continue;
-      for (std::size_t d = 0; d < D_ && !may[q]; ++d) {
-        const std::size_t k = q * D_ + d;
+      for (std::size_t d = 0; d < dim_count_ && !may[q]; ++d) {
+        const std::size_t k = q * dim_count_ + d;
         if (alloc_[k] > 0 && (des_[k] <= 0 || (des_set_[k] && alloc_[k] > des_[k]))) may[q] = 1;
       }
       any = any || may[q];
@@ -518,12 +518,12 @@ class volcano_capacity_model {
       const bool relevant = has_relevant_deserved(q, req);
       if (relevant && !exceeds_deserved(q, running, req)) continue;
       bool intersects = false;  // IntersectionWithIgnoredScalarResources
-      for (std::size_t d = 0; d < D_; ++d)
+      for (std::size_t d = 0; d < dim_count_; ++d)
         if (req[d] > 0 && rq[d] > 0 && !detail::capacity_ignored(dims_[d])) intersects = true;
       if (!intersects) continue;
       bool keeps_guarantee = true;
-      for (std::size_t d = 0; d < D_; ++d)
-        if (guar_[q * D_ + d] > running[q * D_ + d] - req[d]) keeps_guarantee = false;
+      for (std::size_t d = 0; d < dim_count_; ++d)
+        if (guar_[q * dim_count_ + d] > running[q * dim_count_ + d] - req[d]) keeps_guarantee = false;
       if (!keeps_guarantee) continue;
       std::string_view rule = "reclaim_over_deserved";
       if (!relevant) {
@@ -544,17 +544,17 @@ class volcano_capacity_model {
           if (!exceeds_deserved(a, running, req)) eligible = false;
         }
       if (!eligible) continue;
-      for (std::size_t d = 0; d < D_; ++d) running[q * D_ + d] -= req[d];
+      for (std::size_t d = 0; d < dim_count_; ++d) running[q * dim_count_ + d] -= req[d];
       for (const auto a : checked)
-        for (std::size_t d = 0; d < D_; ++d) running[a * D_ + d] -= req[d];
+        for (std::size_t d = 0; d < dim_count_; ++d) running[a * dim_count_ + d] -= req[d];
       out.push_back(victim{t->id, volcano_capacity_model_name, rule, specs_[q].name});
     }
   }
 
   [[nodiscard]] std::size_t find_dim(resource_id r) const noexcept {
-    for (std::size_t d = 0; d < D_; ++d)
+    for (std::size_t d = 0; d < dim_count_; ++d)
       if (dims_[d] == r) return d;
-    return D_;
+    return dim_count_;
   }
 
   void require_leaf(std::size_t q, const char* what) const {
@@ -576,24 +576,24 @@ class volcano_capacity_model {
     for (const auto& e : request) {
       if (e.value <= 0 || detail::capacity_ignored(e.id)) continue;
       const std::size_t d = find_dim(e.id);
-      if (d == D_) continue;
-      if (detail::checked_add(alloc_[q * D_ + d], e.value) <= des_[q * D_ + d]) return true;
+      if (d == dim_count_) continue;
+      if (detail::checked_add(alloc_[q * dim_count_ + d], e.value) <= des_[q * dim_count_ + d]) return true;
     }
     return false;
   }
 
   /// Volcano's hasRelevantDeserved: the task and the queue's deserved share a non-zero dimension.
   bool has_relevant_deserved(std::size_t q, const std::vector<std::int64_t>& req) const noexcept {
-    for (std::size_t d = 0; d < D_; ++d)
-      if (req[d] > 0 && des_[q * D_ + d] > 0) return true;
+    for (std::size_t d = 0; d < dim_count_; ++d)
+      if (req[d] > 0 && des_[q * dim_count_ + d] > 0) return true;
     return false;
   }
   /// Volcano's GreaterPartlyWithRelevantDimensions: running allocation above
   /// deserved in a dimension the task uses and the queue's deserved lists.
   bool exceeds_deserved(std::size_t q, const std::vector<std::int64_t>& running,
                         const std::vector<std::int64_t>& req) const noexcept {
-    for (std::size_t d = 0; d < D_; ++d)
-      if (req[d] > 0 && des_set_[q * D_ + d] && running[q * D_ + d] > des_[q * D_ + d] &&
+    for (std::size_t d = 0; d < dim_count_; ++d)
+      if (req[d] > 0 && des_set_[q * dim_count_ + d] && running[q * dim_count_ + d] > des_[q * dim_count_ + d] &&
           !detail::capacity_ignored(dims_[d]))
         return true;
     return false;
@@ -607,8 +607,8 @@ class volcano_capacity_model {
     return da ? -1 : 1;
   }
   bool has_deserved(std::size_t q) const noexcept {
-    for (std::size_t d = 0; d < D_; ++d)
-      if (des_[q * D_ + d] > 0) return true;
+    for (std::size_t d = 0; d < dim_count_; ++d)
+      if (des_[q * dim_count_ + d] > 0) return true;
     return false;
   }
 
@@ -636,11 +636,11 @@ class volcano_capacity_model {
     return n;
   }
   bool shares_ancestor_within_level(std::size_t a, std::size_t b) const noexcept {
-    const auto L = static_cast<std::size_t>(opts_.ancestor_reclaim_level);
-    for (std::size_t i = 1; i <= L; ++i) {
+    const auto levels = static_cast<std::size_t>(opts_.ancestor_reclaim_level);
+    for (std::size_t i = 1; i <= levels; ++i) {
       const auto x = ancestor_at(a, i);
       if (x == npos || x == root_) continue;
-      for (std::size_t j = 1; j <= L; ++j)
+      for (std::size_t j = 1; j <= levels; ++j)
         if (ancestor_at(b, j) == x) return true;
     }
     return false;
@@ -653,10 +653,10 @@ class volcano_capacity_model {
   /// v[n] += sign * delta for q and every ancestor; checks first, then writes (strong guarantee).
   void add_chain(std::vector<std::int64_t>& v, std::size_t q, const std::vector<std::int64_t>& delta, int sign) {
     for (std::size_t n = q; n != npos; n = parent_[n])
-      for (std::size_t d = 0; d < D_; ++d)
-        (void)(sign > 0 ? detail::checked_add(v[n * D_ + d], delta[d]) : detail::checked_sub(v[n * D_ + d], delta[d]));
+      for (std::size_t d = 0; d < dim_count_; ++d)
+        (void)(sign > 0 ? detail::checked_add(v[n * dim_count_ + d], delta[d]) : detail::checked_sub(v[n * dim_count_ + d], delta[d]));
     for (std::size_t n = q; n != npos; n = parent_[n])
-      for (std::size_t d = 0; d < D_; ++d) v[n * D_ + d] += sign > 0 ? delta[d] : -delta[d];
+      for (std::size_t d = 0; d < dim_count_; ++d) v[n * dim_count_ + d] += sign > 0 ? delta[d] : -delta[d];
   }
 
   static bool cpu_or_memory(resource_id r) noexcept { return r == resources::cpu || r == resources::memory; }
@@ -694,18 +694,18 @@ class volcano_capacity_model {
     depth_.assign(n, 0);
     for (auto* v : {&own_cap_, &own_des_, &guar_, &sum_g_, &sum_d_, &cap_, &real_, &des_, &alloc_, &inq_, &elastic_,
                     &s_cap_, &s_real_, &s_des_})
-      v->assign(n * D_, 0);
-    listed_.assign(n * D_, 0);
-    des_set_.assign(n * D_, 0);
-    s_set_.assign(n * D_, 0);
+      v->assign(n * dim_count_, 0);
+    listed_.assign(n * dim_count_, 0);
+    des_set_.assign(n * dim_count_, 0);
+    s_set_.assign(n * dim_count_, 0);
 
     // own values and the checks within one queue (spec only)
     for (std::size_t q = 0; q < n; ++q) {
       const auto& s = specs_[q];
       const std::string base = "queue/" + s.name;
-      for (std::size_t d = 0; d < D_; ++d) {
+      for (std::size_t d = 0; d < dim_count_; ++d) {
         const auto r = dims_[d];
-        const auto i = q * D_ + d;
+        const auto i = q * dim_count_ + d;
         const auto* c = s.capability.find(r);
         const auto* ds = s.deserved.find(r);
         const auto g = s.guarantee.get(r);
@@ -737,16 +737,16 @@ class volcano_capacity_model {
       std::stable_sort(topo_.begin(), topo_.end(), [&](std::size_t a, std::size_t b) { return depth_[a] < depth_[b]; });
       // children's sums (deserved lifted to guarantee) and the checks against the parent
       for (std::size_t q = 1; q < n; ++q)
-        for (std::size_t d = 0; d < D_; ++d) {
-          const auto p = parent_[q] * D_ + d, i = q * D_ + d;
+        for (std::size_t d = 0; d < dim_count_; ++d) {
+          const auto p = parent_[q] * dim_count_ + d, i = q * dim_count_ + d;
           sum_g_[p] = detail::checked_add(sum_g_[p], guar_[i]);
           sum_d_[p] = detail::checked_add(sum_d_[p], std::max(own_des_[i], guar_[i]));
         }
-      for (std::size_t d = 0; d < D_; ++d) guar_[d] = sum_g_[d];  // the root's guarantee
+      for (std::size_t d = 0; d < dim_count_; ++d) guar_[d] = sum_g_[d];  // the root's guarantee
       for (std::size_t p = 1; p < n; ++p) {
         if (children_[p] == 0) continue;
-        for (std::size_t d = 0; d < D_; ++d) {
-          const auto i = p * D_ + d;
+        for (std::size_t d = 0; d < dim_count_; ++d) {
+          const auto i = p * dim_count_ + d;
           const auto r = std::to_string(dims_[d]);
           if (sum_d_[i] > std::max(own_des_[i], guar_[i]))
             note(diag, "queue/" + specs_[p].name + "/spec/deserved/" + r,
@@ -824,16 +824,16 @@ class volcano_capacity_model {
         diag.add(std::move(path), std::move(message));
     };
     if (!hierarchical()) {
-      for (std::size_t d = 0; d < D_; ++d) {
+      for (std::size_t d = 0; d < dim_count_; ++d) {
         std::int64_t sum = 0;
-        for (std::size_t q = 0; q < n; ++q) sum = detail::checked_add(sum, guar_[q * D_ + d]);
+        for (std::size_t q = 0; q < n; ++q) sum = detail::checked_add(sum, guar_[q * dim_count_ + d]);
         if (sum > total[d])
           logged("total/" + std::to_string(dims_[d]), "sum of guarantees " + std::to_string(sum) +
                                                           " exceeds the cluster total " + std::to_string(total[d]) +
                                                           " (reserved resource cannot be more than the total)");
         const auto free = detail::cap_excess(total[d], sum);
         for (std::size_t q = 0; q < n; ++q) {
-          const auto i = q * D_ + d;
+          const auto i = q * dim_count_ + d;
           cap[i] = own_cap_[i] == not_set ? detail::cap_unlimited : own_cap_[i];
           real[i] = std::min(cap[i], detail::cap_add(free, guar_[i]));
           des[i] = std::max(std::min(own_des_[i], real[i]), guar_[i]);
@@ -843,8 +843,8 @@ class volcano_capacity_model {
       return;
     }
     for (const auto q : topo_) {  // parents before children
-      for (std::size_t d = 0; d < D_; ++d) {
-        const auto i = q * D_ + d;
+      for (std::size_t d = 0; d < dim_count_; ++d) {
+        const auto i = q * dim_count_ + d;
         if (q == 0) {
           auto c = own_cap_[d] == not_set ? detail::cap_unlimited : own_cap_[d];
           if (opts_.root_bounded_by_total) c = std::min(c, total[d]);
@@ -852,7 +852,7 @@ class volcano_capacity_model {
           des[d] = sum_d_[d];
           continue;
         }
-        const auto p = parent_[q] * D_ + d;
+        const auto p = parent_[q] * dim_count_ + d;
         const bool own = own_cap_[i] != not_set;
         cap[i] = own ? own_cap_[i] : cap[p];
         if (own && cap[i] > cap[p])
@@ -867,16 +867,16 @@ class volcano_capacity_model {
         set[i] = relevance(d, des[i], i);
       }
     }
-    for (std::size_t d = 0; d < D_; ++d) {
+    for (std::size_t d = 0; d < dim_count_; ++d) {
       set[d] = 0;
       for (std::size_t q = 1; q < n; ++q)
-        if (parent_[q] == 0 && set[q * D_ + d]) set[d] = 1;
+        if (parent_[q] == 0 && set[q * dim_count_ + d]) set[d] = 1;
     }
   }
 
   std::vector<resource_id> dims_;
   volcano_capacity_options opts_;
-  std::size_t D_ = 0;
+  std::size_t dim_count_ = 0;
   std::size_t root_ = npos;
   std::vector<std::int64_t> total_;
   std::vector<volcano_capacity_queue_spec> specs_;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Property test: ownership and accounting of shared DRA claims
-// (quota/kai_claims.hpp, design mode) against a plain reference. The reference
+// (quota/kai_claims.hpp, owning_queue mode) against a plain reference. The reference
 // keeps the list of live bindings and, per claim, the owner, how it was
 // chosen, the orphan/pinned flags and where its charge went, updated by the
 // rule text of docs/kai-claims.md (first binder owns, label owns, opt-out,

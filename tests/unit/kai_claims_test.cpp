@@ -445,7 +445,7 @@ TEST_CASE("kai_claims: a per-pod template claim is owned by the pod's queue, wit
 
 TEST_CASE("kai_claims: kai-strict - a shared GPU claim needs a queue label equal to the pod's queue") {
   kai_claims_config cfg;
-  cfg.mode = kai_claims_mode::kai_strict;
+  cfg.mode = kai_claims_mode::upstream;
   kai_claims_model m(cfg);
   const auto none = m.add_claim(gpu_claim("nolabel"));
   const auto wrong = m.add_claim(gpu_claim("wrong", "b"));
@@ -469,7 +469,7 @@ TEST_CASE("kai_claims: kai-strict - a shared GPU claim needs a queue label equal
 
 TEST_CASE("kai_claims: kai-strict charges a shared claim to every pod; the design charges it once") {
   kai_claims_config strict;
-  strict.mode = kai_claims_mode::kai_strict;
+  strict.mode = kai_claims_mode::upstream;
   kai_claims_model k(strict);
   kai_claims_model d;
   for (kai_claims_model* m : {&k, &d}) {
@@ -494,7 +494,7 @@ TEST_CASE("kai_claims: kai-strict charges a shared claim to every pod; the desig
 
 TEST_CASE("kai_claims: kai-strict counts requests - ExactCount count (1 when unset), All as 1") {
   kai_claims_config strict;
-  strict.mode = kai_claims_mode::kai_strict;
+  strict.mode = kai_claims_mode::upstream;
   kai_claims_model k(strict);
   claim_spec s;
   s.name = "req";
@@ -835,7 +835,7 @@ TEST_CASE("kai_claims: introspection JSON names each claim's owner and charge an
 
   json j;
   to_json(j, pol);
-  CHECK(j["mode"] == "design");
+  CHECK(j["mode"] == "owning_queue");
   const json& shared = j["claims"]["default/shared"];
   CHECK(shared["owner"] == "a");
   CHECK(shared["owner_source"] == "first_bind");
@@ -943,10 +943,10 @@ TEST_CASE("kai_claims: owner_evicts - an owner job denied by the consumer cap ma
   CHECK(pol.check(pa2).allowed());
 }
 
-TEST_CASE("kai_claims: owner_evicts has no effect in kai_strict mode") {
+TEST_CASE("kai_claims: owner_evicts has no effect in upstream mode") {
   kai_claims_config cfg;
   cfg.owner_evicts = true;
-  cfg.mode = kai_claims_mode::kai_strict;
+  cfg.mode = kai_claims_mode::upstream;
   kai_claims_policy pol(cfg);
   (void)pol.model().add_claim(gpu_claim("shared", "a"));
   pol.commit(claim_job("pa", "a", {"shared"}));
@@ -1107,7 +1107,7 @@ TEST_CASE("kai_claims: firstAvailable alternatives count only once allocated; ka
   CHECK(design.claim_charge(c).is_zero());  // which alternative is used is not known yet
 
   kai_claims_config strict;
-  strict.mode = kai_claims_mode::kai_strict;
+  strict.mode = kai_claims_mode::upstream;
   kai_claims_model kai(strict);
   const auto k = kai.add_claim(s);
   CHECK_FALSE(kai.accounted(k));  // KAI today reads `exactly` requests only
@@ -1118,7 +1118,7 @@ TEST_CASE("kai_claims: firstAvailable alternatives count only once allocated; ka
 
 TEST_CASE("kai_claims: kai-strict - an overflowing second claim rolls the first back; non-GPU claims are never charged") {
   kai_claims_config strict;
-  strict.mode = kai_claims_mode::kai_strict;
+  strict.mode = kai_claims_mode::upstream;
   kai_claims_model m(strict);
   const auto big = m.add_claim(counted_claim("big", std::numeric_limits<std::int64_t>::max(), "a"));
   const auto small = m.add_claim(counted_claim("small", 1, "a", "other-gpu.example.com"));
@@ -1535,7 +1535,7 @@ json reserved_claim(std::size_t entries) {
 // whether or not the scheduler knows the pods those entries name.
 TEST_CASE("kai_claims: strict - status.reservedFor entries without pods count toward the consumer limit") {
   kai_claims_config cfg;
-  cfg.mode = kai_claims_mode::kai_strict;
+  cfg.mode = kai_claims_mode::upstream;
   SECTION("256 entries: the next pod is refused") {
     kai_claims_model m(cfg);
     load_resource_claims(m, reserved_claim(256));
@@ -1587,7 +1587,7 @@ TEST_CASE("kai_claims: strict - an unknown allocationMode counts 0 and an explic
      "spec": {"devices": {"requests": [
        {"name": "x", "exactly": {"deviceClassName": "gpu.nvidia.com", "allocationMode": "Some"}}]}}}])");
   kai_claims_config cfg;
-  cfg.mode = kai_claims_mode::kai_strict;
+  cfg.mode = kai_claims_mode::upstream;
   kai_claims_model m(cfg);
   REQUIRE_NOTHROW(load_resource_claims(m, doc));
   const auto gpu = m.registry().at("gpu.nvidia.com");
@@ -1599,7 +1599,7 @@ TEST_CASE("kai_claims: strict - an unknown allocationMode counts 0 and an explic
   claim_pod p = pod("p", m.queue("a"));
   p.ns = "ns";
   CHECK(m.check(p, ids).has_rule("missing_queue_label"));
-  // the design mode keeps rejecting both, naming the fields
+  // the owning_queue mode keeps rejecting both, naming the fields
   const auto has_problem = [](const validation_error& e, std::string_view path) {
     for (const auto& pr : e.problems())
       if (pr.path == path) return true;

@@ -81,9 +81,9 @@ model_instance instance_of(M model) {
 
 /// A policy plus the registry it names resources with (shared, read-only).
 template <class P>
-class sim_named {
+class registry_bound {
  public:
-  sim_named(std::shared_ptr<const resource_registry> reg, P p) : reg_(std::move(reg)), p_(std::move(p)) {}
+  registry_bound(std::shared_ptr<const resource_registry> reg, P p) : reg_(std::move(reg)), p_(std::move(p)) {}
   [[nodiscard]] std::string_view policy_name() const noexcept { return p_.policy_name(); }
   [[nodiscard]] decision check(const job& j) const { return p_.check(j); }
   void commit(const job& j) { p_.commit(j); }
@@ -96,7 +96,7 @@ class sim_named {
   P p_;
 };
 template <class P>
-inline void to_json(json& j, const sim_named<P>& m) {
+inline void to_json(json& j, const registry_bound<P>& m) {
   to_json(j, m.policy());
 }
 

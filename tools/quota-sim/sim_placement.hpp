@@ -391,12 +391,12 @@ inline void simulator_impl::retire(std::size_t idx, job_state to) {
   running_by_priority_.erase({jr.spec->priority, idx});
   freed_ = true;
   jr.run_ms += now_ - jr.last_start;
-  if (to == job_state::preempted_pending) {
+  if (to == job_state::requeued) {
     ++jr.preempted;
     ++preemptions_;
     ++tenants_[jr.tenant].preempted;
     preemption_marks_.push_back({now_, idx, npos, {}});
-    jr.state = job_state::preempted_pending;
+    jr.state = job_state::requeued;
     pend(idx);
     // a preempted job is pending again: it rejoins the demand of the
     // models that follow demand (Volcano's deserved, KAI's fair share)

@@ -68,7 +68,7 @@ inline void simulator_impl::apply_event(const event_spec& ev) {
         for (const auto& pl : jobs_[idx].placement)
           if (pl.first == n) hit.push_back(idx);
       for (auto idx : hit) {
-        stop(idx, job_state::preempted_pending);
+        stop(idx, job_state::requeued);
         --preemptions_;
         --tenants_[jobs_[idx].tenant].preempted;
         preemption_marks_.pop_back();
@@ -82,7 +82,7 @@ inline void simulator_impl::apply_event(const event_spec& ev) {
     const auto idx = index_.at(ev.body["job"].get<std::string>());
     auto& jr = jobs_[idx];
     if (jr.state == job_state::running) stop(idx, job_state::deleted);
-    if (jr.state == job_state::pending || jr.state == job_state::preempted_pending) {
+    if (jr.state == job_state::pending || jr.state == job_state::requeued) {
       unpend(idx);
       engine_.pending_withdrawn(jr.j.id);
       jr.state = job_state::deleted;
@@ -107,7 +107,7 @@ inline std::vector<std::size_t> simulator_impl::running_by_start() const {
 inline model_instance simulator_impl::fresh_model(const policy_spec& spec) {
   model_instance m = model_kinds().at(spec.model).make(spec, sc_);
   for (const auto& jr : jobs_)
-    if (jr.state == job_state::pending || jr.state == job_state::preempted_pending) m.policy.pending_added(jr.j);
+    if (jr.state == job_state::pending || jr.state == job_state::requeued) m.policy.pending_added(jr.j);
   return m;
 }
 
@@ -177,7 +177,7 @@ inline bool simulator_impl::shrink_due() {
     const std::size_t i = it->first;
     it = shrink_at_.erase(it);
     for (auto idx : shrink_victims(i)) {
-      stop(idx, job_state::preempted_pending);
+      stop(idx, job_state::requeued);
       jobs_[idx].last_reason = "shrink: evicted after the grace period; policies[" + std::to_string(i) + "] (" +
                                policy_now_[i].model + ") was lowered below its usage";
       preemption_marks_.back().cause = jobs_[idx].last_reason;

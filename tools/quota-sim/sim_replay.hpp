@@ -374,7 +374,7 @@ inline bool simulator_impl::try_preempt_for(std::size_t idx) {
       unplace(idx);
       // commit: the removed jobs are preempted for real (already out of the engine and nodes)
       for (auto& [ri, pl] : removed) {
-        retire(ri, job_state::preempted_pending);
+        retire(ri, job_state::requeued);
         jobs_[ri].last_reason = "preempted for " + jr.j.id;
         preemption_marks_.back().preemptor = idx;
         preemption_marks_.back().cause = cause;
@@ -388,7 +388,7 @@ inline bool simulator_impl::try_preempt_for(std::size_t idx) {
     replace_on(it->first, it->second);
     if (engine_.admit(jobs_[it->first].j).denied()) {
       unplace(it->first);
-      retire(it->first, job_state::preempted_pending);
+      retire(it->first, job_state::requeued);
       jobs_[it->first].last_reason = "preempted: not re-admitted after a failed preemption for " + jr.j.id;
       preemption_marks_.back().preemptor = idx;
       preemption_marks_.back().cause = "not re-admitted after a failed preemption (" + cause + ")";
@@ -443,7 +443,7 @@ inline void simulator_impl::unpend(std::size_t idx) {
 
 inline const std::string& simulator_impl::reason_of(std::size_t idx) const {
   const auto& jr = jobs_[idx];
-  if (jr.state != job_state::pending && jr.state != job_state::preempted_pending) return jr.last_reason;
+  if (jr.state != job_state::pending && jr.state != job_state::requeued) return jr.last_reason;
   std::uint64_t latest = jr.tried_pass;
   const std::string* why = &jr.last_reason;
   if (jr.shape < shape_pass_.size() && shape_pass_[jr.shape] > latest) {

@@ -40,7 +40,7 @@
 
 namespace quota::sim {
 
-enum class job_state : std::uint8_t { waiting, pending, running, finished, preempted_pending, deleted };
+enum class job_state : std::uint8_t { waiting, pending, running, finished, requeued, deleted };
 
 inline const char* state_name(job_state s) {
   switch (s) {
@@ -52,7 +52,7 @@ inline const char* state_name(job_state s) {
       return "running";
     case job_state::finished:
       return "finished";
-    case job_state::preempted_pending:
+    case job_state::requeued:
       return "pending";
     case job_state::deleted:
       return "deleted";

@@ -7,7 +7,7 @@
 //    "objects": [ResourceClaim, DeviceClass ... as kubectl prints them (an array or a List)],
 //    "pods": [Pod ...]   (optional: pods already holding claims at the start, restored as a
 //                         snapshot; they never leave — this is how orphans are expressed),
-//    "options": {"mode": "design" | "kai_strict", "locking": "deny_foreign" | "pin" | "transfer",
+//    "options": {"mode": "owning_queue" | "upstream", "locking": "deny_foreign" | "pin" | "transfer",
 //                "min_runtime_locks": true, "owner_evicts": false, "orphans": "deduct" | "attribute",
 //                "owner_deleted": "deduct" | "transfer", "queue_label_key": "kai.scheduler/queue",
 //                "max_consumers": 256, "opt_out": ["team-a"], "accounted_classes": ["gpu.nvidia.com"],
@@ -48,7 +48,7 @@ inline model_instance claims_make(const policy_spec& ps, scenario& sc) {
   std::string flag_key = "quota.dev/accounted";
   const entry_option accounted = names_option("accounted_classes", accounted_names);
   entry.options(
-      {choice_option<kai_claims_mode>("mode", {{"design", kai_claims_mode::design}, {"kai_strict", kai_claims_mode::kai_strict}},
+      {choice_option<kai_claims_mode>("mode", {{"design", kai_claims_mode::owning_queue}, {"upstream", kai_claims_mode::upstream}},
                                  cfg.mode),
        choice_option<claim_locking>("locking",
                                     {{"deny_foreign", claim_locking::deny_foreign},
@@ -184,7 +184,7 @@ inline model_instance claims_make(const policy_spec& ps, scenario& sc) {
 inline void register_kai_claims_model(std::map<std::string, model_kind>& kinds) {
   kinds["kai_claims"] = model_kind{
       "shared DRA ResourceClaims with one owning queue per claim (KAI's claim-sharing design, or KAI today with "
-      "mode kai_strict): {\"objects\": [ResourceClaim, DeviceClass ...], \"pods\": [Pod ...], \"options\": "
+      "mode upstream): {\"objects\": [ResourceClaim, DeviceClass ...], \"pods\": [Pod ...], \"options\": "
       "{\"locking\": \"deny_foreign\", \"orphans\": \"deduct\", \"opt_out\": [...]}}; jobs name claims in `claims`",
       detail::claims_make,
       // claims cannot be synthesized: an entry with no claims (every job without claims is allowed)

@@ -24,7 +24,7 @@ inline void register_priority_class_quota_model(std::map<std::string, model_kind
         auto pq = load_priority_class_quota(ps.body, sc.registry, ps.path);
         auto reg = std::make_shared<const resource_registry>(sc.registry);
         pq.rebind_registry(reg.get());
-        return instance_of(sim_named<priority_class_quota_policy>(std::move(reg), std::move(pq)));
+        return instance_of(registry_bound<priority_class_quota_policy>(std::move(reg), std::move(pq)));
       },
       [](const std::vector<std::string>& tenants, const resource_vector& capacity, const resource_registry& reg) {
         // at most half the cluster's GPUs at class "high" per tenant

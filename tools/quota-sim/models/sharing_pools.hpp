@@ -24,7 +24,7 @@ inline void register_sharing_pools_model(std::map<std::string, model_kind>& kind
         auto sp = load_sharing_pools(ps.body, sc.registry, ps.path);
         auto reg = std::make_shared<const resource_registry>(sc.registry);
         sp.rebind_registry(reg.get());
-        return instance_of(sim_named<sharing_pools_policy>(std::move(reg), std::move(sp)));
+        return instance_of(registry_bound<sharing_pools_policy>(std::move(reg), std::move(sp)));
       },
       [](const std::vector<std::string>& tenants, const resource_vector& capacity, const resource_registry& reg) {
         // two pools of half the tenants each; they lend to and borrow from each other
