@@ -325,7 +325,7 @@ class reference {
   /// The expected JSON of kai_claims_json.hpp's to_json.
   json state() const {
     json j = json::object();
-    j["mode"] = "design";
+    j["mode"] = "owning_queue";
     json cs = json::object(), qs = json::object();
     std::map<std::string, std::int64_t> charge;
     std::int64_t deducted = 0;
