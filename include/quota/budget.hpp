@@ -63,13 +63,11 @@ class budget_policy {
   static constexpr std::int64_t hour_ms = 3'600'000;
 
   explicit budget_policy(budget_config cfg = {}) : cfg_(std::move(cfg)), now_(cfg_.start_ms) {
-    if (cfg_.resource == no_resource) throw config_error(error_id::budget_config, "budget: resource: not set");
+    if (cfg_.resource == no_resource) throw config_error("budget: resource: not set");
     if (cfg_.window_ms <= 0)
-      throw config_error(error_id::budget_config,
-                         "budget: window length must be > 0 ms, got " + std::to_string(cfg_.window_ms));
+      throw config_error("budget: window length must be > 0 ms, got " + std::to_string(cfg_.window_ms));
     if (cfg_.default_duration_ms <= 0)
-      throw config_error(error_id::budget_config,
-                         "budget: default duration must be > 0 ms, got " + std::to_string(cfg_.default_duration_ms));
+      throw config_error("budget: default duration must be > 0 ms, got " + std::to_string(cfg_.default_duration_ms));
     window_ = window_index(now_);
   }
 
@@ -79,9 +77,9 @@ class budget_policy {
 
   /// Budget of one tenant ("*": every tenant without its own), in resource-ms.
   void set_budget(std::string_view tenant, std::int64_t resource_ms) {
-    if (tenant.empty()) throw config_error(error_id::budget_config, "budget: tenant name is empty");
+    if (tenant.empty()) throw config_error("budget: tenant name is empty");
     if (resource_ms < 0)
-      throw config_error(error_id::budget_config, "budget: tenant '" + std::string(tenant) +
+      throw config_error("budget: tenant '" + std::string(tenant) +
                                                       "': budget must be >= 0, got " + std::to_string(resource_ms));
     if (tenant == "*") {
       default_ = resource_ms;
@@ -98,7 +96,7 @@ class budget_policy {
   }
 
   /// Moves the clock to now_ms (window resets, rolling forgetting, overruns).
-  /// Earlier than the clock: state_error (602), nothing changes. Incremental:
+  /// Earlier than the clock: state_error (504), nothing changes. Incremental:
   /// each tenant's committed amount is a continuous piecewise-linear function
   /// of time, kept as its value at the clock, its slope and the future slope
   /// changes of its running jobs and released segments; moving the clock
@@ -106,7 +104,7 @@ class budget_policy {
   /// recomputes every tenant from its running jobs, once per window).
   void advance_to(std::int64_t now_ms) {
     if (now_ms < now_)
-      throw state_error(error_id::budget_time_out_of_order,
+      throw state_error(error_id::state_out_of_order,
                         "budget: time " + std::to_string(now_ms) + " is before the clock " + std::to_string(now_));
     if (now_ms == now_) return;
     const std::int64_t w = window_index(now_ms);

@@ -32,7 +32,7 @@ inline bool budget_duration(const json& v, std::int64_t& out) {
   auto bad = [&](const std::string& key, const std::string& msg) {
     problems.push_back(detail::join_path(path, key) + ": " + msg);
   };
-  if (!j.is_object()) throw config_error(error_id::budget_config, (path.empty() ? "$" : path) + ": expected an object");
+  if (!j.is_object()) throw config_error((path.empty() ? "$" : path) + ": expected an object");
   resource_registry saved = reg;  // restored when the document is rejected (strong guarantee)
   for (auto it = j.begin(); it != j.end(); ++it) {
     static constexpr const char* known[] = {"model",        "resource",        "tenant",      "window", "windowStart",
@@ -123,7 +123,7 @@ inline bool budget_duration(const json& v, std::int64_t& out) {
     reg = std::move(saved);
     std::string msg = "budget: ";
     for (std::size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
-    throw config_error(error_id::budget_config, msg);
+    throw config_error(msg);
   }
   budget_policy p(cfg);
   for (const auto& [name, v] : budgets) p.set_budget(name, v);

@@ -40,12 +40,6 @@ enum class error_id : std::uint16_t {
   state_negative_usage = 503,
   state_out_of_order = 504,
   state_not_admitted = 505,
-  // extra-policy configuration and time (6xx): budgets 601-609, priority-class
-  // quota 611-619, sharing pools 621-629 (docs/extra-policies.md)
-  budget_config = 601,
-  budget_time_out_of_order = 602,
-  priority_class_config = 611,
-  pools_config = 621,
 };
 
 /// One problem found in a document, with the path of the offending item
@@ -147,9 +141,17 @@ class state_error : public error {
 };
 
 /// A bad configuration of an extra policy (6xx ids), naming the offending item.
-class config_error : public error {
+class config_error : public validation_error {
  public:
-  config_error(error_id id, std::string_view what) : error("config_error", id, what) {}
+  /// `what` is "<model>: <item>: <problem>"; the model is the problem's path.
+  explicit config_error(std::string_view what) : validation_error(split(what).first, split(what).second) {}
+
+ private:
+  static std::pair<std::string, std::string> split(std::string_view what) {
+    const auto colon = what.find(": ");
+    if (colon == std::string_view::npos) return {std::string(), std::string(what)};
+    return {std::string(what.substr(0, colon)), std::string(what.substr(colon + 2))};
+  }
 };
 
 /// Collects diagnostics while a document is checked, then throws them all at once.

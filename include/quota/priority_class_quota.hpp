@@ -39,20 +39,20 @@ class priority_class_quota_policy {
   [[nodiscard]] std::string_view policy_name() const noexcept { return priority_class_quota_model_name; }
 
   /// Limits of (tenant, class); tenant "*" applies to every tenant without
-  /// its own entry for that class. Bad values: config_error 611, nothing changes.
+  /// its own entry for that class. Bad values: config_error (validation 201), nothing changes.
   void set(std::string_view tenant, std::string_view cls, resource_vector min, limit_vector max) {
     const std::string item = "priority class quota " + std::string(tenant) + "/" + std::string(cls);
-    if (tenant.empty()) throw config_error(error_id::priority_class_config, item + ": empty tenant name");
-    if (cls.empty()) throw config_error(error_id::priority_class_config, item + ": empty priority class name");
+    if (tenant.empty()) throw config_error(item + ": empty tenant name");
+    if (cls.empty()) throw config_error(item + ": empty priority class name");
     for (const auto& e : min)
       if (e.value < 0)
-        throw config_error(error_id::priority_class_config, item + ": min " + res_name(e.id) + " is negative");
+        throw config_error(item + ": min " + res_name(e.id) + " is negative");
     for (const auto& e : max)
       if (e.value < 0)
-        throw config_error(error_id::priority_class_config, item + ": max " + res_name(e.id) + " is negative");
+        throw config_error(item + ": max " + res_name(e.id) + " is negative");
     for (const auto& e : min)
       if (auto* m = max.find(e.id); m && *m < e.value)
-        throw config_error(error_id::priority_class_config, item + ": min " + res_name(e.id) + " " +
+        throw config_error(item + ": min " + res_name(e.id) + " " +
                                                                 std::to_string(e.value) + " is greater than max " +
                                                                 std::to_string(*m));
     auto& list = tenants_[std::string(tenant)];

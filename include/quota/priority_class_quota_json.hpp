@@ -5,7 +5,7 @@
 //    "quotas": {"team-a": {"high": {"max": {"nvidia.com/gpu": 8}, "min": {"nvidia.com/gpu": 2}}},
 //               "*":      {"low":  {"max": {"nvidia.com/gpu": 4}}}}}
 //
-// Every problem is listed in one config_error (611) naming the offending
+// Every problem is listed in one config_error (validation 201) naming the offending
 // item; nothing is built then.
 // Docs: docs/extra-policies.md
 #pragma once
@@ -23,7 +23,7 @@ namespace quota {
   std::vector<std::string> problems;
   auto bad = [&](const std::string& p, const std::string& msg) { problems.push_back(p + ": " + msg); };
   if (!j.is_object())
-    throw config_error(error_id::priority_class_config, (path.empty() ? "$" : path) + ": expected an object");
+    throw config_error((path.empty() ? "$" : path) + ": expected an object");
   resource_registry saved = reg;  // restored when the document is rejected (strong guarantee)
   for (auto it = j.begin(); it != j.end(); ++it)
     if (it.key() != "model" && it.key() != "tenant" && it.key() != "quotas")
@@ -88,7 +88,7 @@ namespace quota {
     reg = std::move(saved);
     std::string msg = "priority class quota: ";
     for (std::size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
-    throw config_error(error_id::priority_class_config, msg);
+    throw config_error(msg);
   }
   return pq;
 }

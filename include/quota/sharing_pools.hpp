@@ -81,7 +81,7 @@ class sharing_pools_policy {
     if (!problems.empty()) {
       std::string msg = "sharing pools: ";
       for (std::size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
-      throw config_error(error_id::pools_config, msg);
+      throw config_error(msg);
     }
     for (std::size_t p = 0; p < pools.size(); ++p) {
       pool_state ps;

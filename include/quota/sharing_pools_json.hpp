@@ -6,7 +6,7 @@
 //                           "min": {"nvidia.com/gpu": 4}, "max": {"nvidia.com/gpu": 8}}]}]}
 //
 // "namespaces" defaults to [name]. Every problem is listed in one
-// config_error (621) naming the offending item; nothing is built then.
+// config_error (validation 201) naming the offending item; nothing is built then.
 // Docs: docs/extra-policies.md
 #pragma once
 
@@ -22,7 +22,7 @@ namespace quota {
                                                       const std::string& path = "") {
   std::vector<std::string> problems;
   auto bad = [&](const std::string& p, const std::string& msg) { problems.push_back(p + ": " + msg); };
-  if (!j.is_object()) throw config_error(error_id::pools_config, (path.empty() ? "$" : path) + ": expected an object");
+  if (!j.is_object()) throw config_error((path.empty() ? "$" : path) + ": expected an object");
   resource_registry saved = reg;  // restored when the document is rejected (strong guarantee)
   for (auto it = j.begin(); it != j.end(); ++it)
     if (it.key() != "model" && it.key() != "pools") bad(detail::join_path(path, it.key()), "unknown field (pools)");
@@ -96,7 +96,7 @@ namespace quota {
     reg = std::move(saved);
     std::string msg = "sharing pools: ";
     for (std::size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
-    throw config_error(error_id::pools_config, msg);
+    throw config_error(msg);
   }
   return sharing_pools_policy(std::move(pools), &reg);
 }

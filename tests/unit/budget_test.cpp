@@ -113,7 +113,7 @@ TEST_CASE("budget: time out of order and bad config are typed errors, nothing ch
     b.advance_to(4 * H);
     FAIL("expected a state_error");
   } catch (const state_error& e) {
-    CHECK(e.number() == 602);
+    CHECK(e.number() == 504);
   }
   CHECK(b.now_ms() == 5 * H);
   CHECK_THROWS_AS(b.commit(gpu_job("a", "team-a", 1, H)), state_error);  // duplicate
@@ -125,7 +125,7 @@ TEST_CASE("budget: time out of order and bad config are typed errors, nothing ch
     budget_policy x(bad);
     FAIL("expected a config_error");
   } catch (const config_error& e) {
-    CHECK(e.number() == 601);
+    CHECK(e.number() == 201);
   }
   CHECK_THROWS_AS(b.set_budget("team-x", -1), config_error);
   resource_registry reg;
@@ -134,7 +134,7 @@ TEST_CASE("budget: time out of order and bad config are typed errors, nothing ch
     FAIL("expected a config_error");
   } catch (const config_error& e) {
     const std::string w = e.what();
-    CHECK(e.number() == 601);
+    CHECK(e.number() == 201);
     CHECK(w.find("p.window:") != std::string::npos);
     CHECK(w.find("p.windowLength") != std::string::npos);
     CHECK(w.find("p.budgets.team-a") != std::string::npos);

@@ -55,7 +55,7 @@ TEST_CASE("priority_class_quota: at most 8 GPUs of high for team A whatever its 
   CHECK(pq.check(pc_job("h2", "team-a", "high", 8)).allowed());
 }
 
-TEST_CASE("priority_class_quota: a \"*\" entry applies to each tenant separately, bad config is config_error 611") {
+TEST_CASE("priority_class_quota: a \"*\" entry applies to each tenant separately, bad config is config_error (validation 201)") {
   priority_class_quota_policy pq;
   pq.set("*", "high", {}, gpus_max(4));
   pq.set("team-a", "high", {}, gpus_max(1));  // its own entry wins
@@ -67,7 +67,7 @@ TEST_CASE("priority_class_quota: a \"*\" entry applies to each tenant separately
     pq.set("team-a", "high", gpus(5), gpus_max(4));
     FAIL("expected a config_error");
   } catch (const config_error& e) {
-    CHECK(e.number() == 611);
+    CHECK(e.number() == 201);
     CHECK(std::string(e.what()).find("team-a/high") != std::string::npos);
   }
   CHECK(*pq.limits_of("team-a", "high")->max.find(resources::nvidia_gpu) == 1);  // unchanged
@@ -79,7 +79,7 @@ TEST_CASE("priority_class_quota: a \"*\" entry applies to each tenant separately
     FAIL("expected a config_error");
   } catch (const config_error& e) {
     const std::string w = e.what();
-    CHECK(e.number() == 611);
+    CHECK(e.number() == 201);
     CHECK(w.find("p.tenant") != std::string::npos);
     CHECK(w.find("p.quotas.a.high.max.nvidia.com/gpu") != std::string::npos);
   }

@@ -171,14 +171,14 @@ TEST_CASE("sharing_pools: victims follow borrowers as they come and go; a quota'
   CHECK(v.size() == 1);
 }
 
-TEST_CASE("sharing_pools: bad config is config_error 621 naming the item") {
+TEST_CASE("sharing_pools: bad config is config_error (validation 201) naming the item") {
   auto specs = two_pools(true, true);
   specs[1].quotas[0].namespaces = {"nlp"};  // nlp already belongs to research/nlp
   try {
     sharing_pools_policy sp(specs);
     FAIL("expected a config_error");
   } catch (const config_error& e) {
-    CHECK(e.number() == 621);
+    CHECK(e.number() == 201);
     CHECK(std::string(e.what()).find("pool prod quota serving: namespace 'nlp'") != std::string::npos);
   }
   resource_registry reg;
@@ -188,7 +188,7 @@ TEST_CASE("sharing_pools: bad config is config_error 621 naming the item") {
     FAIL("expected a config_error");
   } catch (const config_error& e) {
     const std::string w = e.what();
-    CHECK(e.number() == 621);
+    CHECK(e.number() == 201);
     CHECK(w.find("p.pools[0].lendAcross") != std::string::npos);
   }
   try {
