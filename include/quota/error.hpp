@@ -140,7 +140,8 @@ class state_error : public error {
   state_error(error_id id, std::string_view what) : error("state_error", id, what) {}
 };
 
-/// A bad configuration of an extra policy (6xx ids), naming the offending item.
+/// A bad setting of a model built in code (budget, priority-class quota, sharing pools): a
+/// validation_error (201) whose one problem names the model, the item and what is wrong.
 class config_error : public validation_error {
  public:
   /// `what` is "<model>: <item>: <problem>"; the model is the problem's path.
