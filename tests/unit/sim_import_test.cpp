@@ -43,8 +43,15 @@ json pod(const std::string& ns, const std::string& name, const std::string& phas
   return p;
 }
 
-json list(json items) {
-  return json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", std::move(items)}};
+// (an initializer list, not a json: a braced single json copies it under
+// clang and wraps it in an array under GCC)
+json list_of(json array) {
+  return json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", std::move(array)}};
+}
+json list(std::initializer_list<json> items) {
+  json array = json::array();
+  for (const auto& i : items) array.push_back(i);
+  return list_of(std::move(array));
 }
 
 cluster_import_options opts(std::string duration = "1h") {
@@ -319,7 +326,7 @@ TEST_CASE("import: --policy derives quotas for the pods' queues, as generate doe
 TEST_CASE("import: --duration is fixed, uniform, exponential or end, the same for a seed") {
   json items = json::array({node("n")});
   for (int i = 0; i < 50; ++i) items.push_back(pod("ns", "p" + std::to_string(i), "Pending", ""));
-  const json dump = list(items);
+  const json dump = list_of(items);
   auto durations = [&](const std::string& d, std::uint64_t seed) {
     auto o = opts(d);
     o.seed = seed;
