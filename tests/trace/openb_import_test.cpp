@@ -182,6 +182,17 @@ TEST_CASE("trace: compare openb in one process gives the report of import then c
         quota::sim::compare_svg(tr.name, "alibaba.com/gpu-milli", via_json));
 }
 
+TEST_CASE("trace: a trace whose nodes have neither GPU nor CPU names no chart resource, and the loader accepts it",
+          "[trace]") {
+  quota::sim::openb_options o;
+  o.nodes_file = dir + "/nodes_no_cpu_no_gpu.csv";
+  o.pods_file = dir + "/pods_memory.csv";
+  const json doc = quota::sim::import_openb(o);
+  CHECK_FALSE(doc.contains("chart"));
+  CHECK_NOTHROW((void)quota::sim::load_scenario(json::parse(doc.dump())));
+  CHECK(report_via_json(o) == report_direct(o));
+}
+
 TEST_CASE("trace: a trace without GPU nodes imports to a scenario charting CPU, which the loader accepts", "[trace]") {
   quota::sim::openb_options o;
   o.nodes_file = dir + "/nodes_no_gpu.csv";

@@ -307,6 +307,15 @@ struct openb_trace {
   return tr;
 }
 
+/// The resource the chart of a trace shows: GPU where a node has GPUs, else
+/// CPU where a node has CPU, else none (the scenario's default).
+[[nodiscard]] inline const char* openb_chart_resource(const openb_trace& tr) {
+  if (std::any_of(tr.nodes.begin(), tr.nodes.end(), [](const openb_node& n) { return n.gpu > 0; }))
+    return gpu_milli_resource;
+  if (std::any_of(tr.nodes.begin(), tr.nodes.end(), [](const openb_node& n) { return n.cpu_milli > 0; })) return "cpu";
+  return nullptr;
+}
+
 /// The trace as a scenario document (what `quota-sim import openb` writes).
 [[nodiscard]] inline json openb_json(const openb_trace& tr) {
   json sc;
@@ -314,9 +323,9 @@ struct openb_trace {
   sc["description"] = tr.description;
   sc["tenant_by"] = "queue";
   sc["scheduler"] = {{"placement", "best-fit"}, {"preemption", true}};
-  // the chart shows GPU use against capacity; a trace without GPU nodes shows CPU
-  const bool any_gpu = std::any_of(tr.nodes.begin(), tr.nodes.end(), [](const openb_node& n) { return n.gpu > 0; });
-  sc["chart"] = {{"resource", std::string(any_gpu ? gpu_milli_resource : "cpu")}};
+  // the chart shows GPU use against capacity; a trace without GPU nodes shows
+  // CPU, and one whose nodes have neither names no chart resource
+  if (const char* r = openb_chart_resource(tr)) sc["chart"] = {{"resource", std::string(r)}};
   json jnodes = json::array();
   for (const auto& n : tr.nodes) {
     json j{
@@ -371,8 +380,7 @@ struct openb_trace {
   sc.tenant_by = "queue";
   sc.placement = "best-fit";
   sc.preemption = true;
-  const bool any_gpu = std::any_of(tr.nodes.begin(), tr.nodes.end(), [](const openb_node& n) { return n.gpu > 0; });
-  sc.chart_resource = any_gpu ? std::string(gpu_milli_resource) : std::string("cpu");
+  if (const char* r = openb_chart_resource(tr)) sc.chart_resource = r;
   // load_scenario interns the GPU resource where it first appears: the first
   // GPU node, else the first GPU pod
   std::optional<resource_id> gm;
