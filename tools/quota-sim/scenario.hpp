@@ -477,6 +477,26 @@ inline void read_error_expectations(reader& r, const json& obj, const std::strin
 
 /// The query of an expectation at `path` (docs/scenario-format.md, "Queries"):
 /// {"model": kind, question: {args}} or {"allows": {job}}. Problems go to `r`.
+/// The fields a scenario job and a what-if job share: namespace, queue, user,
+/// groups, priority, priority class, pods and min_pods (checked).
+inline void read_job_identity(reader& r, const json& jj, job_spec& js, const std::string& p, const input_limits& lim) {
+    if (jj.contains("namespace")) r.name(jj, "namespace", js.ns, p, false, lim.max_name_bytes);
+    if (jj.contains("queue")) r.name(jj, "queue", js.queue, p, false, lim.max_name_bytes);
+    if (jj.contains("user")) r.name(jj, "user", js.user, p, false, lim.max_name_bytes);
+    r.get(jj, "groups", js.groups, p);
+    r.get(jj, "priority", js.priority, p);
+    r.get(jj, "priority_class", js.priority_class, p);
+    if (r.get(jj, "pods", js.pods, p) && (js.pods < 1 || js.pods > lim.max_pods)) {
+      r.problem(join_path(p, "pods"), "expected 1 to " + std::to_string(lim.max_pods) + " (the pod limit of a job)");
+      js.pods = 1;
+    }
+    js.min_pods = js.pods;
+    if (r.get(jj, "min_pods", js.min_pods, p) && (js.min_pods < 1 || js.min_pods > js.pods)) {
+      r.problem(join_path(p, "min_pods"), "expected 1..pods");
+      js.min_pods = js.pods;
+    }
+}
+
 inline std::optional<query_spec> read_query(reader& r, const json& q, const std::string& path, scenario& sc,
                                             diagnostics& diag, const input_limits& lim) {
   if (!q.is_object()) {
@@ -500,21 +520,7 @@ inline std::optional<query_spec> read_query(reader& r, const json& q, const std:
     job_spec& js = out.job;
     js.id = "what-if";
     if (jj.contains("id")) r.name(jj, "id", js.id, p, false, lim.max_name_bytes);
-    if (jj.contains("namespace")) r.name(jj, "namespace", js.ns, p, false, lim.max_name_bytes);
-    if (jj.contains("queue")) r.name(jj, "queue", js.queue, p, false, lim.max_name_bytes);
-    if (jj.contains("user")) r.name(jj, "user", js.user, p, false, lim.max_name_bytes);
-    r.get(jj, "groups", js.groups, p);
-    r.get(jj, "priority", js.priority, p);
-    r.get(jj, "priority_class", js.priority_class, p);
-    if (r.get(jj, "pods", js.pods, p) && (js.pods < 1 || js.pods > lim.max_pods)) {
-      r.problem(join_path(p, "pods"), "expected 1 to " + std::to_string(lim.max_pods) + " (the pod limit of a job)");
-      js.pods = 1;
-    }
-    js.min_pods = js.pods;
-    if (r.get(jj, "min_pods", js.min_pods, p) && (js.min_pods < 1 || js.min_pods > js.pods)) {
-      r.problem(join_path(p, "min_pods"), "expected 1..pods");
-      js.min_pods = js.pods;
-    }
+    read_job_identity(r, jj, js, p, lim);
     r.get(jj, "preemptible", js.preemptible, p);
     if (!jj.contains("request")) r.problem(join_path(p, "request"), "is required");
     js.per_pod =
@@ -862,21 +868,7 @@ inline scenario load_scenario(const json& doc, diagnostics& out, const input_lim
       if (jj.contains("duration") && r.duration(jj, "duration", js.duration_ms, p, false, true) &&
           js.duration_ms == end_of_time)
         js.duration_ms = -1;  // "end": runs until the end
-      if (jj.contains("namespace")) r.name(jj, "namespace", js.ns, p, false, lim.max_name_bytes);
-      if (jj.contains("queue")) r.name(jj, "queue", js.queue, p, false, lim.max_name_bytes);
-      if (jj.contains("user")) r.name(jj, "user", js.user, p, false, lim.max_name_bytes);
-      r.get(jj, "groups", js.groups, p);
-      r.get(jj, "priority", js.priority, p);
-      r.get(jj, "priority_class", js.priority_class, p);
-      if (r.get(jj, "pods", js.pods, p) && (js.pods < 1 || js.pods > lim.max_pods)) {
-        r.problem(join_path(p, "pods"), "expected 1 to " + std::to_string(lim.max_pods) + " (the pod limit of a job)");
-        js.pods = 1;
-      }
-      js.min_pods = js.pods;
-      if (r.get(jj, "min_pods", js.min_pods, p) && (js.min_pods < 1 || js.min_pods > js.pods)) {
-        r.problem(join_path(p, "min_pods"), "expected 1..pods");
-        js.min_pods = js.pods;
-      }
+      read_job_identity(r, jj, js, p, lim);
       r.get(jj, "node_selector", js.node_selector, p);
       r.get(jj, "claims", js.claims, p);
       r.get(jj, "preemptible", js.preemptible, p);
