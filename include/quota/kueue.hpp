@@ -25,9 +25,9 @@
 #include <vector>
 
 #include <quota/capabilities.hpp>
-#include <quota/kueue_cohorts.hpp>
 #include <quota/decision.hpp>
 #include <quota/error.hpp>
+#include <quota/kueue_cohorts.hpp>
 #include <quota/kueue_flavor_assignment.hpp>
 #include <quota/policy.hpp>
 
@@ -145,7 +145,9 @@ struct kueue_admission_attempt {
   /// The counts are below the full counts.
   bool reduced = false;
   [[nodiscard]] bool fits() const noexcept { return assignment.mode == kueue_fit_mode::fit; }
-  [[nodiscard]] bool preempts() const noexcept { return assignment.mode == kueue_fit_mode::preempt && !targets.empty(); }
+  [[nodiscard]] bool preempts() const noexcept {
+    return assignment.mode == kueue_fit_mode::preempt && !targets.empty();
+  }
 };
 
 class kueue_model {
@@ -329,8 +331,8 @@ class kueue_model {
       }
     }
     kueue_admitted_workload aw{wl.name,    a.cluster_queue, wl.priority,
-                         wl.created, seq_ + 1,        clock_ ? *clock_ : static_cast<std::int64_t>(seq_ + 1),
-                         false,      a.usage,         lq_key};
+                               wl.created, seq_ + 1,        clock_ ? *clock_ : static_cast<std::int64_t>(seq_ + 1),
+                               false,      a.usage,         lq_key};
     auto [it, ok] = admitted_.emplace(wl.name, std::move(aw));
     (void)ok;
     ++seq_;
@@ -391,7 +393,8 @@ class kueue_model {
   /// sharing, same ClusterQueue, different LocalQueues) higher LocalQueue
   /// usage first; lower priority first; later quota reservation first; then
   /// by name (Kueue: by UID), so the order is total.
-  [[nodiscard]] int candidate_order(const kueue_admitted_workload& x, const kueue_admitted_workload& y, kueue_node_index cq) const {
+  [[nodiscard]] int candidate_order(const kueue_admitted_workload& x, const kueue_admitted_workload& y,
+                                    kueue_node_index cq) const {
     if (x.evicted != y.evicted) return x.evicted ? -1 : 1;
     const bool xin = x.cluster_queue == cq, yin = y.cluster_queue == cq;
     if (xin != yin) return xin ? 1 : -1;
@@ -550,7 +553,8 @@ class kueue_model {
   /// Kueue's preemption oracle for one (flavor, resource): the targets of
   /// preemption for `val` of slot `s` alone; none: no candidates; some in
   /// `cq` itself: preempt; all in other ClusterQueues: reclaim.
-  [[nodiscard]] kueue_preemption_outlook simulate_preemption(kueue_node_index cq, const kueue_workload& wl, kueue_fr_slot s, amount val) const {
+  [[nodiscard]] kueue_preemption_outlook simulate_preemption(kueue_node_index cq, const kueue_workload& wl,
+                                                             kueue_fr_slot s, amount val) const {
     kueue_flavor_assignment probe;
     probe.cluster_queue = cq;
     probe.mode = kueue_fit_mode::preempt;
@@ -570,7 +574,8 @@ class kueue_model {
   }
   /// Preemption targets for an assignment: fair-sharing preemption when the
   /// configuration enables fair sharing, else classical.
-  [[nodiscard]] std::vector<kueue_preemption_target> targets_for(const kueue_workload& wl, const kueue_flavor_assignment& a) const {
+  [[nodiscard]] std::vector<kueue_preemption_target> targets_for(const kueue_workload& wl,
+                                                                 const kueue_flavor_assignment& a) const {
     return forest_.config().fair_sharing ? fair_preemption_targets(wl, a) : preemption_targets(wl, a);
   }
 
@@ -707,7 +712,7 @@ class kueue_model {
   /// Kueue chooses) remove candidates in order until the workload fits; the
   /// targets are then filled back in reverse. Empty when preemption cannot help.
   [[nodiscard]] std::vector<kueue_preemption_target> preemption_targets(const kueue_workload& wl,
-                                                                  const kueue_flavor_assignment& a) const {
+                                                                        const kueue_flavor_assignment& a) const {
     std::vector<kueue_preemption_target> out;
     if (a.mode != kueue_fit_mode::preempt) return out;
     const kueue_node_index cq = a.cluster_queue;
@@ -728,7 +733,8 @@ class kueue_model {
     };
     std::vector<visit> visits(forest_.cluster_queue_count());
     if (pol.within_cluster_queue != kueue_within_cluster_queue_policy::never) visits[cq].searched = true;
-    if (forest_.at(cq).parent != kueue_no_node && pol.reclaim_within_cohort != kueue_reclaim_within_cohort_policy::never) {
+    if (forest_.at(cq).parent != kueue_no_node &&
+        pol.reclaim_within_cohort != kueue_reclaim_within_cohort_policy::never) {
       std::vector<std::pair<kueue_fr_slot, amount>> remaining = a.usage;
       bool adv = quantities_fit(live, cq, remaining);
       kueue_node_index prev = kueue_no_node;
@@ -896,12 +902,15 @@ class kueue_model {
       if (!uses) continue;
       bool ok = false;
       if (w.cluster_queue == cq) {
-        ok = (pol.within_cluster_queue == kueue_within_cluster_queue_policy::lower_priority && w.priority < wl.priority) ||
+        ok = (pol.within_cluster_queue == kueue_within_cluster_queue_policy::lower_priority &&
+              w.priority < wl.priority) ||
              (pol.within_cluster_queue == kueue_within_cluster_queue_policy::lower_or_newer_equal_priority &&
               (w.priority < wl.priority || (w.priority == wl.priority && w.created > wl.created)));
-      } else if (root != kueue_no_node && root_of(w.cluster_queue) == root && is_borrowing(live, w.cluster_queue, frs)) {
+      } else if (root != kueue_no_node && root_of(w.cluster_queue) == root &&
+                 is_borrowing(live, w.cluster_queue, frs)) {
         ok = pol.reclaim_within_cohort == kueue_reclaim_within_cohort_policy::any ||
-             (pol.reclaim_within_cohort == kueue_reclaim_within_cohort_policy::lower_priority && w.priority < wl.priority);
+             (pol.reclaim_within_cohort == kueue_reclaim_within_cohort_policy::lower_priority &&
+              w.priority < wl.priority);
       }
       if (ok) cands.push_back(&w);
     }
@@ -1059,8 +1068,8 @@ class kueue_model {
   /// Policy shrink_policy::evict_after_grace: workloads to evict (lowest
   /// priority, newest first) so that no ClusterQueue stays above capacity,
   /// returned only once `now - shrink_time >= grace`. Nothing under keep.
-  [[nodiscard]] std::vector<std::string> shrink_evictions(kueue_shrink_policy p, std::int64_t shrink_time, std::int64_t now,
-                                                          std::int64_t grace) const {
+  [[nodiscard]] std::vector<std::string> shrink_evictions(kueue_shrink_policy p, std::int64_t shrink_time,
+                                                          std::int64_t now, std::int64_t grace) const {
     std::vector<std::string> out;
     if (p == kueue_shrink_policy::keep || now - shrink_time < grace) return out;
     std::vector<amount> u = forest_.usage_table();
@@ -1199,7 +1208,7 @@ class kueue_model {
   [[nodiscard]] std::size_t fair_tournament(std::span<const fair_head> heads) const {
     struct entry {
       std::vector<kueue_node_index> path;  // root ... ClusterQueue
-      std::vector<amount> after;     // usage table with the head admitted
+      std::vector<amount> after;           // usage table with the head admitted
       bool alive = true;
     };
     std::vector<entry> es(heads.size());
@@ -1304,7 +1313,8 @@ class kueue_model {
     return n;
   }
   /// The ancestors (or selves) of a and b that are children of their lowest common ancestor.
-  [[nodiscard]] std::pair<kueue_node_index, kueue_node_index> below_common_ancestor(kueue_node_index a, kueue_node_index b) const {
+  [[nodiscard]] std::pair<kueue_node_index, kueue_node_index> below_common_ancestor(kueue_node_index a,
+                                                                                    kueue_node_index b) const {
     // no allocation: lift the deeper node to the other's depth, then both together
     auto depth = [&](kueue_node_index n) {
       std::size_t d = 0;
@@ -1338,7 +1348,8 @@ class kueue_model {
   /// Kueue's QuantitiesFitInQuota: does `req` fit within node n's subtree
   /// quota (usage table u)? `req` becomes what is left after n's unused
   /// guaranteed quota (what must come from n's parent).
-  [[nodiscard]] bool quantities_fit(const amount* u, kueue_node_index n, std::vector<std::pair<kueue_fr_slot, amount>>& req) const {
+  [[nodiscard]] bool quantities_fit(const amount* u, kueue_node_index n,
+                                    std::vector<std::pair<kueue_fr_slot, amount>>& req) const {
     const std::size_t ns = forest_.slot_count();
     bool ok = true;
     for (auto& [s, v] : req) {
@@ -1371,8 +1382,9 @@ class kueue_model {
     }
   }
   /// Kueue's classifyPreemptionVariant.
-  [[nodiscard]] preemption_variant classify(const kueue_workload& pre, const kueue_admitted_workload& c, kueue_node_index cq,
-                                            const std::vector<kueue_fr_slot>& frs, bool advantage) const {
+  [[nodiscard]] preemption_variant classify(const kueue_workload& pre, const kueue_admitted_workload& c,
+                                            kueue_node_index cq, const std::vector<kueue_fr_slot>& frs,
+                                            bool advantage) const {
     bool uses = false;
     for (const auto& [s, v] : c.usage)
       if (std::find(frs.begin(), frs.end(), s) != frs.end()) uses = true;
@@ -1394,8 +1406,8 @@ class kueue_model {
   /// candidate of another ClusterQueue is skipped when the run allows
   /// borrowing and it may only be reclaimed without, or when its queue, or a
   /// cohort between it and the lowest common ancestor, is within its quota.
-  [[nodiscard]] bool candidate_valid(const amount* u, kueue_node_index cq, kueue_node_index t, kueue_node_index lca, preemption_variant v,
-                                     const std::vector<kueue_fr_slot>& frs, bool borrow) const {
+  [[nodiscard]] bool candidate_valid(const amount* u, kueue_node_index cq, kueue_node_index t, kueue_node_index lca,
+                                     preemption_variant v, const std::vector<kueue_fr_slot>& frs, bool borrow) const {
     if (t == cq) return true;
     if (borrow && v == preemption_variant::reclaim_without_borrowing) return false;
     if (within_nominal(u, t, frs)) return false;
@@ -1429,7 +1441,8 @@ class kueue_model {
       if (u[cq * ns + s] > forest_.subtree_quota(cq, s)) return true;
     return false;
   }
-  [[nodiscard]] bool fits(const amount* u, kueue_node_index cq, const kueue_flavor_assignment& a, bool allow_borrowing) const {
+  [[nodiscard]] bool fits(const amount* u, kueue_node_index cq, const kueue_flavor_assignment& a,
+                          bool allow_borrowing) const {
     const std::size_t ns = forest_.slot_count();
     for (const auto& [s, v] : a.usage) {
       if (!allow_borrowing && u[cq * ns + s] + v > forest_.subtree_quota(cq, s)) return false;
@@ -1505,7 +1518,8 @@ class kueue_model {
   // the flavor assigner's oracle: this model's simulate_preemption
   struct model_oracle final : kueue_preemption_oracle {
     explicit model_oracle(const kueue_model& m) noexcept : model(&m) {}
-    [[nodiscard]] kueue_preemption_outlook simulate(kueue_node_index cq, const kueue_workload& wl, kueue_fr_slot s, amount val) const override {
+    [[nodiscard]] kueue_preemption_outlook simulate(kueue_node_index cq, const kueue_workload& wl, kueue_fr_slot s,
+                                                    amount val) const override {
       return model->simulate_preemption(cq, wl, s, val);
     }
     const kueue_model* model;
@@ -1568,8 +1582,8 @@ class kueue_policy {
   /// A denied head of a StrictFIFO ClusterQueue holds back the rest of it.
   [[nodiscard]] bool head_blocks_queue(const job& head) const {
     const std::optional<kueue_node_index> cq = m_.forest().find_local_queue(head.ns, head.queue)
-                                             ? m_.forest().find_local_queue(head.ns, head.queue)
-                                             : m_.forest().find_cluster_queue(head.queue);
+                                                   ? m_.forest().find_local_queue(head.ns, head.queue)
+                                                   : m_.forest().find_cluster_queue(head.queue);
     return cq && m_.forest().cluster_queue(*cq).queueing == kueue_queueing_strategy::strict_fifo;
   }
   [[nodiscard]] std::weak_ordering compare_heads(const job& a, const job& b) const {

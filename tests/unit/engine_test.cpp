@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <quota/kai_claims.hpp>
 #include <quota/elastic_quota.hpp>
 #include <quota/engine.hpp>
+#include <quota/kai_claims.hpp>
 #include <quota/kai_fair_share.hpp>
 #include <quota/kueue.hpp>
+#include <quota/volcano.hpp>
 #include <quota/yunikorn_limits.hpp>
 #include <quota/yunikorn_limits_json.hpp>
-#include <quota/volcano.hpp>
 
 #include <algorithm>
 #include <compare>
@@ -117,7 +117,7 @@ TEST_CASE("engine: restore commits running work without a check, over quota incl
   REQUIRE_NOTHROW(e.restore(gpu_job("big", "q", 6, 1000)));
   CHECK(e.is_admitted("big"));
   CHECK(e.model(0).target<cap_policy>()->used_of("q") == 6);
-  CHECK(e.check(gpu_job("small", "q", 1)).denied());  // the quota sees the restored usage
+  CHECK(e.check(gpu_job("small", "q", 1)).denied());                  // the quota sees the restored usage
   REQUIRE_THROWS_AS(e.restore(gpu_job("big", "q", 1)), state_error);  // a duplicate stays an error
   // a model that refuses the job at commit: an error (not a denial), nothing kept anywhere
   e.model(1).target<cap_policy>()->deny_next_commit = true;
@@ -228,7 +228,8 @@ job queue_job(std::string id, std::string queue, std::int64_t gpus, std::int32_t
 volcano_policy volcano(std::int32_t high_priority, std::int64_t high_created = 0) {
   volcano_queue_spec low{"low", 1, {}, {}, true, volcano_queue_state::open, "", 0, 0};
   volcano_queue_spec high{"high", 1, {}, {}, true, volcano_queue_state::open, "", high_priority, high_created};
-  return volcano_policy(volcano_model({resources::nvidia_gpu}, resource_vector{{resources::nvidia_gpu, 8}}, {low, high}));
+  return volcano_policy(
+      volcano_model({resources::nvidia_gpu}, resource_vector{{resources::nvidia_gpu, 8}}, {low, high}));
 }
 // KAI: queues "a" and "b" under "root", quota 2 GPUs each, 8 GPUs in all
 kai_fair_share_policy kai(std::int32_t b_priority = 100) {
@@ -320,7 +321,7 @@ TEST_CASE("composition: KAI fair share orders heads by its queue order chain") {
 }
 
 TEST_CASE("composition: Kueue offers the head that does not borrow first, then priority, then creation") {
-    using quota::test::cpu;
+  using quota::test::cpu;
   kueue_config cfg;
   cfg.resource_flavors = {"f"};
   cfg.cluster_queues.push_back(test::cq_cpu("cq-a", "co", kueue_resource_quota_spec{resources::cpu, cpu(4), {}, {}}));
@@ -410,16 +411,17 @@ TEST_CASE("composition: explain counts the job as demand, as a submission at the
 
 TEST_CASE("composition: a copied engine is independent of the original") {
   // every adapter owns its model: a copy of an adapter, or of an engine, is a model of its own
-    using quota::test::cpu;
+  using quota::test::cpu;
   resource_registry reg;
   kueue_config cfg;
   cfg.resource_flavors = {"f"};
   cfg.cluster_queues.push_back(test::cq_cpu("cq", "", kueue_resource_quota_spec{resources::cpu, cpu(4), {}, {}}));
   cfg.local_queues.push_back({"team", "main", "cq"});
   yunikorn_limits_policy lim(reg);
-  lim.manager().reload(load_yunikorn_limits_config(json::parse(R"({"name": "root", "queues": [{"name": "main", "limits": [
+  lim.manager().reload(
+      load_yunikorn_limits_config(json::parse(R"({"name": "root", "queues": [{"name": "main", "limits": [
         {"limit": "u", "users": ["*"], "maxresources": {"vcore": "4"}}]}]})"),
-                                          reg));
+                                  reg));
   elastic_quota_spec eq;
   eq.name = "team";
   eq.namespaces = {"team"};
@@ -725,7 +727,7 @@ TEST_CASE("composition: scheduling cycles reach the models that know them, throu
   // cohort co: a (6 CPUs, reclaimWithinCohort Never) runs 1, b (0) borrows 3.
   // a's head (4) must preempt and has no candidates: Kueue holds a's quota
   // for the cycle, so b's next job cannot borrow the 2 free CPUs until it ends.
-    using quota::test::cpu;
+  using quota::test::cpu;
   resource_registry reg;
   kueue_config cfg;
   cfg.resource_flavors = {"f"};
