@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // quota/capabilities.hpp — the optional capabilities a model may offer beside
 // quota::policy (order, demand, charges, shared allocations, node-level victims,
-// cycles), each detected with a requires-expression.
+// cycles, partial admission), each detected with a requires-expression.
 // Docs: docs/architecture.md
 #pragma once
 
@@ -98,6 +98,61 @@ template <class P>
 concept node_preemption_aware = requires(const P& p, const job& j, std::vector<victim>& out) {
   { p.node_candidates(j, out) } -> std::same_as<void>;
 };
+
+/// The model may admit fewer pods than a job asks (Kueue's partial
+/// admission): `partial_counts(j, counts)` returns true and sets `counts`
+/// (one count per pod set of j, or one count for a job without pod sets)
+/// when the model would admit j now, or after the preemption its victims
+/// name, only with those smaller counts (each at least the set's minimum);
+/// it returns false, leaving `counts` unspecified, when it would take j
+/// whole or not at all. The engine then asks every model about j at those
+/// counts (quota::reduced_job) and, when they all allow, admits that
+/// smaller job; the host runs exactly the admitted counts.
+template <class P>
+concept partial_admission_aware = requires(const P& p, const job& j, std::vector<std::int32_t>& counts) {
+  { p.partial_counts(j, counts) } -> std::same_as<bool>;
+};
+
+/// Whether j allows partial admission at all: some pod set (or the job
+/// itself, without pod sets) may run fewer pods than it asks.
+[[nodiscard]] inline bool may_run_partially(const job& j) noexcept {
+  if (j.pod_sets.empty()) return j.min_pods < j.pods;
+  for (const auto& ps : j.pod_sets)
+    if (ps.min_count < ps.count) return true;
+  return false;
+}
+
+/// `j` with the pod counts `counts` (one per pod set; one for a job without
+/// pod sets, whose request is then scaled by counts[0] / pods), written to
+/// `out`: request, pods and each set's (or the job's) minimum follow the new
+/// counts. Throws validation_error when counts has the wrong size, a count is
+/// outside the set's minimum..count, or (without pod sets) the request is not
+/// a whole number of pods.
+inline void reduced_job(const job& j, std::span<const std::int32_t> counts, job& out) {
+  const std::size_t sets = j.pod_sets.empty() ? 1 : j.pod_sets.size();
+  if (counts.size() != sets)
+    throw validation_error("job/" + j.id + "/counts", "expected " + std::to_string(sets) + " counts");
+  out = j;
+  if (j.pod_sets.empty()) {
+    const std::int32_t c = counts[0];
+    if (c < j.min_pods || c > j.pods) throw validation_error("job/" + j.id + "/counts", "outside min_pods..pods");
+    resource_vector r;
+    for (const auto& e : j.request) {
+      if (e.value % j.pods != 0) throw validation_error("job/" + j.id + "/request", "not a whole number of pods");
+      r.set(e.id, e.value / j.pods * c);
+    }
+    out.request = std::move(r);
+    out.pods = c;
+    return;
+  }
+  for (std::size_t i = 0; i < sets; ++i) {
+    auto& ps = out.pod_sets[i];
+    if (counts[i] < ps.min_count || counts[i] > ps.count)
+      throw validation_error("job/" + j.id + "/pod_sets/" + ps.name + "/count", "outside min_count..count");
+    ps.count = counts[i];
+  }
+  total_pod_sets(out);
+}
 
 /// What one queue pays beyond its jobs' requests, before and after a change
 /// (a charge model's answer). An empty `queue`: charged to no queue, taken
@@ -253,6 +308,12 @@ template <class P>
 template <class P>
 [[nodiscard]] bool keeps_cycles(const P& m) {
   return capability_of<cycle_aware<P>>(m, [](const auto& x) -> decltype(x.keeps_cycles()) { return x.keeps_cycles(); });
+}
+/// Whether model `m` may admit jobs partially (any_policy: admits_partially()).
+template <class P>
+[[nodiscard]] bool admits_partially(const P& m) {
+  return capability_of<partial_admission_aware<P>>(
+      m, [](const auto& x) -> decltype(x.admits_partially()) { return x.admits_partially(); });
 }
 /// Whether model `m` follows demand (any_policy: follows_demand()).
 template <class P>

@@ -97,6 +97,11 @@ class any_policy {
   [[nodiscard]] bool receives_charges() const { return self_->receives_charges(); }
   void charge_added(const job& c) { self_->charge_added(c); }
   void charge_removed(std::string_view id) { self_->charge_removed(id); }
+  // partial admission
+  [[nodiscard]] bool admits_partially() const { return self_->admits_partially(); }
+  [[nodiscard]] bool partial_counts(const job& j, std::vector<std::int32_t>& counts) const {
+    return self_->partial(j, counts);
+  }
   /// Deductions reach the held model when it shrinks its capacity by them.
   void capacity_deducted(const resource_vector& v) { self_->capacity_deducted(v); }
 
@@ -147,6 +152,8 @@ class any_policy {
     virtual void charge_added(const job&) = 0;
     virtual void charge_removed(std::string_view) = 0;
     virtual void capacity_deducted(const resource_vector&) = 0;
+    [[nodiscard]] virtual bool admits_partially() const = 0;
+    [[nodiscard]] virtual bool partial(const job&, std::vector<std::int32_t>&) const = 0;
     [[nodiscard]] virtual std::unique_ptr<concept_t> clone() const = 0;
   };
   template <class P>
@@ -232,6 +239,13 @@ class any_policy {
     void capacity_deducted(const resource_vector& v) override {
       if constexpr (detail::takes_deductions<P>) value.capacity_deducted(v);
     }
+    [[nodiscard]] bool admits_partially() const override { return detail::admits_partially(value); }
+    [[nodiscard]] bool partial(const job& j, std::vector<std::int32_t>& counts) const override {
+      if constexpr (partial_admission_aware<P>)
+        return value.partial_counts(j, counts);
+      else
+        return false;
+    }
     [[nodiscard]] std::unique_ptr<concept_t> clone() const override {
       if constexpr (std::is_copy_constructible_v<P>)
         return std::make_unique<model>(value);
@@ -253,6 +267,7 @@ static_assert(node_preemption_aware<any_policy>);
 static_assert(charge_aware<any_policy>);
 static_assert(charge_receiver<any_policy>);
 static_assert(allocation_sharing<any_policy>);
+static_assert(partial_admission_aware<any_policy>);
 
 namespace detail {
 /// Records admitted job ids so release() can refuse unknown ones before any
@@ -295,7 +310,31 @@ class engine_base {
   /// When a model charges queues for j (quota::charge_aware), the models that
   /// account charges see j's request plus what its own queue would be
   /// charged, and the charge of every other queue as a job of that queue.
+  ///
+  /// A job that may run partially (quota::may_run_partially) and that a
+  /// model would admit only with fewer pods (quota::partial_admission_aware)
+  /// is checked at those counts: check(j, counts) says which.
   [[nodiscard]] decision check(const job& j) const {
+    if (!may_run_partially(j)) return check_whole(j);
+    std::vector<std::int32_t> counts;
+    return check(j, counts);
+  }
+  /// check(j), and the pod counts it allows j with: empty when j is checked
+  /// whole; else one per pod set (one for a job without pod sets), smaller
+  /// than asked, each the least any partially admitting model offers.
+  [[nodiscard]] decision check(const job& j, std::vector<std::int32_t>& counts) const {
+    if (partial_offer(j, counts)) {
+      job r;
+      reduced_job(j, counts, r);
+      decision d = check_whole(r);
+      if (d.allowed()) return d;
+      counts.clear();
+    }
+    return check_whole(j);
+  }
+
+ private:
+  [[nodiscard]] decision check_whole(const job& j) const {
     if (!charging_) {
       decision d;
       self().for_each_model([&](const auto& m) { d.merge(m.check(j)); });
@@ -306,15 +345,32 @@ class engine_base {
     return check_charged(j, ch);
   }
 
-  /// Admits the job in every model, or in none. A denial is returned, not thrown.
-  /// If a model's commit throws, the models already committed release the job
-  /// again and the error propagates; the engine is as before.
-  decision admit(const job& j) {
+  // The counts the partially admitting models offer for j (the least of
+  // each), or false when j may not run partially or no model offers fewer.
+  [[nodiscard]] bool partial_offer(const job& j, std::vector<std::int32_t>& counts) const {
+    counts.clear();
+    if (!may_run_partially(j)) return false;
+    std::vector<std::int32_t> c;
+    self().for_each_model([&](const auto& m) {
+      if (!detail::admits_partially(m)) return;
+      if constexpr (partial_admission_aware<std::remove_cvref_t<decltype(m)>>) {
+        c.clear();
+        if (!m.partial_counts(j, c)) return;
+        if (counts.empty())
+          counts = c;
+        else
+          for (std::size_t i = 0; i < counts.size() && i < c.size(); ++i) counts[i] = std::min(counts[i], c[i]);
+      }
+    });
+    return !counts.empty();
+  }
+  // admit() of a job at the counts it asks.
+  decision admit_whole(const job& j) {
     if (admitted_.contains(j.id)) throw_duplicate_job(j.id);
     // what admitting j would charge, asked once for the check and the commit
     std::vector<queue_charge> ch;
     if (charging_) collect_commit_charges(j, ch);
-    decision d = charging_ ? check_charged(j, ch) : check(j);
+    decision d = charging_ ? check_charged(j, ch) : check_whole(j);
     if (d.denied()) return d;
     try {
       commit_everywhere(j, ch);
@@ -322,6 +378,30 @@ class engine_base {
       return e.verdict();  // the job stopped fitting between check and commit: a denial
     }
     return d;
+  }
+
+ public:
+  /// Admits the job in every model, or in none. A denial is returned, not thrown.
+  /// If a model's commit throws, the models already committed release the job
+  /// again and the error propagates; the engine is as before.
+  ///
+  /// A job that check(j, counts) allows at smaller counts is admitted at
+  /// those counts (the models hold quota::reduced_job(j, counts)); admit(j,
+  /// counts) tells the host which, so it runs exactly that many pods.
+  decision admit(const job& j) {
+    std::vector<std::int32_t> counts;
+    return admit(j, counts);
+  }
+  decision admit(const job& j, std::vector<std::int32_t>& counts) {
+    if (admitted_.contains(j.id)) throw_duplicate_job(j.id);
+    if (partial_offer(j, counts)) {
+      job r;
+      reduced_job(j, counts, r);
+      decision d = admit_whole(r);
+      if (d.allowed()) return d;
+      counts.clear();
+    }
+    return admit_whole(j);
   }
 
   /// Commits a job that already runs (a host restoring its state: pods
@@ -425,7 +505,26 @@ class engine_base {
   /// What-if: every model's decision with all its reasons, the victims each
   /// denying model would need, and when each would allow the job (when it can
   /// tell). Changes nothing. See quota/explain.hpp.
+  ///
+  /// A job that check(j, counts) allows at smaller counts is explained at
+  /// those counts, which `partial_counts` holds, so that explain agrees with
+  /// check and admit.
   [[nodiscard]] explanation explain(const job& j) const {
+    if (!admitted_.contains(j.id) && may_run_partially(j)) {
+      std::vector<std::int32_t> counts;
+      if (check(j, counts).allowed() && !counts.empty()) {
+        job r;
+        reduced_job(j, counts, r);
+        explanation x = explain_whole(r);
+        x.partial_counts = std::move(counts);
+        return x;
+      }
+    }
+    return explain_whole(j);
+  }
+
+ private:
+  [[nodiscard]] explanation explain_whole(const job& j) const {
     explanation x;
     x.job_id = j.id;
     x.already_admitted = admitted_.contains(j.id);
@@ -446,6 +545,7 @@ class engine_base {
     return x;
   }
 
+ public:
   // ---- order (quota/capabilities.hpp) ---------------------------------------
   /// Makes model `i` the one that orders pending work. Throws
   /// unknown_entity_error when there is no model i, validation_error when

@@ -55,6 +55,10 @@ struct explanation {
   bool already_admitted = false;
   /// One entry per model, in the order the engine asks them.
   std::vector<model_explanation> models;
+  /// When the job would be admitted partially (quota::partial_admission_aware):
+  /// the pod counts it would run with (one per pod set), at which `models`
+  /// are asked; empty: the job as submitted.
+  std::vector<std::int32_t> partial_counts;
 
   /// Every model allows the job (and it is not admitted yet).
   [[nodiscard]] bool allowed() const noexcept {
@@ -132,7 +136,14 @@ template <policy P>
   std::string s = "job " + x.job_id + ": ";
   if (x.already_admitted)
     s += "already admitted";
-  else if (x.allowed())
+  else if (x.allowed() && !x.partial_counts.empty()) {
+    s += "would be admitted now with fewer pods (";
+    for (std::size_t i = 0; i < x.partial_counts.size(); ++i) {
+      if (i) s += ", ";
+      s += std::to_string(x.partial_counts[i]);
+    }
+    s += ")";
+  } else if (x.allowed())
     s += "would be admitted now";
   else {
     s += "would be denied now by ";

@@ -33,6 +33,7 @@ inline void to_json(json& j, const explanation& x) {
   for (const auto& m : x.models) j["models"].push_back(m);
   for (const auto& v : x.victims()) j["victims"].push_back(v);
   if (const auto t = x.earliest_ms()) j["earliest_admission_ms"] = *t;
+  if (!x.partial_counts.empty()) j["partial_counts"] = x.partial_counts;
 }
 
 }  // namespace quota

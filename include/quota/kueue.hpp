@@ -1633,6 +1633,17 @@ class kueue_policy {
     w.queue = j.queue;
     w.priority = j.priority;
     w.created = j.created_ms;
+    if (!j.pod_sets.empty()) {
+      for (const auto& p : j.pod_sets) {
+        kueue_pod_set ps;
+        if (!p.name.empty()) ps.name = p.name;
+        ps.count = p.count;
+        ps.per_pod = p.per_pod;
+        if (p.min_count < p.count) ps.min_count = p.min_count;
+        w.pod_sets.push_back(std::move(ps));
+      }
+      return w;
+    }
     kueue_pod_set ps;
     bool divisible = j.pods > 0;
     for (const auto& e : j.request)
@@ -1652,6 +1663,16 @@ class kueue_policy {
   [[nodiscard]] decision check(const job& j) const {
     kueue_admission_attempt at;
     return m_.attempt(to_workload(j), at);
+  }
+  /// Partial admission (quota::partial_admission_aware): the reduced counts
+  /// of Kueue's attempt, when it would admit j only with fewer pods.
+  [[nodiscard]] bool partial_counts(const job& j, std::vector<std::int32_t>& counts) const {
+    if (!may_run_partially(j) || pending_queue(j).empty()) return false;
+    kueue_admission_attempt at;
+    (void)m_.attempt(to_workload(j), at);
+    if (!at.reduced) return false;
+    counts = at.counts;
+    return true;
   }
   void commit(const job& j) {
     const auto w = to_workload(j);
@@ -1698,5 +1719,6 @@ class kueue_policy {
 static_assert(quota::policy<kueue_policy>);
 static_assert(quota::order_aware<kueue_policy>);
 static_assert(quota::cycle_aware<kueue_policy>);
+static_assert(quota::partial_admission_aware<kueue_policy>);
 
 }  // namespace quota

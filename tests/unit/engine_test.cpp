@@ -776,3 +776,131 @@ TEST_CASE("composition: scheduling cycles reach the models that know them, throu
   plain.end_cycle();
   CHECK(plain.check(later).allowed());
 }
+
+// ---- partial admission ------------------------------------------------------------------
+
+namespace {
+kueue_config partial_cq(amount nominal_cpu) {
+  using quota::test::cpu;
+  kueue_config cfg;
+  cfg.resource_flavors = {"f"};
+  cfg.cluster_queues.push_back(
+      test::cq_cpu("cq", "", kueue_resource_quota_spec{resources::cpu, cpu(nominal_cpu), {}, {}}));
+  cfg.local_queues.push_back({"team", "main", "cq"});
+  return cfg;
+}
+job wide_job(std::string id, std::int32_t pods, std::int32_t min_pods) {
+  job j;
+  j.id = std::move(id);
+  j.ns = "team";
+  j.queue = "main";
+  j.pods = pods;
+  j.min_pods = min_pods;
+  j.request.set(resources::cpu, quota::test::cpu(pods));
+  return j;
+}
+}  // namespace
+
+TEST_CASE("composition: pod sets total their pods, minimums and requests; bad sets are refused unchanged") {
+  job j;
+  j.id = "w";
+  j.pod_sets = {{"driver", 1, 1, {}}, {"workers", 8, 2, {}}};
+  j.pod_sets[0].per_pod.set(resources::cpu, 2000);
+  j.pod_sets[1].per_pod.set(resources::nvidia_gpu, 1);
+  j.pod_sets[1].per_pod.set(resources::cpu, 500);
+  total_pod_sets(j);
+  CHECK(j.pods == 9);
+  CHECK(j.min_pods == 3);
+  CHECK(j.request.get(resources::cpu) == 2000 + 8 * 500);
+  CHECK(j.request.get(resources::nvidia_gpu) == 8);
+  CHECK(may_run_partially(j));
+
+  job bad = j;
+  bad.pod_sets[1].min_count = 9;
+  CHECK_THROWS_AS(total_pod_sets(bad), validation_error);
+  CHECK(bad.pods == 9);  // unchanged
+  bad.pod_sets[1].min_count = 2;
+  bad.pod_sets[1].count = 0;
+  CHECK_THROWS_AS(total_pod_sets(bad), validation_error);
+  bad.pod_sets[1].count = 2;
+  bad.pod_sets[1].per_pod.set(resources::cpu, std::numeric_limits<amount>::max());
+  CHECK_THROWS_AS(total_pod_sets(bad), overflow_error);
+  CHECK(bad.request == j.request);
+
+  job r;
+  const std::vector<std::int32_t> c{1, 3};
+  reduced_job(j, c, r);
+  CHECK(r.pods == 4);
+  CHECK(r.request.get(resources::nvidia_gpu) == 3);
+  CHECK(r.request.get(resources::cpu) == 2000 + 3 * 500);
+  CHECK(may_run_partially(r));  // workers may still shrink to 2
+  const std::vector<std::int32_t> too_few{1, 1};
+  CHECK_THROWS_AS(reduced_job(j, too_few, r), validation_error);
+  const std::vector<std::int32_t> wrong_size{1};
+  CHECK_THROWS_AS(reduced_job(j, wrong_size, r), validation_error);
+
+  job single = wide_job("s", 8, 2);
+  const std::vector<std::int32_t> six{6};
+  reduced_job(single, six, r);
+  CHECK(r.pods == 6);
+  CHECK(r.request.get(resources::cpu) == quota::test::cpu(6));
+}
+
+TEST_CASE("composition: a partial admission charges every model the admitted pods only") {
+  resource_registry reg;
+  // Kueue has room for 6 of 8 pods; the cap model would refuse the whole job
+  engine e;
+  e.add(any_policy(kueue_policy(partial_cq(6), reg)));
+  e.add(any_policy(cap_policy("cap", resources::cpu, quota::test::cpu(7))));
+  const job w = wide_job("w", 8, 2);
+  std::vector<std::int32_t> counts;
+  REQUIRE(e.check(w, counts).allowed());
+  CHECK(counts == std::vector<std::int32_t>{6});
+  const explanation x = e.explain(w);  // explain agrees with check and admit
+  CHECK(x.allowed());
+  CHECK(x.partial_counts == std::vector<std::int32_t>{6});
+  REQUIRE(e.admit(w, counts).allowed());
+  CHECK(counts == std::vector<std::int32_t>{6});
+  CHECK(e.model(1).target<cap_policy>()->used_of("main") == quota::test::cpu(6));
+  CHECK(e.model(0).target<kueue_policy>()->model().find_admitted("w")->usage[0].second == quota::test::cpu(6));
+  e.release("w");
+  CHECK(e.model(1).target<cap_policy>()->used_of("main") == 0);
+
+  // a job that must run whole is checked whole: Kueue denies it, nothing is offered
+  job whole = wide_job("whole", 8, 8);
+  CHECK(e.check(whole, counts).denied());
+  CHECK(counts.empty());
+}
+
+TEST_CASE("composition: a partial admission another model refuses is a denial of the whole job") {
+  resource_registry reg;
+  basic_engine<kueue_policy, cap_policy> e(kueue_policy(partial_cq(6), reg),
+                                           cap_policy("cap", resources::cpu, quota::test::cpu(5)));
+  const job w = wide_job("w", 8, 2);
+  std::vector<std::int32_t> counts;
+  const decision d = e.admit(w, counts);
+  CHECK(d.denied());
+  CHECK(d.has_rule("over_cap", "cap"));
+  CHECK(counts.empty());
+  CHECK_FALSE(e.is_admitted("w"));
+  CHECK(e.model<1>().used_of("main") == 0);
+  CHECK(e.model<0>().model().find_admitted("w") == nullptr);
+}
+
+TEST_CASE("composition: Kueue reduces each pod set of a job down to its minimum") {
+  resource_registry reg;
+  basic_engine<kueue_policy, cap_policy> e(kueue_policy(partial_cq(5), reg),
+                                           cap_policy("cap", resources::cpu, quota::test::cpu(100)));
+  job j;
+  j.id = "spark";
+  j.ns = "team";
+  j.queue = "main";
+  j.pod_sets = {{"driver", 1, 1, {}}, {"workers", 8, 2, {}}};
+  j.pod_sets[0].per_pod.set(resources::cpu, quota::test::cpu(1));
+  j.pod_sets[1].per_pod.set(resources::cpu, quota::test::cpu(1));
+  total_pod_sets(j);
+  std::vector<std::int32_t> counts;
+  REQUIRE(e.admit(j, counts).allowed());
+  CHECK(counts == std::vector<std::int32_t>{1, 4});  // the driver whole, 4 of 8 workers
+  CHECK(e.model<1>().used_of("main") == quota::test::cpu(5));
+}
