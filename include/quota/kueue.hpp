@@ -1635,12 +1635,11 @@ class kueue_policy {
     w.created = j.created_ms;
     if (!j.pod_sets.empty()) {
       for (const auto& p : j.pod_sets) {
-        kueue_pod_set ps;
+        kueue_pod_set& ps = w.pod_sets.emplace_back();
         if (!p.name.empty()) ps.name = p.name;
         ps.count = p.count;
         ps.per_pod = p.per_pod;
         if (p.min_count < p.count) ps.min_count = p.min_count;
-        w.pod_sets.push_back(std::move(ps));
       }
       return w;
     }

@@ -364,3 +364,42 @@ TEST_CASE("scenario: a query's unknown model, question or argument is an error w
     CHECK(paths_of(e) == std::vector<std::string>{"$.expect[1].query.quota.name"});
   }
 }
+
+TEST_CASE("scenario: a partially admitted job runs exactly its admitted pods, and every model is charged those only",
+          "[quota-sim][setup]") {
+  const run_result r = replay(example("kueue_pod_sets.json"));
+  for (const auto& f : r.failures) UNSCOPED_INFO(f.expected + ": " + f.actual);
+  CHECK(r.failures.empty());
+  const json* spark = nullptr;
+  for (const auto& j : r.report["jobs"])
+    if (j["id"] == "spark") spark = &j;
+  REQUIRE(spark);
+  CHECK((*spark)["admitted_pods"] == json::array({1, 4}));
+
+  // the same job with a second model that cannot take 9 pods' worth: with the
+  // partial admission it runs (5 CPUs); asked whole, it would be refused
+  json doc = example("kueue_pod_sets.json");
+  doc["expect"] = json::array({json{{"at", "10m"}, {"job", "spark"}, {"pods", 9}}});
+  const run_result wrong = replay(doc);
+  REQUIRE(wrong.failures.size() == 1);
+  CHECK(wrong.failures[0].actual == "5");
+}
+
+TEST_CASE("scenario: pod sets are checked with their JSON paths", "[quota-sim][setup]") {
+  json doc = example("kueue_pod_sets.json");
+  auto& spark = doc["jobs"][1];
+  spark["pods"] = 3;                                                                            // not with pod sets
+  spark["pod_sets"][1]["min_count"] = 9;                                                        // above count
+  spark["pod_sets"][0]["name"] = "workers";                                                     // named twice
+  spark["pod_sets"].push_back(json{{"name", "x"}, {"count", 0}, {"request", {{"cpu", "1"}}}});  // count 0
+  doc["expect"].push_back(json{{"at", "1m"}, {"job", "spark"}, {"pods", "five"}});
+  try {
+    (void)load_scenario(doc);
+    FAIL("bad pod sets accepted");
+  } catch (const quota::validation_error& e) {
+    const auto p = paths_of(e);
+    for (const char* want : {"$.jobs[1].pods", "$.jobs[1].pod_sets[1].name", "$.jobs[1].pod_sets[1].min_count",
+                             "$.jobs[1].pod_sets[2].count", "$.expect[8].pods"})
+      CHECK(std::find(p.begin(), p.end(), std::string(want)) != p.end());
+  }
+}

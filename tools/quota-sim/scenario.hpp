@@ -68,7 +68,10 @@ struct job_spec {
   std::int32_t priority = 0;
   std::int32_t pods = 1;
   std::int32_t min_pods = 1;
-  resource_vector per_pod;  // request of one pod
+  resource_vector per_pod;  // request of one pod (empty when the job has pod sets)
+  /// Pod sets (a Kueue workload's podSets): set, the job's pods are these
+  /// (pods and min_pods are their totals) and per_pod is empty.
+  std::vector<quota::pod_set> pod_sets;
   std::map<std::string, std::string> node_selector;
   std::vector<std::string> claims;
   bool preemptible = true;
@@ -480,21 +483,89 @@ inline void read_error_expectations(reader& r, const json& obj, const std::strin
 /// The fields a scenario job and a what-if job share: namespace, queue, user,
 /// groups, priority, priority class, pods and min_pods (checked).
 inline void read_job_identity(reader& r, const json& jj, job_spec& js, const std::string& p, const input_limits& lim) {
-    if (jj.contains("namespace")) r.name(jj, "namespace", js.ns, p, false, lim.max_name_bytes);
-    if (jj.contains("queue")) r.name(jj, "queue", js.queue, p, false, lim.max_name_bytes);
-    if (jj.contains("user")) r.name(jj, "user", js.user, p, false, lim.max_name_bytes);
-    r.get(jj, "groups", js.groups, p);
-    r.get(jj, "priority", js.priority, p);
-    r.get(jj, "priority_class", js.priority_class, p);
-    if (r.get(jj, "pods", js.pods, p) && (js.pods < 1 || js.pods > lim.max_pods)) {
-      r.problem(join_path(p, "pods"), "expected 1 to " + std::to_string(lim.max_pods) + " (the pod limit of a job)");
-      js.pods = 1;
-    }
+  if (jj.contains("namespace")) r.name(jj, "namespace", js.ns, p, false, lim.max_name_bytes);
+  if (jj.contains("queue")) r.name(jj, "queue", js.queue, p, false, lim.max_name_bytes);
+  if (jj.contains("user")) r.name(jj, "user", js.user, p, false, lim.max_name_bytes);
+  r.get(jj, "groups", js.groups, p);
+  r.get(jj, "priority", js.priority, p);
+  r.get(jj, "priority_class", js.priority_class, p);
+  if (r.get(jj, "pods", js.pods, p) && (js.pods < 1 || js.pods > lim.max_pods)) {
+    r.problem(join_path(p, "pods"), "expected 1 to " + std::to_string(lim.max_pods) + " (the pod limit of a job)");
+    js.pods = 1;
+  }
+  js.min_pods = js.pods;
+  if (r.get(jj, "min_pods", js.min_pods, p) && (js.min_pods < 1 || js.min_pods > js.pods)) {
+    r.problem(join_path(p, "min_pods"), "expected 1..pods");
     js.min_pods = js.pods;
-    if (r.get(jj, "min_pods", js.min_pods, p) && (js.min_pods < 1 || js.min_pods > js.pods)) {
-      r.problem(join_path(p, "min_pods"), "expected 1..pods");
-      js.min_pods = js.pods;
+  }
+}
+
+/// A job's `pod_sets` (docs/scenario-format.md, "Pod sets"): each a name
+/// (unique in the job), a count, a min_count (default: count) and one pod's
+/// request; the job's pods and min_pods become their totals. A job with pod
+/// sets gives neither pods, min_pods, request nor gpu.
+inline void read_pod_sets(reader& r, const json& jj, job_spec& js, const std::string& p, scenario& sc,
+                          diagnostics& diag, const input_limits& lim) {
+  const std::string sp = join_path(p, "pod_sets");
+  for (const char* k : {"pods", "min_pods", "request", "gpu"})
+    if (jj.contains(k)) r.problem(join_path(p, k), "not with pod_sets: each pod set gives its own count and request");
+  const json& sets = jj["pod_sets"];
+  if (!sets.is_array() || sets.empty() || sets.size() > 8) {
+    r.problem(sp, "expected an array of 1 to 8 pod sets: {\"name\", \"count\", \"min_count\", \"request\"}");
+    return;
+  }
+  std::int64_t pods = 0, min_pods = 0;
+  for (std::size_t i = 0; i < sets.size(); ++i) {
+    const std::string q = index_path(sp, i);
+    const json& o = sets[i];
+    if (!o.is_object()) {
+      r.problem(q, "expected an object");
+      continue;
     }
+    check_keys(r, o, q, {"name", "count", "min_count", "request"});
+    // built in place (a moved resource_vector trips a false -Wstringop-overread in GCC 12)
+    quota::pod_set& ps = js.pod_sets.emplace_back();
+    r.name(o, "name", ps.name, q, true, lim.max_name_bytes);
+    for (std::size_t k = 0; k + 1 < js.pod_sets.size(); ++k)
+      if (!ps.name.empty() && js.pod_sets[k].name == ps.name)
+        r.problem(join_path(q, "name"), "'" + ps.name + "' is named twice");
+    if (r.get(o, "count", ps.count, q, true) && (ps.count < 1 || ps.count > lim.max_pods)) {
+      r.problem(join_path(q, "count"), "expected 1 to " + std::to_string(lim.max_pods));
+      ps.count = 1;
+    }
+    ps.min_count = ps.count;
+    if (r.get(o, "min_count", ps.min_count, q) && (ps.min_count < 1 || ps.min_count > ps.count)) {
+      r.problem(join_path(q, "min_count"), "expected 1..count");
+      ps.min_count = ps.count;
+    }
+    if (!o.contains("request")) r.problem(join_path(q, "request"), "is required");
+    ps.per_pod =
+        parse_resource_list(o.value("request", json::object()), sc.registry, "$." + join_path(q, "request"), &diag);
+    for (const auto& e : ps.per_pod)
+      if (e.value > std::numeric_limits<amount>::max() / ps.count) {
+        r.problem(join_path(join_path(q, "request"), std::string(sc.registry.name(e.id))),
+                  "times " + std::to_string(ps.count) + " pods does not fit a 64-bit amount");
+        break;
+      }
+    pods += ps.count;
+    min_pods += ps.min_count;
+  }
+  if (pods > lim.max_pods) {
+    r.problem(sp,
+              "the pod sets have " + std::to_string(pods) + " pods; a job has at most " + std::to_string(lim.max_pods));
+    return;
+  }
+  js.pods = static_cast<std::int32_t>(std::max<std::int64_t>(pods, 1));
+  js.min_pods = static_cast<std::int32_t>(std::max<std::int64_t>(min_pods, 1));
+  quota::job total;
+  total.id = js.id;
+  total.pod_sets = js.pod_sets;
+  try {
+    quota::total_pod_sets(total);
+  } catch (const quota::error&) {
+    r.problem(sp, "the job's total request does not fit a 64-bit amount");
+    js.pod_sets.clear();
+  }
 }
 
 inline std::optional<query_spec> read_query(reader& r, const json& q, const std::string& path, scenario& sc,
@@ -860,7 +931,8 @@ inline scenario load_scenario(const json& doc, diagnostics& out, const input_lim
       detail::check_keys(
           r, jj, p, {"id",          "submit",         "duration", "namespace", "queue",   "user",          "groups",
                      "priority",    "priority_class", "pods",     "min_pods",  "request", "node_selector", "claims",
-                     "preemptible", "count",          "extra",    "gpu",       "running", "node",          "evicted"});
+                     "preemptible", "count",          "extra",    "gpu",       "running", "node",          "evicted",
+                     "pod_sets"});
       job_spec js;
       js.entry = static_cast<std::uint32_t>(i);
       r.name(jj, "id", js.id, p, true, lim.max_name_bytes);
@@ -872,9 +944,13 @@ inline scenario load_scenario(const json& doc, diagnostics& out, const input_lim
       r.get(jj, "node_selector", js.node_selector, p);
       r.get(jj, "claims", js.claims, p);
       r.get(jj, "preemptible", js.preemptible, p);
-      if (!jj.contains("request")) r.problem(join_path(p, "request"), "is required");
-      js.per_pod =
-          parse_resource_list(jj.value("request", json::object()), sc.registry, "$." + join_path(p, "request"), &diag);
+      if (jj.contains("pod_sets")) {
+        detail::read_pod_sets(r, jj, js, p, sc, diag, lim);
+      } else {
+        if (!jj.contains("request")) r.problem(join_path(p, "request"), "is required");
+        js.per_pod = parse_resource_list(jj.value("request", json::object()), sc.registry,
+                                         "$." + join_path(p, "request"), &diag);
+      }
       // the job's request is pods x request: it must fit 64 bits
       for (const auto& e : js.per_pod)
         if (e.value > std::numeric_limits<amount>::max() / js.pods) {
@@ -1073,7 +1149,7 @@ inline scenario load_scenario(const json& doc, diagnostics& out, const input_lim
         }
         detail::check_keys(r, xj, p,
                            {"at", "job", "state", "reason", "tenant", "usage", "admitted", "pending", "preemptions",
-                            "model", "pointer", "equals", "victims", "node", "note", "query"});
+                            "model", "pointer", "equals", "victims", "node", "note", "query", "pods"});
         expectation x;
         x.at_ms = end_of_time;
         if (xj.contains("at")) r.duration(xj, "at", x.at_ms, p, false, true);
@@ -1088,6 +1164,15 @@ inline scenario load_scenario(const json& doc, diagnostics& out, const input_lim
           const auto st = xj["state"];
           if (!st.is_string() || (st != "pending" && st != "running" && st != "finished" && st != "preempted"))
             r.problem(join_path(p, "state"), "expected pending, running, finished or preempted");
+        }
+        if (xj.contains("pods")) {
+          const auto& pj = xj["pods"];
+          bool ok = xj.contains("job") && (pj.is_number_integer() || pj.is_array());
+          if (ok && pj.is_array())
+            for (const auto& c : pj) ok = ok && c.is_number_integer();
+          if (!ok)
+            r.problem(join_path(p, "pods"),
+                      "expected, with job, the pods it runs: a count, or one count per pod set ([1, 4])");
         }
         if (xj.contains("node") && (!xj.contains("job") || !xj["node"].is_string()))
           r.problem(join_path(p, "node"), "expected a node name, with job (the node all its pods run on)");

@@ -38,13 +38,17 @@ inline void simulator_impl::check_capacity(std::vector<failed_expectation>& out)
       if (!nodes_[n].alive)
         out.push_back({"invariant", now_, "job " + jr.j.id + " runs only on alive nodes",
                        "pods on removed node " + nodes_[n].spec.name});
-      amount* row = used.data() + static_cast<std::size_t>(n) * nr;
-      for (const auto& e : jr.spec->per_pod)
-        row[e.id] = quota::detail::checked_add(row[e.id], quota::detail::checked_mul<amount>(e.value, k));
       if (n < nn) inv_pods_[n] += static_cast<std::size_t>(k);
     }
-    if (pods != jr.spec->pods)
-      out.push_back({"invariant", now_, "job " + jr.j.id + " runs " + std::to_string(jr.spec->pods) + " pods",
+    each_placed(jr, jr.placement, [&](std::size_t n, const resource_vector& per_pod, std::int32_t k) {
+      amount* row = used.data() + static_cast<std::size_t>(n) * nr;
+      for (const auto& e : per_pod)
+        row[e.id] = quota::detail::checked_add(row[e.id], quota::detail::checked_mul<amount>(e.value, k));
+    });
+    // the admitted pods run, no more and no fewer (a partial admission runs its counts)
+    const std::int32_t want = running_job(jr).pods;
+    if (pods != want)
+      out.push_back({"invariant", now_, "job " + jr.j.id + " runs " + std::to_string(want) + " pods",
                      std::to_string(pods) + " placed"});
     for (std::size_t i = 0; i < jr.devices.size(); ++i) {
       const auto n = jr.device_nodes[i], d = jr.devices[i];
@@ -146,6 +150,22 @@ inline void simulator_impl::check(const expectation& x, std::vector<failed_expec
         have += (have.empty() ? "" : ", ") + nodes_[n].spec.name + (k > 1 ? " x" + std::to_string(k) : "");
       if (jr.placement.size() != 1 || nodes_[jr.placement.front().first].spec.name != want)
         fail("job " + jr.j.id + " on node " + want, have.empty() ? "on no node" : "on " + have);
+    }
+    if (b.contains("pods")) {
+      // the pods the job runs now, in total or per pod set (0 when it does not run)
+      const bool runs = jr.state == job_state::running;
+      json have;
+      if (b["pods"].is_array()) {
+        have = json::array();
+        const job& rj = running_job(jr);
+        if (rj.pod_sets.empty())
+          have.push_back(runs ? rj.pods : 0);
+        else
+          for (const auto& ps : rj.pod_sets) have.push_back(runs ? ps.count : 0);
+      } else {
+        have = runs ? running_job(jr).pods : 0;
+      }
+      if (have != b["pods"]) fail("job " + jr.j.id + " runs " + b["pods"].dump() + " pods", have.dump());
     }
     if (b.contains("reason")) {
       const std::string want = b["reason"].get<std::string>();

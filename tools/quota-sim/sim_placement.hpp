@@ -139,24 +139,24 @@ inline bool simulator_impl::devices_fit(std::size_t n, const gpu_request& g) con
   return false;
 }
 
-inline bool simulator_impl::node_fits(std::size_t n, const job_spec& js) const {
-  if (!selector_ok(nodes_[n], js) || !fits(js.per_pod, nodes_[n].free)) return false;
+inline bool simulator_impl::node_fits(std::size_t n, const job_spec& js, const resource_vector& per_pod) const {
+  if (!selector_ok(nodes_[n], js) || !fits(per_pod, nodes_[n].free)) return false;
   return js.gpu.count == 0 || devices_fit(n, js.gpu);
 }
 
-inline std::optional<std::size_t> simulator_impl::pick_node(const job_spec& js) const {
-  const amount need = js.per_pod.get(chart_);
-  const need3 nd{need, js.per_pod.get(resources::cpu), js.per_pod.get(resources::memory)};
+inline std::optional<std::size_t> simulator_impl::pick_node(const job_spec& js, const resource_vector& per_pod) const {
+  const amount need = per_pod.get(chart_);
+  const need3 nd{need, per_pod.get(resources::cpu), per_pod.get(resources::memory)};
   if (!covers(1, nd)) return std::nullopt;
   if (sc_.placement == "first-fit") {
     for (std::size_t n = tree_first(0, nd); n != npos && n < nodes_.size(); n = tree_first(n + 1, nd))
-      if (node_fits(n, js)) return n;
+      if (node_fits(n, js, per_pod)) return n;
     return std::nullopt;
   }
   std::optional<std::size_t> best;
   amount best_left = 0;
   for (std::size_t n = tree_first(0, nd); n != npos && n < nodes_.size(); n = tree_first(n + 1, nd)) {
-    if (!node_fits(n, js)) continue;
+    if (!node_fits(n, js, per_pod)) continue;
     const amount left = nodes_[n].free.get(chart_) - need;
     if (!best || left < best_left) {
       best = n;
@@ -259,9 +259,9 @@ inline bool simulator_impl::place_shared(std::size_t idx) {
     }
   }
   resource_vector total = extra;
-  for (const auto& e : js.per_pod)
-    total.set(e.id, quota::detail::checked_add(total.get(e.id), quota::detail::checked_mul<amount>(e.value, js.pods)));
-  const std::int64_t pod_gpus = js.gpu.milli == 1000 ? std::int64_t{js.gpu.count} * js.pods : 0;
+  total.add_in_place(running_job(jr).request);
+  const std::int32_t pods = running_job(jr).pods;
+  const std::int64_t pod_gpus = js.gpu.milli == 1000 ? std::int64_t{js.gpu.count} * pods : 0;
   const auto room = [&](std::size_t n) {
     return selector_ok(nodes_[n], js) && shared_fits(n, total, extra.get(resources::nvidia_gpu) + pod_gpus);
   };
@@ -288,16 +288,28 @@ inline bool simulator_impl::place_shared(std::size_t idx) {
       take_shared(at, sh);
       taken.push_back(sh);
     }
-  for (std::int32_t p = 0; p < js.pods; ++p) {
-    if (js.gpu.count > 0 && !devices_fit(at, js.gpu)) {  // fractional devices: not known before
-      for (std::int32_t q = 0; q < p; ++q) give(at, js.per_pod, idx);
-      for (const auto sh : taken) give_shared(sh);
-      return false;
+  // the pods, all on that node (a job with shared allocations has one pod set: gpu is not allowed with pod sets)
+  std::int32_t placed = 0;
+  bool ok = true;
+  each_pod_group(jr, [&](const resource_vector& per_pod, std::int32_t count) {
+    for (std::int32_t p = 0; ok && p < count; ++p) {
+      if (js.gpu.count > 0 && !devices_fit(at, js.gpu)) {  // fractional devices: not known before
+        ok = false;
+        break;
+      }
+      take(at, per_pod, idx);
+      ++placed;
     }
-    take(at, js.per_pod, idx);
+  });
+  if (!ok) {
+    each_placed(jr, {{at, placed}}, [&](std::size_t n, const resource_vector& per_pod, std::int32_t k) {
+      for (std::int32_t q = 0; q < k; ++q) give(n, per_pod, idx);
+    });
+    for (const auto sh : taken) give_shared(sh);
+    return false;
   }
   for (const auto sh : jr.shared) ++shared_[sh].holders;
-  jr.placement = {{at, js.pods}};
+  jr.placement = {{at, pods}};
   return true;
 }
 
@@ -313,18 +325,26 @@ inline bool simulator_impl::place(std::size_t idx) {
   if (!jr.shared.empty()) return place_shared(idx);
   const auto& js = *jr.spec;
   std::vector<std::pair<std::size_t, std::int32_t>> plan;
-  for (std::int32_t p = 0; p < js.pods; ++p) {
-    const auto n = pick_node(js);
-    if (!n) {
-      for (const auto& [m, pods] : plan)
-        for (std::int32_t q = 0; q < pods; ++q) give(m, js.per_pod, idx);
-      return false;
+  bool ok = true;
+  each_pod_group(jr, [&](const resource_vector& per_pod, std::int32_t count) {
+    for (std::int32_t p = 0; ok && p < count; ++p) {
+      const auto n = pick_node(js, per_pod);
+      if (!n) {
+        ok = false;
+        break;
+      }
+      take(*n, per_pod, idx);
+      if (!plan.empty() && plan.back().first == *n)
+        ++plan.back().second;
+      else
+        plan.push_back({*n, 1});
     }
-    take(*n, js.per_pod, idx);
-    if (!plan.empty() && plan.back().first == *n)
-      ++plan.back().second;
-    else
-      plan.push_back({*n, 1});
+  });
+  if (!ok) {
+    each_placed(jr, plan, [&](std::size_t n, const resource_vector& per_pod, std::int32_t k) {
+      for (std::int32_t q = 0; q < k; ++q) give(n, per_pod, idx);
+    });
+    return false;
   }
   jr.placement = std::move(plan);
   return true;
@@ -332,8 +352,9 @@ inline bool simulator_impl::place(std::size_t idx) {
 
 inline void simulator_impl::unplace(std::size_t idx) {
   auto& jr = jobs_[idx];
-  for (const auto& [n, pods] : jr.placement)
-    for (std::int32_t p = 0; p < pods; ++p) give(n, jr.spec->per_pod, idx);
+  each_placed(jr, jr.placement, [&](std::size_t n, const resource_vector& per_pod, std::int32_t k) {
+    for (std::int32_t p = 0; p < k; ++p) give(n, per_pod, idx);
+  });
   if (!jr.placement.empty()) drop_shared(idx);
   jr.placement.clear();
 }
@@ -346,8 +367,9 @@ inline void simulator_impl::replace_on(std::size_t idx, const std::vector<std::p
       if (shared_[sh].node == npos) take_shared(pl.front().first, sh);
       ++shared_[sh].holders;
     }
-  for (const auto& [n, pods] : pl)
-    for (std::int32_t p = 0; p < pods; ++p) take(n, jr.spec->per_pod, idx);
+  each_placed(jr, pl, [&](std::size_t n, const resource_vector& per_pod, std::int32_t k) {
+    for (std::int32_t p = 0; p < k; ++p) take(n, per_pod, idx);
+  });
 }
 
 inline void simulator_impl::start(std::size_t idx) {
@@ -363,7 +385,7 @@ inline void simulator_impl::start(std::size_t idx) {
   }
   jr.last_start = now_;
   ++admissions_total_;
-  usage_[jr.tenant].add_in_place(jr.j.request);
+  usage_[jr.tenant].add_in_place(running_job(jr).request);
   running_.insert(idx);
   running_by_priority_.insert({jr.spec->priority, idx});
   if (jr.spec->duration_ms >= 0) {
@@ -386,7 +408,7 @@ inline void simulator_impl::retire(std::size_t idx, job_state to) {
     finishes_.erase(jr.finish);
     jr.has_finish = false;
   }
-  usage_[jr.tenant].sub_in_place(jr.j.request);
+  usage_[jr.tenant].sub_in_place(running_job(jr).request);
   running_.erase(idx);
   running_by_priority_.erase({jr.spec->priority, idx});
   freed_ = true;
@@ -397,6 +419,7 @@ inline void simulator_impl::retire(std::size_t idx, job_state to) {
     ++tenants_[jr.tenant].preempted;
     preemption_marks_.push_back({now_, idx, npos, {}});
     jr.state = job_state::requeued;
+    jr.partial.reset();  // it waits for all its pods again
     pend(idx);
     // a preempted job is pending again: it rejoins the demand of the
     // models that follow demand (Volcano's deserved, KAI's fair share)
@@ -442,14 +465,27 @@ inline void simulator_impl::set_up_running() {
 }
 
 inline bool simulator_impl::place_on(std::size_t idx, std::size_t n) {
-  const auto& js = *jobs_[idx].spec;
+  const auto& jr = jobs_[idx];
+  const auto& js = *jr.spec;
   std::int32_t done = 0;
-  for (; done < js.pods && node_fits(n, js); ++done) take(n, js.per_pod, idx);
-  if (done == js.pods) {
-    jobs_[idx].placement = {{n, js.pods}};
+  bool ok = true;
+  each_pod_group(jr, [&](const resource_vector& per_pod, std::int32_t count) {
+    for (std::int32_t p = 0; ok && p < count; ++p) {
+      if (!node_fits(n, js, per_pod)) {
+        ok = false;
+        break;
+      }
+      take(n, per_pod, idx);
+      ++done;
+    }
+  });
+  if (ok) {
+    jobs_[idx].placement = {{n, done}};
     return true;
   }
-  for (std::int32_t p = 0; p < done; ++p) give(n, js.per_pod, idx);
+  each_placed(jr, {{n, done}}, [&](std::size_t m, const resource_vector& per_pod, std::int32_t k) {
+    for (std::int32_t q = 0; q < k; ++q) give(m, per_pod, idx);
+  });
   return false;
 }
 

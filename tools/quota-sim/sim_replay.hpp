@@ -219,7 +219,8 @@ inline void simulator_impl::count_denial(const std::string& tenant, std::string_
 
 inline bool simulator_impl::try_admit(std::size_t idx) {
   auto& jr = jobs_[idx];
-  const decision d = engine_.check(jr.j);
+  auto& counts = counts_buf_;
+  const decision d = engine_.check(jr.j, counts);
   if (d.denied()) {
     reason_text(d, jr.last_reason);
     bool agnostic = true, fixed = false;
@@ -232,15 +233,19 @@ inline bool simulator_impl::try_admit(std::size_t idx) {
     if (fixed) shape_fixed_[jr.shape] = true;
     return false;
   }
+  // admitted partially: the host runs exactly the admitted pods
+  if (!counts.empty()) set_partial(jr, counts);
   if (!place(idx)) {
+    jr.partial.reset();
     coarse_denied_ = true;
     jr.last_reason = "host.no_node_fits";
     count_denial(jr.tenant, "host", "no_node_fits");
     return false;
   }
-  const decision a = engine_.admit(jr.j);
+  const decision a = jr.partial ? engine_.admit(*jr.partial) : engine_.admit(jr.j);
   if (a.denied()) {  // cannot happen after an allowed check on the same state; stay safe
     unplace(idx);
+    jr.partial.reset();
     jr.last_reason = reason_text(a);
     return false;
   }
@@ -248,6 +253,19 @@ inline bool simulator_impl::try_admit(std::size_t idx) {
   jr.last_reason.clear();
   start(idx);
   return true;
+}
+
+inline void simulator_impl::set_partial(job_run& jr, const std::vector<std::int32_t>& counts) {
+  auto p = std::make_unique<job>();
+  quota::reduced_job(jr.j, counts, *p);
+  // the models hold it whole at these counts: it does not shrink again
+  if (p->pod_sets.empty())
+    p->min_pods = p->pods;
+  else {
+    for (auto& ps : p->pod_sets) ps.min_count = ps.count;
+    quota::total_pod_sets(*p);
+  }
+  jr.partial = std::move(p);
 }
 
 inline std::vector<std::size_t> simulator_impl::placement_victims(std::size_t idx) {
@@ -285,10 +303,10 @@ inline std::vector<std::size_t> simulator_impl::placement_victims(std::size_t id
   };
   // what the job needs on one node: a pod, or (with shared allocations) all
   // its pods and the allocations not made yet, on their node when made
-  resource_vector need = jr.spec->per_pod;
+  resource_vector need = jr.spec->pod_sets.empty() ? jr.spec->per_pod : jr.spec->pod_sets.front().per_pod;
   std::size_t only = npos;
   if (!jr.shared.empty()) {
-    for (const auto& e : jr.spec->per_pod) need.set(e.id, quota::detail::checked_mul<amount>(e.value, jr.spec->pods));
+    need = jr.j.request;
     for (const auto sh : jr.shared) {
       if (shared_[sh].node == npos)
         need.add_in_place(shared_[sh].amount);
@@ -305,9 +323,10 @@ inline std::vector<std::size_t> simulator_impl::placement_victims(std::size_t id
   }
   const auto on_node = [&](std::size_t v, std::size_t n) {
     resource_vector r;
-    for (const auto& [m, pods] : jobs_[v].placement)
+    each_placed(jobs_[v], jobs_[v].placement, [&](std::size_t m, const resource_vector& per_pod, std::int32_t k) {
       if (m == n)
-        for (std::int32_t p = 0; p < pods; ++p) r.add_in_place(jobs_[v].spec->per_pod);
+        for (std::int32_t p = 0; p < k; ++p) r.add_in_place(per_pod);
+    });
     return r;
   };
   for (std::size_t n = 0; n < nodes_.size(); ++n) {
@@ -386,7 +405,7 @@ inline bool simulator_impl::try_preempt_for(std::size_t idx) {
   // victim as it was (its state moved on) makes it a preemption after all
   for (auto it = removed.rbegin(); it != removed.rend(); ++it) {
     replace_on(it->first, it->second);
-    if (engine_.admit(jobs_[it->first].j).denied()) {
+    if (engine_.admit(running_job(jobs_[it->first])).denied()) {
       unplace(it->first);
       retire(it->first, job_state::requeued);
       jobs_[it->first].last_reason = "preempted: not re-admitted after a failed preemption for " + jr.j.id;

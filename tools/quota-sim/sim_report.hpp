@@ -111,6 +111,14 @@ inline json simulator_impl::report(const std::vector<failed_expectation>& failur
       }
     }
     if (jr.end >= 0) jj["ended_ms"] = jr.end;
+    if (jr.partial) {  // its last run was a partial admission: the pods it ran (per pod set)
+      const job& rj = *jr.partial;
+      jj["admitted_pods"] = json::array();
+      if (rj.pod_sets.empty())
+        jj["admitted_pods"].push_back(rj.pods);
+      else
+        for (const auto& ps : rj.pod_sets) jj["admitted_pods"].push_back(ps.count);
+    }
     if (jr.state == job_state::finished) ++finished;
     if (jr.preempted) jj["preempted"] = jr.preempted;
     // why it waits now, else why it waited before its latest start

@@ -60,6 +60,10 @@ class simulator_impl {
       jr.j.duration_ms = js.duration_ms;
       jr.j.preemptible = js.preemptible;
       for (const auto& e : js.per_pod) jr.j.request.set(e.id, quota::detail::checked_mul<amount>(e.value, js.pods));
+      if (!js.pod_sets.empty()) {
+        jr.j.pod_sets = js.pod_sets;
+        quota::total_pod_sets(jr.j);
+      }
       jr.tenant = tenant_of(js);
       jr.shape = shape_of(js);
       jr.coarse = coarse_shape_of(js);
@@ -148,7 +152,41 @@ class simulator_impl {
     std::vector<std::size_t> shared;                              // its shared allocations (shared_ index)
     std::multimap<std::int64_t, std::size_t>::iterator finish{};  // its entry in finishes_
     bool has_finish = false;
+    // admitted partially (fewer pods than asked): the job as the models hold
+    // it, whole at those counts; null: it runs (or would run) whole
+    std::unique_ptr<job> partial;
   };
+  // The job as it runs (or is being placed): partially admitted, or whole.
+  static const job& running_job(const job_run& jr) noexcept { return jr.partial ? *jr.partial : jr.j; }
+  // f(per_pod, count) for each group of identical pods the job runs, in pod order.
+  template <class F>
+  static void each_pod_group(const job_run& jr, F&& f) {
+    const job& rj = running_job(jr);
+    if (rj.pod_sets.empty()) {
+      f(jr.spec->per_pod, rj.pods);
+      return;
+    }
+    for (const auto& ps : rj.pod_sets) f(ps.per_pod, ps.count);
+  }
+  // f(node, per_pod, k) for each run of k identical pods of `pl` (a placement
+  // of the job's pods in pod order).
+  template <class F>
+  static void each_placed(const job_run& jr, const std::vector<std::pair<std::size_t, std::int32_t>>& pl, F&& f) {
+    std::size_t at = 0;
+    std::int32_t into = 0;  // pods of entry `at` already visited
+    each_pod_group(jr, [&](const resource_vector& per_pod, std::int32_t count) {
+      while (count > 0 && at < pl.size()) {
+        const std::int32_t k = std::min(count, pl[at].second - into);
+        f(pl[at].first, per_pod, k);
+        count -= k;
+        into += k;
+        if (into == pl[at].second) {
+          ++at;
+          into = 0;
+        }
+      }
+    });
+  }
   // Jobs identical in everything a model or the host reads share a shape: in
   // one scheduling pass, usage only grows, so once one is denied the others
   // would be too.
@@ -166,6 +204,11 @@ class simulator_impl {
       k += '\x1f';
     }
     for (const auto& e : js.per_pod) k += std::to_string(e.id) + '=' + std::to_string(e.value) + ',';
+    for (const auto& ps : js.pod_sets) {
+      k += ps.name + ':' + std::to_string(ps.count) + '/' + std::to_string(ps.min_count) + ':';
+      for (const auto& e : ps.per_pod) k += std::to_string(e.id) + '=' + std::to_string(e.value) + ',';
+      k += ';';
+    }
     k += '\x1f';
     for (const auto& [a, b] : js.node_selector) k += a + '=' + b + ',';
     k += '\x1f';
@@ -248,9 +291,9 @@ class simulator_impl {
   const std::vector<std::size_t>& pick_devices(std::size_t n, const gpu_request& g);
   // pick_devices would find devices (without building the list).
   bool devices_fit(std::size_t n, const gpu_request& g) const;
-  bool node_fits(std::size_t n, const job_spec& js) const;
+  bool node_fits(std::size_t n, const job_spec& js, const resource_vector& per_pod) const;
 
-  std::optional<std::size_t> pick_node(const job_spec& js) const;
+  std::optional<std::size_t> pick_node(const job_spec& js, const resource_vector& per_pod) const;
 
   // ---- shared allocations (quota/capabilities.hpp: a claim's devices) -------
   // Each is allocated once, on the node of its first running holder; every
@@ -280,6 +323,9 @@ class simulator_impl {
 
   // Places all pods of the job; on failure nothing is placed.
   bool place(std::size_t idx);
+  // the job runs the pod counts of a partial admission
+  static void set_partial(job_run& jr, const std::vector<std::int32_t>& counts);
+  std::vector<std::int32_t> counts_buf_;
   void unplace(std::size_t idx);
   void replace_on(std::size_t idx, const std::vector<std::pair<std::size_t, std::int32_t>>& pl);
 
