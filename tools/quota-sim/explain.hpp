@@ -109,26 +109,6 @@ inline json to_json_value(const replay_estimate& r) {
   return a;
 }
 
-/// The job of FILE as the engine sees it (the same conversion as the replay).
-inline job job_of(const job_spec& js, std::int64_t at_ms) {
-  job j;
-  j.id = js.id;
-  j.ns = js.ns;
-  j.queue = js.queue;
-  j.user = js.user;
-  j.groups = js.groups;
-  j.priority_class = js.priority_class;
-  j.priority = js.priority;
-  j.pods = js.pods;
-  j.min_pods = js.min_pods;
-  j.claims = js.claims;
-  j.created_ms = at_ms;
-  j.duration_ms = js.duration_ms;
-  j.preemptible = js.preemptible;
-  for (const auto& e : js.per_pod) j.request.set(e.id, quota::detail::checked_mul<amount>(e.value, js.pods));
-  return j;
-}
-
 inline int cmd_explain(const std::vector<std::string>& args) {
   constexpr int ok = 0, invalid = 2, usage = 64;
   std::string file, at_text, job_file;

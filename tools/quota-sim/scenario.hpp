@@ -197,6 +197,31 @@ constexpr std::int64_t end_of_time = INT64_MAX;
 /// into memory or expanded (docs/reliability.md, "Input limits"). A file over
 /// a bound is rejected with a problem naming the bound and the item; the
 /// defaults hold every example and trace replay with room to spare.
+/// A scenario job as the engine sees it, created at `created_ms`: the same
+/// conversion for the replay, `explain --job` and what-if queries.
+inline job job_of(const job_spec& js, std::int64_t created_ms) {
+  job j;
+  j.id = js.id;
+  j.ns = js.ns;
+  j.queue = js.queue;
+  j.user = js.user;
+  j.groups = js.groups;
+  j.priority_class = js.priority_class;
+  j.priority = js.priority;
+  j.pods = js.pods;
+  j.min_pods = js.min_pods;
+  j.claims = js.claims;
+  j.created_ms = created_ms;
+  j.duration_ms = js.duration_ms;
+  j.preemptible = js.preemptible;
+  for (const auto& e : js.per_pod) j.request.set(e.id, quota::detail::checked_mul<amount>(e.value, js.pods));
+  if (!js.pod_sets.empty()) {
+    j.pod_sets = js.pod_sets;
+    quota::total_pod_sets(j);
+  }
+  return j;
+}
+
 struct input_limits {
   std::uint64_t max_file_bytes = 256ull << 20;    // bytes read from a scenario or job file
   std::size_t max_values = 20'000'000;            // JSON/YAML values (aliases count once per use)
@@ -587,12 +612,16 @@ inline std::optional<query_spec> read_query(reader& r, const json& q, const std:
     }
     check_keys(r, jj, p,
                {"id", "namespace", "queue", "user", "groups", "priority", "priority_class", "pods", "min_pods",
-                "request", "preemptible"});
+                "request", "preemptible", "pod_sets"});
     job_spec& js = out.job;
     js.id = "what-if";
     if (jj.contains("id")) r.name(jj, "id", js.id, p, false, lim.max_name_bytes);
     read_job_identity(r, jj, js, p, lim);
     r.get(jj, "preemptible", js.preemptible, p);
+    if (jj.contains("pod_sets")) {
+      read_pod_sets(r, jj, js, p, sc, diag, lim);
+      return out;
+    }
     if (!jj.contains("request")) r.problem(join_path(p, "request"), "is required");
     js.per_pod =
         parse_resource_list(jj.value("request", json::object()), sc.registry, "$." + join_path(p, "request"), &diag);

@@ -248,26 +248,16 @@ inline void simulator_impl::check(const expectation& x, std::vector<failed_expec
 inline json simulator_impl::answer_query(const query_spec& q) const {
   if (q.question == "allows") {
     // the described job as the replay would submit it now, asked of every model
-    job j;
-    j.id = q.job.id;
-    j.ns = q.job.ns;
-    j.queue = q.job.queue;
-    j.user = q.job.user;
-    j.groups = q.job.groups;
-    j.priority_class = q.job.priority_class;
-    j.priority = q.job.priority;
-    j.pods = q.job.pods;
-    j.min_pods = q.job.min_pods;
-    j.created_ms = now_;
-    j.preemptible = q.job.preemptible;
-    for (const auto& e : q.job.per_pod) j.request.set(e.id, quota::detail::checked_mul<amount>(e.value, q.job.pods));
+    const job j = job_of(q.job, now_);
     const explanation x = engine_.explain(j);
     json reasons = json::array();
     for (const auto& m : x.models)
       for (const auto& r : m.verdict.reasons())
         reasons.push_back(std::string(r.model) + "." + std::string(r.rule) +
                           (r.entity.empty() ? std::string() : " [" + r.entity + "]"));
-    return json{{"allowed", x.allowed()}, {"reasons", std::move(reasons)}};
+    json answer{{"allowed", x.allowed()}, {"reasons", std::move(reasons)}};
+    if (!x.partial_counts.empty()) answer["pods"] = x.partial_counts;  // admitted partially: the pods of each set
+    return answer;
   }
   for (std::size_t i = models_.size(); i-- > 0;)
     if (i < sc_.policies.size() && sc_.policies[i].model == q.model && models_[i].query)

@@ -46,24 +46,7 @@ class simulator_impl {
       const auto& js = sc_.jobs[i];
       job_run jr;
       jr.spec = &sc_.jobs[i];
-      jr.j.id = js.id;
-      jr.j.ns = js.ns;
-      jr.j.queue = js.queue;
-      jr.j.user = js.user;
-      jr.j.groups = js.groups;
-      jr.j.priority_class = js.priority_class;
-      jr.j.priority = js.priority;
-      jr.j.pods = js.pods;
-      jr.j.min_pods = js.min_pods;
-      jr.j.claims = js.claims;
-      jr.j.created_ms = js.submit_ms;
-      jr.j.duration_ms = js.duration_ms;
-      jr.j.preemptible = js.preemptible;
-      for (const auto& e : js.per_pod) jr.j.request.set(e.id, quota::detail::checked_mul<amount>(e.value, js.pods));
-      if (!js.pod_sets.empty()) {
-        jr.j.pod_sets = js.pod_sets;
-        quota::total_pod_sets(jr.j);
-      }
+      jr.j = job_of(js, js.submit_ms);
       jr.tenant = tenant_of(js);
       jr.shape = shape_of(js);
       jr.coarse = coarse_shape_of(js);
