@@ -13,7 +13,6 @@
 #include <cmath>
 #include <compare>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <optional>
 #include <span>
