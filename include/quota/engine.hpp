@@ -458,6 +458,36 @@ class engine_base {
     who.id = "initial state";
     apply_charges(who, ch);
   }
+  /// Gives model `i`, which the host has just replaced (a reload rebuilt it
+  /// from a new configuration and committed the running jobs into it), the
+  /// charges the charge models hold now, as sync_charges() gives them at the
+  /// start; the other models are not touched. Nothing happens when model i
+  /// accounts no charges. Throws unknown_entity_error when there is no model
+  /// i; an error of the model propagates (the host's replacement failed).
+  void charges_into(std::size_t i) {
+    if (i >= self().model_count()) throw unknown_entity_error(error_id::unknown_entity, "model", std::to_string(i));
+    refresh_charging();
+    if (!charging_) return;
+    std::vector<queue_charge> ch;
+    self().for_each_model([&](const auto& m) {
+      if (detail::makes_charges(m)) current_charges_of(m, ch);
+    });
+    job who;
+    who.id = "current charges";
+    std::size_t k = 0;
+    self().for_each_model([&](auto& m) {
+      if (k++ != i || !detail::receives_charges(m)) return;
+      if constexpr (charge_receiver<std::remove_cvref_t<decltype(m)>>) {
+        for (const auto& c : ch) {
+          if (c.queue.empty()) {
+            if constexpr (detail::takes_deductions<std::remove_cvref_t<decltype(m)>>) m.capacity_deducted(c.after);
+          } else if (!c.after.empty()) {
+            m.charge_added(charge_job(who, c.queue, c.after));
+          }
+        }
+      }
+    });
+  }
   /// What the charge models take from the cluster, charged to no queue
   /// (orphan claims' devices): the host removes it from its capacity.
   [[nodiscard]] resource_vector deducted_charge() const {

@@ -904,3 +904,25 @@ TEST_CASE("composition: Kueue reduces each pod set of a job down to its minimum"
   CHECK(counts == std::vector<std::int32_t>{1, 4});  // the driver whole, 4 of 8 workers
   CHECK(e.model<1>().used_of("main") == quota::test::cpu(5));
 }
+
+TEST_CASE("composition: a model the host replaces gets the charges held now, and no other model is charged twice") {
+  resource_registry reg;
+  engine e;
+  e.add(any_policy(shared_claim(reg, 4)));
+  e.add(any_policy(kai()));
+  e.add(any_policy(kai()));
+  const job a1 = claim_job("a1", "a", 1);
+  REQUIRE(e.admit(a1).allowed());  // a owns the claim: 1 + 4 GPUs in both fair-share models
+  // a reload rebuilds model 1 from its configuration and commits the running jobs into it
+  kai_fair_share_policy fresh = kai();
+  fresh.commit(a1);
+  e.model(1) = any_policy(std::move(fresh));
+  CHECK(alloc_gpu(*e.model(1).target<kai_fair_share_policy>(), "a") == 1);  // the claim's devices are missing
+  e.charges_into(1);
+  CHECK(alloc_gpu(*e.model(1).target<kai_fair_share_policy>(), "a") == 5);
+  CHECK(alloc_gpu(*e.model(2).target<kai_fair_share_policy>(), "a") == 5);  // untouched
+  e.release("a1");                                                          // the charge leaves both as it came
+  CHECK(alloc_gpu(*e.model(1).target<kai_fair_share_policy>(), "a") == 0);
+  CHECK(alloc_gpu(*e.model(2).target<kai_fair_share_policy>(), "a") == 0);
+  CHECK_THROWS_AS(e.charges_into(3), unknown_entity_error);
+}

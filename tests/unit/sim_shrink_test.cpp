@@ -86,7 +86,7 @@ TEST_CASE("quota-sim shrink: running_limits evictions match shrink_tracker's pla
   // the library's answer for the same state
   quota::basic_engine<quota::running_limits_policy, quota::shrink_tracker> e(
       quota::running_limits_policy{}, quota::shrink_tracker(quota::shrink_key::queue, quota::no_resource,
-                                                     quota::shrink_behaviour::evict_after_grace(5 * minute)));
+                                                            quota::shrink_behaviour::evict_after_grace(5 * minute)));
   e.model<0>().set_limit(quota::running_limits_policy::scope::queue, "research", 4);
   for (int i = 0; i < 4; ++i) {
     quota::job j;
@@ -183,4 +183,30 @@ TEST_CASE("quota-sim budget: a rolling window wakes the replay at the first mill
   REQUIRE(r.failures.empty());
   for (const auto& j : r.report["jobs"])
     if (j["id"] == "a2") CHECK(j["started_ms"] == 26 * 60 * minute + 30 * minute);
+}
+
+TEST_CASE("quota-sim reload: a rebuilt model keeps the charges a claim model holds, and the admitted pods of each job",
+          "[quota-sim][shrink]") {
+  // KAI claims charge the shared claim's 4 GPUs to team-a (its first holder); Volcano accounts them.
+  json doc = quota::load_json_file(std::string(QUOTA_SOURCE_DIR) + "/examples/scenarios/kai_claims_fair_share.json");
+  auto queue = [](const std::string& name, int weight) {
+    return json{{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+                {"kind", "Queue"},
+                {"metadata", {{"name", name}}},
+                {"spec", {{"weight", weight}, {"reclaimable", true}}},
+                {"status", {{"state", "Open"}}}};
+  };
+  doc["policies"][0] = json{{"model", "volcano"}, {"objects", json::array({queue("team-a", 1), queue("team-b", 1)})}};
+  doc.erase("expect");
+  doc["jobs"] = json::array({doc["jobs"][1]});  // a-train alone, from 10m to 1h10m
+  doc["events"] = json::array({json{{"at", "30m"},
+                                    {"type", "reload"},
+                                    {"policy", "volcano"},
+                                    {"objects", json::array({queue("team-a", 1), queue("team-b", 3)})}}});
+  const std::string ptr = "/queues/team-a/allocated/nvidia.com~1gpu";
+  doc["expect"] = json::array({json{{"at", "25m"}, {"model", "volcano"}, {"pointer", ptr}, {"equals", 4}},
+                               json{{"at", "35m"}, {"model", "volcano"}, {"pointer", ptr}, {"equals", 4}}});
+  const run_result r = replay(doc);
+  for (const auto& f : r.failures) UNSCOPED_INFO(f.path + ": expected " + f.expected + ", got " + f.actual);
+  CHECK(r.failures.empty());
 }

@@ -118,12 +118,13 @@ inline std::vector<std::size_t> simulator_impl::shrink_victims(std::size_t i) {
                    [&](std::size_t a, std::size_t b) { return jobs_[a].spec->priority > jobs_[b].spec->priority; });
   std::vector<std::size_t> out;
   for (auto idx : order) {
-    if (m.policy.check(jobs_[idx].j).denied()) {
+    const job& rj = running_job(jobs_[idx]);  // as the models hold it (a partial admission's pods)
+    if (m.policy.check(rj).denied()) {
       out.push_back(idx);
       continue;
     }
     try {
-      m.policy.commit(jobs_[idx].j);
+      m.policy.commit(rj);
     } catch (const commit_denied_error&) {
       out.push_back(idx);
     }
@@ -142,14 +143,23 @@ inline void simulator_impl::reload_policy(const event_spec& ev) {
   } else {
     for (auto idx : running_by_start()) {
       try {
-        m.policy.commit(jobs_[idx].j);
+        m.policy.commit(running_job(jobs_[idx]));
       } catch (const error& e) {
         throw state_error(error_id::state_conflict, ev.path + ": reload of " + spec.model + " at " +
                                                         format_duration(now_) + ": running job '" + jobs_[idx].j.id +
                                                         "' cannot be kept in the new model: " + e.what());
       }
     }
+    any_policy before = std::move(engine_.model(i));
     engine_.model(i) = std::move(m.policy);
+    try {
+      engine_.charges_into(i);  // what a charge model (KAI claims) charges the queues, in the new model too
+    } catch (const error& e) {
+      engine_.model(i) = std::move(before);
+      throw state_error(error_id::state_conflict,
+                        ev.path + ": reload of " + spec.model + " at " + format_duration(now_) +
+                            ": the charges held now cannot be kept in the new model: " + e.what());
+    }
   }
   models_[i].introspect = std::move(m.introspect);
   models_[i].query = std::move(m.query);

@@ -31,8 +31,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include <quota/detail/volcano_elastic.hpp>
 #include <quota/big_int.hpp>
+#include <quota/detail/volcano_elastic.hpp>
 #include <quota/volcano_json.hpp>
 
 #include "../model_registry.hpp"
@@ -50,8 +50,8 @@ using quota::detail::volcano_min_resources;
 /// adapter's.
 class volcano_sim_policy {
  public:
-  volcano_sim_policy(volcano_model t, const resource_registry& reg, bool enqueue_gate = false, std::int64_t factor_num = 6,
-                     std::int64_t factor_den = 5)
+  volcano_sim_policy(volcano_model t, const resource_registry& reg, bool enqueue_gate = false,
+                     std::int64_t factor_num = 6, std::int64_t factor_den = 5)
       : p_(std::move(t)),
         reg_(std::make_shared<const resource_registry>(reg)),
         enqueue_gate_(enqueue_gate),
@@ -99,6 +99,9 @@ class volcano_sim_policy {
   void pending_added(const job& j) { p_.pending_added(j); }
   void pending_withdrawn(std::string_view id) { p_.pending_withdrawn(id); }
   [[nodiscard]] const volcano_model& tree() const noexcept { return p_.tree(); }
+  /// A charge model's charges (KAI claims' shared devices) are allocated to their queue.
+  void charge_added(const job& c) { p_.charge_added(c); }
+  void charge_removed(std::string_view id) { p_.charge_removed(id); }
   [[nodiscard]] const resource_registry& registry() const noexcept { return *reg_; }
 
  private:
@@ -112,6 +115,7 @@ static_assert(policy<volcano_sim_policy>);
 static_assert(order_aware<volcano_sim_policy>);
 static_assert(demand_aware<volcano_sim_policy>);
 static_assert(node_preemption_aware<volcano_sim_policy>);
+static_assert(charge_receiver<volcano_sim_policy>);
 
 /// A non-negative exact value in decimal, rounded half up to `places` digits.
 [[nodiscard]] inline std::string decimal_string(const rational& v, int places) {

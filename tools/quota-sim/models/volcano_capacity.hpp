@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include <quota/volcano_capacity_json.hpp>
 #include <quota/detail/volcano_elastic.hpp>
+#include <quota/volcano_capacity_json.hpp>
 
 #include "../model_registry.hpp"
 #include "../policy_entry.hpp"
@@ -70,6 +70,9 @@ class volcano_capacity_sim_policy {
   void pending_added(const job& j) { p_.pending_added(j); }
   void pending_withdrawn(std::string_view id) { p_.pending_withdrawn(id); }
   void node_candidates(const job& j, std::vector<victim>& out) const { p_.node_candidates(j, out); }
+  /// A charge model's charges (KAI claims' shared devices) are allocated to their queue.
+  void charge_added(const job& c) { p_.charge_added(c); }
+  void charge_removed(std::string_view id) { p_.charge_removed(id); }
   [[nodiscard]] std::string_view pending_queue(const job& j) const { return p_.pending_queue(j); }
   [[nodiscard]] std::weak_ordering compare_pending(const job& a, const job& b) const {
     return p_.compare_pending(a, b);
@@ -87,6 +90,8 @@ class volcano_capacity_sim_policy {
 static_assert(policy<volcano_capacity_sim_policy>);
 static_assert(demand_aware<volcano_capacity_sim_policy>);
 static_assert(node_preemption_aware<volcano_capacity_sim_policy>);
+static_assert(charge_receiver<volcano_capacity_sim_policy>);
+static_assert(order_aware<volcano_capacity_sim_policy>);
 
 inline void to_json(json& j, const volcano_capacity_sim_policy& p) {
   const auto& c = p.queues();
