@@ -141,11 +141,14 @@ class state_error : public error {
 };
 
 /// A bad setting of a model built in code (budget, priority-class quota, sharing pools): a
-/// validation_error (201) whose one problem names the model, the item and what is wrong.
+/// validation_error (201) whose problems name the item (its path in the
+/// configuration, or the model) and what is wrong.
 class config_error : public validation_error {
  public:
   /// `what` is "<model>: <item>: <problem>"; the model is the problem's path.
   explicit config_error(std::string_view what) : validation_error(split(what).first, split(what).second) {}
+  /// Several problems, each at the path of its item in the configuration.
+  explicit config_error(std::vector<diagnostic> problems) : validation_error(std::move(problems)) {}
 
  private:
   static std::pair<std::string, std::string> split(std::string_view what) {

@@ -5,8 +5,8 @@
 //    "quotas": {"team-a": {"high": {"max": {"nvidia.com/gpu": 8}, "min": {"nvidia.com/gpu": 2}}},
 //               "*":      {"low":  {"max": {"nvidia.com/gpu": 4}}}}}
 //
-// Every problem is listed in one config_error (validation 201) naming the offending
-// item; nothing is built then.
+// Every problem is listed in one config_error (validation 201), each at the
+// path of its item (`quotas.team-a.high.max`, under `path`); nothing is built then.
 // Docs: docs/extra-policies.md
 #pragma once
 
@@ -19,11 +19,10 @@ namespace quota {
 
 /// Reads the quota (see the file comment); `reg` must outlive the result.
 [[nodiscard]] inline priority_class_quota_policy load_priority_class_quota(const json& j, resource_registry& reg,
-                                                                    const std::string& path = "") {
-  std::vector<std::string> problems;
-  auto bad = [&](const std::string& p, const std::string& msg) { problems.push_back(p + ": " + msg); };
-  if (!j.is_object())
-    throw config_error((path.empty() ? "$" : path) + ": expected an object");
+                                                                           const std::string& path = "") {
+  std::vector<diagnostic> problems;
+  auto bad = [&](const std::string& p, const std::string& msg) { problems.push_back({p, msg}); };
+  if (!j.is_object()) throw config_error(std::vector<diagnostic>{{path.empty() ? "$" : path, "expected an object"}});
   resource_registry saved = reg;  // restored when the document is rejected (strong guarantee)
   for (auto it = j.begin(); it != j.end(); ++it)
     if (it.key() != "model" && it.key() != "tenant" && it.key() != "quotas")
@@ -81,14 +80,12 @@ namespace quota {
     try {
       pq.set(it.tenant, it.cls, std::move(it.min), std::move(it.max));
     } catch (const config_error& e) {
-      bad(it.path, e.what());
+      for (const auto& d : e.problems()) bad(it.path, d.message);
     }
   }
   if (!problems.empty()) {
     reg = std::move(saved);
-    std::string msg = "priority class quota: ";
-    for (std::size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
-    throw config_error(msg);
+    throw config_error(std::move(problems));
   }
   return pq;
 }

@@ -51,38 +51,41 @@ class sharing_pools_policy {
  public:
   static constexpr std::uint32_t npos = 0xFFFFFFFFu;
 
-  explicit sharing_pools_policy(std::vector<sharing_pool_spec> pools, const resource_registry* reg = nullptr) : reg_(reg) {
-    std::vector<std::string> problems;
+  explicit sharing_pools_policy(std::vector<sharing_pool_spec> pools, const resource_registry* reg = nullptr)
+      : reg_(reg) {
+    // each problem at its item's path in the configuration (pools[0].quotas[1].min)
+    std::vector<diagnostic> problems;
     std::unordered_map<std::string, std::string> pool_names, quota_names, ns_owner;
     for (std::size_t p = 0; p < pools.size(); ++p) {
       const auto& ps = pools[p];
-      const std::string pp = "pool " + (ps.name.empty() ? "#" + std::to_string(p) : ps.name);
-      if (ps.name.empty()) problems.push_back(pp + ": empty name");
-      if (!pool_names.emplace(ps.name, pp).second) problems.push_back(pp + ": duplicate pool name");
-      if (ps.quotas.empty()) problems.push_back(pp + ": no quota");
-      for (const auto& q : ps.quotas) {
-        const std::string qp = pp + " quota " + q.name;
-        if (q.name.empty()) problems.push_back(qp + ": empty name");
-        if (!quota_names.emplace(q.name, qp).second) problems.push_back(qp + ": duplicate quota name");
-        if (q.namespaces.empty()) problems.push_back(qp + ": no namespace");
+      const std::string pp = "pools[" + std::to_string(p) + "]";
+      if (ps.name.empty()) problems.push_back({pp + ".name", "empty name"});
+      if (!pool_names.emplace(ps.name, pp).second)
+        problems.push_back({pp + ".name", "pool '" + ps.name + "' is named twice"});
+      if (ps.quotas.empty()) problems.push_back({pp + ".quotas", "pool '" + ps.name + "' has no quota"});
+      for (std::size_t k = 0; k < ps.quotas.size(); ++k) {
+        const auto& q = ps.quotas[k];
+        const std::string qp = pp + ".quotas[" + std::to_string(k) + "]";
+        const std::string who = "pool " + ps.name + " quota " + q.name + ": ";
+        if (q.name.empty()) problems.push_back({qp + ".name", "empty name"});
+        if (!quota_names.emplace(q.name, qp).second)
+          problems.push_back({qp + ".name", "quota '" + q.name + "' is named twice"});
+        if (q.namespaces.empty()) problems.push_back({qp + ".namespaces", who + "no namespace"});
         for (const auto& ns : q.namespaces)
           if (ns.empty() || !ns_owner.emplace(ns, q.name).second)
-            problems.push_back(qp + ": namespace '" + ns + "' is empty or already in quota " + ns_owner[ns]);
+            problems.push_back(
+                {qp + ".namespaces", who + "namespace '" + ns + "' is empty or already in quota " + ns_owner[ns]});
         for (const auto& e : q.min)
-          if (e.value < 0) problems.push_back(qp + ": min " + res_name(e.id) + " is negative");
+          if (e.value < 0) problems.push_back({qp + ".min", who + "min " + res_name(e.id) + " is negative"});
         for (const auto& e : q.max)
-          if (e.value < 0) problems.push_back(qp + ": max " + res_name(e.id) + " is negative");
+          if (e.value < 0) problems.push_back({qp + ".max", who + "max " + res_name(e.id) + " is negative"});
         for (const auto& e : q.min)
           if (auto* m = q.max.find(e.id); m && *m < e.value)
-            problems.push_back(qp + ": min " + res_name(e.id) + " " + std::to_string(e.value) +
-                               " is greater than max " + std::to_string(*m));
+            problems.push_back({qp + ".min", who + "min " + res_name(e.id) + " " + std::to_string(e.value) +
+                                                 " is greater than max " + std::to_string(*m)});
       }
     }
-    if (!problems.empty()) {
-      std::string msg = "sharing pools: ";
-      for (std::size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
-      throw config_error(msg);
-    }
+    if (!problems.empty()) throw config_error(std::move(problems));
     for (std::size_t p = 0; p < pools.size(); ++p) {
       pool_state ps;
       ps.name = pools[p].name;
@@ -131,14 +134,15 @@ class sharing_pools_policy {
       const amount free = p.capacity.get(e.id) - p.used.get(e.id);
       if (e.value <= free) continue;
       if (!p.borrow) {
-        d.add(reason{sharing_pools_model_name, "pool_exhausted", p.name + "/" + q.spec.name, e.id, res_view(e.id), e.value,
-                     p.used.get(e.id), p.capacity.get(e.id), "pool " + p.name + " may not borrow across pools"});
+        d.add(reason{sharing_pools_model_name, "pool_exhausted", p.name + "/" + q.spec.name, e.id, res_view(e.id),
+                     e.value, p.used.get(e.id), p.capacity.get(e.id),
+                     "pool " + p.name + " may not borrow across pools"});
         continue;
       }
       const amount others = lendable_.get(e.id) - (p.lend ? free : 0);
       if (e.value - free > others)
-        d.add(reason{sharing_pools_model_name, "pools_exhausted", p.name + "/" + q.spec.name, e.id, res_view(e.id), e.value,
-                     p.used.get(e.id), detail::checked_add(p.capacity.get(e.id), others),
+        d.add(reason{sharing_pools_model_name, "pools_exhausted", p.name + "/" + q.spec.name, e.id, res_view(e.id),
+                     e.value, p.used.get(e.id), detail::checked_add(p.capacity.get(e.id), others),
                      "pool " + p.name + " has " + std::to_string(free) + " free and the lending pools " +
                          std::to_string(others)});
     }

@@ -19,10 +19,10 @@ namespace quota {
 
 /// Reads the pools (see the file comment); `reg` must outlive the result.
 [[nodiscard]] inline sharing_pools_policy load_sharing_pools(const json& j, resource_registry& reg,
-                                                      const std::string& path = "") {
-  std::vector<std::string> problems;
-  auto bad = [&](const std::string& p, const std::string& msg) { problems.push_back(p + ": " + msg); };
-  if (!j.is_object()) throw config_error((path.empty() ? "$" : path) + ": expected an object");
+                                                             const std::string& path = "") {
+  std::vector<diagnostic> problems;
+  auto bad = [&](const std::string& p, const std::string& msg) { problems.push_back({p, msg}); };
+  if (!j.is_object()) throw config_error(std::vector<diagnostic>{{path.empty() ? "$" : path, "expected an object"}});
   resource_registry saved = reg;  // restored when the document is rejected (strong guarantee)
   for (auto it = j.begin(); it != j.end(); ++it)
     if (it.key() != "model" && it.key() != "pools") bad(detail::join_path(path, it.key()), "unknown field (pools)");
@@ -94,11 +94,15 @@ namespace quota {
   }
   if (!problems.empty()) {
     reg = std::move(saved);
-    std::string msg = "sharing pools: ";
-    for (std::size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
-    throw config_error(msg);
+    throw config_error(std::move(problems));
   }
-  return sharing_pools_policy(std::move(pools), &reg);
+  try {
+    return sharing_pools_policy(std::move(pools), &reg);
+  } catch (const config_error& e) {  // the pools' rules: their paths, under this document's
+    reg = std::move(saved);
+    for (const auto& d : e.problems()) problems.push_back({detail::join_path(path, d.path), d.message});
+    throw config_error(std::move(problems));
+  }
 }
 
 /// {"pools": {name: {"capacity", "used"}}, "quotas": {name: {"used"}},

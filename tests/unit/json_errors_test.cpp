@@ -5,16 +5,16 @@
 // outputs and the registry unchanged. Also the accepted edge forms (single
 // object, List, array) and the documented defaults of absent fields.
 #include <quota/budget_json.hpp>
-#include <quota/volcano_capacity_json.hpp>
-#include <quota/kai_claims_json.hpp>
-#include <quota/kueue_json.hpp>
 #include <quota/elastic_quota_json.hpp>
-#include <quota/kai_fair_share_json.hpp>
 #include <quota/json.hpp>
-#include <quota/yunikorn_limits_json.hpp>
+#include <quota/kai_claims_json.hpp>
+#include <quota/kai_fair_share_json.hpp>
+#include <quota/kueue_json.hpp>
 #include <quota/priority_class_quota_json.hpp>
-#include <quota/volcano_json.hpp>
 #include <quota/sharing_pools_json.hpp>
+#include <quota/volcano_capacity_json.hpp>
+#include <quota/volcano_json.hpp>
+#include <quota/yunikorn_limits_json.hpp>
 
 #include <cstdio>
 #include <filesystem>
@@ -441,22 +441,22 @@ TEST_CASE("json errors: Kueue objects as one object, an array or a List, with de
       {"kind": "Workload", "metadata": {"name": "w"}, "spec": {"priority": 3000000000, "podSets": [{}]}},
       {"kind": "ClusterQueue", "metadata": {"name": "cq"}, "spec": {"preemption": {
         "borrowWithinCohort": {"policy": "LowerPriority", "maxPriorityThreshold": -3000000000}}}}])"),
-                                    reg);
+                             reg);
   });
   CHECK(big.problems().size() == 2);
   CHECK(has_problem(big, "Workload/w.spec.priority"));
   CHECK(has_problem(big, "ClusterQueue/cq.spec.preemption.borrowWithinCohort.maxPriorityThreshold"));
   const auto thr = load_kueue_objects(doc(R"({"kind": "ClusterQueue", "metadata": {"name": "cq"}, "spec": {
       "preemption": {"borrowWithinCohort": {"policy": "LowerPriority", "maxPriorityThreshold": -5}}}})"),
-                                             reg);
+                                      reg);
   CHECK(thr.config.cluster_queues.at(0).preemption.max_priority_threshold == -5);
   CHECK(thr.config.cluster_queues.at(0).preemption.borrow_within_cohort ==
         kueue_borrow_within_cohort_policy::lower_priority);
 
   // a second document appends to the first
   kueue_objects acc = a;
-  load_kueue_objects(
-      doc(R"({"kind": "WorkloadList", "items": [{"kind": "Namespace", "metadata": {"name": "ns"}}]})"), reg, acc);
+  load_kueue_objects(doc(R"({"kind": "WorkloadList", "items": [{"kind": "Namespace", "metadata": {"name": "ns"}}]})"),
+                     reg, acc);
   REQUIRE(acc.config.namespaces);
   CHECK(acc.config.namespaces->size() == 1);
   CHECK(acc.config.cohorts.size() == 1);
@@ -474,8 +474,8 @@ TEST_CASE("json errors: Kueue admissionFairSharing section") {
   REQUIRE(c.resource_weights_milli.size() == 2);
   CHECK(c.resource_weights_milli[0].second == 2500);
 
-  const auto secs = parse_admission_fair_sharing(
-      doc(R"({"usageHalfLifeTime": "0", "usageSamplingInterval": "90s"})"), reg, "afs", d);
+  const auto secs =
+      parse_admission_fair_sharing(doc(R"({"usageHalfLifeTime": "0", "usageSamplingInterval": "90s"})"), reg, "afs", d);
   CHECK(secs.half_life_ms == 0);
   CHECK(secs.sampling_interval_ms == 90000);
   const auto dflt = parse_admission_fair_sharing(json::object(), reg, "afs", d);
@@ -496,8 +496,7 @@ TEST_CASE("json errors: Kueue admissionFairSharing section") {
   CHECK(paths == std::vector<std::string>{"afs.usageHalfLifeTime", "afs.usageSamplingInterval",
                                           "afs.resourceWeights.bad name!", "afs.resourceWeights.cpu", "afs.extra"});
   diagnostics d3;
-  (void)parse_admission_fair_sharing(doc(R"({"resourceWeights": [], "usageHalfLifeTime": "m"})"), reg, "afs",
-                                            d3);
+  (void)parse_admission_fair_sharing(doc(R"({"resourceWeights": [], "usageHalfLifeTime": "m"})"), reg, "afs", d3);
   REQUIRE(d3.size() == 2);
   CHECK(d3.items()[1].path == "afs.resourceWeights");
 }
@@ -512,7 +511,7 @@ TEST_CASE("json errors: Kueue sections that are not objects are named, not ignor
       {"kind": "Cohort", "metadata": {"name": "c"}, "spec": "none"},
       {"kind": "LocalQueue", "metadata": {"name": "l", "namespace": "ns"}, "spec": {"clusterQueue": "a",
         "fairSharing": true}}])"),
-                                    reg);
+                             reg);
   });
   std::vector<std::string> paths;
   for (const auto& p : e.problems()) paths.push_back(p.path);
@@ -531,7 +530,7 @@ TEST_CASE("json errors: Kueue sections that are not objects are named, not ignor
       "resourceGroups": [{"coveredResources": ["cpu"], "flavors": [{"name": "f", "resources": [
         {"name": "cpu", "nominalQuota": "2", "lendingLimit": null}]}]}]}},
     {"kind": "ClusterQueue", "metadata": {"name": "w"}, "spec": {"fairSharing": {}}}])"),
-                                            reg);
+                                     reg);
   REQUIRE(ok.config.cluster_queues.size() == 2);
   const auto& n = ok.config.cluster_queues[0];
   CHECK(n.cohort == "fallback");  // a null cohortName falls back to the older field
@@ -560,7 +559,7 @@ TEST_CASE("json errors: Kueue resource groups, selectors and namespaces of the w
       7,
       {"metadata": {"name": "kindless"}},
       {"kind": 5, "metadata": {"name": "numeric-kind"}}])"),
-                                    reg);
+                             reg);
   });
   for (const char* p : {
            "ClusterQueue/g.spec.resourceGroups[0].coveredResources",
@@ -589,7 +588,7 @@ TEST_CASE("json errors: Kueue resource groups, selectors and namespaces of the w
         "values": null}]}}},
     {"kind": "Namespace", "metadata": {"name": "a"}},
     {"kind": "Namespace", "metadata": {"name": "b", "labels": null}}])"),
-                                            reg);
+                                     reg);
   const auto& sel = ok.config.cluster_queues.at(0).namespace_selector;
   REQUIRE(sel);
   CHECK(sel->match_labels.empty());
@@ -621,7 +620,7 @@ TEST_CASE("json errors: Kueue Workload pod sets, counts and timestamps") {
        "spec": {"podSets": [{}]}},
       {"kind": "Workload", "metadata": {"name": "junk", "creationTimestamp": "2024-01-01T00:00:00xZ"},
        "spec": {"podSets": [{}]}}])"),
-                                    reg);
+                             reg);
   });
   std::vector<std::string> paths;
   for (const auto& p : e.problems()) paths.push_back(p.path);
@@ -642,7 +641,7 @@ TEST_CASE("json errors: Kueue Workload pod sets, counts and timestamps") {
       {"name": "odd", "template": {"spec": {"containers": "none"}}}]}},
     {"kind": "Workload", "metadata": {"name": "old", "creationTimestamp": "1969-12-31T23:59:59.5Z"},
      "spec": {"podSets": [{}]}}])"),
-                                            reg);
+                                     reg);
   REQUIRE(ok.workloads.size() == 2);
   const auto& w = ok.workloads[0];
   CHECK(w.created == 0);  // a non-string timestamp is not read
@@ -933,8 +932,9 @@ TEST_CASE("json errors: KAI queues report bad amounts per queue and field") {
   CHECK(reg.size() == before);                          // nothing interned
   CHECK_FALSE(reg.find("example.com/new"));
 
-  const auto p = thrown<parse_error>(
-      [&] { (void)load_kai_fair_share_queues(doc(R"({"metadata": {"name": "q"}, "spec": {"priority": "high"}})"), reg); });
+  const auto p = thrown<parse_error>([&] {
+    (void)load_kai_fair_share_queues(doc(R"({"metadata": {"name": "q"}, "spec": {"priority": "high"}})"), reg);
+  });
   CHECK(p.id() == error_id::parse_wrong_type);
   CHECK(contains(p.what(), "q.spec.priority"));
   const auto n = thrown<parse_error>([&] { (void)load_kai_fair_share_queues(doc(R"([{"spec": {}}])"), reg); });
@@ -948,7 +948,7 @@ TEST_CASE("json errors: KAI queues defaults and unlimited") {
     {"metadata": {"name": "root"}},
     {"metadata": {"name": "a"}, "spec": {"parentQueue": "root", "priority": 7, "resources": {
       "cpu": {"quota": 1500, "limit": -1, "overQuotaWeight": 2}, "memory": {"quota": 2}, "gpu": {"quota": -1.0}}}}])"),
-                                         reg);
+                                             reg);
   REQUIRE(qs.size() == 2);
   CHECK(qs[0].parent.empty());
   CHECK(qs[0].priority == 100);
@@ -1000,6 +1000,37 @@ TEST_CASE("json errors: sharing pools list every problem in one config_error") {
     INFO(x);
     CHECK(contains(w, x));
   }
+}
+
+TEST_CASE("json errors: each problem of the pools' rules is at its item's path, under the document's") {
+  resource_registry reg;
+  const auto e = thrown<config_error>([&] {
+    (void)load_sharing_pools(doc(R"({"pools": [
+      {"name": "research", "quotas": [{"name": "nlp", "min": {"nvidia.com/gpu": 16}, "max": {"nvidia.com/gpu": 12}},
+                                      {"name": "nlp", "namespaces": ["vision"]}]},
+      {"name": "research", "quotas": [{"name": "x", "namespaces": ["vision"]}]}]})"),
+                             reg, "cfg");
+  });
+  std::vector<std::string> paths;
+  for (const auto& p : e.problems()) paths.push_back(p.path);
+  CHECK(paths == std::vector<std::string>{"cfg.pools[0].quotas[0].min", "cfg.pools[0].quotas[1].name",
+                                          "cfg.pools[1].name", "cfg.pools[1].quotas[0].namespaces"});
+  CHECK(e.problems()[0].message == "pool research quota nlp: min nvidia.com/gpu 16 is greater than max 12");
+}
+
+TEST_CASE("json errors: a priority class quota's problems are each at its item's path") {
+  resource_registry reg;
+  const auto e = thrown<config_error>([&] {
+    (void)load_priority_class_quota(doc(R"({"quotas": {"team-a": {
+      "high": {"min": {"nvidia.com/gpu": 10}, "max": {"nvidia.com/gpu": 8}},
+      "low": {"max": {"nvidia.com/gpu": "8x"}}}}})"),
+                                    reg);
+  });
+  REQUIRE(e.problems().size() == 2);  // both, each with its own path (not one joined text)
+  std::vector<std::string> paths;
+  for (const auto& p : e.problems()) paths.push_back(p.path);
+  std::sort(paths.begin(), paths.end());
+  CHECK(paths == std::vector<std::string>{"quotas.team-a.high", "quotas.team-a.low.max.nvidia.com/gpu"});
 }
 
 TEST_CASE("json errors: sharing pools default namespaces to the quota name") {
@@ -1212,7 +1243,7 @@ TEST_CASE("json errors: YuniKorn limits config reports every problem with its pa
         "maxapplications": -1, "resources": {"max": {"memory": "x", "bad name!": 1}},
         "limits": [3, {"limit": 5, "users": "bob", "groups": ["g", 1], "maxresources": [], "maxapplications": "two"}],
         "queues": {}}]}]})"),
-                             reg);
+                                      reg);
   });
   const std::string q = "partitions[0].queues[0]";
   for (const std::string& x :
@@ -1231,7 +1262,7 @@ TEST_CASE("json errors: YuniKorn limits config reports every problem with its pa
         {"name": "b", "limits": [{"users": ["x"], "maxapplications": 1}],
          "queues": [{"name": "root", "limits": [{"users": ["y"], "maxapplications": 1}]}]},
         {"name": "c", "queues": "root", "limits": {}}]})"),
-                             reg);
+                                      reg);
   });
   CHECK(has_problem(e2, "partitions[0].queues[0].name"));
   CHECK(has_problem(e2, "partitions[0].queues[1]"));
@@ -1242,13 +1273,14 @@ TEST_CASE("json errors: YuniKorn limits config reports every problem with its pa
         {"name": "a"},
         {"name": "b", "limits": [{"users": ["x"], "maxapplications": 1}],
          "queues": [{"name": "root", "limits": [{"users": ["y"], "maxapplications": 1}]}]}]})"),
-                             reg, b);
+                                      reg, b);
   });
   CHECK(has_problem(e3, "partitions[1].limits"));
   yunikorn_limits_json_options c;
   c.partition = "c";
   const auto e4 = thrown<validation_error>([&] {
-    (void)load_yunikorn_limits_config(doc(R"({"partitions": [{"name": "c", "queues": "root", "limits": {}}]})"), reg, c);
+    (void)load_yunikorn_limits_config(doc(R"({"partitions": [{"name": "c", "queues": "root", "limits": {}}]})"), reg,
+                                      c);
   });
   CHECK(has_problem(e4, "partitions[0].queues"));
   CHECK(has_problem(e4, "partitions[0].limits"));
@@ -1265,7 +1297,7 @@ TEST_CASE("json errors: YuniKorn limits config accepted shapes") {
   const auto a = load_yunikorn_limits_config(doc(R"({"partitions": [{"name": "default",
       "limits": [{"users": ["*"], "maxapplications": 2}],
       "queues": [{"name": "root", "queues": [{"name": "a", "resources": {"max": {"vcore": 4}}}]}]}]})"),
-                                    reg);
+                                             reg);
   REQUIRE(a.root.limits.size() == 1);
   CHECK(a.root.limits[0].max_applications == 2);
   REQUIRE(a.root.queues.size() == 1);
@@ -1278,5 +1310,6 @@ TEST_CASE("json errors: YuniKorn limits config accepted shapes") {
   const auto c = load_yunikorn_limits_config(doc(R"({"name": "root", "maxapplications": 3})"), reg);
   CHECK(c.root.max_applications == 3);
   CHECK(c.root.queues.empty());
-  CHECK(parse_yunikorn_limits_usage(doc(R"({"vcore": 1500, "memory": "1G"})"), reg, "u").get(resources::memory) == 1000000000);
+  CHECK(parse_yunikorn_limits_usage(doc(R"({"vcore": 1500, "memory": "1G"})"), reg, "u").get(resources::memory) ==
+        1000000000);
 }

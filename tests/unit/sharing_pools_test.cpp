@@ -195,7 +195,9 @@ TEST_CASE("sharing_pools: bad config is config_error (validation 201) naming the
     sharing_pools_policy sp({sharing_pool_spec{"a", {}, false, false}});
     FAIL("expected a config_error");
   } catch (const config_error& e) {
-    CHECK(std::string(e.what()).find("pool a: no quota") != std::string::npos);
+    REQUIRE(e.problems().size() == 1);
+    CHECK(e.problems()[0].path == "pools[0].quotas");
+    CHECK(e.problems()[0].message == "pool 'a' has no quota");
   }
 }
 

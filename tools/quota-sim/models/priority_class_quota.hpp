@@ -21,7 +21,7 @@ inline void register_priority_class_quota_model(std::map<std::string, model_kind
       "min/max per (tenant, PriorityClass): {\"tenant\": queue|namespace|user, \"quotas\": {\"team-a\": {\"high\": "
       "{\"min\": {...}, \"max\": {...}}}, \"*\": {...}}}",
       [](const policy_spec& ps, scenario& sc) {
-        auto pq = load_priority_class_quota(ps.body, sc.registry, ps.path);
+        auto pq = load_priority_class_quota(ps.body, sc.registry);
         auto reg = std::make_shared<const resource_registry>(sc.registry);
         pq.rebind_registry(reg.get());
         return instance_of(registry_bound<priority_class_quota_policy>(std::move(reg), std::move(pq)));

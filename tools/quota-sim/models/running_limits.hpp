@@ -19,7 +19,7 @@ inline void register_running_limits_model(std::map<std::string, model_kind>& kin
   kinds["running_limits"] = model_kind{
       "running-job limits per queue, user and namespace: {\"queues\": {\"team-a\": 3, \"*\": 10}, \"users\": {...}, "
       "\"namespaces\": {...}}",
-      [](const policy_spec& ps, scenario&) { return instance_of(load_running_limits(ps.body, ps.path)); },
+      [](const policy_spec& ps, scenario&) { return instance_of(load_running_limits(ps.body)); },
       [](const std::vector<std::string>& tenants, const resource_vector& capacity, const resource_registry& reg) {
         // each tenant may run as many jobs as it has GPUs in an even split
         json p{{"model", "running_limits"}, {"queues", json::object()}};

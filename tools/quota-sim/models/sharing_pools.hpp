@@ -21,7 +21,7 @@ inline void register_sharing_pools_model(std::map<std::string, model_kind>& kind
       "elastic quotas grouped in sharing pools: {\"pools\": [{\"name\", \"lendAcross\", \"borrowAcross\", "
       "\"quotas\": [{\"name\", \"namespaces\", \"min\", \"max\"}]}]}; job.namespace selects the quota",
       [](const policy_spec& ps, scenario& sc) {
-        auto sp = load_sharing_pools(ps.body, sc.registry, ps.path);
+        auto sp = load_sharing_pools(ps.body, sc.registry);
         auto reg = std::make_shared<const resource_registry>(sc.registry);
         sp.rebind_registry(reg.get());
         return instance_of(registry_bound<sharing_pools_policy>(std::move(reg), std::move(sp)));
