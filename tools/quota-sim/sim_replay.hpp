@@ -389,8 +389,15 @@ inline bool simulator_impl::try_preempt_for(std::size_t idx) {
     // its demand stays, so putting it back restores every model exactly
     engine_.pending_added(jobs_[vi].j);
     unplace(vi);
-    if (engine_.check(jr.j).allowed() && place(idx)) {
-      unplace(idx);
+    // the job fits now: allowed (at the pods a partial admission would run) and placed
+    bool fits_now = engine_.check(jr.j, counts_buf_).allowed();
+    if (fits_now) {
+      if (!counts_buf_.empty()) set_partial(jr, counts_buf_);
+      fits_now = place(idx);
+      if (fits_now) unplace(idx);
+      jr.partial.reset();
+    }
+    if (fits_now) {
       // commit: the removed jobs are preempted for real (already out of the engine and nodes)
       for (auto& [ri, pl] : removed) {
         retire(ri, job_state::requeued);
