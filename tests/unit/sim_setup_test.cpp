@@ -364,3 +364,113 @@ TEST_CASE("scenario: a query's unknown model, question or argument is an error w
     CHECK(paths_of(e) == std::vector<std::string>{"$.expect[1].query.quota.name"});
   }
 }
+
+namespace {
+
+std::vector<std::string> messages_of(const quota::validation_error& e) {
+  std::vector<std::string> out;
+  for (const auto& p : e.problems()) out.push_back(p.path + ": " + p.message);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("scenario: resources declares a scale, amounts are read at it, and one finer says which scale would fit",
+          "[quota-sim][setup][resources]") {
+  json doc = example("kai_fair_share_fractions.json");
+  scenario sc = load_scenario(doc);
+  CHECK(sc.registry.scale(quota::resources::nvidia_gpu) == 3);
+  REQUIRE(sc.declared_resources.size() == 1);
+  CHECK(sc.declared_resources[0].name == "nvidia.com/gpu");
+  CHECK(sc.jobs[0].per_pod.get(quota::resources::nvidia_gpu) == 500);  // 0.5
+  CHECK(sc.nodes[0].allocatable.get(quota::resources::nvidia_gpu) == 2000);
+  CHECK(sc.chart_lines["team-b"] == std::vector<std::pair<std::string, std::int64_t>>{{"quota", 500}});
+  // the report says the scale; its amounts are thousandths of a GPU
+  const run_result r = replay(doc);
+  CHECK(r.failures.empty());
+  CHECK(r.report["resources"] == json{{"nvidia.com/gpu", {{"scale", 1000}}}});
+  CHECK(r.report["tenants"]["team-a"]["usage"][0] == json::array({0, 2000}));
+  // without the declaration, half a GPU is an error that names the scale that would hold it
+  json whole = doc;
+  whole.erase("resources");
+  whole["jobs"][0]["request"]["nvidia.com/gpu"] = 0.0005;
+  try {
+    (void)load_scenario(whole);
+    FAIL("half a GPU accepted in whole GPUs");
+  } catch (const quota::validation_error& e) {
+    const auto m = messages_of(e);
+    REQUIRE(!m.empty());
+    CHECK(m[0].starts_with("$.jobs[0].request.nvidia.com/gpu: [quota.parse_error.103]"));
+    CHECK(m[0].find("0.0005 needs a scale of at least 10000: declare {\"name\": \"nvidia.com/gpu\", \"scale\": "
+                    "10000} in resources") != std::string::npos);
+  }
+  // a declared scale that is still too coarse says the same
+  json coarse = doc;
+  coarse["jobs"][1]["request"]["nvidia.com/gpu"] = "5u";
+  try {
+    (void)load_scenario(coarse);
+    FAIL("5u of a GPU accepted in thousandths");
+  } catch (const quota::validation_error& e) {
+    CHECK(messages_of(e).at(0).find("5u needs a scale of at least 1000000") != std::string::npos);
+  }
+  // bad declarations, each at its path
+  json bad = doc;
+  bad["resources"] = json::parse(R"([
+    {"name": "nvidia.com/gpu", "scale": 1000}, {"name": "x y", "scale": 10}, {"name": "cpu", "scale": 10},
+    {"name": "nvidia.com/gpu", "scale": 100}, {"name": "example.com/a", "scale": 7}, {"name": "example.com/b"},
+    {"name": "example.com/c", "scale": 10000000000}, {"name": "example.com/d", "scale": 10, "unit": "m"}, 3])");
+  try {
+    (void)load_scenario(bad);
+    FAIL("bad resource declarations accepted");
+  } catch (const quota::validation_error& e) {
+    CHECK(paths_of(e) == std::vector<std::string>{"$.resources[1].name", "$.resources[2].scale", "$.resources[3].name",
+                                                  "$.resources[4].scale", "$.resources[5].scale",
+                                                  "$.resources[6].scale", "$.resources[7].unit", "$.resources[8]"});
+  }
+  bad["resources"] = json::object();
+  REQUIRE_THROWS_AS(load_scenario(bad), quota::validation_error);
+}
+
+TEST_CASE("scenario: a model that counts a resource in coarser units refuses a finer declared scale",
+          "[quota-sim][setup][resources]") {
+  const auto refused = [](const json& doc) {
+    scenario sc = load_scenario(doc);
+    try {
+      (void)build_models(sc);
+    } catch (const quota::validation_error& e) {
+      return messages_of(e);
+    }
+    return std::vector<std::string>{};
+  };
+  // Kueue counts every resource but cpu in whole units
+  json k = example("kueue_reload_refused.json");
+  k.erase("events");
+  k.erase("expect");
+  k["resources"] = json::parse(R"([{"name": "cpu", "scale": 1000}, {"name": "nvidia.com/gpu", "scale": 1000}])");
+  CHECK(refused(k) == std::vector<std::string>{
+                          "$.policies[0]: kueue counts nvidia.com/gpu in whole units (Kueue's ResourceValue: cpu "
+                          "in thousandths, every other resource in whole units): the scale 1000 declared at "
+                          "$.resources[1].scale is finer"});
+  // Volcano counts scalar resources in thousandths: 1000 is upstream's own unit, 10000 is finer
+  json v = example("volcano_queue_priority.json");
+  v["resources"] = json::parse(R"([{"name": "nvidia.com/gpu", "scale": 1000}])");
+  CHECK(refused(v).empty());
+  CHECK(replay(v).failures.empty());
+  v["resources"][0]["scale"] = 10000;
+  CHECK(refused(v).empty());  // the default counts in any unit
+  v["policies"][0]["options"] = json{{"upstream", true}};
+  REQUIRE(refused(v).size() == 1);
+  CHECK(refused(v)[0].find("volcano_capacity counts nvidia.com/gpu in units of 1/1000") != std::string::npos);
+  // nos' GPU memory is per whole GPU
+  json n = example("nos_gpu_memory.json");
+  n["resources"] = json::parse(R"([{"name": "nvidia.com/gpu", "scale": 10}])");
+  REQUIRE(refused(n).size() == 1);
+  CHECK(refused(n)[0].find("elastic_quota counts nvidia.com/gpu in whole units") != std::string::npos);
+  // KAI claims count devices
+  json c = example("kai_claims_fair_share.json");
+  c["resources"] = json::parse(R"([{"name": "nvidia.com/gpu", "scale": 1000}])");
+  bool claims_refused = false;
+  for (const auto& m : refused(c))
+    claims_refused = claims_refused || m.find("kai_claims counts nvidia.com/gpu") != std::string::npos;
+  CHECK(claims_refused);
+}
