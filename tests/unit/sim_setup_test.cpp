@@ -367,6 +367,35 @@ TEST_CASE("scenario: a query's unknown model, question or argument is an error w
 
 namespace {
 
+// One node with one GPU and two one-GPU jobs of queue q, equal in priority
+// and submission: "late" (listed first, created at 5m) and "early" (listed
+// second, created at 1m); only one fits.
+json created_pair(const json& policy, const std::string& ns = "default") {
+  return json{{"name", "creation order"},
+              {"cluster",
+               {{"nodes", json::array({json{{"name", "n"}, {"allocatable", {{"cpu", "8"}, {"nvidia.com/gpu", 1}}}}})}}},
+              {"scheduler", {{"preemption", false}}},
+              {"policies", json::array({policy})},
+              {"jobs", json::array({json{{"id", "late"},
+                                         {"submit", "10m"},
+                                         {"created", "5m"},
+                                         {"namespace", ns},
+                                         {"queue", "q"},
+                                         {"request", {{"nvidia.com/gpu", 1}}}},
+                                    json{{"id", "early"},
+                                         {"submit", "10m"},
+                                         {"created", "1m"},
+                                         {"namespace", ns},
+                                         {"queue", "q"},
+                                         {"request", {{"nvidia.com/gpu", 1}}}}})}};
+}
+
+std::string state_of(const run_result& r, const std::string& id) {
+  for (const auto& j : r.report["jobs"])
+    if (j["id"] == id) return j["state"].get<std::string>();
+  return "(absent)";
+}
+
 std::vector<std::string> messages_of(const quota::validation_error& e) {
   std::vector<std::string> out;
   for (const auto& p : e.problems()) out.push_back(p.path + ": " + p.message);
@@ -473,4 +502,81 @@ TEST_CASE("scenario: a model that counts a resource in coarser units refuses a f
   for (const auto& m : refused(c))
     claims_refused = claims_refused || m.find("kai_claims counts nvidia.com/gpu") != std::string::npos;
   CHECK(claims_refused);
+}
+
+TEST_CASE("scenario: jobs[].created breaks equal priorities in the job order of Volcano, KAI and Kueue",
+          "[quota-sim][setup][created]") {
+  const json volcano{{"model", "volcano"},
+                     {"objects", json::parse(R"([{"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
+                       "metadata": {"name": "q"}, "spec": {"weight": 1}}])")}};
+  const json kai{{"model", "kai_fair_share"}, {"objects", json::parse(R"([
+      {"metadata": {"name": "root"}, "spec": {"resources": {"gpu": {"quota": -1, "overQuotaWeight": 1, "limit": -1}}}},
+      {"metadata": {"name": "q"}, "spec": {"parentQueue": "root",
+       "resources": {"gpu": {"quota": 1, "overQuotaWeight": 1, "limit": -1}}}}])")}};
+  const json kueue{{"model", "kueue"}, {"objects", json::parse(R"([
+      {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ResourceFlavor", "metadata": {"name": "f"}},
+      {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ClusterQueue", "metadata": {"name": "cq"},
+       "spec": {"namespaceSelector": {}, "resourceGroups": [{"coveredResources": ["nvidia.com/gpu"],
+        "flavors": [{"name": "f", "resources": [{"name": "nvidia.com/gpu", "nominalQuota": 1}]}]}]}},
+      {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "LocalQueue", "metadata": {"name": "q", "namespace": "default"},
+       "spec": {"clusterQueue": "cq"}}])")}};
+  for (const json& policy : {volcano, kai, kueue}) {
+    INFO(policy["model"]);
+    json doc = created_pair(policy);
+    scenario sc = load_scenario(doc);
+    CHECK(sc.jobs[1].created_ms == 60'000);
+    const run_result r = replay(doc);
+    CHECK(state_of(r, "early") == "running");
+    CHECK(state_of(r, "late") == "pending");
+    // without created, both are created when submitted and file order decides
+    doc["jobs"][0].erase("created");
+    doc["jobs"][1].erase("created");
+    CHECK(load_scenario(doc).jobs[1].created_ms == 600'000);
+    const run_result f = replay(doc);
+    CHECK(state_of(f, "late") == "running");
+    CHECK(state_of(f, "early") == "pending");
+  }
+  json bad = created_pair(volcano);
+  bad["jobs"][0]["created"] = "soon";
+  try {
+    (void)load_scenario(bad);
+    FAIL("a malformed creation time accepted");
+  } catch (const quota::validation_error& e) {
+    CHECK(paths_of(e) == std::vector<std::string>{"$.jobs[0].created"});
+  }
+}
+
+TEST_CASE("scenario: Volcano and KAI queues equal in every other key go in metadata.creationTimestamp order",
+          "[quota-sim][setup][created]") {
+  // queue "newer" is listed first; each queue has one job that its quota
+  // allows (the cluster holds 2 GPUs and 4 cpu), but only one fits a node
+  const auto pair = [](json objects, const std::string& model) {
+    const json request{{"nvidia.com/gpu", 1}, {"cpu", 1}};
+    return json{{"name", "queue creation order"},
+                {"cluster",
+                 {{"nodes", json::array({json{{"name", "a"}, {"allocatable", {{"nvidia.com/gpu", 2}, {"cpu", 1}}}},
+                                         json{{"name", "b"}, {"allocatable", {{"cpu", 3}}}}})}}},
+                {"scheduler", {{"preemption", false}}},
+                {"policies", json::array({json{{"model", model}, {"objects", std::move(objects)}}})},
+                {"jobs", json::array({json{{"id", "in-newer"}, {"queue", "newer"}, {"request", request}},
+                                      json{{"id", "in-older"}, {"queue", "older"}, {"request", request}}})}};
+  };
+  const json volcano_queues = json::parse(R"([
+    {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
+     "metadata": {"name": "newer", "creationTimestamp": "2026-03-01T00:00:00Z"}, "spec": {"weight": 1}},
+    {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
+     "metadata": {"name": "older", "creationTimestamp": "2026-01-01T00:00:00Z"}, "spec": {"weight": 1}}])");
+  const json kai_queues = json::parse(R"([
+    {"metadata": {"name": "root"}, "spec": {"resources": {"gpu": {"quota": -1, "overQuotaWeight": 1, "limit": -1}}}},
+    {"metadata": {"name": "newer", "creationTimestamp": "2026-03-01T00:00:00Z"},
+     "spec": {"parentQueue": "root", "resources": {"gpu": {"quota": 0, "overQuotaWeight": 1, "limit": -1}}}},
+    {"metadata": {"name": "older", "creationTimestamp": "2026-01-01T00:00:00Z"},
+     "spec": {"parentQueue": "root", "resources": {"gpu": {"quota": 0, "overQuotaWeight": 1, "limit": -1}}}}])");
+  for (const auto& [objects, model] : std::vector<std::pair<json, std::string>>{
+           {volcano_queues, "volcano"}, {volcano_queues, "volcano_capacity"}, {kai_queues, "kai_fair_share"}}) {
+    INFO(model);
+    const run_result r = replay(pair(objects, model));
+    CHECK(state_of(r, "in-older") == "running");
+    CHECK(state_of(r, "in-newer") == "pending");
+  }
 }

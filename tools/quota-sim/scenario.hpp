@@ -61,6 +61,9 @@ struct gpu_request {
 struct job_spec {
   std::string id;
   std::int64_t submit_ms = 0;
+  /// Its creation time (jobs[].created, default its submit time): the
+  /// models' job order breaks equal priorities with it (job::created_ms).
+  std::int64_t created_ms = 0;
   std::int64_t duration_ms = -1;  // -1: runs until the end
   std::string ns = "default";
   std::string queue;
@@ -966,11 +969,14 @@ inline scenario load_scenario(const json& doc, diagnostics& out, const input_lim
       detail::check_keys(
           r, jj, p, {"id",          "submit",         "duration", "namespace", "queue",   "user",          "groups",
                      "priority",    "priority_class", "pods",     "min_pods",  "request", "node_selector", "claims",
-                     "preemptible", "count",          "extra",    "gpu",       "running", "node",          "evicted"});
+                     "preemptible", "count",          "extra",    "gpu",       "running", "node",          "evicted",
+                     "created"});
       job_spec js;
       js.entry = static_cast<std::uint32_t>(i);
       r.name(jj, "id", js.id, p, true, lim.max_name_bytes);
       r.duration(jj, "submit", js.submit_ms, p, false);
+      js.created_ms = js.submit_ms;
+      r.duration(jj, "created", js.created_ms, p, false);
       if (jj.contains("duration") && r.duration(jj, "duration", js.duration_ms, p, false, true) &&
           js.duration_ms == end_of_time)
         js.duration_ms = -1;  // "end": runs until the end

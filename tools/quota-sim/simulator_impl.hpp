@@ -56,7 +56,7 @@ class simulator_impl {
       jr.j.pods = js.pods;
       jr.j.min_pods = js.min_pods;
       jr.j.claims = js.claims;
-      jr.j.created_ms = js.submit_ms;
+      jr.j.created_ms = js.created_ms;
       jr.j.duration_ms = js.duration_ms;
       jr.j.preemptible = js.preemptible;
       for (const auto& e : js.per_pod) jr.j.request.set(e.id, quota::detail::checked_mul<amount>(e.value, js.pods));
