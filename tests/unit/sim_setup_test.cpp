@@ -580,3 +580,25 @@ TEST_CASE("scenario: Volcano and KAI queues equal in every other key go in metad
     CHECK(state_of(r, "in-newer") == "pending");
   }
 }
+
+TEST_CASE("scenario: a reload of options only keeps the entry's objects and changes its options",
+          "[quota-sim][setup]") {
+  json doc = example("kueue_reload_refused.json");
+  doc["events"] = json::parse(R"([{"at": "30m", "type": "reload", "policy": "kueue", "options": {"fairSharing": false}},
+                                  {"at": "40m", "type": "reload", "policy": 0, "options": {"fairSharing": true}}])");
+  doc["expect"] = json::parse(R"([{"at": "10m", "model": "kueue", "pointer": "/fairSharing", "equals": true},
+                                  {"at": "30m", "model": "kueue", "pointer": "/fairSharing", "equals": false},
+                                  {"at": "40m", "model": "kueue", "pointer": "/fairSharing", "equals": true}])");
+  scenario sc = load_scenario(doc);
+  CHECK(sc.events[0].policy_body["objects"] == doc["policies"][0]["objects"]);
+  CHECK(sc.events[1].policy_body["objects"] == doc["policies"][0]["objects"]);
+  const run_result r = replay(doc);
+  CHECK(r.failures.empty());
+  CHECK(r.report["totals"]["reloads"] == 2);
+  // the objects in force are those of the last reload that wrote them
+  doc["events"][0]["objects"] = doc["policies"][0]["objects"];
+  doc["events"][0]["objects"][1]["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["nominalQuota"] = 6;
+  scenario sc2 = load_scenario(doc);
+  CHECK(sc2.events[1].policy_body["objects"] == doc["events"][0]["objects"]);
+  CHECK(sc2.events[1].policy_body["options"] == json{{"fairSharing", true}});
+}

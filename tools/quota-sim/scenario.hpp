@@ -1296,17 +1296,25 @@ inline scenario load_scenario(const json& doc, diagnostics& out, const input_lim
                    [](const event_spec& a, const event_spec& b) { return a.at_ms < b.at_ms; });
   // A reload without "options" keeps the options in force (those of the
   // policy's entry or of its last reload that wrote them); "options": {} is
-  // the model's defaults. A reload expected to be refused changes nothing.
-  std::vector<const json*> options(sc.policies.size(), nullptr);
-  for (std::size_t k = 0; k < sc.policies.size(); ++k)
+  // the model's defaults. A reload of nothing but "options" keeps the rest of
+  // the entry in force (objects, config, ...) and changes the options only.
+  // A reload expected to be refused changes nothing.
+  std::vector<const json*> options(sc.policies.size(), nullptr), entry(sc.policies.size(), nullptr);
+  for (std::size_t k = 0; k < sc.policies.size(); ++k) {
+    entry[k] = &sc.policies[k].body;
     if (sc.policies[k].body.contains("options")) options[k] = &sc.policies[k].body["options"];
+  }
   for (auto& ev : sc.events) {
     if (ev.type != "reload" || !ev.policy_body.is_object() || ev.policy >= options.size()) continue;
+    if (ev.policy_body.size() == 2 && ev.policy_body.contains("options"))  // "model" and "options"
+      for (auto it = entry[ev.policy]->begin(); it != entry[ev.policy]->end(); ++it)
+        if (!ev.policy_body.contains(it.key())) ev.policy_body[it.key()] = it.value();
     if (!ev.policy_body.contains("options")) {
       if (options[ev.policy]) ev.policy_body["options"] = *options[ev.policy];
     } else if (ev.expect_error.empty()) {
       options[ev.policy] = &ev.policy_body["options"];
     }
+    if (ev.expect_error.empty()) entry[ev.policy] = &ev.policy_body;
   }
   for (auto& d : take_event_errors(sc, diag.items())) out.add(std::move(d.path), std::move(d.message));
   return sc;
