@@ -136,6 +136,20 @@ class resource_registry {
     return add_checked(name, scale);
   }
 
+  /// Registers `name` with `scale`, or gives a registered resource (a
+  /// well-known one included) this scale. Amounts already converted keep the
+  /// old unit: declare a resource before any amount of it is read. Throws
+  /// parse_error (108) for an invalid name, validation_error for a scale
+  /// outside 0..9.
+  resource_id declare(std::string_view name, int scale) {
+    if (scale < 0 || scale > 9) throw validation_error(std::string(name), "resource scale must be within 0..9");
+    if (auto id = find(name)) {
+      infos_[*id].scale = scale;
+      return *id;
+    }
+    return add_checked(name, scale);
+  }
+
   [[nodiscard]] std::optional<resource_id> find(std::string_view name) const noexcept {
     auto it = ids_.find(name);
     if (it == ids_.end()) return std::nullopt;

@@ -59,3 +59,19 @@ TEST_CASE("resource: registries are values; copies are independent and names sta
   CHECK(view == "example.com/x");  // stable storage
   CHECK(a.find("example.com/r42").has_value());
 }
+
+TEST_CASE("resource: declare sets the scale of a new or registered resource, a well-known one included") {
+  resource_registry reg;
+  CHECK(reg.declare("nvidia.com/gpu", 3) == resources::nvidia_gpu);
+  CHECK(reg.scale(resources::nvidia_gpu) == 3);
+  CHECK(reg.intern("nvidia.com/gpu", 3) == resources::nvidia_gpu);
+  const auto milli = reg.declare("example.com/gpu-milli", 2);
+  CHECK(milli == resources::count_well_known);
+  CHECK(reg.scale(milli) == 2);
+  const auto size = reg.size();
+  REQUIRE_THROWS_AS(reg.declare("nvidia.com/gpu", 10), validation_error);
+  REQUIRE_THROWS_AS(reg.declare("example.com/new", -1), validation_error);
+  REQUIRE_THROWS_AS(reg.declare("has space", 1), parse_error);
+  CHECK(reg.size() == size);
+  CHECK(reg.scale(resources::nvidia_gpu) == 3);
+}

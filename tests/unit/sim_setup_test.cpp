@@ -407,3 +407,241 @@ TEST_CASE("scenario: pod sets are checked with their JSON paths", "[quota-sim][s
     }
   }
 }
+
+namespace {
+
+// One node with one GPU and two one-GPU jobs of queue q, equal in priority
+// and submission: "late" (listed first, created at 5m) and "early" (listed
+// second, created at 1m); only one fits.
+json created_pair(const json& policy, const std::string& ns = "default") {
+  return json{{"name", "creation order"},
+              {"cluster",
+               {{"nodes", json::array({json{{"name", "n"}, {"allocatable", {{"cpu", "8"}, {"nvidia.com/gpu", 1}}}}})}}},
+              {"scheduler", {{"preemption", false}}},
+              {"policies", json::array({policy})},
+              {"jobs", json::array({json{{"id", "late"},
+                                         {"submit", "10m"},
+                                         {"created", "5m"},
+                                         {"namespace", ns},
+                                         {"queue", "q"},
+                                         {"request", {{"nvidia.com/gpu", 1}}}},
+                                    json{{"id", "early"},
+                                         {"submit", "10m"},
+                                         {"created", "1m"},
+                                         {"namespace", ns},
+                                         {"queue", "q"},
+                                         {"request", {{"nvidia.com/gpu", 1}}}}})}};
+}
+
+std::string state_of(const run_result& r, const std::string& id) {
+  for (const auto& j : r.report["jobs"])
+    if (j["id"] == id) return j["state"].get<std::string>();
+  return "(absent)";
+}
+
+std::vector<std::string> messages_of(const quota::validation_error& e) {
+  std::vector<std::string> out;
+  for (const auto& p : e.problems()) out.push_back(p.path + ": " + p.message);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("scenario: resources declares a scale, amounts are read at it, and one finer says which scale would fit",
+          "[quota-sim][setup][resources]") {
+  json doc = example("kai_fair_share_fractions.json");
+  scenario sc = load_scenario(doc);
+  CHECK(sc.registry.scale(quota::resources::nvidia_gpu) == 3);
+  REQUIRE(sc.declared_resources.size() == 1);
+  CHECK(sc.declared_resources[0].name == "nvidia.com/gpu");
+  CHECK(sc.jobs[0].per_pod.get(quota::resources::nvidia_gpu) == 500);  // 0.5
+  CHECK(sc.nodes[0].allocatable.get(quota::resources::nvidia_gpu) == 2000);
+  CHECK(sc.chart_lines["team-b"] == std::vector<std::pair<std::string, std::int64_t>>{{"quota", 500}});
+  // the report says the scale; its amounts are thousandths of a GPU
+  const run_result r = replay(doc);
+  CHECK(r.failures.empty());
+  CHECK(r.report["resources"] == json{{"nvidia.com/gpu", {{"scale", 1000}}}});
+  CHECK(r.report["tenants"]["team-a"]["usage"][0] == json::array({0, 2000}));
+  // without the declaration, half a GPU is an error that names the scale that would hold it
+  json whole = doc;
+  whole.erase("resources");
+  whole["jobs"][0]["request"]["nvidia.com/gpu"] = 0.0005;
+  try {
+    (void)load_scenario(whole);
+    FAIL("half a GPU accepted in whole GPUs");
+  } catch (const quota::validation_error& e) {
+    const auto m = messages_of(e);
+    REQUIRE(!m.empty());
+    CHECK(m[0].starts_with("$.jobs[0].request.nvidia.com/gpu: [quota.parse_error.103]"));
+    CHECK(m[0].find("0.0005 needs a scale of at least 10000: declare {\"name\": \"nvidia.com/gpu\", \"scale\": "
+                    "10000} in resources") != std::string::npos);
+  }
+  // a declared scale that is still too coarse says the same
+  json coarse = doc;
+  coarse["jobs"][1]["request"]["nvidia.com/gpu"] = "5u";
+  try {
+    (void)load_scenario(coarse);
+    FAIL("5u of a GPU accepted in thousandths");
+  } catch (const quota::validation_error& e) {
+    CHECK(messages_of(e).at(0).find("5u needs a scale of at least 1000000") != std::string::npos);
+  }
+  // bad declarations, each at its path
+  json bad = doc;
+  bad["resources"] = json::parse(R"([
+    {"name": "nvidia.com/gpu", "scale": 1000}, {"name": "x y", "scale": 10}, {"name": "cpu", "scale": 10},
+    {"name": "nvidia.com/gpu", "scale": 100}, {"name": "example.com/a", "scale": 7}, {"name": "example.com/b"},
+    {"name": "example.com/c", "scale": 10000000000}, {"name": "example.com/d", "scale": 10, "unit": "m"}, 3])");
+  try {
+    (void)load_scenario(bad);
+    FAIL("bad resource declarations accepted");
+  } catch (const quota::validation_error& e) {
+    CHECK(paths_of(e) == std::vector<std::string>{"$.resources[1].name", "$.resources[2].scale", "$.resources[3].name",
+                                                  "$.resources[4].scale", "$.resources[5].scale",
+                                                  "$.resources[6].scale", "$.resources[7].unit", "$.resources[8]"});
+  }
+  bad["resources"] = json::object();
+  REQUIRE_THROWS_AS(load_scenario(bad), quota::validation_error);
+}
+
+TEST_CASE("scenario: a model that counts a resource in coarser units refuses a finer declared scale",
+          "[quota-sim][setup][resources]") {
+  const auto refused = [](const json& doc) {
+    scenario sc = load_scenario(doc);
+    try {
+      (void)build_models(sc);
+    } catch (const quota::validation_error& e) {
+      return messages_of(e);
+    }
+    return std::vector<std::string>{};
+  };
+  // Kueue counts every resource but cpu in whole units
+  json k = example("kueue_reload_refused.json");
+  k.erase("events");
+  k.erase("expect");
+  k["resources"] = json::parse(R"([{"name": "cpu", "scale": 1000}, {"name": "nvidia.com/gpu", "scale": 1000}])");
+  CHECK(refused(k) == std::vector<std::string>{
+                          "$.policies[0]: kueue counts nvidia.com/gpu in whole units (Kueue's ResourceValue: cpu "
+                          "in thousandths, every other resource in whole units): the scale 1000 declared at "
+                          "$.resources[1].scale is finer"});
+  // Volcano counts scalar resources in thousandths: 1000 is upstream's own unit, 10000 is finer
+  json v = example("volcano_queue_priority.json");
+  v["resources"] = json::parse(R"([{"name": "nvidia.com/gpu", "scale": 1000}])");
+  CHECK(refused(v).empty());
+  CHECK(replay(v).failures.empty());
+  v["resources"][0]["scale"] = 10000;
+  CHECK(refused(v).empty());  // the default counts in any unit
+  v["policies"][0]["options"] = json{{"upstream", true}};
+  REQUIRE(refused(v).size() == 1);
+  CHECK(refused(v)[0].find("volcano_capacity counts nvidia.com/gpu in units of 1/1000") != std::string::npos);
+  // nos' GPU memory is per whole GPU
+  json n = example("nos_gpu_memory.json");
+  n["resources"] = json::parse(R"([{"name": "nvidia.com/gpu", "scale": 10}])");
+  REQUIRE(refused(n).size() == 1);
+  CHECK(refused(n)[0].find("elastic_quota counts nvidia.com/gpu in whole units") != std::string::npos);
+  // KAI claims count devices
+  json c = example("kai_claims_fair_share.json");
+  c["resources"] = json::parse(R"([{"name": "nvidia.com/gpu", "scale": 1000}])");
+  bool claims_refused = false;
+  for (const auto& m : refused(c))
+    claims_refused = claims_refused || m.find("kai_claims counts nvidia.com/gpu") != std::string::npos;
+  CHECK(claims_refused);
+}
+
+TEST_CASE("scenario: jobs[].created breaks equal priorities in the job order of Volcano, KAI and Kueue",
+          "[quota-sim][setup][created]") {
+  const json volcano{{"model", "volcano"},
+                     {"objects", json::parse(R"([{"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
+                       "metadata": {"name": "q"}, "spec": {"weight": 1}}])")}};
+  const json kai{{"model", "kai_fair_share"}, {"objects", json::parse(R"([
+      {"metadata": {"name": "root"}, "spec": {"resources": {"gpu": {"quota": -1, "overQuotaWeight": 1, "limit": -1}}}},
+      {"metadata": {"name": "q"}, "spec": {"parentQueue": "root",
+       "resources": {"gpu": {"quota": 1, "overQuotaWeight": 1, "limit": -1}}}}])")}};
+  const json kueue{{"model", "kueue"}, {"objects", json::parse(R"([
+      {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ResourceFlavor", "metadata": {"name": "f"}},
+      {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ClusterQueue", "metadata": {"name": "cq"},
+       "spec": {"namespaceSelector": {}, "resourceGroups": [{"coveredResources": ["nvidia.com/gpu"],
+        "flavors": [{"name": "f", "resources": [{"name": "nvidia.com/gpu", "nominalQuota": 1}]}]}]}},
+      {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "LocalQueue", "metadata": {"name": "q", "namespace": "default"},
+       "spec": {"clusterQueue": "cq"}}])")}};
+  for (const json& policy : {volcano, kai, kueue}) {
+    INFO(policy["model"]);
+    json doc = created_pair(policy);
+    scenario sc = load_scenario(doc);
+    CHECK(sc.jobs[1].created_ms == 60'000);
+    const run_result r = replay(doc);
+    CHECK(state_of(r, "early") == "running");
+    CHECK(state_of(r, "late") == "pending");
+    // without created, both are created when submitted and file order decides
+    doc["jobs"][0].erase("created");
+    doc["jobs"][1].erase("created");
+    CHECK(load_scenario(doc).jobs[1].created_ms == 600'000);
+    const run_result f = replay(doc);
+    CHECK(state_of(f, "late") == "running");
+    CHECK(state_of(f, "early") == "pending");
+  }
+  json bad = created_pair(volcano);
+  bad["jobs"][0]["created"] = "soon";
+  try {
+    (void)load_scenario(bad);
+    FAIL("a malformed creation time accepted");
+  } catch (const quota::validation_error& e) {
+    CHECK(paths_of(e) == std::vector<std::string>{"$.jobs[0].created"});
+  }
+}
+
+TEST_CASE("scenario: Volcano and KAI queues equal in every other key go in metadata.creationTimestamp order",
+          "[quota-sim][setup][created]") {
+  // queue "newer" is listed first; each queue has one job that its quota
+  // allows (the cluster holds 2 GPUs and 4 cpu), but only one fits a node
+  const auto pair = [](json objects, const std::string& model) {
+    const json request{{"nvidia.com/gpu", 1}, {"cpu", 1}};
+    return json{{"name", "queue creation order"},
+                {"cluster",
+                 {{"nodes", json::array({json{{"name", "a"}, {"allocatable", {{"nvidia.com/gpu", 2}, {"cpu", 1}}}},
+                                         json{{"name", "b"}, {"allocatable", {{"cpu", 3}}}}})}}},
+                {"scheduler", {{"preemption", false}}},
+                {"policies", json::array({json{{"model", model}, {"objects", std::move(objects)}}})},
+                {"jobs", json::array({json{{"id", "in-newer"}, {"queue", "newer"}, {"request", request}},
+                                      json{{"id", "in-older"}, {"queue", "older"}, {"request", request}}})}};
+  };
+  const json volcano_queues = json::parse(R"([
+    {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
+     "metadata": {"name": "newer", "creationTimestamp": "2026-03-01T00:00:00Z"}, "spec": {"weight": 1}},
+    {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
+     "metadata": {"name": "older", "creationTimestamp": "2026-01-01T00:00:00Z"}, "spec": {"weight": 1}}])");
+  const json kai_queues = json::parse(R"([
+    {"metadata": {"name": "root"}, "spec": {"resources": {"gpu": {"quota": -1, "overQuotaWeight": 1, "limit": -1}}}},
+    {"metadata": {"name": "newer", "creationTimestamp": "2026-03-01T00:00:00Z"},
+     "spec": {"parentQueue": "root", "resources": {"gpu": {"quota": 0, "overQuotaWeight": 1, "limit": -1}}}},
+    {"metadata": {"name": "older", "creationTimestamp": "2026-01-01T00:00:00Z"},
+     "spec": {"parentQueue": "root", "resources": {"gpu": {"quota": 0, "overQuotaWeight": 1, "limit": -1}}}}])");
+  for (const auto& [objects, model] : std::vector<std::pair<json, std::string>>{
+           {volcano_queues, "volcano"}, {volcano_queues, "volcano_capacity"}, {kai_queues, "kai_fair_share"}}) {
+    INFO(model);
+    const run_result r = replay(pair(objects, model));
+    CHECK(state_of(r, "in-older") == "running");
+    CHECK(state_of(r, "in-newer") == "pending");
+  }
+}
+
+TEST_CASE("scenario: a reload of options only keeps the entry's objects and changes its options",
+          "[quota-sim][setup]") {
+  json doc = example("kueue_reload_refused.json");
+  doc["events"] = json::parse(R"([{"at": "30m", "type": "reload", "policy": "kueue", "options": {"fairSharing": false}},
+                                  {"at": "40m", "type": "reload", "policy": 0, "options": {"fairSharing": true}}])");
+  doc["expect"] = json::parse(R"([{"at": "10m", "model": "kueue", "pointer": "/fairSharing", "equals": true},
+                                  {"at": "30m", "model": "kueue", "pointer": "/fairSharing", "equals": false},
+                                  {"at": "40m", "model": "kueue", "pointer": "/fairSharing", "equals": true}])");
+  scenario sc = load_scenario(doc);
+  CHECK(sc.events[0].policy_body["objects"] == doc["policies"][0]["objects"]);
+  CHECK(sc.events[1].policy_body["objects"] == doc["policies"][0]["objects"]);
+  const run_result r = replay(doc);
+  CHECK(r.failures.empty());
+  CHECK(r.report["totals"]["reloads"] == 2);
+  // the objects in force are those of the last reload that wrote them
+  doc["events"][0]["objects"] = doc["policies"][0]["objects"];
+  doc["events"][0]["objects"][1]["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["nominalQuota"] = 6;
+  scenario sc2 = load_scenario(doc);
+  CHECK(sc2.events[1].policy_body["objects"] == doc["events"][0]["objects"]);
+  CHECK(sc2.events[1].policy_body["options"] == json{{"fairSharing", true}});
+}

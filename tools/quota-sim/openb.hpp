@@ -415,6 +415,7 @@ struct openb_trace {
     job_spec js;
     js.id = p.name;
     js.submit_ms = p.submit_ms;
+    js.created_ms = p.submit_ms;
     js.duration_ms = p.duration_ms;
     js.ns = p.tenant;
     js.queue = p.tenant;

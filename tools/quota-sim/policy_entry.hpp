@@ -212,6 +212,26 @@ template <class I>
           }};
 }
 
+// ---- declared resource scales --------------------------------------------------------------
+
+/// Each resource the scenario declares (resources[]) finer than the model
+/// counts it (`finest(name)`: the finest registry scale the model holds
+/// exactly, or -1 for any) is a problem of the entry: amounts would be
+/// counted in units the model, or upstream, does not have. `how` says how
+/// the model counts.
+inline void refuse_finer_scales(policy_entry& entry, const scenario& sc, std::string_view model,
+                                const std::function<int(std::string_view)>& finest, std::string_view how) {
+  for (const auto& d : sc.declared_resources) {
+    const int f = finest(d.name);
+    if (f < 0 || d.scale <= f) continue;
+    entry.add("", std::string(model) + " counts " + d.name +
+                      (f == 0 ? std::string(" in whole units")
+                              : " in units of 1/" + std::to_string(quota::detail::pow10_u64[f])) +
+                      " (" + std::string(how) + "): the scale " + std::to_string(quota::detail::pow10_u64[d.scale]) +
+                      " declared at $.resources[" + std::to_string(d.entry) + "].scale is finer");
+  }
+}
+
 // ---- building a model from its entry ----------------------------------------------------
 
 /// A problem's path as quota-sim reports it: a path relative to the entry

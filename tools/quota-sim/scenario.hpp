@@ -21,6 +21,8 @@
 #include <quota/duration.hpp>
 #include <quota/error.hpp>
 #include <quota/json.hpp>
+#include <quota/quantity.hpp>
+#include <quota/resource.hpp>
 #include <quota/resource_vector.hpp>
 
 #ifdef QUOTA_SIM_HAVE_YAML
@@ -59,6 +61,9 @@ struct gpu_request {
 struct job_spec {
   std::string id;
   std::int64_t submit_ms = 0;
+  /// Its creation time (jobs[].created, default its submit time): the
+  /// models' job order breaks equal priorities with it (job::created_ms).
+  std::int64_t created_ms = 0;
   std::int64_t duration_ms = -1;  // -1: runs until the end
   std::string ns = "default";
   std::string queue;
@@ -157,6 +162,15 @@ struct shrink_option {
   std::int64_t grace_ms = 0;
 };
 
+/// A resource the scenario declares (resources[]): its name, its scale as
+/// the registry keeps it (base unit = 10^-scale of one unit) and its entry
+/// in the file ($.resources[entry]).
+struct resource_declaration {
+  std::string name;
+  int scale = 0;
+  std::size_t entry = 0;
+};
+
 struct policy_spec {
   std::string model;
   json body;  // the entry without "shrink" (scenario::shrink holds it)
@@ -185,6 +199,8 @@ struct scenario {
   std::map<std::string, std::vector<std::pair<std::string, std::int64_t>>> chart_lines;
   std::int64_t until_ms = -1;
   resource_registry registry;
+  /// resources[]: the resources the scenario declares, in file order.
+  std::vector<resource_declaration> declared_resources;
   /// Problems that do not stop the replay (unknown object fields under --lenient-objects).
   std::vector<diagnostic> warnings;
   /// expect_error: the file must be rejected with these problems (empty: it must be valid).
@@ -454,6 +470,97 @@ inline void check_keys(reader& r, const json& obj, const std::string& path, std:
   }
 }
 
+/// What a resources[] declaration would have to say for an amount finer
+/// than its resource's base unit (`scale`: the registry's exponent): "" when
+/// `v` is not such an amount.
+[[nodiscard]] inline std::string finer_scale_hint(const json& v, std::string_view name, int scale) {
+  quantity q;
+  if (!((v.is_string() && quantity::try_parse(v.get_ref<const std::string&>(), q)) ||
+        (v.is_number_float() && quantity::try_parse(v.dump(), q))))
+    return {};
+  std::int64_t out = 0;
+  if (q.to_base_into(scale, out) != quota::detail::quantity_status::too_precise) return {};
+  const std::string written = v.is_string() ? v.get<std::string>() : v.dump();
+  for (int k = scale + 1; k <= 9; ++k) {
+    const auto st = q.to_base_into(k, out);
+    if (st == quota::detail::quantity_status::too_precise) continue;
+    const std::string units = std::to_string(quota::detail::pow10_u64[k]);
+    if (st != quota::detail::quantity_status::ok)
+      return "; a scale of " + units + " would hold its digits, but not its size in 64 bits";
+    return "; " + written + " needs a scale of at least " + units + ": declare {\"name\": \"" + std::string(name) +
+           "\", \"scale\": " + units + "} in resources";
+  }
+  return "; " + written + " is finer than the finest scale a resource may have (1000000000)";
+}
+
+/// A resource list of the scenario (a job's request, a node's allocatable):
+/// parse_resource_list into `diag`, where an amount finer than its
+/// resource's base unit says which declared scale would hold it.
+[[nodiscard]] inline resource_vector read_amounts(const json& j, scenario& sc, const std::string& path,
+                                                  diagnostics& diag) {
+  diagnostics local;
+  resource_vector v = parse_resource_list(j, sc.registry, path, &local);
+  for (const auto& d : local.items()) {
+    std::string hint;
+    if (j.is_object())
+      for (auto it = j.begin(); it != j.end() && hint.empty(); ++it)
+        if (join_path(path, it.key()) == d.path)
+          if (const auto id = sc.registry.find(it.key()))
+            hint = finer_scale_hint(it.value(), it.key(), sc.registry.scale(*id));
+    diag.add(d.path, d.message + hint);
+  }
+  return v;
+}
+
+/// resources[]: [{"name": "nvidia.com/gpu", "scale": 1000}, ...], each name
+/// once, each scale a power of ten from 1 to 10^9 and not coarser than the
+/// resource's default (cpu: 1000). Declared into the registry before any
+/// amount is read.
+inline void read_resources(reader& r, const json& arr, scenario& sc, const input_limits& lim) {
+  if (!arr.is_array()) {
+    r.problem("resources", "expected an array of {\"name\": resource, \"scale\": base units in one unit}");
+    return;
+  }
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    const std::string p = index_path("resources", i);
+    const json& e = arr[i];
+    if (!e.is_object()) {
+      r.problem(p, "expected {\"name\": resource, \"scale\": base units in one unit}");
+      continue;
+    }
+    check_keys(r, e, p, {"name", "scale"});
+    std::string name;
+    bool ok = r.name(e, "name", name, p, true, lim.max_name_bytes);
+    if (ok && !quota::detail::valid_resource_name(name)) {
+      r.problem(join_path(p, "name"), "invalid resource name '" + name + "'");
+      ok = false;
+    }
+    if (ok && !seen.insert(name).second) {
+      r.problem(join_path(p, "name"), "resource '" + name + "' is declared twice");
+      ok = false;
+    }
+    std::int64_t units = 0;
+    if (!r.get(e, "scale", units, p, true)) continue;
+    int k = 0;
+    while (k <= 9 && static_cast<std::uint64_t>(units) != quota::detail::pow10_u64[k]) ++k;
+    if (units < 1 || k > 9) {
+      r.problem(join_path(p, "scale"),
+                "expected a power of ten from 1 to 1000000000 (how many base units make one unit), got " +
+                    std::to_string(units));
+      continue;
+    }
+    if (ok && k < default_scale(name)) {
+      r.problem(join_path(p, "scale"), name + " is counted at a scale of at least " +
+                                           std::to_string(quota::detail::pow10_u64[default_scale(name)]));
+      continue;
+    }
+    if (!ok) continue;
+    sc.registry.declare(name, k);
+    sc.declared_resources.push_back({name, k, i});
+  }
+}
+
 /// True for an error id as errors print it: quota.<kind>.<number> (quota.validation_error.201).
 [[nodiscard]] inline bool is_error_id(std::string_view id) {
   if (id.rfind("quota.", 0) != 0) return false;
@@ -564,8 +671,7 @@ inline void read_pod_sets(reader& r, const json& jj, job_spec& js, const std::st
       ps.min_count = ps.count;
     }
     if (!o.contains("request")) r.problem(join_path(q, "request"), "is required");
-    ps.per_pod =
-        parse_resource_list(o.value("request", json::object()), sc.registry, "$." + join_path(q, "request"), &diag);
+    ps.per_pod = read_amounts(o.value("request", json::object()), sc, "$." + join_path(q, "request"), diag);
     for (const auto& e : ps.per_pod)
       if (e.value > std::numeric_limits<amount>::max() / ps.count) {
         r.problem(join_path(join_path(q, "request"), std::string(sc.registry.name(e.id))),
@@ -774,7 +880,7 @@ inline scenario load_scenario(const json& doc, diagnostics& out, const input_lim
   bool copies_skipped = false;  // a size limit was passed: entries were read once, not copied
   detail::check_keys(r, doc, "",
                      {"name", "description", "cluster", "scheduler", "policies", "jobs", "events", "expect", "chart",
-                      "tenant_by", "until", "$schema", "expect_error"});
+                      "tenant_by", "until", "$schema", "expect_error", "resources"});
   r.get(doc, "name", sc.name, "", true);
   r.get(doc, "description", sc.description, "");
   if (doc.contains("expect_error")) detail::read_error_expectations(r, doc, "", sc.expect_error);
@@ -782,6 +888,8 @@ inline scenario load_scenario(const json& doc, diagnostics& out, const input_lim
   if (sc.tenant_by != "queue" && sc.tenant_by != "namespace" && sc.tenant_by != "user")
     r.problem("tenant_by", "expected one of queue, namespace, user");
   if (doc.contains("until")) r.duration(doc, "until", sc.until_ms, "", false, true);
+  // declared resources and their scales, before any amount is read
+  if (doc.contains("resources")) detail::read_resources(r, doc["resources"], sc, lim);
 
   // cluster
   if (!doc.contains("cluster") || !doc["cluster"].is_object() || !doc["cluster"].contains("nodes") ||
@@ -822,8 +930,8 @@ inline scenario load_scenario(const json& doc, diagnostics& out, const input_lim
       }
       if (!expand) count = 1;  // over a size limit: each entry once, to check the rest of the file
       if (!n.contains("allocatable")) r.problem(join_path(p, "allocatable"), "is required");
-      spec.allocatable = parse_resource_list(n.value("allocatable", json::object()), sc.registry,
-                                             "$." + join_path(p, "allocatable"), &diag);
+      spec.allocatable =
+          detail::read_amounts(n.value("allocatable", json::object()), sc, "$." + join_path(p, "allocatable"), diag);
       if (n.contains("labels")) {
         if (!n["labels"].is_object())
           r.problem(join_path(p, "labels"), "expected an object of strings");
@@ -961,11 +1069,13 @@ inline scenario load_scenario(const json& doc, diagnostics& out, const input_lim
           r, jj, p, {"id",          "submit",         "duration", "namespace", "queue",   "user",          "groups",
                      "priority",    "priority_class", "pods",     "min_pods",  "request", "node_selector", "claims",
                      "preemptible", "count",          "extra",    "gpu",       "running", "node",          "evicted",
-                     "pod_sets"});
+                     "pod_sets",    "created"});
       job_spec js;
       js.entry = static_cast<std::uint32_t>(i);
       r.name(jj, "id", js.id, p, true, lim.max_name_bytes);
       r.duration(jj, "submit", js.submit_ms, p, false);
+      js.created_ms = js.submit_ms;
+      r.duration(jj, "created", js.created_ms, p, false);
       if (jj.contains("duration") && r.duration(jj, "duration", js.duration_ms, p, false, true) &&
           js.duration_ms == end_of_time)
         js.duration_ms = -1;  // "end": runs until the end
@@ -977,8 +1087,8 @@ inline scenario load_scenario(const json& doc, diagnostics& out, const input_lim
         detail::read_pod_sets(r, jj, js, p, sc, diag, lim);
       } else {
         if (!jj.contains("request")) r.problem(join_path(p, "request"), "is required");
-        js.per_pod = parse_resource_list(jj.value("request", json::object()), sc.registry,
-                                         "$." + join_path(p, "request"), &diag);
+        js.per_pod =
+            detail::read_amounts(jj.value("request", json::object()), sc, "$." + join_path(p, "request"), diag);
       }
       // the job's request is pods x request: it must fit 64 bits
       for (const auto& e : js.per_pod)
@@ -1077,8 +1187,8 @@ inline scenario load_scenario(const json& doc, diagnostics& out, const input_lim
             const auto& nj = ej["node"];
             const std::string np = join_path(p, "node");
             detail::check_keys(r, nj, np, {"name", "allocatable", "labels", "gpu"});
-            (void)parse_resource_list(nj.value("allocatable", json::object()), sc.registry,
-                                      "$." + join_path(np, "allocatable"), &diag);
+            (void)detail::read_amounts(nj.value("allocatable", json::object()), sc, "$." + join_path(np, "allocatable"),
+                                       diag);
             std::string n;
             if (r.name(nj, "name", n, np, true, lim.max_name_bytes)) added_nodes.insert(n);
             if (nj.contains("labels") && !nj["labels"].is_object())
@@ -1251,6 +1361,14 @@ inline scenario load_scenario(const json& doc, diagnostics& out, const input_lim
                      : sc.tenant_by == "namespace" ? j.ns
                      : j.queue.empty()             ? j.ns
                                                    : j.queue);
+    // an amount of the chart resource; one finer than its unit says which scale would hold it
+    const auto line_amount = [&](const json& v, const std::string& path) {
+      diagnostics local;
+      const amount a = parse_resource_amount(v, *cid, sc.registry, path, &local);
+      for (const auto& d : local.items())
+        diag.add(d.path, d.message + detail::finer_scale_hint(v, sc.registry.name(*cid), sc.registry.scale(*cid)));
+      return a;
+    };
     for (auto it = doc["chart"]["lines"].begin(); it != doc["chart"]["lines"].end(); ++it) {
       const std::string lp = "$.chart.lines." + it.key();
       if (!tenants.count(it.key()))
@@ -1260,10 +1378,10 @@ inline scenario load_scenario(const json& doc, diagnostics& out, const input_lim
       if (it.value().is_object()) {  // {"nominal quota": 16, "borrowing limit": 24}
         for (auto l = it.value().begin(); l != it.value().end(); ++l) {
           if (l.key().empty()) diag.add(lp, "expected a non-empty label");
-          lines.emplace_back(l.key(), parse_resource_amount(l.value(), *cid, sc.registry, lp + "." + l.key(), &diag));
+          lines.emplace_back(l.key(), line_amount(l.value(), lp + "." + l.key()));
         }
       } else {
-        lines.emplace_back("reference", parse_resource_amount(it.value(), *cid, sc.registry, lp, &diag));
+        lines.emplace_back("reference", line_amount(it.value(), lp));
       }
     }
   }
@@ -1291,17 +1409,25 @@ inline scenario load_scenario(const json& doc, diagnostics& out, const input_lim
                    [](const event_spec& a, const event_spec& b) { return a.at_ms < b.at_ms; });
   // A reload without "options" keeps the options in force (those of the
   // policy's entry or of its last reload that wrote them); "options": {} is
-  // the model's defaults. A reload expected to be refused changes nothing.
-  std::vector<const json*> options(sc.policies.size(), nullptr);
-  for (std::size_t k = 0; k < sc.policies.size(); ++k)
+  // the model's defaults. A reload of nothing but "options" keeps the rest of
+  // the entry in force (objects, config, ...) and changes the options only.
+  // A reload expected to be refused changes nothing.
+  std::vector<const json*> options(sc.policies.size(), nullptr), entry(sc.policies.size(), nullptr);
+  for (std::size_t k = 0; k < sc.policies.size(); ++k) {
+    entry[k] = &sc.policies[k].body;
     if (sc.policies[k].body.contains("options")) options[k] = &sc.policies[k].body["options"];
+  }
   for (auto& ev : sc.events) {
     if (ev.type != "reload" || !ev.policy_body.is_object() || ev.policy >= options.size()) continue;
+    if (ev.policy_body.size() == 2 && ev.policy_body.contains("options"))  // "model" and "options"
+      for (auto it = entry[ev.policy]->begin(); it != entry[ev.policy]->end(); ++it)
+        if (!ev.policy_body.contains(it.key())) ev.policy_body[it.key()] = it.value();
     if (!ev.policy_body.contains("options")) {
       if (options[ev.policy]) ev.policy_body["options"] = *options[ev.policy];
     } else if (ev.expect_error.empty()) {
       options[ev.policy] = &ev.policy_body["options"];
     }
+    if (ev.expect_error.empty()) entry[ev.policy] = &ev.policy_body;
   }
   for (auto& d : take_event_errors(sc, diag.items())) out.add(std::move(d.path), std::move(d.message));
   return sc;

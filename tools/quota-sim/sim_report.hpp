@@ -81,6 +81,12 @@ inline json simulator_impl::report(const std::vector<failed_expectation>& failur
   r["end_ms"] = end_ms_;
   r["end"] = format_duration(end_ms_);
   r["chart_resource"] = sc_.registry.name(chart_);
+  // the declared resources' scales: base units in one unit of the resource
+  if (!sc_.declared_resources.empty()) {
+    json res = json::object();
+    for (const auto& d : sc_.declared_resources) res[d.name] = json{{"scale", quota::detail::pow10_u64[d.scale]}};
+    r["resources"] = std::move(res);
+  }
   // waits: to the first start; a job still pending at the end counts with
   // its wait so far (censored: it waits at least that long)
   std::vector<std::int64_t> waits, started_waits;

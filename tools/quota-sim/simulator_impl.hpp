@@ -46,7 +46,7 @@ class simulator_impl {
       const auto& js = sc_.jobs[i];
       job_run jr;
       jr.spec = &sc_.jobs[i];
-      jr.j = job_of(js, js.submit_ms);
+      jr.j = job_of(js, js.created_ms);
       jr.tenant = tenant_of(js);
       jr.shape = shape_of(js);
       jr.coarse = coarse_shape_of(js);

@@ -158,6 +158,11 @@ inline void register_elastic_quota_model(std::map<std::string, model_kind>& kind
         if (opt.upstream) opt.missing = elastic_missing_policy::upstream;
         // nos always computes a pod's GPU memory (the chart's GB per GPU by default)
         if (opt.upstream && gb_per_gpu == 0) gb_per_gpu = default_gb_per_gpu;
+        if (gb_per_gpu != 0)
+          refuse_finer_scales(
+              entry, sc, "elastic_quota",
+              [](std::string_view r) { return r == "nvidia.com/gpu" || r.starts_with("nvidia.com/mig-") ? 0 : -1; },
+              "a pod's GPU memory is counted per whole GPU and MIG slice");
         for (const auto& x : sc.expectations)
           if (x.query && x.query->model == "elastic_quota" &&
               std::none_of(specs.begin(), specs.end(),

@@ -89,6 +89,16 @@ inline model_instance claims_make(const policy_spec& ps, scenario& sc) {
   // the model's registry starts as the scenario's, so its charges are in the
   // scenario's resource ids (the scenario takes the registry back below)
   for (const auto& [cls, res] : cfg.charge_as) (void)sc.registry.intern(res);
+  // a claim's devices are whole units of nvidia.com/gpu or of their charge_as resource
+  refuse_finer_scales(
+      entry, sc, "kai_claims",
+      [&cfg](std::string_view r) {
+        if (r == "nvidia.com/gpu") return 0;
+        for (const auto& [cls, res] : cfg.charge_as)
+          if (res == r) return 0;
+        return -1;
+      },
+      "a claim's devices are whole devices");
   kai_claims_policy pol(std::move(cfg), sc.registry);
   kai_claims_model& m = pol.model();
   const json& objects = entry["objects"];

@@ -40,6 +40,9 @@ inline model_instance kueue_make(const policy_spec& ps, scenario& sc) {
   entry.require("objects", "the Kueue objects of the model");
   bool fair = false;
   entry.options({flag_option("fairSharing", fair)});
+  refuse_finer_scales(
+      entry, sc, "kueue", [](std::string_view r) { return r == "cpu" ? 3 : 0; },
+      "Kueue's ResourceValue: cpu in thousandths, every other resource in whole units");
   entry.throw_if_any();
 
   kueue_objects objs;

@@ -172,6 +172,11 @@ inline model_instance volcano_make(const policy_spec& ps, scenario& sc) {
                  flag_option("enqueue", enqueue_gate),
                  number_option("overcommitFactor", 1, 1000, factor),
                  flag_option("upstream", topts.upstream)});
+  // Volcano's Resource: MilliValue of cpu and of scalar resources, Value of memory and pods
+  if (topts.upstream)
+    refuse_finer_scales(
+        entry, sc, "volcano", [](std::string_view r) { return r == "memory" || r == "pods" ? 0 : 3; },
+        "Volcano's Resource: cpu and scalar resources in thousandths, memory and pods in whole units");
   entry.throw_if_any();
   const auto factor_milli = static_cast<std::int64_t>(std::llround(factor * 1000.0));
   std::vector<volcano_queue_spec> specs;

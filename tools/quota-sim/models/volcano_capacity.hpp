@@ -136,6 +136,11 @@ inline model_instance volcano_capacity_make(const policy_spec& ps, scenario& sc)
                  flag_option("rootBoundedByTotal", opts.root_bounded_by_total),
                  flag_option("enqueue", enqueue_gate),
                  flag_option("upstream", opts.upstream)});
+  // Volcano's Resource: MilliValue of cpu and of scalar resources, Value of memory and pods
+  if (opts.upstream)
+    refuse_finer_scales(
+        entry, sc, "volcano_capacity", [](std::string_view r) { return r == "memory" || r == "pods" ? 0 : 3; },
+        "Volcano's Resource: cpu and scalar resources in thousandths, memory and pods in whole units");
   entry.throw_if_any();
   resource_vector total;
   for (const auto& n : sc.nodes) total.add_in_place(n.allocatable);

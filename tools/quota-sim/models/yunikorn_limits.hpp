@@ -73,6 +73,10 @@ inline model_instance yunikorn_limits_make(const policy_spec& ps, scenario& sc) 
   yunikorn_limits_json_options opt;
   entry.options({string_option("partition", opt.partition, false), flag_option("vcoreAsCpu", opt.vcore_as_cpu),
                  flag_option("upstream", opt.upstream)});
+  if (opt.upstream)
+    refuse_finer_scales(
+        entry, sc, "yunikorn_limits", [](std::string_view r) { return r == "cpu" ? 3 : 0; },
+        "YuniKorn's quantities: vcore in thousandths, every other resource in whole units");
   // every problem of the entry at once: options and config together
   if (!entry.has("config")) entry.throw_if_any();
   resource_registry reg = sc.registry;
