@@ -10,7 +10,7 @@ execute_process(COMMAND ${SIM} import cluster ${dump} --from-objects --duration 
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "import cluster failed (${rc}):\n${out}${err}")
 endif()
-foreach(want "imported 48 nodes, 66 running pods, 96 pending pods" "left out node gpu-39 \\(cordoned\\)"
+foreach(want "imported 48 nodes, 67 running pods, 101 pending pods" "left out node gpu-39 \\(cordoned\\)"
     "skipped 1 pod\\(s\\): on an excluded node" "models from the dump: volcano kueue kai_claims")
   if(NOT out MATCHES "${want}")
     message(FATAL_ERROR "import cluster did not print '${want}':\n${out}")
