@@ -745,3 +745,131 @@ TEST_CASE("import: a pod's ResourceClaimTemplate gives it a claim of its own") {
                Catch::Contains("Pod/ns/p.spec.resourceClaims[0].resourceClaimTemplateName: expected a string"));
   }
 }
+
+namespace {
+
+json workload(const std::string& ns, const std::string& name, json pod_sets, json owners = json::array()) {
+  return json{
+      {"apiVersion", "kueue.x-k8s.io/v1beta1"},
+      {"kind", "Workload"},
+      {"metadata",
+       {{"name", name}, {"namespace", ns}, {"creationTimestamp", "2026-03-02T10:01:00Z"}, {"ownerReferences", owners}}},
+      {"spec", {{"queueName", "lq"}, {"podSets", std::move(pod_sets)}}}};
+}
+
+json pod_set(const std::string& name, int count, json requests, json extra = json::object()) {
+  json s{{"name", name},
+         {"count", count},
+         {"template", {{"spec", {{"containers", json::array({container(std::move(requests))})}}}}}};
+  for (auto it = extra.begin(); it != extra.end(); ++it) s[it.key()] = it.value();
+  return s;
+}
+
+json owner(const std::string& kind, const std::string& name) {
+  return json{{"apiVersion", kind == "Pod" ? "v1" : "batch/v1"}, {"kind", kind}, {"name", name}, {"controller", true}};
+}
+
+}  // namespace
+
+TEST_CASE("import: a Kueue Workload without pods is a waiting job of its pod sets; a pod group's pods are one gang") {
+  auto o = opts();
+  o.queue_by = "kueue";
+  const json n = node("n", json{{"cpu", "64"}, {"nvidia.com/gpu", "8"}});
+  const json gpu{{"cpu", "4"}, {"nvidia.com/gpu", "1"}};
+  SECTION("a suspended Job's Workload: pods and min_pods from count and minCount, its queue, priority, selector") {
+    json w = workload("ns", "job-train-3f2a", json::array({pod_set("main", 4, gpu, {{"minCount", 2}})}),
+                      json::array({owner("Job", "train")}));
+    w["spec"]["priority"] = 50;
+    w["spec"]["priorityClassName"] = "batch";
+    w["spec"]["podSets"][0]["template"]["spec"]["nodeSelector"] = {{"zone", "a"}};
+    const auto r = import_cluster_doc(list({n, w, pod("ns", "p", "Pending", "", "2026-03-02T10:00:00Z")}), o);
+    // the pod has no queue label: skipped under Kueue's rule; the Workload is a job
+    REQUIRE(r.scenario["jobs"].size() == 1);
+    const json& j = job(r.scenario, "ns/job-train-3f2a");
+    CHECK(j["queue"] == "lq");
+    CHECK(j["pods"] == 4);
+    CHECK(j["min_pods"] == 2);
+    CHECK(j["priority"] == 50);
+    CHECK(j["priority_class"] == "batch");
+    CHECK(j["request"] == json{{"cpu", "4"}, {"nvidia.com/gpu", "1"}});
+    CHECK(j["node_selector"] == json{{"zone", "a"}});
+    CHECK(j["submit"] == 0);
+    CHECK(r.summary.workload_jobs == 1);
+  }
+  SECTION("pod sets that differ in request: one job asking the largest of each; in selector: one job a pod set") {
+    json w = workload("ns", "mpi", json::array({pod_set("launcher", 1, json{{"cpu", "8"}}), pod_set("worker", 3, gpu)}),
+                      json::array({owner("MPIJob", "mpi")}));
+    auto r = import_cluster_doc(list({n, w}), o);
+    CHECK(job(r.scenario, "ns/mpi")["pods"] == 4);
+    CHECK(job(r.scenario, "ns/mpi")["min_pods"] == 4);
+    CHECK(job(r.scenario, "ns/mpi")["request"] == json{{"cpu", "8"}, {"nvidia.com/gpu", "1"}});
+    CHECK(r.summary.notes.at("Workload(s) whose pod sets differ in request: the job asks the largest of each") == 1);
+    w["spec"]["podSets"][1]["template"]["spec"]["nodeSelector"] = {{"zone", "a"}};
+    r = import_cluster_doc(list({n, w}), o);
+    CHECK(job(r.scenario, "ns/mpi/launcher")["request"] == json{{"cpu", "8"}});
+    CHECK_FALSE(job(r.scenario, "ns/mpi/launcher").contains("pods"));
+    CHECK(job(r.scenario, "ns/mpi/worker")["pods"] == 3);
+    CHECK(r.summary.workload_jobs == 2);
+  }
+  SECTION("admitted, finished and inactive Workloads add no job; under Volcano's rule neither do pod-less ones") {
+    json admitted = workload("ns", "a", json::array({pod_set("main", 1, gpu)}), json::array({owner("Job", "a")}));
+    admitted["status"]["admission"] = {{"clusterQueue", "cq"}};
+    json finished = workload("ns", "f", json::array({pod_set("main", 1, gpu)}), json::array({owner("Job", "f")}));
+    finished["status"]["conditions"] = json::array({{{"type", "Finished"}, {"status", "True"}}});
+    json inactive = workload("ns", "i", json::array({pod_set("main", 1, gpu)}), json::array({owner("Job", "i")}));
+    inactive["spec"]["active"] = false;
+    auto r = import_cluster_doc(list({n, admitted, finished, inactive}), o);
+    CHECK(r.scenario["jobs"].empty());
+    CHECK(r.summary.skipped_workloads.at("Finished") == 1);
+    CHECK(r.summary.skipped_workloads.at("not active") == 1);
+    o.queue_by = "volcano";
+    r = import_cluster_doc(list({n, workload("ns", "w", json::array({pod_set("main", 1, gpu)}))}), o);
+    CHECK(r.scenario["jobs"].empty());
+    CHECK(r.summary.skipped_workloads.at("without pods, under volcano's rule") == 1);
+  }
+  SECTION("a Kueue pod group (a Workload owned by its pods) waiting for quota: its waiting pods are one gang") {
+    auto labelled = [&](const std::string& name, const std::string& phase, const std::string& on) {
+      json p = pod("ns", name, phase, on, "2026-03-02T10:00:00Z", gpu);
+      p["metadata"]["labels"] = {{kueue_queue_label, "lq"}};
+      return p;
+    };
+    const json w = workload("ns", "group", json::array({pod_set("main", 3, gpu)}),
+                            json::array({owner("Pod", "g-0"), owner("Pod", "g-1"), owner("Pod", "g-2")}));
+    const auto r = import_cluster_doc(
+        list({n, w, labelled("g-0", "Pending", ""), labelled("g-1", "Pending", ""), labelled("g-2", "Pending", "")}),
+        o);
+    REQUIRE(r.scenario["jobs"].size() == 1);
+    CHECK(job(r.scenario, "ns/group")["pods"] == 3);
+    CHECK(job(r.scenario, "ns/group")["min_pods"] == 3);
+    CHECK(job(r.scenario, "ns/group")["queue"] == "lq");
+    CHECK(r.summary.gangs == 1);
+    // a pod set larger than the group's pods
+    json big = w;
+    big["spec"]["podSets"][0]["count"] = 5;
+    CHECK_THAT(problems(list({n, big, labelled("g-0", "Pending", ""), labelled("g-1", "Pending", "")}), o),
+               Catch::Contains("Workload/ns/group.spec.podSets: the pod sets need 5, more than the group's 2 pods"));
+  }
+  SECTION("bad Workloads are errors naming Workload/namespace/name and the field") {
+    const json job_owner = json::array({owner("Job", "x")});
+    CHECK_THAT(problems(list({n, workload("ns", "w", json::array(), job_owner)}), o),
+               Catch::Contains("Workload/ns/w.spec.podSets: missing"));
+    CHECK_THAT(
+        problems(list({n, workload("ns", "w", json::array({pod_set("main", 1, gpu, {{"count", "2"}})}), job_owner)}),
+                 o),
+        Catch::Contains("Workload/ns/w.spec.podSets[0].count: expected an integer from 0 to 100000, got \"2\""));
+    CHECK_THAT(
+        problems(list({n, workload("ns", "w", json::array({pod_set("main", 2, gpu, {{"minCount", 3}})}), job_owner)}),
+                 o),
+        Catch::Contains("Workload/ns/w.spec.podSets[0].minCount: expected an integer from 1 to count (2), got 3"));
+    json no_containers = pod_set("main", 1, gpu);
+    no_containers["template"]["spec"].erase("containers");
+    CHECK_THAT(problems(list({n, workload("ns", "w", json::array({no_containers}), job_owner)}), o),
+               Catch::Contains("Workload/ns/w.spec.podSets[0].template.spec.containers: missing"));
+    CHECK_THAT(
+        problems(list({n, workload("ns", "w", json::array({pod_set("main", 1, json{{"cpu", "2x"}})}), job_owner)}), o),
+        Catch::Contains("Workload/ns/w.spec.podSets[0].template.spec.containers[0].resources.requests.cpu: "));
+    json no_time = workload("ns", "w", json::array({pod_set("main", 1, gpu)}), job_owner);
+    no_time["metadata"].erase("creationTimestamp");
+    CHECK_THAT(problems(list({n, no_time}), o), Catch::Contains("Workload/ns/w.metadata.creationTimestamp: missing"));
+  }
+}

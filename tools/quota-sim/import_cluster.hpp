@@ -87,14 +87,16 @@ struct cluster_import_options {
 /// summed up in the scenario's description).
 struct cluster_import_summary {
   std::size_t nodes = 0, running = 0, pending = 0;
-  std::map<std::string, std::size_t> skipped_pods;   // reason -> pods
-  std::vector<std::string> excluded_nodes;           // "name (cordoned)"
-  std::map<std::string, std::size_t> kinds;          // kind -> objects read
-  std::map<std::string, std::size_t> unknown_kinds;  // kind -> objects skipped
-  std::vector<std::string> models_from_objects;      // models configured by the dump
-  std::size_t gangs = 0, gang_pods = 0;              // PodGroups gathered, their waiting pods
-  std::map<std::string, std::size_t> notes;          // what the scenario cannot carry -> PodGroups
-  std::size_t template_claims = 0;                   // per-pod claims made from templates
+  std::map<std::string, std::size_t> skipped_pods;       // reason -> pods
+  std::vector<std::string> excluded_nodes;               // "name (cordoned)"
+  std::map<std::string, std::size_t> kinds;              // kind -> objects read
+  std::map<std::string, std::size_t> unknown_kinds;      // kind -> objects skipped
+  std::vector<std::string> models_from_objects;          // models configured by the dump
+  std::size_t gangs = 0, gang_pods = 0;                  // PodGroups gathered, their waiting pods
+  std::map<std::string, std::size_t> notes;              // what the scenario cannot carry -> PodGroups
+  std::size_t template_claims = 0;                       // per-pod claims made from templates
+  std::size_t workload_jobs = 0;                         // jobs made from Workloads that have no pods
+  std::map<std::string, std::size_t> skipped_workloads;  // reason -> Workloads
   std::string queue_by, duration;
 };
 
@@ -187,11 +189,20 @@ struct where {
 /// A Volcano PodGroup: its spec, and its pods as the import meets them.
 struct podgroup_info {
   const dump_object* obj = nullptr;
+  bool volcano = true;                        // a Volcano PodGroup; else a Kueue Workload owned by its pods
+  const char* min_field = ".spec.minMember";  // where min_member is read
   std::string queue, priority_class;
   std::int64_t min_member = 0;
   json min_resources;  // spec.minResources, checked: the resources a pod requests (null: not stated)
   std::size_t running = 0, succeeded = 0;
   std::vector<std::size_t> waiting;  // indices into the import's waiting members
+};
+
+/// A Kueue Workload's pod set (kueue.x-k8s.io WorkloadSpec.podSets[]).
+struct pod_set {
+  std::string name;
+  std::int64_t count = 1, min_count = 0;  // min_count 0: no partial admission
+  const json* spec = nullptr;             // template.spec
 };
 
 /// The member `key` of an object, or nullptr (absent, null, not an object).
@@ -578,20 +589,93 @@ inline bool node_ready(const json& status) {
   std::int64_t t0 = INT64_MAX;
   if (!o.now.empty() && !quota::detail::parse_rfc3339_utc_ms(o.now, t0))
     throw validation_error("--now", "expected an RFC 3339 UTC time (2025-01-31T12:00:00Z), got '" + o.now + "'");
-  // Kueue: running pods whose Workload carries the Evicted condition
-  std::set<std::string> evicted_pods;  // ns/name
+  // Kueue Workloads: running pods whose Workload carries the Evicted
+  // condition; a Workload without quota (no status.admission) owned by
+  // several pods (Kueue's pod groups) gathers its waiting pods into a gang;
+  // one owned by no pod (a suspended Job, whose pods do not exist yet) is a
+  // waiting job made from its podSets
+  std::set<std::string> evicted_pods;                                                // ns/name
+  std::unordered_map<std::string, detail::podgroup_info> kueue_groups;               // ns/name of the Workload
+  std::unordered_map<std::string, detail::podgroup_info*> kueue_member_of;           // ns/pod -> its Workload's group
+  std::vector<std::pair<const dump_object*, std::vector<detail::pod_set>>> podless;  // Workloads made into jobs
+  auto read_pod_sets = [&](const dump_object& w) {
+    std::vector<detail::pod_set> sets;
+    const json& spec = detail::section(*w.obj, "spec");
+    const json* ps = detail::member(spec, "podSets");
+    if (!ps || !ps->is_array() || ps->empty()) {
+      d.add(w.label + ".spec.podSets", "missing: a Workload's pod sets (a non-empty array)");
+      return sets;
+    }
+    for (std::size_t i = 0; i < ps->size(); ++i) {
+      const json& x = (*ps)[i];
+      const std::string at = w.label + ".spec.podSets[" + std::to_string(i) + "]";
+      detail::pod_set one;
+      one.name = x.is_object() && x.contains("name") && x["name"].is_string() ? x["name"].get<std::string>() : "main";
+      if (const json* c = detail::member(x, "count")) {
+        if (!c->is_number_integer() || c->get<std::int64_t>() < 0 || c->get<std::int64_t>() > 100'000) {
+          d.add(at + ".count", "expected an integer from 0 to 100000, got " + c->dump());
+          continue;
+        }
+        one.count = c->get<std::int64_t>();
+      }
+      if (const json* m = detail::member(x, "minCount")) {
+        if (!m->is_number_integer() || m->get<std::int64_t>() < 1 || m->get<std::int64_t>() > one.count) {
+          d.add(at + ".minCount",
+                "expected an integer from 1 to count (" + std::to_string(one.count) + "), got " + m->dump());
+          continue;
+        }
+        one.min_count = m->get<std::int64_t>();
+      }
+      const json* tpl = detail::member(x, "template");
+      one.spec = tpl ? detail::member(*tpl, "spec") : nullptr;
+      if (!one.spec || !one.spec->is_object() || !detail::member(*one.spec, "containers")) {
+        d.add(at + ".template.spec.containers", "missing");
+        continue;
+      }
+      sets.push_back(one);
+    }
+    return sets;
+  };
   for (const auto& w : objects_of("Workload")) {
     const json& status = detail::section(*w.obj, "status");
-    bool evicted = false;
+    bool evicted = false, finished = false;
     if (const json* cs = detail::member(status, "conditions"); cs && cs->is_array())
       for (const auto& c : *cs)
-        if (c.is_object() && c.value("type", json()) == "Evicted" && c.value("status", json()) == "True")
-          evicted = true;
+        if (c.is_object() && c.value("status", json()) == "True") {
+          evicted = evicted || c.value("type", json()) == "Evicted";
+          finished = finished || c.value("type", json()) == "Finished";
+        }
     const json* refs = detail::member(detail::section(*w.obj, "metadata"), "ownerReferences");
-    if (evicted && refs && refs->is_array())
+    std::vector<std::string> owner_pods;
+    if (refs && refs->is_array())
       for (const auto& r : *refs)
         if (r.is_object() && r.value("kind", json()) == "Pod" && r.contains("name") && r["name"].is_string())
-          evicted_pods.insert(w.ns + "/" + r["name"].get<std::string>());
+          owner_pods.push_back(r["name"].get<std::string>());
+    if (evicted)
+      for (const auto& n : owner_pods) evicted_pods.insert(w.ns + "/" + n);
+    const json* active = detail::member(detail::section(*w.obj, "spec"), "active");
+    if (finished) {
+      ++sum.skipped_workloads["Finished"];
+      continue;
+    }
+    if (detail::member(status, "admission")) continue;  // it holds quota: its pods are the jobs
+    if (active && *active == false) {
+      ++sum.skipped_workloads["not active"];
+      continue;
+    }
+    if (owner_pods.size() == 1) continue;  // one pod: that pod is the job
+    auto sets = read_pod_sets(w);
+    if (owner_pods.empty()) {
+      podless.emplace_back(&w, std::move(sets));
+      continue;
+    }
+    detail::podgroup_info g;
+    g.obj = &w;
+    g.volcano = false;
+    g.min_field = ".spec.podSets";
+    for (const auto& x : sets) g.min_member += x.min_count ? x.min_count : x.count;
+    auto& slot = kueue_groups.emplace(w.ns + "/" + w.name, std::move(g)).first->second;
+    for (const auto& n : owner_pods) kueue_member_of[w.ns + "/" + n] = &slot;
   }
   json running = json::array(), pending = json::array();
   std::set<std::string> tenant_set;
@@ -618,6 +702,10 @@ inline bool node_ready(const json& status) {
             const auto pg = podgroups.find((p.ns.empty() ? default_ns : p.ns) + "/" + g->get<std::string>());
             if (pg != podgroups.end()) ++pg->second.succeeded;
           }
+      if (phase == "Succeeded" && !kueue_member_of.empty())
+        if (const auto k = kueue_member_of.find((p.ns.empty() ? default_ns : p.ns) + "/" + p.name);
+            k != kueue_member_of.end())
+          ++k->second->succeeded;
       continue;
     }
     if (phase != "Running" && phase != "Pending" && !phase.empty()) {
@@ -650,11 +738,14 @@ inline bool node_ready(const json& status) {
         continue;
       }
       group = &pg->second;
+    } else if (!kueue_member_of.empty()) {
+      // a pod of a Kueue pod group that waits for quota
+      if (const auto k = kueue_member_of.find(ns + "/" + p.name); k != kueue_member_of.end()) group = k->second;
     }
     // the queue by the chosen scheduler's rule
     const std::string* queue = nullptr;
     if (sum.queue_by == "volcano") {
-      if (group) {
+      if (group && group->volcano) {
         queue = &group->queue;
       } else {
         queue = detail::map_value(annotations, volcano_queue_annotation);
@@ -824,13 +915,20 @@ inline bool node_ready(const json& status) {
   }
   // the waiting pods of each PodGroup: one gang job (in the dump's order of
   // the PodGroups, so that the durations follow the seed)
-  for (const auto& pgo : objects_of("PodGroup")) {
-    auto& g = podgroups.at(pgo.ns + "/" + pgo.name);
+  std::vector<detail::podgroup_info*> groups;
+  for (const auto& pgo : objects_of("PodGroup")) groups.push_back(&podgroups.at(pgo.ns + "/" + pgo.name));
+  for (const auto& w : objects_of("Workload"))
+    if (const auto k = kueue_groups.find(w.ns + "/" + w.name); k != kueue_groups.end()) groups.push_back(&k->second);
+  for (detail::podgroup_info* gp : groups) {
+    auto& g = *gp;
+    const dump_object& pgo = *g.obj;
     if (g.waiting.empty()) continue;
+    const std::string what = g.volcano ? "PodGroup(s)" : "Workload(s)";
     const std::size_t have = g.running + g.succeeded + g.waiting.size();
     if (g.min_member > static_cast<std::int64_t>(have)) {
-      d.add(pgo.label + ".spec.minMember",
-            std::to_string(g.min_member) + " is more than the group's " + std::to_string(have) +
+      d.add(pgo.label + g.min_field,
+            (g.volcano ? "" : "the pod sets need ") + std::to_string(g.min_member) +
+                (g.volcano ? " is more than the group's " : ", more than the group's ") + std::to_string(have) +
                 " pods in the dump (running, waiting or succeeded): its waiting pods could never start");
       continue;
     }
@@ -850,8 +948,8 @@ inline bool node_ready(const json& status) {
     // one waiting pod is its own job (with its own id)
     if (!differs.empty() || pods == 1 || pods > 100'000) {
       if (pods > 1)
-        ++sum.notes[differs.empty() ? "PodGroup(s) of more than 100,000 waiting pods: imported pod by pod"
-                                    : "PodGroup(s) whose waiting pods differ in " + differs + ": imported pod by pod"];
+        ++sum.notes[differs.empty() ? what + " of more than 100,000 waiting pods: imported pod by pod"
+                                    : what + " whose waiting pods differ in " + differs + ": imported pod by pod"];
       for (const std::size_t m : g.waiting) {
         json& j = members[m];
         const std::int64_t dur = durations.sample();
@@ -883,7 +981,7 @@ inline bool node_ready(const json& status) {
       if (const auto* pr = members[m].contains("priority") ? &members[m]["priority"] : nullptr)
         if (!j.contains("priority") || j["priority"].get<std::int64_t>() < pr->get<std::int64_t>()) j["priority"] = *pr;
     }
-    if (uneven) ++sum.notes["PodGroup(s) whose waiting pods differ in request: the gang asks the largest of each"];
+    if (uneven) ++sum.notes[what + " whose waiting pods differ in request: the gang asks the largest of each"];
     j["request"] = resource_list_to_json(req, reg);
     // what minMember still needs: the running and succeeded members count (Volcano's ReadyTaskNum)
     const std::int64_t need = g.min_member - static_cast<std::int64_t>(g.running + g.succeeded);
@@ -911,6 +1009,109 @@ inline bool node_ready(const json& status) {
     pending.push_back(std::move(j));
     ++sum.gangs;
     sum.gang_pods += g.waiting.size();
+  }
+  // Workloads whose pods do not exist yet: a waiting job from the pod sets
+  for (const auto& [wp, sets] : podless) {
+    const dump_object& w = *wp;
+    if (sets.empty()) continue;  // reported
+    const json& spec = detail::section(*w.obj, "spec");
+    const json& md = detail::section(*w.obj, "metadata");
+    const std::string& ns = w.ns.empty() ? default_ns : w.ns;
+    const std::string* queue = &ns;
+    const std::string& queue_name = detail::str_at(spec, "queueName", {w.label, ".spec"}, d);
+    if (sum.queue_by == "kueue") {
+      queue = &queue_name;
+    } else if (sum.queue_by != "namespace") {
+      ++sum.skipped_workloads["without pods, under " + sum.queue_by + "'s rule"];
+      continue;
+    }
+    if (queue->empty()) {
+      ++sum.skipped_workloads["no kueue queue"];
+      continue;
+    }
+    std::int64_t created = 0;
+    if (!created_ms(md, created)) {
+      d.add(w.label + ".metadata.creationTimestamp", "missing or not an RFC 3339 UTC time");
+      continue;
+    }
+    if (seen.count("Pod/" + w.ns + "/" + w.name)) {
+      d.add(w.label, "its job id '" + ns + "/" + w.name + "' is the id of a pod of the dump");
+      continue;
+    }
+    json base = json::object();
+    base["namespace"] = ns;
+    base["queue"] = *queue;
+    if (const json* prio = detail::member(spec, "priority")) {
+      if (!prio->is_number_integer() || prio->get<std::int64_t>() < INT32_MIN || prio->get<std::int64_t>() > INT32_MAX)
+        d.add(w.label + ".spec.priority", "expected a 32-bit integer");
+      else
+        base["priority"] = *prio;
+    }
+    if (const std::string& pc = detail::str_at(spec, "priorityClassName", {w.label, ".spec"}, d); !pc.empty())
+      base["priority_class"] = pc;
+    if (!yunikorn.is_null()) {
+      base["user"] = "nobody";
+      base["groups"] = json::array({"nogroup"});
+    }
+    // each pod set's request and selector
+    std::vector<resource_vector> reqs;
+    std::vector<const json*> selectors;
+    bool bad = false;
+    for (std::size_t i = 0; i < sets.size(); ++i) {
+      const std::string tl = w.label + ".spec.podSets[" + std::to_string(i) + "].template";
+      const std::size_t before = d.size();
+      try {
+        reqs.push_back(detail::effective_request(*sets[i].spec, reg, tl, d));
+      } catch (const error& e) {
+        d.add(tl + ".spec", e.what());
+      }
+      selectors.push_back(detail::map_at(*sets[i].spec, "nodeSelector", {tl, ".spec"}, d));
+      bad = bad || d.size() != before;
+    }
+    if (bad) continue;
+    auto same_selector = [&](const json* a, const json* b) {
+      const bool ea = !a || a->empty(), eb = !b || b->empty();
+      return ea == eb && (ea || *a == *b);
+    };
+    bool one_job = true;
+    for (const json* sel : selectors) one_job = one_job && same_selector(sel, selectors.front());
+    if (!one_job) ++sum.notes["Workload(s) whose pod sets differ in node_selector: one job a pod set"];
+    // one job of all the pod sets (the largest request of each resource), or one a pod set
+    for (std::size_t i = 0; i < sets.size(); i += one_job ? sets.size() : 1) {
+      const std::size_t end = one_job ? sets.size() : i + 1;
+      resource_vector req;
+      std::int64_t pods = 0, min_pods = 0;
+      bool uneven = false;
+      for (std::size_t k = i; k < end; ++k) {
+        if (sets[k].count == 0) continue;
+        if (pods > 0 && reqs[k] != req) uneven = true;
+        for (const auto& e : reqs[k])
+          if (req.get(e.id) < e.value) req.set(e.id, e.value);
+        pods += sets[k].count;
+        min_pods += sets[k].min_count ? sets[k].min_count : sets[k].count;
+      }
+      if (pods == 0) continue;
+      if (pods > 100'000) {
+        d.add(w.label + ".spec.podSets", "more than 100,000 pods in one job");
+        break;
+      }
+      if (uneven) ++sum.notes["Workload(s) whose pod sets differ in request: the job asks the largest of each"];
+      json j = base;
+      j["id"] = ns + "/" + w.name + (one_job ? std::string() : "/" + sets[i].name);
+      j["request"] = resource_list_to_json(req, reg);
+      if (pods > 1) {
+        j["pods"] = pods;
+        j["min_pods"] = min_pods;
+      }
+      if (selectors[i] && !selectors[i]->empty()) j["node_selector"] = *selectors[i];
+      const std::int64_t dur = durations.sample();
+      if (dur >= 0) j["duration"] = dur;
+      if (o.now.empty()) t0 = std::min(t0, created);
+      tenant_set.insert(*queue);
+      order.emplace_back(created, pending.size());
+      pending.push_back(std::move(j));
+      ++sum.workload_jobs;
+    }
   }
   d.throw_if_any();
 
@@ -1009,6 +1210,8 @@ inline void print_import_summary(std::ostream& out, const cluster_import_summary
     out << "  gathered " << s.gang_pods << " waiting pod(s) of " << s.gangs << " PodGroup(s) into gang jobs\n";
   for (const auto& [what, n] : s.notes) out << "  " << n << " " << what << "\n";
   if (s.template_claims) out << "  made " << s.template_claims << " claim(s) from ResourceClaimTemplates\n";
+  if (s.workload_jobs) out << "  made " << s.workload_jobs << " waiting job(s) from Workloads without pods\n";
+  for (const auto& [why, n] : s.skipped_workloads) out << "  skipped " << n << " Workload(s): " << why << "\n";
   if (!s.models_from_objects.empty()) {
     out << "  models from the dump:";
     for (const auto& m : s.models_from_objects) out << " " << m;
