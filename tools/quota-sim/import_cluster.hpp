@@ -18,7 +18,9 @@
 //   queue label, or the namespace;
 // * the waiting pods of a Volcano PodGroup become one gang job (pods: the
 //   waiting members, min_pods: what minMember still needs); its running pods
-//   stay one running job each, on their nodes;
+//   stay one running job each, on their nodes; so do the waiting pods of a
+//   Kueue pod group (a Workload owned by its pods) that waits for quota, and
+//   a waiting Workload without pods (a suspended Job) is a job of its podSets;
 // * a pod's DRA claims: shared ResourceClaims by name, and a per-pod claim
 //   made from the ResourceClaimTemplate it names (or the claim the cluster
 //   made from it, when the dump has it);
@@ -54,6 +56,7 @@
 #include "generate.hpp"
 #include "models.hpp"
 #include "scenario.hpp"
+#include "simulator.hpp"
 
 namespace quota::sim {
 
