@@ -718,6 +718,24 @@ TEST_CASE("import: a pod's ResourceClaimTemplate gives it a claim of its own") {
     CHECK(r.summary.template_claims == 0);
     CHECK((*policy(r.scenario, "kai_claims"))["objects"].size() == 2);
   }
+  SECTION("PodGroup pods with claims of their own are imported pod by pod; a shared claim keeps the gang") {
+    const json pg = podgroup("ns", "g", {{"minMember", 2}});
+    json a = with_template(member("ns", "a", "g", "Pending", ""), "one-gpu");
+    json b = with_template(member("ns", "b", "g", "Pending", ""), "one-gpu");
+    auto r = import_cluster_doc(list({n, dc, claim_template("ns", "one-gpu", one_gpu_spec()), pg, a, b}), o);
+    CHECK(job(r.scenario, "ns/a")["claims"] == json::array({"a-gpu"}));
+    CHECK(job(r.scenario, "ns/b")["claims"] == json::array({"b-gpu"}));
+    CHECK(r.summary.notes.at("PodGroup(s) whose waiting pods differ in claims: imported pod by pod") == 1);
+    json shared{{"apiVersion", "resource.k8s.io/v1"},
+                {"kind", "ResourceClaim"},
+                {"metadata", {{"name", "shared"}, {"namespace", "ns"}}},
+                {"spec", one_gpu_spec()}};
+    for (json* x : {&a, &b})
+      (*x)["spec"]["resourceClaims"] = json::array({{{"name", "gpu"}, {"resourceClaimName", "shared"}}});
+    r = import_cluster_doc(list({n, dc, shared, pg, a, b}), o);
+    CHECK(job(r.scenario, "ns/g")["pods"] == 2);
+    CHECK(job(r.scenario, "ns/g")["claims"] == json::array({"shared"}));
+  }
   SECTION("without --from-objects claims are not read") {
     o.from_objects = false;
     const auto r = import_cluster_doc(list({n, with_template(pod("ns", "p", "Pending", ""), "absent")}), o);
