@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Writes dump.json: a realistic `kubectl get ... -A -o json` dump of a
 50-node GPU cluster shared by four teams, with Volcano Queues and PodGroups,
-Kueue ClusterQueues and LocalQueues, one shared DRA ResourceClaim, running
-and pending pods (docs/cluster-import.md). Deterministic: the same script
+Kueue ClusterQueues and LocalQueues, one shared DRA ResourceClaim and a
+ResourceClaimTemplate, running and pending pods (docs/cluster-import.md). Deterministic: the same script
 writes the same file.
 
 usage: python3 make_dump.py > dump.json
@@ -88,9 +88,33 @@ items.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
                   {"request": "gpus", "driver": "gpu.nvidia.com", "pool": "gpu-00", "device": "gpu-0"},
                   {"request": "gpus", "driver": "gpu.nvidia.com", "pool": "gpu-00", "device": "gpu-1"}]}}}})
 
+# a template for one GPU: each pod naming it gets a claim of its own
+items.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+              "metadata": {"name": "one-a100", "namespace": "team-b"},
+              "spec": {"metadata": {"labels": {"app": "b-dra"}},
+                       "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {
+                           "deviceClassName": "gpu.nvidia.com", "allocationMode": "ExactCount", "count": 1}}]}}}})
+# the claim the controller made from it for the running pod b-dra-0 (allocated on gpu-01)
+items.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+              "metadata": {"name": "b-dra-0-gpu-7xk2p", "namespace": "team-b", "labels": {"app": "b-dra"},
+                           "annotations": {"resource.kubernetes.io/pod-claim-name": "gpu"},
+                           "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": "b-dra-0",
+                                                "uid": "5f0c9a4e-2b1d-4c8e-9a7f-0d3b6e1c2a90",
+                                                "controller": True, "blockOwnerDeletion": True}]},
+              "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {
+                  "deviceClassName": "gpu.nvidia.com", "allocationMode": "ExactCount", "count": 1}}]}},
+              "status": {"allocation": {
+                  "devices": {"results": [{"request": "gpu", "driver": "gpu.nvidia.com", "pool": "gpu-01",
+                                           "device": "gpu-7"}]},
+                  "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                      {"key": "metadata.name", "operator": "In", "values": ["gpu-01"]}]}]}},
+                  "reservedFor": [{"resource": "pods", "name": "b-dra-0",
+                                   "uid": "5f0c9a4e-2b1d-4c8e-9a7f-0d3b6e1c2a90"}]}})
+
 # ---- pods
 free = {name: dict(n) for name, n in nodes.items()}
 free["gpu-00"]["gpu"] -= 2  # the shared claim's two devices
+free["gpu-01"]["gpu"] -= 1  # b-dra-0's claim
 
 
 def place(cpu, mem, gpu, kind):
@@ -107,7 +131,7 @@ def place(cpu, mem, gpu, kind):
 
 
 def pod(team, name, cpu, mem, gpu, prio, prio_class, minute, phase, node=None, group=None, init=None,
-        sidecar=None, overhead=None, claim=None):
+        sidecar=None, overhead=None, claim=None, template=None, made_claim=None):
     container = {"name": "main", "image": "registry.example/ml:1.4",
                  "resources": {"requests": {"cpu": f"{cpu}m", "memory": f"{mem}Gi"}}}
     if gpu:
@@ -136,6 +160,8 @@ def pod(team, name, cpu, mem, gpu, prio, prio_class, minute, phase, node=None, g
         spec["overhead"] = {"cpu": overhead[0], "memory": overhead[1]}
     if claim:
         spec["resourceClaims"] = [{"name": "gpus", "resourceClaimName": claim}]
+    if template:
+        spec["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": template}]
     if node:
         spec["nodeName"] = node
     p = {"apiVersion": "v1", "kind": "Pod",
@@ -143,6 +169,8 @@ def pod(team, name, cpu, mem, gpu, prio, prio_class, minute, phase, node=None, g
                       "labels": {"kueue.x-k8s.io/queue-name": team, "app": name.rsplit("-", 1)[0]},
                       "annotations": annotations},
          "spec": spec, "status": {"phase": phase}}
+    if made_claim:
+        p["status"]["resourceClaimStatuses"] = [{"name": "gpu", "resourceClaimName": made_claim}]
     items.append(p)
 
 
@@ -158,10 +186,14 @@ def running(team, name, cpu, mem, gpu, prio, pc, minute, kind="gpu", **kw):
     pod(team, name, cpu, mem, gpu, prio, pc, minute, "Running", node=node, **kw)
 
 
-def podgroup(team, name, members, queue):
+def podgroup(team, name, members, queue, phase="Running", min_resources=None, priority_class=None):
+    spec = {"minMember": members, "queue": queue}
+    if min_resources:
+        spec["minResources"] = min_resources
+    if priority_class:
+        spec["priorityClassName"] = priority_class
     items.append({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
-                  "metadata": {"name": name, "namespace": team},
-                  "spec": {"minMember": members, "queue": queue}, "status": {"phase": "Running"}})
+                  "metadata": {"name": name, "namespace": team}, "spec": spec, "status": {"phase": phase}})
 
 
 # team-a: an 8-node pre-training gang, two notebooks on the shared claim, a pending sweep
@@ -173,9 +205,8 @@ for i in range(2):
         claim="shared-a100")
     free["gpu-00"]["cpu"] -= 4_000
     free["gpu-00"]["memory"] -= 32
-podgroup("team-a", "a-sweep", 1, "team-a")
 for i in range(24):
-    pod("team-a", f"a-sweep-{i}", 8_000, 64, 1, 50, "batch", 95 + i, "Pending", group="a-sweep")
+    pod("team-a", f"a-sweep-{i}", 8_000, 64, 1, 50, "batch", 95 + i, "Pending")
 
 # team-b: fine-tuning on 4 GPUs and inference on 1 GPU (with a log sidecar), data prep on CPU nodes
 for i in range(6):
@@ -186,12 +217,25 @@ for i in range(10):
     running("team-b", f"b-prep-{i}", 16_000, 64, 0, 50, "batch", 30 + i, kind="cpu")
 for i in range(10):
     pod("team-b", f"b-finetune-{6 + i}", 32_000, 256, 4, 100, "training", 92 + 3 * i, "Pending")
+# a DRA inference pod on a GPU of its own from the template (claim made and allocated), and one waiting for its claim
+pod("team-b", "b-dra-0", 7_500, 48, 0, 1000, "serving", 25, "Running", node="gpu-01", template="one-a100",
+    made_claim="b-dra-0-gpu-7xk2p")
+free["gpu-01"]["cpu"] -= 7_500
+free["gpu-01"]["memory"] -= 48
+pod("team-b", "b-dra-1", 7_500, 48, 0, 1000, "serving", 96, "Pending", template="one-a100")
 
 # team-c: 2-GPU evaluation jobs whose init container stages data (16 CPUs while it runs)
 for i in range(12):
     running("team-c", f"c-eval-{i}", 8_000, 96, 2, 100, "training", 40 + 2 * i, init=(16_000, 32))
 for i in range(16):
     pod("team-c", f"c-eval-{12 + i}", 8_000, 96, 2, 100, "training", 91 + 2 * i, "Pending", init=(16_000, 32))
+# a distributed training job waiting as one gang: a Volcano job of 4 workers, minAvailable 4 (the job
+# controller's PodGroup with the minResources it computes from the pods' quota usage)
+podgroup("team-c", "c-dist", 4, "team-c", phase="Inqueue", priority_class="training",
+         min_resources={"count/pods": "4", "cpu": "128", "memory": "1Ti", "pods": "4", "requests.cpu": "128",
+                        "requests.memory": "1Ti", "requests.nvidia.com/gpu": "32"})
+for i in range(4):
+    pod("team-c", f"c-dist-worker-{i}", 32_000, 256, 8, 100, "training", 104, "Pending", group="c-dist")
 
 # team-d: small 1-GPU jobs in a sandboxed runtime (pod overhead), then a burst of 8-GPU jobs
 for i in range(8):

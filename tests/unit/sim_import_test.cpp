@@ -88,6 +88,41 @@ run_result replay(const json& doc) {
   return sim.run(-1, {}, run_options{true});
 }
 
+json podgroup(const std::string& ns, const std::string& name, json spec) {
+  return json{{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+              {"kind", "PodGroup"},
+              {"metadata", {{"name", name}, {"namespace", ns}}},
+              {"spec", std::move(spec)}};
+}
+
+/// A pod of PodGroup `group`.
+json member(const std::string& ns, const std::string& name, const std::string& group, const std::string& phase,
+            const std::string& node_name, const std::string& created = "2026-03-02T10:00:00Z",
+            json requests = json{{"cpu", "1"}}) {
+  json p = pod(ns, name, phase, node_name, created, std::move(requests));
+  p["metadata"]["annotations"] = {{volcano_group_annotation, group}};
+  return p;
+}
+
+json claim_template(const std::string& ns, const std::string& name, json devices_spec) {
+  return json{{"apiVersion", "resource.k8s.io/v1"},
+              {"kind", "ResourceClaimTemplate"},
+              {"metadata", {{"name", name}, {"namespace", ns}}},
+              {"spec", {{"metadata", {{"labels", {{"app", "dra"}}}}}, {"spec", std::move(devices_spec)}}}};
+}
+
+json one_gpu_spec() {
+  return json{{"devices",
+               {{"requests", json::array({{{"name", "gpu"},
+                                           {"exactly", {{"deviceClassName", "gpu.nvidia.com"}, {"count", 1}}}}})}}}};
+}
+
+const json* policy(const json& sc, const std::string& model) {
+  for (const auto& e : sc.at("policies"))
+    if (e.at("model") == model) return &e;
+  return nullptr;
+}
+
 }  // namespace
 
 TEST_CASE("import: a pod's request is the Kubernetes effective request") {
@@ -409,7 +444,11 @@ TEST_CASE("import: the example dump becomes a valid scenario that replays under 
   CHECK(r.summary.queue_by == "volcano");
   CHECK(r.summary.models_from_objects == std::vector<std::string>{"volcano", "kueue", "kai_claims"});
   const auto res = replay(r.scenario);
-  CHECK(res.report["totals"]["jobs"] == r.summary.running + r.summary.pending);
+  // one job a pod, but a gang's waiting pods are one job
+  CHECK(r.summary.gangs == 1);
+  CHECK(r.summary.gang_pods == 4);
+  CHECK(r.summary.template_claims == 1);
+  CHECK(res.report["totals"]["jobs"] == r.summary.running + r.summary.pending - r.summary.gang_pods + r.summary.gangs);
   const auto runs = compare_policies(load_scenario(r.scenario), {"scenario", "kueue"});
   REQUIRE(runs.size() == 2);
   CHECK(runs[0].totals["admitted"] == res.report["totals"]["admitted"]);
@@ -457,4 +496,398 @@ TEST_CASE("import: a dump's text is checked as a scenario file's: syntax, duplic
   lim = {};
   lim.max_depth = 2;
   CHECK_THROWS_WITH(parse_dump_text(R"([[[1]]])", "d.json", lim), Catch::Contains("$[0][0]: nested deeper"));
+}
+
+TEST_CASE("import: the waiting pods of a Volcano PodGroup become one gang job of the group's queue") {
+  auto o = opts();
+  o.queue_by = "volcano";
+  const json gpu{{"cpu", "4"}, {"nvidia.com/gpu", "1"}};
+  const json n = node("n", json{{"cpu", "64"}, {"nvidia.com/gpu", "8"}});
+  SECTION("pods: the waiting members; min_pods: minMember; queue and priority class from the PodGroup") {
+    json m1 = member("ns", "w-1", "train", "Pending", "", "2026-03-02T10:05:00Z", gpu);
+    json m0 = member("ns", "w-0", "train", "Pending", "", "2026-03-02T10:02:00Z", gpu);
+    m0["spec"]["priority"] = 10;
+    m1["spec"]["priority"] = 20;
+    const json pg = podgroup("ns", "train", {{"minMember", 3}, {"queue", "research"}, {"priorityClassName", "high"}});
+    const auto r = import_cluster_doc(
+        list({n, pg, m1, m0, member("ns", "w-2", "train", "Pending", "", "2026-03-02T10:03:00Z", gpu),
+              pod("ns", "single", "Pending", "", "2026-03-02T10:00:00Z")}),
+        o);
+    const json& jobs = r.scenario["jobs"];
+    REQUIRE(jobs.size() == 2);  // the gang and the single pod
+    const json& g = job(r.scenario, "ns/train");
+    CHECK(g["pods"] == 3);
+    CHECK(g["min_pods"] == 3);
+    CHECK(g["queue"] == "research");
+    CHECK(g["priority_class"] == "high");
+    CHECK(g["priority"] == 20);                                          // the highest of its pods
+    CHECK(g["submit"] == 120'000);                                       // its first pod's creation
+    CHECK(g["request"] == json{{"cpu", "4"}, {"nvidia.com/gpu", "1"}});  // one pod's request
+    CHECK(r.summary.gangs == 1);
+    CHECK(r.summary.gang_pods == 3);
+    CHECK(r.summary.pending == 4);  // pods, as read
+    CHECK(r.summary.notes.empty());
+    // the gang replays as one job of three pods
+    const auto res = replay(r.scenario);
+    CHECK(res.report["totals"]["jobs"] == 2);
+    CHECK(res.report["totals"]["admitted"] == 2);
+  }
+  SECTION("running members stay one running job each on their node; min_pods is what minMember still needs") {
+    json m = node("m", json{{"cpu", "64"}, {"nvidia.com/gpu", "8"}});
+    const json pg = podgroup("ns", "elastic", {{"minMember", 5}, {"queue", "research"}});
+    const auto r =
+        import_cluster_doc(list({n, m, pg, member("ns", "e-0", "elastic", "Running", "n", "2026-03-02T09:00:00Z", gpu),
+                                 member("ns", "e-1", "elastic", "Running", "m", "2026-03-02T09:00:00Z", gpu),
+                                 member("ns", "e-2", "elastic", "Succeeded", "m", "2026-03-02T09:00:00Z", gpu),
+                                 member("ns", "e-3", "elastic", "Failed", "m", "2026-03-02T09:00:00Z", gpu),
+                                 member("ns", "e-4", "elastic", "Pending", "", "2026-03-02T10:00:00Z", gpu),
+                                 member("ns", "e-5", "elastic", "Pending", "", "2026-03-02T10:00:00Z", gpu),
+                                 member("ns", "e-6", "elastic", "Pending", "", "2026-03-02T10:00:00Z", gpu)}),
+                           o);
+    CHECK(job(r.scenario, "ns/e-0")["node"] == "n");
+    CHECK(job(r.scenario, "ns/e-0")["queue"] == "research");
+    CHECK(job(r.scenario, "ns/e-1")["node"] == "m");
+    const json& g = job(r.scenario, "ns/elastic");
+    CHECK(g["pods"] == 3);
+    CHECK(g["min_pods"] == 2);  // 5 - 2 running - 1 succeeded (a failed pod does not count)
+    CHECK(r.scenario["jobs"].size() == 3);
+  }
+  SECTION("one waiting pod is its own job, with the group's queue and class") {
+    const auto r = import_cluster_doc(
+        list({n,
+              podgroup("ns", "podgroup-1f2e", {{"minMember", 1}, {"queue", "research"}, {"priorityClassName", "high"}}),
+              member("ns", "solo", "podgroup-1f2e", "Pending", "")}),
+        o);
+    CHECK(r.scenario["jobs"].size() == 1);
+    CHECK(job(r.scenario, "ns/solo")["queue"] == "research");
+    CHECK(job(r.scenario, "ns/solo")["priority_class"] == "high");
+    CHECK_FALSE(job(r.scenario, "ns/solo").contains("pods"));
+    CHECK(r.summary.gangs == 0);
+  }
+  SECTION("a group whose running and succeeded pods meet minMember: its waiting pods need one") {
+    const json pg = podgroup("ns", "met", {{"minMember", 1}});
+    const auto r =
+        import_cluster_doc(list({n, pg, member("ns", "a", "met", "Running", "n"),
+                                 member("ns", "b", "met", "Pending", ""), member("ns", "c", "met", "Pending", "")}),
+                           o);
+    CHECK(job(r.scenario, "ns/met")["min_pods"] == 1);
+    CHECK(job(r.scenario, "ns/met")["queue"] == "default");  // spec.queue empty: Volcano's default
+  }
+  SECTION("the gang is a property of the pods: gathered under every queue rule") {
+    o.queue_by = "namespace";
+    const auto r =
+        import_cluster_doc(list({n, podgroup("ns", "g", {{"minMember", 2}, {"queue", "research"}}),
+                                 member("ns", "a", "g", "Pending", ""), member("ns", "b", "g", "Pending", "")}),
+                           o);
+    CHECK(job(r.scenario, "ns/g")["queue"] == "ns");
+    CHECK(job(r.scenario, "ns/g")["pods"] == 2);
+  }
+  SECTION("members that differ in request: the gang asks the largest of each resource, and says so") {
+    const auto r = import_cluster_doc(
+        list({n, podgroup("ns", "mpi", {{"minMember", 3}}),
+              member("ns", "launcher", "mpi", "Pending", "", "2026-03-02T10:00:00Z", json{{"cpu", "8"}}),
+              member("ns", "worker-0", "mpi", "Pending", "", "2026-03-02T10:00:00Z", gpu),
+              member("ns", "worker-1", "mpi", "Pending", "", "2026-03-02T10:00:00Z", gpu)}),
+        o);
+    CHECK(job(r.scenario, "ns/mpi")["request"] == json{{"cpu", "8"}, {"nvidia.com/gpu", "1"}});
+    CHECK(r.summary.notes.size() == 1);
+    CHECK_THAT(r.summary.notes.begin()->first, Catch::Contains("differ in request"));
+  }
+  SECTION("members that differ in what a job holds once (node selector): imported pod by pod, and said") {
+    json a = member("ns", "a", "g", "Pending", "");
+    a["spec"]["nodeSelector"] = {{"zone", "a"}};
+    const auto r = import_cluster_doc(
+        list({n, podgroup("ns", "g", {{"minMember", 2}}), a, member("ns", "b", "g", "Pending", "")}), o);
+    CHECK(r.scenario["jobs"].size() == 2);
+    CHECK_FALSE(job(r.scenario, "ns/a").contains("pods"));
+    CHECK(r.summary.gangs == 0);
+    CHECK(r.summary.notes.at("PodGroup(s) whose waiting pods differ in node_selector: imported pod by pod") == 1);
+  }
+  SECTION("minResources other than min_pods x the request is reported, not carried") {
+    const json pg = podgroup("ns", "g",
+                             {{"minMember", 2},
+                              {"minResources",
+                               {{"cpu", "8"},
+                                {"requests.cpu", "8"},
+                                {"requests.nvidia.com/gpu", "2"},
+                                {"limits.nvidia.com/gpu", "2"},
+                                {"pods", "2"},
+                                {"count/pods", "2"}}}});
+    auto r = import_cluster_doc(list({n, pg, member("ns", "a", "g", "Pending", "", "2026-03-02T10:00:00Z", gpu),
+                                      member("ns", "b", "g", "Pending", "", "2026-03-02T10:00:00Z", gpu)}),
+                                o);
+    CHECK(r.summary.notes.empty());  // 2 x (4 cpu, 1 GPU): the same (pods, count/ and limits. are not requests)
+    json pg3 = pg;
+    pg3["spec"]["minResources"]["cpu"] = "9";
+    r = import_cluster_doc(list({n, pg3, member("ns", "a", "g", "Pending", "", "2026-03-02T10:00:00Z", gpu),
+                                 member("ns", "b", "g", "Pending", "", "2026-03-02T10:00:00Z", gpu)}),
+                           o);
+    CHECK(r.summary.notes.size() == 1);
+    CHECK_THAT(r.summary.notes.begin()->first, Catch::Contains("minResources"));
+  }
+}
+
+TEST_CASE("import: bad PodGroups are errors naming PodGroup/namespace/name and the field") {
+  auto o = opts();
+  for (const char* rule : {"volcano", "namespace"}) {
+    o.queue_by = rule;
+    CHECK_THAT(problems(list({node("n"), member("ns", "g", "missing", "Pending", "")}), o),
+               Catch::Contains("Pod/ns/g.metadata.annotations.scheduling.k8s.io/group-name: names PodGroup "
+                               "'missing', which is not in the dump"));
+  }
+  o.queue_by = "volcano";
+  const std::string more =
+      problems(list({node("n"), podgroup("ns", "g", {{"minMember", 4}}), member("ns", "a", "g", "Running", "n"),
+                     member("ns", "b", "g", "Pending", ""), member("ns", "c", "g", "Failed", "n")}),
+               o);
+  CHECK_THAT(more, Catch::Contains("PodGroup/ns/g.spec.minMember: 4 is more than the group's 2 pods in the dump"));
+  for (const json& bad : {json("4"), json(-1), json(2.5), json(4'294'967'296)}) {
+    CHECK_THAT(
+        problems(list({node("n"), podgroup("ns", "g", {{"minMember", bad}}), member("ns", "a", "g", "Pending", "")}),
+                 o),
+        Catch::Contains("PodGroup/ns/g.spec.minMember: expected an integer from 0 to 2147483647, got " + bad.dump()));
+  }
+  CHECK_THAT(problems(list({node("n"), podgroup("ns", "g", {{"minResources", {{"cpu", "2x"}}}})}), o),
+             Catch::Contains("PodGroup/ns/g.spec.minResources.cpu: "));
+  CHECK_THAT(problems(list({node("n"), podgroup("ns", "g", {{"minResources", "lots"}})}), o),
+             Catch::Contains("PodGroup/ns/g.spec.minResources: expected an object"));
+  CHECK_THAT(problems(list({node("n"), podgroup("ns", "g", {{"queue", 7}})}), o),
+             Catch::Contains("PodGroup/ns/g.spec.queue: expected a string"));
+  CHECK_THAT(problems(list({node("n"), podgroup("ns", "g", {{"priorityClassName", false}})}), o),
+             Catch::Contains("PodGroup/ns/g.spec.priorityClassName: expected a string"));
+  // the gang's id would be a pod's
+  CHECK_THAT(problems(list({node("n"), podgroup("ns", "g", {{"minMember", 1}}), member("ns", "a", "g", "Pending", ""),
+                            member("ns", "b", "g", "Pending", ""), pod("ns", "g", "Pending", "")}),
+                      o),
+             Catch::Contains("PodGroup/ns/g: its gang's job id 'ns/g' is the id of a pod of the dump"));
+  // every problem at once
+  const std::string all = problems(
+      list({node("n"), podgroup("ns", "g", {{"minMember", "x"}}), member("ns", "a", "missing", "Pending", "")}), o);
+  CHECK_THAT(all, Catch::Contains("PodGroup/ns/g.spec.minMember"));
+  CHECK_THAT(all, Catch::Contains("names PodGroup 'missing'"));
+}
+
+TEST_CASE("import: a pod's ResourceClaimTemplate gives it a claim of its own") {
+  auto o = opts();
+  o.from_objects = true;
+  const json dc{
+      {"apiVersion", "resource.k8s.io/v1"}, {"kind", "DeviceClass"}, {"metadata", {{"name", "gpu.nvidia.com"}}}};
+  const json n = node("n", json{{"cpu", "64"}, {"nvidia.com/gpu", "8"}});
+  auto with_template = [](json p, const std::string& t) {
+    p["spec"]["resourceClaims"] = json::array({{{"name", "gpu"}, {"resourceClaimTemplateName", t}}});
+    return p;
+  };
+  SECTION("a waiting pod: a claim of the template's spec, owned by the pod") {
+    const auto r = import_cluster_doc(list({n, dc, claim_template("ns", "one-gpu", one_gpu_spec()),
+                                            with_template(pod("ns", "p", "Pending", ""), "one-gpu"),
+                                            with_template(pod("ns", "q", "Pending", ""), "one-gpu")}),
+                                      o);
+    CHECK(job(r.scenario, "ns/p")["claims"] == json::array({"p-gpu"}));
+    CHECK(job(r.scenario, "ns/q")["claims"] == json::array({"q-gpu"}));
+    const json* claims = policy(r.scenario, "kai_claims");
+    REQUIRE(claims != nullptr);
+    const json& objs = (*claims)["objects"];
+    REQUIRE(objs.size() == 3);  // the class, two claims
+    const json& c = objs[1];
+    CHECK(c["kind"] == "ResourceClaim");
+    CHECK(c["metadata"]["name"] == "p-gpu");
+    CHECK(c["metadata"]["namespace"] == "ns");
+    CHECK(c["metadata"]["labels"]["app"] == "dra");  // the template's metadata
+    CHECK(c["metadata"]["annotations"][pod_claim_name_annotation] == "gpu");
+    CHECK(c["metadata"]["ownerReferences"][0]["name"] == "p");
+    CHECK(c["spec"] == one_gpu_spec());
+    CHECK(r.summary.template_claims == 2);
+    // a valid scenario: each pod holds its own device
+    const auto res = replay(r.scenario);
+    CHECK(res.report["totals"]["admitted"] == 2);
+  }
+  SECTION("a pod whose claim the cluster made already: that claim, as the dump has it") {
+    json made{{"apiVersion", "resource.k8s.io/v1"},
+              {"kind", "ResourceClaim"},
+              {"metadata",
+               {{"name", "r-gpu-x7k2p"},
+                {"namespace", "ns"},
+                {"annotations", {{pod_claim_name_annotation, "gpu"}}},
+                {"ownerReferences",
+                 json::array({{{"apiVersion", "v1"}, {"kind", "Pod"}, {"name", "r"}, {"controller", true}}})}}},
+              {"spec", one_gpu_spec()}};
+    json r_pod = with_template(pod("ns", "r", "Running", "n"), "one-gpu");
+    r_pod["status"]["resourceClaimStatuses"] = json::array({{{"name", "gpu"}, {"resourceClaimName", "r-gpu-x7k2p"}}});
+    const auto r = import_cluster_doc(list({n, dc, made, claim_template("ns", "one-gpu", one_gpu_spec()), r_pod}), o);
+    CHECK(job(r.scenario, "ns/r")["claims"] == json::array({"r-gpu-x7k2p"}));
+    CHECK(r.summary.template_claims == 0);
+    CHECK((*policy(r.scenario, "kai_claims"))["objects"].size() == 2);
+  }
+  SECTION("PodGroup pods with claims of their own are imported pod by pod; a shared claim keeps the gang") {
+    const json pg = podgroup("ns", "g", {{"minMember", 2}});
+    json a = with_template(member("ns", "a", "g", "Pending", ""), "one-gpu");
+    json b = with_template(member("ns", "b", "g", "Pending", ""), "one-gpu");
+    auto r = import_cluster_doc(list({n, dc, claim_template("ns", "one-gpu", one_gpu_spec()), pg, a, b}), o);
+    CHECK(job(r.scenario, "ns/a")["claims"] == json::array({"a-gpu"}));
+    CHECK(job(r.scenario, "ns/b")["claims"] == json::array({"b-gpu"}));
+    CHECK(r.summary.notes.at("PodGroup(s) whose waiting pods differ in claims: imported pod by pod") == 1);
+    json shared{{"apiVersion", "resource.k8s.io/v1"},
+                {"kind", "ResourceClaim"},
+                {"metadata", {{"name", "shared"}, {"namespace", "ns"}}},
+                {"spec", one_gpu_spec()}};
+    for (json* x : {&a, &b})
+      (*x)["spec"]["resourceClaims"] = json::array({{{"name", "gpu"}, {"resourceClaimName", "shared"}}});
+    r = import_cluster_doc(list({n, dc, shared, pg, a, b}), o);
+    CHECK(job(r.scenario, "ns/g")["pods"] == 2);
+    CHECK(job(r.scenario, "ns/g")["claims"] == json::array({"shared"}));
+  }
+  SECTION("without --from-objects claims are not read") {
+    o.from_objects = false;
+    const auto r = import_cluster_doc(list({n, with_template(pod("ns", "p", "Pending", ""), "absent")}), o);
+    CHECK_FALSE(job(r.scenario, "ns/p").contains("claims"));
+  }
+  SECTION("a template not in the dump, or malformed, is an error naming the pod or the template and the field") {
+    CHECK_THAT(problems(list({n, dc, with_template(pod("ns", "p", "Pending", ""), "absent")}), o),
+               Catch::Contains("Pod/ns/p.spec.resourceClaims[0].resourceClaimTemplateName: names "
+                               "ResourceClaimTemplate 'absent', which is not in the dump"));
+    // a template of another namespace is not the pod's
+    CHECK_THAT(problems(list({n, dc, claim_template("other", "one-gpu", one_gpu_spec()),
+                              with_template(pod("ns", "p", "Pending", ""), "one-gpu")}),
+                        o),
+               Catch::Contains("Pod/ns/p.spec.resourceClaims[0].resourceClaimTemplateName"));
+    json no_spec = claim_template("ns", "t", one_gpu_spec());
+    no_spec["spec"].erase("spec");
+    CHECK_THAT(problems(list({n, dc, no_spec}), o), Catch::Contains("ResourceClaimTemplate/ns/t.spec.spec: missing"));
+    json bad = one_gpu_spec();
+    bad["devices"]["requests"][0]["exactly"].erase("deviceClassName");
+    CHECK_THAT(problems(list({n, dc, claim_template("ns", "t", bad)}), o),
+               Catch::Contains("ResourceClaimTemplate/ns/t.spec.spec.devices.requests[0].exactly.deviceClassName"));
+    json bad_entry = pod("ns", "p", "Pending", "");
+    bad_entry["spec"]["resourceClaims"] = json::array({{{"name", "gpu"}, {"resourceClaimTemplateName", 3}}});
+    CHECK_THAT(problems(list({n, dc, bad_entry}), o),
+               Catch::Contains("Pod/ns/p.spec.resourceClaims[0].resourceClaimTemplateName: expected a string"));
+  }
+}
+
+namespace {
+
+json workload(const std::string& ns, const std::string& name, json pod_sets, json owners = json::array()) {
+  return json{
+      {"apiVersion", "kueue.x-k8s.io/v1beta1"},
+      {"kind", "Workload"},
+      {"metadata",
+       {{"name", name}, {"namespace", ns}, {"creationTimestamp", "2026-03-02T10:01:00Z"}, {"ownerReferences", owners}}},
+      {"spec", {{"queueName", "lq"}, {"podSets", std::move(pod_sets)}}}};
+}
+
+json pod_set(const std::string& name, int count, json requests, json extra = json::object()) {
+  json s{{"name", name},
+         {"count", count},
+         {"template", {{"spec", {{"containers", json::array({container(std::move(requests))})}}}}}};
+  for (auto it = extra.begin(); it != extra.end(); ++it) s[it.key()] = it.value();
+  return s;
+}
+
+json owner(const std::string& kind, const std::string& name) {
+  return json{{"apiVersion", kind == "Pod" ? "v1" : "batch/v1"}, {"kind", kind}, {"name", name}, {"controller", true}};
+}
+
+}  // namespace
+
+TEST_CASE("import: a Kueue Workload without pods is a waiting job of its pod sets; a pod group's pods are one gang") {
+  auto o = opts();
+  o.queue_by = "kueue";
+  const json n = node("n", json{{"cpu", "64"}, {"nvidia.com/gpu", "8"}});
+  const json gpu{{"cpu", "4"}, {"nvidia.com/gpu", "1"}};
+  SECTION("a suspended Job's Workload: pods and min_pods from count and minCount, its queue, priority, selector") {
+    json w = workload("ns", "job-train-3f2a", json::array({pod_set("main", 4, gpu, {{"minCount", 2}})}),
+                      json::array({owner("Job", "train")}));
+    w["spec"]["priority"] = 50;
+    w["spec"]["priorityClassName"] = "batch";
+    w["spec"]["podSets"][0]["template"]["spec"]["nodeSelector"] = {{"zone", "a"}};
+    const auto r = import_cluster_doc(list({n, w, pod("ns", "p", "Pending", "", "2026-03-02T10:00:00Z")}), o);
+    // the pod has no queue label: skipped under Kueue's rule; the Workload is a job
+    REQUIRE(r.scenario["jobs"].size() == 1);
+    const json& j = job(r.scenario, "ns/job-train-3f2a");
+    CHECK(j["queue"] == "lq");
+    CHECK(j["pods"] == 4);
+    CHECK(j["min_pods"] == 2);
+    CHECK(j["priority"] == 50);
+    CHECK(j["priority_class"] == "batch");
+    CHECK(j["request"] == json{{"cpu", "4"}, {"nvidia.com/gpu", "1"}});
+    CHECK(j["node_selector"] == json{{"zone", "a"}});
+    CHECK(j["submit"] == 0);
+    CHECK(r.summary.workload_jobs == 1);
+  }
+  SECTION("pod sets that differ in request: one job asking the largest of each; in selector: one job a pod set") {
+    json w = workload("ns", "mpi", json::array({pod_set("launcher", 1, json{{"cpu", "8"}}), pod_set("worker", 3, gpu)}),
+                      json::array({owner("MPIJob", "mpi")}));
+    auto r = import_cluster_doc(list({n, w}), o);
+    CHECK(job(r.scenario, "ns/mpi")["pods"] == 4);
+    CHECK(job(r.scenario, "ns/mpi")["min_pods"] == 4);
+    CHECK(job(r.scenario, "ns/mpi")["request"] == json{{"cpu", "8"}, {"nvidia.com/gpu", "1"}});
+    CHECK(r.summary.notes.at("Workload(s) whose pod sets differ in request: the job asks the largest of each") == 1);
+    w["spec"]["podSets"][1]["template"]["spec"]["nodeSelector"] = {{"zone", "a"}};
+    r = import_cluster_doc(list({n, w}), o);
+    CHECK(job(r.scenario, "ns/mpi/launcher")["request"] == json{{"cpu", "8"}});
+    CHECK_FALSE(job(r.scenario, "ns/mpi/launcher").contains("pods"));
+    CHECK(job(r.scenario, "ns/mpi/worker")["pods"] == 3);
+    CHECK(r.summary.workload_jobs == 2);
+  }
+  SECTION("admitted, finished and inactive Workloads add no job; under Volcano's rule neither do pod-less ones") {
+    json admitted = workload("ns", "a", json::array({pod_set("main", 1, gpu)}), json::array({owner("Job", "a")}));
+    admitted["status"]["admission"] = {{"clusterQueue", "cq"}};
+    json finished = workload("ns", "f", json::array({pod_set("main", 1, gpu)}), json::array({owner("Job", "f")}));
+    finished["status"]["conditions"] = json::array({{{"type", "Finished"}, {"status", "True"}}});
+    json inactive = workload("ns", "i", json::array({pod_set("main", 1, gpu)}), json::array({owner("Job", "i")}));
+    inactive["spec"]["active"] = false;
+    auto r = import_cluster_doc(list({n, admitted, finished, inactive}), o);
+    CHECK(r.scenario["jobs"].empty());
+    CHECK(r.summary.skipped_workloads.at("Finished") == 1);
+    CHECK(r.summary.skipped_workloads.at("not active") == 1);
+    o.queue_by = "volcano";
+    r = import_cluster_doc(list({n, workload("ns", "w", json::array({pod_set("main", 1, gpu)}))}), o);
+    CHECK(r.scenario["jobs"].empty());
+    CHECK(r.summary.skipped_workloads.at("without pods, under volcano's rule") == 1);
+  }
+  SECTION("a Kueue pod group (a Workload owned by its pods) waiting for quota: its waiting pods are one gang") {
+    auto labelled = [&](const std::string& name, const std::string& phase, const std::string& on) {
+      json p = pod("ns", name, phase, on, "2026-03-02T10:00:00Z", gpu);
+      p["metadata"]["labels"] = {{kueue_queue_label, "lq"}};
+      return p;
+    };
+    const json w = workload("ns", "group", json::array({pod_set("main", 3, gpu)}),
+                            json::array({owner("Pod", "g-0"), owner("Pod", "g-1"), owner("Pod", "g-2")}));
+    const auto r = import_cluster_doc(
+        list({n, w, labelled("g-0", "Pending", ""), labelled("g-1", "Pending", ""), labelled("g-2", "Pending", "")}),
+        o);
+    REQUIRE(r.scenario["jobs"].size() == 1);
+    CHECK(job(r.scenario, "ns/group")["pods"] == 3);
+    CHECK(job(r.scenario, "ns/group")["min_pods"] == 3);
+    CHECK(job(r.scenario, "ns/group")["queue"] == "lq");
+    CHECK(r.summary.gangs == 1);
+    // a pod set larger than the group's pods
+    json big = w;
+    big["spec"]["podSets"][0]["count"] = 5;
+    CHECK_THAT(problems(list({n, big, labelled("g-0", "Pending", ""), labelled("g-1", "Pending", "")}), o),
+               Catch::Contains("Workload/ns/group.spec.podSets: the pod sets need 5, more than the group's 2 pods"));
+  }
+  SECTION("bad Workloads are errors naming Workload/namespace/name and the field") {
+    const json job_owner = json::array({owner("Job", "x")});
+    CHECK_THAT(problems(list({n, workload("ns", "w", json::array(), job_owner)}), o),
+               Catch::Contains("Workload/ns/w.spec.podSets: missing"));
+    CHECK_THAT(
+        problems(list({n, workload("ns", "w", json::array({pod_set("main", 1, gpu, {{"count", "2"}})}), job_owner)}),
+                 o),
+        Catch::Contains("Workload/ns/w.spec.podSets[0].count: expected an integer from 0 to 100000, got \"2\""));
+    CHECK_THAT(
+        problems(list({n, workload("ns", "w", json::array({pod_set("main", 2, gpu, {{"minCount", 3}})}), job_owner)}),
+                 o),
+        Catch::Contains("Workload/ns/w.spec.podSets[0].minCount: expected an integer from 1 to count (2), got 3"));
+    json no_containers = pod_set("main", 1, gpu);
+    no_containers["template"]["spec"].erase("containers");
+    CHECK_THAT(problems(list({n, workload("ns", "w", json::array({no_containers}), job_owner)}), o),
+               Catch::Contains("Workload/ns/w.spec.podSets[0].template.spec.containers: missing"));
+    CHECK_THAT(
+        problems(list({n, workload("ns", "w", json::array({pod_set("main", 1, json{{"cpu", "2x"}})}), job_owner)}), o),
+        Catch::Contains("Workload/ns/w.spec.podSets[0].template.spec.containers[0].resources.requests.cpu: "));
+    json no_time = workload("ns", "w", json::array({pod_set("main", 1, gpu)}), job_owner);
+    no_time["metadata"].erase("creationTimestamp");
+    CHECK_THAT(problems(list({n, no_time}), o), Catch::Contains("Workload/ns/w.metadata.creationTimestamp: missing"));
+  }
 }

@@ -16,6 +16,14 @@
 // * a pod's queue follows one scheduler's rule (--queue-by): Volcano's
 //   PodGroup queue or queue-name annotation, Kueue's queue-name label, KAI's
 //   queue label, or the namespace;
+// * the waiting pods of a Volcano PodGroup become one gang job (pods: the
+//   waiting members, min_pods: what minMember still needs); its running pods
+//   stay one running job each, on their nodes; so do the waiting pods of a
+//   Kueue pod group (a Workload owned by its pods) that waits for quota, and
+//   a waiting Workload without pods (a suspended Job) is a job of its podSets;
+// * a pod's DRA claims: shared ResourceClaims by name, and a per-pod claim
+//   made from the ResourceClaimTemplate it names (or the claim the cluster
+//   made from it, when the dump has it);
 // * --from-objects: the quota objects of the dump go, as they are, into the
 //   entry of the model that reads them; --policy derives quotas for models
 //   that are not installed (quota-sim generate's rules);
@@ -42,11 +50,13 @@
 #include <quota/detail/rfc3339.hpp>
 #include <quota/error.hpp>
 #include <quota/json.hpp>
+#include <quota/kai_claims_json.hpp>
 #include <quota/resource_vector.hpp>
 
 #include "generate.hpp"
 #include "models.hpp"
 #include "scenario.hpp"
+#include "simulator.hpp"
 
 namespace quota::sim {
 
@@ -60,6 +70,10 @@ inline constexpr const char* kai_queue_label = "kai.scheduler/queue";
 /// YuniKorn's user of a pod: {"user": ..., "groups": [...]} in this annotation;
 /// without it the user is anonymous (yunikorn-core pkg/common/constants.go).
 inline constexpr const char* yunikorn_user_annotation = "yunikorn.apache.org/user.info";
+/// The annotation the resource claim controller puts on a claim it makes
+/// for a pod from a template: the pod's claim entry (k8s.io/api resource
+/// PodResourceClaimAnnotation).
+inline constexpr const char* pod_claim_name_annotation = "resource.kubernetes.io/pod-claim-name";
 
 struct cluster_import_options {
   std::string dump_file;
@@ -76,11 +90,16 @@ struct cluster_import_options {
 /// summed up in the scenario's description).
 struct cluster_import_summary {
   std::size_t nodes = 0, running = 0, pending = 0;
-  std::map<std::string, std::size_t> skipped_pods;   // reason -> pods
-  std::vector<std::string> excluded_nodes;           // "name (cordoned)"
-  std::map<std::string, std::size_t> kinds;          // kind -> objects read
-  std::map<std::string, std::size_t> unknown_kinds;  // kind -> objects skipped
-  std::vector<std::string> models_from_objects;      // models configured by the dump
+  std::map<std::string, std::size_t> skipped_pods;       // reason -> pods
+  std::vector<std::string> excluded_nodes;               // "name (cordoned)"
+  std::map<std::string, std::size_t> kinds;              // kind -> objects read
+  std::map<std::string, std::size_t> unknown_kinds;      // kind -> objects skipped
+  std::vector<std::string> models_from_objects;          // models configured by the dump
+  std::size_t gangs = 0, gang_pods = 0;                  // PodGroups gathered, their waiting pods
+  std::map<std::string, std::size_t> notes;              // what the scenario cannot carry -> PodGroups
+  std::size_t template_claims = 0;                       // per-pod claims made from templates
+  std::size_t workload_jobs = 0;                         // jobs made from Workloads that have no pods
+  std::map<std::string, std::size_t> skipped_workloads;  // reason -> Workloads
   std::string queue_by, duration;
 };
 
@@ -168,6 +187,25 @@ struct where {
     s.append(more);
     return s;
   }
+};
+
+/// A Volcano PodGroup: its spec, and its pods as the import meets them.
+struct podgroup_info {
+  const dump_object* obj = nullptr;
+  bool volcano = true;                        // a Volcano PodGroup; else a Kueue Workload owned by its pods
+  const char* min_field = ".spec.minMember";  // where min_member is read
+  std::string queue, priority_class;
+  std::int64_t min_member = 0;
+  json min_resources;  // spec.minResources, checked: the resources a pod requests (null: not stated)
+  std::size_t running = 0, succeeded = 0;
+  std::vector<std::size_t> waiting;  // indices into the import's waiting members
+};
+
+/// A Kueue Workload's pod set (kueue.x-k8s.io WorkloadSpec.podSets[]).
+struct pod_set {
+  std::string name;
+  std::int64_t count = 1, min_count = 0;  // min_count 0: no partial admission
+  const json* spec = nullptr;             // template.spec
 };
 
 /// The member `key` of an object, or nullptr (absent, null, not an object).
@@ -337,7 +375,7 @@ inline bool node_ready(const json& status) {
   static const std::set<std::string> known = {
       "Node",       "Pod",      "Namespace",      "ElasticQuota", "CompositeElasticQuota",
       "Queue",      "PodGroup", "ResourceClaim",  "DeviceClass",  "ClusterQueue",
-      "LocalQueue", "Cohort",   "ResourceFlavor", "Workload"};
+      "LocalQueue", "Cohort",   "ResourceFlavor", "Workload",     "ResourceClaimTemplate"};
   std::map<std::string, std::vector<dump_object>, std::less<>> by_kind;
   // a List (or an array) of objects, or one object
   const json* items = nullptr;
@@ -427,12 +465,78 @@ inline bool node_ready(const json& status) {
                                                           : "namespace";
   if (sum.queue_by != "volcano" && sum.queue_by != "kueue" && sum.queue_by != "kai" && sum.queue_by != "namespace")
     throw validation_error("--queue-by", "expected volcano, kueue, kai or namespace, got '" + sum.queue_by + "'");
-  std::unordered_map<std::string, std::string> podgroup_queue;  // ns/name -> queue
+  // Volcano PodGroups (scheduling/v1beta1 PodGroupSpec: minMember, queue,
+  // priorityClassName, minResources)
+  std::unordered_map<std::string, detail::podgroup_info> podgroups;  // ns/name -> group
   for (const auto& pg : objects_of("PodGroup")) {
-    const std::string& q =
-        detail::str_at(detail::section(*pg.obj, "spec"), "queue", detail::where{pg.label, ".spec"}, d);
-    podgroup_queue[pg.ns + "/" + pg.name] = q.empty() ? "default" : q;
+    const json& spec = detail::section(*pg.obj, "spec");
+    const detail::where at{pg.label, ".spec"};
+    detail::podgroup_info g;
+    g.obj = &pg;
+    const std::string& q = detail::str_at(spec, "queue", at, d);
+    g.queue = q.empty() ? "default" : q;
+    g.priority_class = detail::str_at(spec, "priorityClassName", at, d);
+    if (const json* mm = detail::member(spec, "minMember")) {
+      if (!mm->is_number_integer() || mm->get<std::int64_t>() < 0 || mm->get<std::int64_t>() > INT32_MAX)
+        d.add(pg.label + ".spec.minMember", "expected an integer from 0 to 2147483647, got " + mm->dump());
+      else
+        g.min_member = mm->get<std::int64_t>();
+    }
+    if (const json* mr = detail::member(spec, "minResources")) {
+      // Volcano's job controller writes the pods' quota usage there
+      // (CalTaskRequests: pods, count/pods, cpu and requests.cpu,
+      // requests.nvidia.com/gpu, limits.*): the requests are the plain names
+      // and requests.<name>
+      json plain = json::object();
+      if (!mr->is_object()) {
+        d.add(pg.label + ".spec.minResources", "expected an object of quantities");
+      } else {
+        for (auto it = mr->begin(); it != mr->end(); ++it) {
+          const std::string& k = it.key();
+          if (k == "pods" || k.rfind("count/", 0) == 0 || k.rfind("limits.", 0) == 0) continue;
+          if (k.rfind("requests.", 0) == 0) {
+            if (!mr->contains(k.substr(9))) plain[k.substr(9)] = it.value();
+          } else {
+            plain[k] = it.value();
+          }
+        }
+        resource_registry scratch;
+        const std::size_t before = d.size();
+        const json holder{{"minResources", plain}};
+        (void)detail::resources_at(holder, "minResources", scratch, at, d);
+        if (d.size() == before) g.min_resources = std::move(plain);
+      }
+    }
+    podgroups.emplace(pg.ns + "/" + pg.name, std::move(g));
   }
+  // DRA ResourceClaimTemplates (resource.k8s.io/v1: spec.metadata and
+  // spec.spec, a ResourceClaimSpec), checked as the claims they make
+  std::unordered_map<std::string, const detail::dump_object*> claim_templates;  // ns/name
+  for (const auto& t : objects_of("ResourceClaimTemplate")) {
+    const json* tspec = detail::member(*t.obj, "spec");
+    const json* cspec = tspec ? detail::member(*tspec, "spec") : nullptr;
+    if (!cspec || !cspec->is_object()) {
+      d.add(t.label + ".spec.spec", "missing: the spec of the claims the template makes");
+      continue;
+    }
+    json probe{{"kind", "ResourceClaim"}, {"metadata", {{"name", t.name}, {"namespace", t.ns}}}, {"spec", *cspec}};
+    try {
+      (void)parse_resource_claim(probe, t.label + ".spec");
+    } catch (const validation_error& e) {
+      for (const auto& pr : e.problems()) d.add(pr.path, pr.message);
+      continue;
+    } catch (const error& e) {
+      d.add(t.label + ".spec.spec", e.what());
+      continue;
+    }
+    if (const json* tmd = detail::member(*tspec, "metadata")) {
+      (void)detail::map_at(*tmd, "labels", {t.label, ".spec.metadata"}, d);
+      (void)detail::map_at(*tmd, "annotations", {t.label, ".spec.metadata"}, d);
+    }
+    claim_templates.emplace(t.ns + "/" + t.name, &t);
+  }
+  std::unordered_set<std::string> dump_claims;  // ns/name of the dump's ResourceClaims
+  for (const auto& c : objects_of("ResourceClaim")) dump_claims.insert(c.ns + "/" + c.name);
 
   // 3. nodes
   resource_registry reg;
@@ -488,25 +592,104 @@ inline bool node_ready(const json& status) {
   std::int64_t t0 = INT64_MAX;
   if (!o.now.empty() && !quota::detail::parse_rfc3339_utc_ms(o.now, t0))
     throw validation_error("--now", "expected an RFC 3339 UTC time (2025-01-31T12:00:00Z), got '" + o.now + "'");
-  // Kueue: running pods whose Workload carries the Evicted condition
-  std::set<std::string> evicted_pods;  // ns/name
+  // Kueue Workloads: running pods whose Workload carries the Evicted
+  // condition; a Workload without quota (no status.admission) owned by
+  // several pods (Kueue's pod groups) gathers its waiting pods into a gang;
+  // one owned by no pod (a suspended Job, whose pods do not exist yet) is a
+  // waiting job made from its podSets
+  std::set<std::string> evicted_pods;                                                // ns/name
+  std::unordered_map<std::string, detail::podgroup_info> kueue_groups;               // ns/name of the Workload
+  std::unordered_map<std::string, detail::podgroup_info*> kueue_member_of;           // ns/pod -> its Workload's group
+  std::vector<std::pair<const dump_object*, std::vector<detail::pod_set>>> podless;  // Workloads made into jobs
+  auto read_pod_sets = [&](const dump_object& w) {
+    std::vector<detail::pod_set> sets;
+    const json& spec = detail::section(*w.obj, "spec");
+    const json* ps = detail::member(spec, "podSets");
+    if (!ps || !ps->is_array() || ps->empty()) {
+      d.add(w.label + ".spec.podSets", "missing: a Workload's pod sets (a non-empty array)");
+      return sets;
+    }
+    for (std::size_t i = 0; i < ps->size(); ++i) {
+      const json& x = (*ps)[i];
+      const std::string at = w.label + ".spec.podSets[" + std::to_string(i) + "]";
+      detail::pod_set one;
+      one.name = x.is_object() && x.contains("name") && x["name"].is_string() ? x["name"].get<std::string>() : "main";
+      if (const json* c = detail::member(x, "count")) {
+        if (!c->is_number_integer() || c->get<std::int64_t>() < 0 || c->get<std::int64_t>() > 100'000) {
+          d.add(at + ".count", "expected an integer from 0 to 100000, got " + c->dump());
+          continue;
+        }
+        one.count = c->get<std::int64_t>();
+      }
+      if (const json* m = detail::member(x, "minCount")) {
+        if (!m->is_number_integer() || m->get<std::int64_t>() < 1 || m->get<std::int64_t>() > one.count) {
+          d.add(at + ".minCount",
+                "expected an integer from 1 to count (" + std::to_string(one.count) + "), got " + m->dump());
+          continue;
+        }
+        one.min_count = m->get<std::int64_t>();
+      }
+      const json* tpl = detail::member(x, "template");
+      one.spec = tpl ? detail::member(*tpl, "spec") : nullptr;
+      if (!one.spec || !one.spec->is_object() || !detail::member(*one.spec, "containers")) {
+        d.add(at + ".template.spec.containers", "missing");
+        continue;
+      }
+      sets.push_back(one);
+    }
+    return sets;
+  };
   for (const auto& w : objects_of("Workload")) {
     const json& status = detail::section(*w.obj, "status");
-    bool evicted = false;
+    bool evicted = false, finished = false;
     if (const json* cs = detail::member(status, "conditions"); cs && cs->is_array())
       for (const auto& c : *cs)
-        if (c.is_object() && c.value("type", json()) == "Evicted" && c.value("status", json()) == "True")
-          evicted = true;
+        if (c.is_object() && c.value("status", json()) == "True") {
+          evicted = evicted || c.value("type", json()) == "Evicted";
+          finished = finished || c.value("type", json()) == "Finished";
+        }
     const json* refs = detail::member(detail::section(*w.obj, "metadata"), "ownerReferences");
-    if (evicted && refs && refs->is_array())
+    std::vector<std::string> owner_pods;
+    if (refs && refs->is_array())
       for (const auto& r : *refs)
         if (r.is_object() && r.value("kind", json()) == "Pod" && r.contains("name") && r["name"].is_string())
-          evicted_pods.insert(w.ns + "/" + r["name"].get<std::string>());
+          owner_pods.push_back(r["name"].get<std::string>());
+    if (evicted)
+      for (const auto& n : owner_pods) evicted_pods.insert(w.ns + "/" + n);
+    const json* active = detail::member(detail::section(*w.obj, "spec"), "active");
+    if (finished) {
+      ++sum.skipped_workloads["Finished"];
+      continue;
+    }
+    if (detail::member(status, "admission")) continue;  // it holds quota: its pods are the jobs
+    if (active && *active == false) {
+      ++sum.skipped_workloads["not active"];
+      continue;
+    }
+    if (owner_pods.size() == 1) continue;  // one pod: that pod is the job
+    auto sets = read_pod_sets(w);
+    if (owner_pods.empty()) {
+      podless.emplace_back(&w, std::move(sets));
+      continue;
+    }
+    detail::podgroup_info g;
+    g.obj = &w;
+    g.volcano = false;
+    g.min_field = ".spec.podSets";
+    for (const auto& x : sets) g.min_member += x.min_count ? x.min_count : x.count;
+    auto& slot = kueue_groups.emplace(w.ns + "/" + w.name, std::move(g)).first->second;
+    for (const auto& n : owner_pods) kueue_member_of[w.ns + "/" + n] = &slot;
   }
   json running = json::array(), pending = json::array();
   std::set<std::string> tenant_set;
   std::vector<std::pair<std::int64_t, std::size_t>> order;  // pending: (submit, index)
-  const bool with_claims = o.from_objects && !objects_of("ResourceClaim").empty();
+  const bool with_claims =
+      o.from_objects && (!objects_of("ResourceClaim").empty() || !objects_of("ResourceClaimTemplate").empty());
+  json made_claims = json::array();  // the per-pod claims made from templates
+  // the waiting pods of PodGroups, gathered into gangs once every pod is read
+  std::vector<json> members;
+  std::vector<resource_vector> member_requests;
+  std::vector<std::int64_t> member_created;
   const std::string default_ns = "default";
   for (const auto& p : objects_of("Pod")) {
     const json& md = detail::section(*p.obj, "metadata");
@@ -515,6 +698,17 @@ inline bool node_ready(const json& status) {
     const std::string& phase = detail::str_at(status, "phase", {p.label, ".status"}, d);
     if (phase == "Succeeded" || phase == "Failed" || phase == "Unknown") {
       ++sum.skipped_pods[phase];
+      // a succeeded member counts toward its PodGroup's minMember (Volcano's ReadyTaskNum)
+      if (phase == "Succeeded" && !podgroups.empty())
+        if (const json* an = detail::member(md, "annotations"); an && an->is_object())
+          if (const json* g = detail::member(*an, volcano_group_annotation); g && g->is_string()) {
+            const auto pg = podgroups.find((p.ns.empty() ? default_ns : p.ns) + "/" + g->get<std::string>());
+            if (pg != podgroups.end()) ++pg->second.succeeded;
+          }
+      if (phase == "Succeeded" && !kueue_member_of.empty())
+        if (const auto k = kueue_member_of.find((p.ns.empty() ? default_ns : p.ns) + "/" + p.name);
+            k != kueue_member_of.end())
+          ++k->second->succeeded;
       continue;
     }
     if (phase != "Running" && phase != "Pending" && !phase.empty()) {
@@ -537,19 +731,25 @@ inline bool node_ready(const json& status) {
       d.add(p.label + ".spec", e.what());
       continue;
     }
+    // the pod's Volcano PodGroup (its gang), under every queue rule
+    detail::podgroup_info* group = nullptr;
+    if (const std::string* g = detail::map_value(annotations, volcano_group_annotation); g && !g->empty()) {
+      const auto pg = podgroups.find(ns + "/" + *g);
+      if (pg == podgroups.end()) {
+        d.add(p.label + ".metadata.annotations." + volcano_group_annotation,
+              "names PodGroup '" + *g + "', which is not in the dump");
+        continue;
+      }
+      group = &pg->second;
+    } else if (!kueue_member_of.empty()) {
+      // a pod of a Kueue pod group that waits for quota
+      if (const auto k = kueue_member_of.find(ns + "/" + p.name); k != kueue_member_of.end()) group = k->second;
+    }
     // the queue by the chosen scheduler's rule
     const std::string* queue = nullptr;
-    std::string group_queue;
     if (sum.queue_by == "volcano") {
-      const std::string* g = detail::map_value(annotations, volcano_group_annotation);
-      if (g && !g->empty()) {
-        const auto pg = podgroup_queue.find(ns + "/" + *g);
-        if (pg == podgroup_queue.end()) {
-          d.add(p.label + ".metadata.annotations." + volcano_group_annotation,
-                "names PodGroup '" + *g + "', which is not in the dump");
-          continue;
-        }
-        queue = &pg->second;
+      if (group && group->volcano) {
+        queue = &group->queue;
       } else {
         queue = detail::map_value(annotations, volcano_queue_annotation);
       }
@@ -578,13 +778,59 @@ inline bool node_ready(const json& status) {
     }
     if (const std::string& pc = detail::str_at(spec, "priorityClassName", {p.label, ".spec"}, d); !pc.empty())
       j["priority_class"] = pc;
+    // Volcano orders a PodGroup's pods by the group's class
+    if (group && !group->priority_class.empty()) j["priority_class"] = group->priority_class;
     j["request"] = resource_list_to_json(req, reg);
     json claims = json::array();
     if (const json* rcs = detail::member(spec, "resourceClaims"); rcs && rcs->is_array())
       for (std::size_t i = 0; i < rcs->size(); ++i) {
-        const std::string& c =
-            detail::str_at((*rcs)[i], "resourceClaimName", {p.label, ".spec", "resourceClaims", i}, d);
-        if (!c.empty()) claims.push_back(c);
+        const detail::where at{p.label, ".spec", "resourceClaims", i};
+        const json& rc = (*rcs)[i];
+        const std::string& c = detail::str_at(rc, "resourceClaimName", at, d);
+        if (!c.empty()) {
+          claims.push_back(c);
+          continue;
+        }
+        const std::string& tname = detail::str_at(rc, "resourceClaimTemplateName", at, d);
+        if (tname.empty() || !o.from_objects) continue;
+        const auto t = claim_templates.find(ns + "/" + tname);
+        if (t == claim_templates.end()) {
+          d.add(at + ".resourceClaimTemplateName",
+                "names ResourceClaimTemplate '" + tname + "', which is not in the dump (or is malformed)");
+          continue;
+        }
+        // the claim the controller made for this entry (status.resourceClaimStatuses,
+        // as KAI's GetResourceClaimName finds it), when the dump has it
+        const std::string& entry = detail::str_at(rc, "name", at, d);
+        std::string made;
+        if (const json* rss = detail::member(status, "resourceClaimStatuses"); rss && rss->is_array())
+          for (const auto& r : *rss)
+            if (r.is_object() && r.value("name", json()) == entry && r.contains("resourceClaimName") &&
+                r["resourceClaimName"].is_string())
+              made = r["resourceClaimName"].get<std::string>();
+        if (!made.empty() && dump_claims.count(ns + "/" + made)) {
+          claims.push_back(made);
+          continue;
+        }
+        // else a claim of the template's spec, owned by the pod
+        if (made.empty()) made = p.name + "-" + entry;
+        const json& tspec = (*t->second->obj)["spec"];
+        json cmd{{"name", made}, {"namespace", ns}};
+        json annotations_out = json::object();
+        if (const json* tmd = detail::member(tspec, "metadata")) {
+          if (const json* l = detail::member(*tmd, "labels"); l && l->is_object() && !l->empty()) cmd["labels"] = *l;
+          if (const json* a = detail::member(*tmd, "annotations"); a && a->is_object()) annotations_out = *a;
+        }
+        annotations_out[pod_claim_name_annotation] = entry;
+        cmd["annotations"] = std::move(annotations_out);
+        cmd["ownerReferences"] =
+            json::array({{{"apiVersion", "v1"}, {"kind", "Pod"}, {"name", p.name}, {"controller", true}}});
+        made_claims.push_back(json{{"apiVersion", "resource.k8s.io/v1"},
+                                   {"kind", "ResourceClaim"},
+                                   {"metadata", std::move(cmd)},
+                                   {"spec", tspec["spec"]}});
+        ++sum.template_claims;
+        claims.push_back(std::move(made));
       }
     if (const std::string* ui = detail::map_value(annotations, yunikorn_user_annotation)) {
       const std::string field = p.label + ".metadata.annotations." + yunikorn_user_annotation;
@@ -610,6 +856,22 @@ inline bool node_ready(const json& status) {
     }
     const bool claimed = with_claims && !claims.empty();
     if (claimed) j["claims"] = std::move(claims);
+    // a waiting PodGroup member: its gang's duration is sampled with the gang
+    if (node.empty() && group) {
+      std::int64_t created = 0;
+      if (!created_ms(md, created)) {
+        d.add(p.label + ".metadata.creationTimestamp", "missing or not an RFC 3339 UTC time");
+        continue;
+      }
+      if (o.now.empty()) t0 = std::min(t0, created);
+      if (selector && !selector->empty()) j["node_selector"] = *selector;
+      group->waiting.push_back(members.size());
+      members.push_back(std::move(j));
+      member_requests.push_back(std::move(req));
+      member_created.push_back(created);
+      ++sum.pending;
+      continue;
+    }
     const std::int64_t dur = durations.sample();
     if (dur >= 0) j["duration"] = dur;
     if (!node.empty()) {
@@ -617,6 +879,7 @@ inline bool node_ready(const json& status) {
       if (nl == node_labels.end()) {
         if (excluded.count(node)) {
           ++sum.skipped_pods["on an excluded node"];
+          if (group) ++group->running;  // it still runs: it counts toward minMember
           continue;
         }
         d.add(p.label + ".spec.nodeName", "names node '" + node + "', which is not in the dump");
@@ -638,6 +901,7 @@ inline bool node_ready(const json& status) {
       tenant_set.insert(*queue);
       running.push_back(std::move(j));
       ++sum.running;
+      if (group) ++group->running;
     } else {
       std::int64_t created = 0;
       if (!created_ms(md, created)) {
@@ -650,6 +914,206 @@ inline bool node_ready(const json& status) {
       order.emplace_back(created, pending.size());
       pending.push_back(std::move(j));
       ++sum.pending;
+    }
+  }
+  // the waiting pods of each PodGroup: one gang job (in the dump's order of
+  // the PodGroups, so that the durations follow the seed)
+  std::vector<detail::podgroup_info*> groups;
+  for (const auto& pgo : objects_of("PodGroup")) groups.push_back(&podgroups.at(pgo.ns + "/" + pgo.name));
+  for (const auto& w : objects_of("Workload"))
+    if (const auto k = kueue_groups.find(w.ns + "/" + w.name); k != kueue_groups.end()) groups.push_back(&k->second);
+  for (detail::podgroup_info* gp : groups) {
+    auto& g = *gp;
+    const dump_object& pgo = *g.obj;
+    if (g.waiting.empty()) continue;
+    const std::string what = g.volcano ? "PodGroup(s)" : "Workload(s)";
+    const std::size_t have = g.running + g.succeeded + g.waiting.size();
+    if (g.min_member > static_cast<std::int64_t>(have)) {
+      d.add(pgo.label + g.min_field,
+            (g.volcano ? "" : "the pod sets need ") + std::to_string(g.min_member) +
+                (g.volcano ? " is more than the group's " : ", more than the group's ") + std::to_string(have) +
+                " pods in the dump (running, waiting or succeeded): its waiting pods could never start");
+      continue;
+    }
+    // a job has one pod shape: the members must agree on all but the request
+    const json& first = members[g.waiting.front()];
+    std::string differs;
+    for (const char* f : {"queue", "node_selector", "claims", "user", "groups"})
+      for (const std::size_t m : g.waiting) {
+        const json& x = members[m];
+        const bool same = x.contains(f) == first.contains(f) && (!x.contains(f) || x[f] == first[f]);
+        if (!same) {
+          differs = f;
+          break;
+        }
+      }
+    const std::int32_t pods = static_cast<std::int32_t>(g.waiting.size());
+    // one waiting pod is its own job (with its own id)
+    if (!differs.empty() || pods == 1 || pods > 100'000) {
+      if (pods > 1)
+        ++sum.notes[differs.empty() ? what + " of more than 100,000 waiting pods: imported pod by pod"
+                                    : what + " whose waiting pods differ in " + differs + ": imported pod by pod"];
+      for (const std::size_t m : g.waiting) {
+        json& j = members[m];
+        const std::int64_t dur = durations.sample();
+        if (dur >= 0) j["duration"] = dur;
+        tenant_set.insert(j["queue"].get<std::string>());
+        order.emplace_back(member_created[m], pending.size());
+        pending.push_back(std::move(j));
+      }
+      continue;
+    }
+    if (seen.count("Pod/" + pgo.ns + "/" + pgo.name)) {
+      d.add(pgo.label, "its gang's job id '" + (pgo.ns.empty() ? default_ns : pgo.ns) + "/" + pgo.name +
+                           "' is the id of a pod of the dump");
+      continue;
+    }
+    json j = first;
+    const std::string& ns = pgo.ns.empty() ? default_ns : pgo.ns;
+    j["id"] = ns + "/" + pgo.name;
+    // the request: the largest of each resource over the members
+    resource_vector req = member_requests[g.waiting.front()];
+    bool uneven = false;
+    std::int64_t created = member_created[g.waiting.front()];
+    for (const std::size_t m : g.waiting) {
+      const resource_vector& r = member_requests[m];
+      if (r != req) uneven = true;
+      for (const auto& e : r)
+        if (req.get(e.id) < e.value) req.set(e.id, e.value);
+      created = std::min(created, member_created[m]);
+      if (const auto* pr = members[m].contains("priority") ? &members[m]["priority"] : nullptr)
+        if (!j.contains("priority") || j["priority"].get<std::int64_t>() < pr->get<std::int64_t>()) j["priority"] = *pr;
+    }
+    if (uneven) ++sum.notes[what + " whose waiting pods differ in request: the gang asks the largest of each"];
+    j["request"] = resource_list_to_json(req, reg);
+    // what minMember still needs: the running and succeeded members count (Volcano's ReadyTaskNum)
+    const std::int64_t need = g.min_member - static_cast<std::int64_t>(g.running + g.succeeded);
+    j["pods"] = pods;
+    j["min_pods"] = std::clamp<std::int64_t>(need, 1, pods);
+    if (!g.min_resources.is_null()) {
+      // the scenario's minResources is min_pods x the request; a stated one that differs is not carried
+      const json holder{{"minResources", g.min_resources}};
+      const resource_vector stated = detail::resources_at(holder, "minResources", reg, {pgo.label, ".spec"}, d);
+      resource_vector derived;
+      try {
+        for (const auto& e : req)
+          derived.set(e.id, quota::detail::checked_mul<std::int64_t>(e.value, j["min_pods"].get<std::int64_t>()));
+      } catch (const error&) {
+        derived = resource_vector{};
+      }
+      if (stated != derived)
+        ++sum.notes
+              ["PodGroup(s) whose spec.minResources is not min_pods x the request: the scenario counts the latter"];
+    }
+    const std::int64_t dur = durations.sample();
+    if (dur >= 0) j["duration"] = dur;
+    tenant_set.insert(j["queue"].get<std::string>());
+    order.emplace_back(created, pending.size());
+    pending.push_back(std::move(j));
+    ++sum.gangs;
+    sum.gang_pods += g.waiting.size();
+  }
+  // Workloads whose pods do not exist yet: a waiting job from the pod sets
+  for (const auto& [wp, sets] : podless) {
+    const dump_object& w = *wp;
+    if (sets.empty()) continue;  // reported
+    const json& spec = detail::section(*w.obj, "spec");
+    const json& md = detail::section(*w.obj, "metadata");
+    const std::string& ns = w.ns.empty() ? default_ns : w.ns;
+    const std::string* queue = &ns;
+    const std::string& queue_name = detail::str_at(spec, "queueName", {w.label, ".spec"}, d);
+    if (sum.queue_by == "kueue") {
+      queue = &queue_name;
+    } else if (sum.queue_by != "namespace") {
+      ++sum.skipped_workloads["without pods, under " + sum.queue_by + "'s rule"];
+      continue;
+    }
+    if (queue->empty()) {
+      ++sum.skipped_workloads["no kueue queue"];
+      continue;
+    }
+    std::int64_t created = 0;
+    if (!created_ms(md, created)) {
+      d.add(w.label + ".metadata.creationTimestamp", "missing or not an RFC 3339 UTC time");
+      continue;
+    }
+    if (seen.count("Pod/" + w.ns + "/" + w.name)) {
+      d.add(w.label, "its job id '" + ns + "/" + w.name + "' is the id of a pod of the dump");
+      continue;
+    }
+    json base = json::object();
+    base["namespace"] = ns;
+    base["queue"] = *queue;
+    if (const json* prio = detail::member(spec, "priority")) {
+      if (!prio->is_number_integer() || prio->get<std::int64_t>() < INT32_MIN || prio->get<std::int64_t>() > INT32_MAX)
+        d.add(w.label + ".spec.priority", "expected a 32-bit integer");
+      else
+        base["priority"] = *prio;
+    }
+    if (const std::string& pc = detail::str_at(spec, "priorityClassName", {w.label, ".spec"}, d); !pc.empty())
+      base["priority_class"] = pc;
+    if (!yunikorn.is_null()) {
+      base["user"] = "nobody";
+      base["groups"] = json::array({"nogroup"});
+    }
+    // each pod set's request and selector
+    std::vector<resource_vector> reqs;
+    std::vector<const json*> selectors;
+    bool bad = false;
+    for (std::size_t i = 0; i < sets.size(); ++i) {
+      const std::string tl = w.label + ".spec.podSets[" + std::to_string(i) + "].template";
+      const std::size_t before = d.size();
+      try {
+        reqs.push_back(detail::effective_request(*sets[i].spec, reg, tl, d));
+      } catch (const error& e) {
+        d.add(tl + ".spec", e.what());
+      }
+      selectors.push_back(detail::map_at(*sets[i].spec, "nodeSelector", {tl, ".spec"}, d));
+      bad = bad || d.size() != before;
+    }
+    if (bad) continue;
+    auto same_selector = [&](const json* a, const json* b) {
+      const bool ea = !a || a->empty(), eb = !b || b->empty();
+      return ea == eb && (ea || *a == *b);
+    };
+    bool one_job = true;
+    for (const json* sel : selectors) one_job = one_job && same_selector(sel, selectors.front());
+    if (!one_job) ++sum.notes["Workload(s) whose pod sets differ in node_selector: one job a pod set"];
+    // one job of all the pod sets (the largest request of each resource), or one a pod set
+    for (std::size_t i = 0; i < sets.size(); i += one_job ? sets.size() : 1) {
+      const std::size_t end = one_job ? sets.size() : i + 1;
+      resource_vector req;
+      std::int64_t pods = 0, min_pods = 0;
+      bool uneven = false;
+      for (std::size_t k = i; k < end; ++k) {
+        if (sets[k].count == 0) continue;
+        if (pods > 0 && reqs[k] != req) uneven = true;
+        for (const auto& e : reqs[k])
+          if (req.get(e.id) < e.value) req.set(e.id, e.value);
+        pods += sets[k].count;
+        min_pods += sets[k].min_count ? sets[k].min_count : sets[k].count;
+      }
+      if (pods == 0) continue;
+      if (pods > 100'000) {
+        d.add(w.label + ".spec.podSets", "more than 100,000 pods in one job");
+        break;
+      }
+      if (uneven) ++sum.notes["Workload(s) whose pod sets differ in request: the job asks the largest of each"];
+      json j = base;
+      j["id"] = ns + "/" + w.name + (one_job ? std::string() : "/" + sets[i].name);
+      j["request"] = resource_list_to_json(req, reg);
+      if (pods > 1) {
+        j["pods"] = pods;
+        j["min_pods"] = min_pods;
+      }
+      if (selectors[i] && !selectors[i]->empty()) j["node_selector"] = *selectors[i];
+      const std::int64_t dur = durations.sample();
+      if (dur >= 0) j["duration"] = dur;
+      if (o.now.empty()) t0 = std::min(t0, created);
+      tenant_set.insert(*queue);
+      order.emplace_back(created, pending.size());
+      pending.push_back(std::move(j));
+      ++sum.workload_jobs;
     }
   }
   d.throw_if_any();
@@ -688,7 +1152,11 @@ inline bool node_ready(const json& status) {
       add_policy(json{{"model", "kai_fair_share"}, {"objects", collect({"Queue (kai)"})}});
     if (!objects_of("ElasticQuota").empty() || !objects_of("CompositeElasticQuota").empty())
       add_policy(json{{"model", "elastic_quota"}, {"objects", collect({"ElasticQuota", "CompositeElasticQuota"})}});
-    if (with_claims) add_policy(json{{"model", "kai_claims"}, {"objects", collect({"DeviceClass", "ResourceClaim"})}});
+    if (with_claims) {
+      json objs = collect({"DeviceClass", "ResourceClaim"});
+      for (auto& c : made_claims) objs.push_back(std::move(c));
+      add_policy(json{{"model", "kai_claims"}, {"objects", std::move(objs)}});
+    }
   }
   if (!yunikorn.is_null()) add_policy(json{{"model", "yunikorn_limits"}, {"config", yunikorn}});
   const std::vector<std::string> tenants(tenant_set.begin(), tenant_set.end());
@@ -741,6 +1209,12 @@ inline void print_import_summary(std::ostream& out, const cluster_import_summary
   out << "  objects read:";
   for (const auto& [kind, n] : s.kinds) out << " " << kind << " " << n << ";";
   out << "\n  queues by " << s.queue_by << "'s rule; durations " << s.duration << "\n";
+  if (s.gangs)
+    out << "  gathered " << s.gang_pods << " waiting pod(s) of " << s.gangs << " PodGroup(s) into gang jobs\n";
+  for (const auto& [what, n] : s.notes) out << "  " << n << " " << what << "\n";
+  if (s.template_claims) out << "  made " << s.template_claims << " claim(s) from ResourceClaimTemplates\n";
+  if (s.workload_jobs) out << "  made " << s.workload_jobs << " waiting job(s) from Workloads without pods\n";
+  for (const auto& [why, n] : s.skipped_workloads) out << "  skipped " << n << " Workload(s): " << why << "\n";
   if (!s.models_from_objects.empty()) {
     out << "  models from the dump:";
     for (const auto& m : s.models_from_objects) out << " " << m;
