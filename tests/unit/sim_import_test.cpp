@@ -582,14 +582,30 @@ TEST_CASE("import: the waiting pods of a Volcano PodGroup become one gang job of
     CHECK(job(r.scenario, "ns/g")["queue"] == "ns");
     CHECK(job(r.scenario, "ns/g")["pods"] == 2);
   }
-  SECTION("members that differ in request: the gang asks the largest of each resource, and says so") {
+  SECTION("members that differ in request and must all run: one pod set per request") {
     const auto r = import_cluster_doc(
         list({n, podgroup("ns", "mpi", {{"minMember", 3}}),
               member("ns", "launcher", "mpi", "Pending", "", "2026-03-02T10:00:00Z", json{{"cpu", "8"}}),
               member("ns", "worker-0", "mpi", "Pending", "", "2026-03-02T10:00:00Z", gpu),
               member("ns", "worker-1", "mpi", "Pending", "", "2026-03-02T10:00:00Z", gpu)}),
         o);
+    const json& mpi = job(r.scenario, "ns/mpi");
+    CHECK_FALSE(mpi.contains("request"));
+    CHECK(mpi["pod_sets"] ==
+          json::array({json{{"name", "pods-0"}, {"count", 1}, {"request", {{"cpu", "8"}}}},
+                       json{{"name", "pods-1"}, {"count", 2}, {"request", {{"cpu", "4"}, {"nvidia.com/gpu", "1"}}}}}));
+    CHECK(r.summary.notes.empty());
+    CHECK_NOTHROW(quota::sim::load_scenario(r.scenario));
+  }
+  SECTION("members that differ in request, of which fewer must run: the gang asks the largest of each, and says so") {
+    const auto r = import_cluster_doc(
+        list({n, podgroup("ns", "mpi", {{"minMember", 2}}),
+              member("ns", "launcher", "mpi", "Pending", "", "2026-03-02T10:00:00Z", json{{"cpu", "8"}}),
+              member("ns", "worker-0", "mpi", "Pending", "", "2026-03-02T10:00:00Z", gpu),
+              member("ns", "worker-1", "mpi", "Pending", "", "2026-03-02T10:00:00Z", gpu)}),
+        o);
     CHECK(job(r.scenario, "ns/mpi")["request"] == json{{"cpu", "8"}, {"nvidia.com/gpu", "1"}});
+    CHECK(job(r.scenario, "ns/mpi")["min_pods"] == 2);
     CHECK(r.summary.notes.size() == 1);
     CHECK_THAT(r.summary.notes.begin()->first, Catch::Contains("differ in request"));
   }
@@ -814,14 +830,25 @@ TEST_CASE("import: a Kueue Workload without pods is a waiting job of its pod set
     CHECK(j["submit"] == 0);
     CHECK(r.summary.workload_jobs == 1);
   }
-  SECTION("pod sets that differ in request: one job asking the largest of each; in selector: one job a pod set") {
-    json w = workload("ns", "mpi", json::array({pod_set("launcher", 1, json{{"cpu", "8"}}), pod_set("worker", 3, gpu)}),
+  SECTION(
+      "several pod sets: one job with their pod sets, each its count, minCount and request; in selector: one "
+      "job a pod set") {
+    json w = workload("ns", "mpi",
+                      json::array({pod_set("launcher", 1, json{{"cpu", "8"}}),
+                                   pod_set("worker", 3, gpu, {{"minCount", 1}}), pod_set("idle", 0, gpu)}),
                       json::array({owner("MPIJob", "mpi")}));
     auto r = import_cluster_doc(list({n, w}), o);
-    CHECK(job(r.scenario, "ns/mpi")["pods"] == 4);
-    CHECK(job(r.scenario, "ns/mpi")["min_pods"] == 4);
-    CHECK(job(r.scenario, "ns/mpi")["request"] == json{{"cpu", "8"}, {"nvidia.com/gpu", "1"}});
-    CHECK(r.summary.notes.at("Workload(s) whose pod sets differ in request: the job asks the largest of each") == 1);
+    const json& mpi = job(r.scenario, "ns/mpi");
+    CHECK_FALSE(mpi.contains("request"));
+    CHECK_FALSE(mpi.contains("pods"));
+    CHECK(mpi["pod_sets"] == json::array({json{{"name", "launcher"}, {"count", 1}, {"request", {{"cpu", "8"}}}},
+                                          json{{"name", "worker"},
+                                               {"count", 3},
+                                               {"min_count", 1},
+                                               {"request", {{"cpu", "4"}, {"nvidia.com/gpu", "1"}}}}}));
+    CHECK(r.summary.notes.empty());
+    // the scenario it writes loads: Kueue may admit the launcher and 1 to 3 workers
+    CHECK_NOTHROW(quota::sim::load_scenario(r.scenario));
     w["spec"]["podSets"][1]["template"]["spec"]["nodeSelector"] = {{"zone", "a"}};
     r = import_cluster_doc(list({n, w}), o);
     CHECK(job(r.scenario, "ns/mpi/launcher")["request"] == json{{"cpu", "8"}});

@@ -984,13 +984,34 @@ inline bool node_ready(const json& status) {
       if (const auto* pr = members[m].contains("priority") ? &members[m]["priority"] : nullptr)
         if (!j.contains("priority") || j["priority"].get<std::int64_t>() < pr->get<std::int64_t>()) j["priority"] = *pr;
     }
-    if (uneven) ++sum.notes[what + " whose waiting pods differ in request: the gang asks the largest of each"];
-    j["request"] = resource_list_to_json(req, reg);
     // what minMember still needs: the running and succeeded members count (Volcano's ReadyTaskNum)
     const std::int64_t need = g.min_member - static_cast<std::int64_t>(g.running + g.succeeded);
-    j["pods"] = pods;
-    j["min_pods"] = std::clamp<std::int64_t>(need, 1, pods);
-    if (!g.min_resources.is_null()) {
+    // pods that differ in request and must all run (a launcher and its workers):
+    // one pod set per request, in the order the requests first appear
+    std::vector<std::pair<resource_vector, std::int64_t>> groups;
+    if (uneven && need >= pods)
+      for (const std::size_t m : g.waiting) {
+        auto it =
+            std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.first == member_requests[m]; });
+        if (it == groups.end())
+          groups.emplace_back(member_requests[m], 1);
+        else
+          ++it->second;
+      }
+    if (!groups.empty() && groups.size() <= 8) {
+      j.erase("request");
+      j["pod_sets"] = json::array();
+      for (std::size_t k = 0; k < groups.size(); ++k)
+        j["pod_sets"].push_back(json{{"name", "pods-" + std::to_string(k)},
+                                     {"count", groups[k].second},
+                                     {"request", resource_list_to_json(groups[k].first, reg)}});
+    } else {
+      if (uneven) ++sum.notes[what + " whose waiting pods differ in request: the gang asks the largest of each"];
+      j["request"] = resource_list_to_json(req, reg);
+      j["pods"] = pods;
+      j["min_pods"] = std::clamp<std::int64_t>(need, 1, pods);
+    }
+    if (!g.min_resources.is_null() && !j.contains("pod_sets")) {
       // the scenario's minResources is min_pods x the request; a stated one that differs is not carried
       const json holder{{"minResources", g.min_resources}};
       const resource_vector stated = detail::resources_at(holder, "minResources", reg, {pgo.label, ".spec"}, d);
@@ -1079,15 +1100,13 @@ inline bool node_ready(const json& status) {
     bool one_job = true;
     for (const json* sel : selectors) one_job = one_job && same_selector(sel, selectors.front());
     if (!one_job) ++sum.notes["Workload(s) whose pod sets differ in node_selector: one job a pod set"];
-    // one job of all the pod sets (the largest request of each resource), or one a pod set
+    // one job of all the pod sets (its pod_sets), or one a pod set
     for (std::size_t i = 0; i < sets.size(); i += one_job ? sets.size() : 1) {
       const std::size_t end = one_job ? sets.size() : i + 1;
       resource_vector req;
       std::int64_t pods = 0, min_pods = 0;
-      bool uneven = false;
       for (std::size_t k = i; k < end; ++k) {
         if (sets[k].count == 0) continue;
-        if (pods > 0 && reqs[k] != req) uneven = true;
         for (const auto& e : reqs[k])
           if (req.get(e.id) < e.value) req.set(e.id, e.value);
         pods += sets[k].count;
@@ -1098,13 +1117,26 @@ inline bool node_ready(const json& status) {
         d.add(w.label + ".spec.podSets", "more than 100,000 pods in one job");
         break;
       }
-      if (uneven) ++sum.notes["Workload(s) whose pod sets differ in request: the job asks the largest of each"];
       json j = base;
       j["id"] = ns + "/" + w.name + (one_job ? std::string() : "/" + sets[i].name);
-      j["request"] = resource_list_to_json(req, reg);
-      if (pods > 1) {
-        j["pods"] = pods;
-        j["min_pods"] = min_pods;
+      std::size_t nonempty = 0;
+      for (std::size_t k = i; k < end; ++k) nonempty += sets[k].count > 0 ? 1 : 0;
+      if (nonempty > 1) {
+        // several pod sets (a launcher and its workers): the job's pod_sets, each
+        // with its own count, minCount and request, as Kueue admits them
+        j["pod_sets"] = json::array();
+        for (std::size_t k = i; k < end; ++k) {
+          if (sets[k].count == 0) continue;
+          json ps{{"name", sets[k].name}, {"count", sets[k].count}, {"request", resource_list_to_json(reqs[k], reg)}};
+          if (sets[k].min_count) ps["min_count"] = sets[k].min_count;
+          j["pod_sets"].push_back(std::move(ps));
+        }
+      } else {
+        j["request"] = resource_list_to_json(req, reg);
+        if (pods > 1) {
+          j["pods"] = pods;
+          j["min_pods"] = min_pods;
+        }
       }
       if (selectors[i] && !selectors[i]->empty()) j["node_selector"] = *selectors[i];
       const std::int64_t dur = durations.sample();
