@@ -210,3 +210,55 @@ TEST_CASE("quota-sim reload: a rebuilt model keeps the charges a claim model hol
   for (const auto& f : r.failures) UNSCOPED_INFO(f.path + ": expected " + f.expected + ", got " + f.actual);
   CHECK(r.failures.empty());
 }
+
+TEST_CASE(
+    "quota-sim reload: a body's job checks cover the jobs submitted while it is in force; a waiting job it "
+    "cannot hold refuses it at run time",
+    "[quota-sim][shrink]") {
+  auto queue = [](const std::string& name) {
+    return json{{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+                {"kind", "Queue"},
+                {"metadata", {{"name", name}}},
+                {"spec", {{"weight", 1}}},
+                {"status", {{"state", "Open"}}}};
+  };
+  auto gpu_job = [](const std::string& id, const std::string& q, const std::string& submit) {
+    return json{{"id", id}, {"submit", submit}, {"duration", "5m"}, {"queue", q}, {"request", {{"nvidia.com/gpu", 1}}}};
+  };
+  json doc{{"name", "reload drops and adds queues"},
+           {"cluster", {{"nodes", json::array({json{{"name", "gpu"}, {"allocatable", {{"nvidia.com/gpu", 8}}}}})}}},
+           {"policies", json::array({json{{"model", "volcano"}, {"objects", json::array({queue("a"), queue("b")})}}})},
+           {"jobs", json::array({gpu_job("b-1", "b", "0"), gpu_job("c-1", "c", "20m")})},
+           {"events", json::array({json{{"at", "10m"},
+                                        {"type", "reload"},
+                                        {"policy", "volcano"},
+                                        {"objects", json::array({queue("a"), queue("c")})}}})},
+           {"expect", json::array({json{{"at", "end"}, {"job", "b-1"}, {"state", "finished"}},
+                                   json{{"at", "end"}, {"job", "c-1"}, {"state", "finished"}}})}};
+  // b-1 ended before the reload drops b; c-1 comes after it adds c: both are fine
+  run_result r = replay(doc);
+  CHECK(r.failures.empty());
+
+  // c-1 before the reload: no queue c then
+  json early = doc;
+  early["jobs"][1]["submit"] = "5m";
+  try {
+    scenario sc = load_scenario(early);
+    (void)build_models(sc);
+    FAIL("a job naming a queue its configuration does not have was accepted");
+  } catch (const quota::validation_error& e) {
+    REQUIRE(e.problems().size() == 1);
+    CHECK(e.problems()[0].path == "$.jobs[1].queue");
+  }
+
+  // b-2 still waits in b when the reload drops b: the reload is refused at run time
+  json waiting = doc;
+  waiting["jobs"].push_back(gpu_job("b-2", "b", "9m"));
+  waiting["jobs"][2]["request"]["nvidia.com/gpu"] = 9;  // never fits
+  waiting["events"][0]["expect_error"] = json{{"message", "waiting job 'b-2' cannot be held"}};
+  waiting["jobs"][1]["submit"] = "20m";
+  waiting["jobs"][1]["queue"] = "a";  // c is never added: the reload is refused
+  r = replay(waiting);
+  for (const auto& f : r.failures) UNSCOPED_INFO(f.path + ": expected " + f.expected + ", got " + f.actual);
+  CHECK(r.failures.empty());
+}

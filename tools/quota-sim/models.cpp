@@ -39,7 +39,11 @@ std::vector<model_instance> build_models(scenario& sc) {
   register_models();
   std::vector<model_instance> out;
   diagnostics diag;
-  for (const auto& ps : sc.policies) {
+  for (std::size_t i = 0; i < sc.policies.size(); ++i) {
+    const auto& ps = sc.policies[i];
+    // the entry checks the jobs submitted before its first reload that applies
+    sc.check_jobs_from_ms = 0;
+    sc.check_jobs_until_ms = next_reload_ms(sc, i, -1);
     auto it = model_kinds().find(ps.model);
     if (it == model_kinds().end()) {
       std::string known;
@@ -51,6 +55,8 @@ std::vector<model_instance> build_models(scenario& sc) {
     if (auto mi = build_entry(it->second, ps, sc, diag)) out.push_back(std::move(*mi));
   }
   validate_reloads(sc, diag);
+  sc.check_jobs_from_ms = 0;
+  sc.check_jobs_until_ms = std::numeric_limits<std::int64_t>::max();
   // a reload event's own problems, when its expect_error names them, refuse it instead
   const auto rest = take_event_errors(sc, diag.items());
   if (!rest.empty()) throw validation_error(rest);

@@ -16,6 +16,9 @@
 // fair-share computation over static demand) are rejected at load time.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <set>
 #include <string>
 
@@ -32,11 +35,27 @@ namespace quota::sim {
   return m;
 }
 
+/// The time of the first reload of policy `i` after `after_ms` that is to
+/// apply (one that expects no error), or the end of time: until then the
+/// configuration in force at `after_ms` stays.
+[[nodiscard]] inline std::int64_t next_reload_ms(const scenario& sc, std::size_t i, std::int64_t after_ms) {
+  std::int64_t out = std::numeric_limits<std::int64_t>::max();
+  for (const auto& ev : sc.events)
+    if (ev.type == "reload" && ev.policy == i && ev.expect_error.empty() && ev.at_ms > after_ms)
+      out = std::min(out, ev.at_ms);
+  return out;
+}
+
 /// Checks every reload event's body against its model (after the scenario
-/// loaded). Problems go to `diag` with the event's path.
+/// loaded). Problems go to `diag` with the event's path. A body's checks of
+/// the jobs cover those submitted while it is in force: from its time to the
+/// next reload of that policy (a job that ended before it may name a queue it
+/// drops; one that still waits then makes the reload refused at run time).
 inline void validate_reloads(scenario& sc, diagnostics& diag) {
   for (const auto& ev : sc.events) {
     if (ev.type != "reload" || ev.refused || ev.policy >= sc.policies.size()) continue;
+    sc.check_jobs_from_ms = ev.at_ms;
+    sc.check_jobs_until_ms = next_reload_ms(sc, ev.policy, ev.at_ms);
     const auto& target = sc.policies[ev.policy];
     if (!reloadable_models().count(target.model)) {
       std::string known;

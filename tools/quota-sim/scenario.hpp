@@ -178,6 +178,11 @@ struct policy_spec {
 };
 
 struct scenario {
+  /// While a policy entry (or a reload event's body) is built: the jobs its
+  /// checks of job fields cover, by submission, [from, until): those
+  /// submitted while that configuration is in force (job_checked_now).
+  std::int64_t check_jobs_from_ms = 0;
+  std::int64_t check_jobs_until_ms = std::numeric_limits<std::int64_t>::max();
   std::string name;
   std::string description;
   std::vector<node_spec> nodes;
@@ -213,6 +218,12 @@ constexpr std::int64_t end_of_time = INT64_MAX;
 /// into memory or expanded (docs/reliability.md, "Input limits"). A file over
 /// a bound is rejected with a problem naming the bound and the item; the
 /// defaults hold every example and trace replay with room to spare.
+/// Whether the policy entry being built checks job `js` (a job submitted
+/// while that configuration is in force; scenario::check_jobs_from_ms).
+[[nodiscard]] inline bool job_checked_now(const scenario& sc, const job_spec& js) noexcept {
+  return js.submit_ms >= sc.check_jobs_from_ms && js.submit_ms < sc.check_jobs_until_ms;
+}
+
 /// A scenario job as the engine sees it, created at `created_ms`: the same
 /// conversion for the replay, `explain --job` and what-if queries.
 inline job job_of(const job_spec& js, std::int64_t created_ms) {

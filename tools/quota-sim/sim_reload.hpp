@@ -105,9 +105,23 @@ inline std::vector<std::size_t> simulator_impl::running_by_start() const {
 }
 
 inline model_instance simulator_impl::fresh_model(const policy_spec& spec) {
+  // the body's checks of the jobs ran at load time; the jobs the replay holds
+  // now are checked against the model itself (reload_policy)
+  sc_.check_jobs_from_ms = sc_.check_jobs_until_ms = 0;
   model_instance m = model_kinds().at(spec.model).make(spec, sc_);
-  for (const auto& jr : jobs_)
-    if (jr.state == job_state::pending || jr.state == job_state::requeued) m.policy.pending_added(jr.j);
+  sc_.check_jobs_until_ms = std::numeric_limits<std::int64_t>::max();
+  // a job waiting now must be one the new configuration can hold (its queue kept)
+  for (const auto& jr : jobs_) {
+    if (jr.state != job_state::pending && jr.state != job_state::requeued) continue;
+    try {
+      m.policy.pending_added(jr.j);
+      (void)m.policy.check(jr.j);
+    } catch (const error& e) {
+      throw state_error(error_id::state_conflict, spec.path + ": " + spec.model + " at " + format_duration(now_) +
+                                                      ": waiting job '" + jr.j.id +
+                                                      "' cannot be held by the new configuration: " + e.what());
+    }
+  }
   return m;
 }
 

@@ -48,8 +48,8 @@ inline model_instance claims_make(const policy_spec& ps, scenario& sc) {
   std::string flag_key = "quota.dev/accounted";
   const entry_option accounted = names_option("accounted_classes", accounted_names);
   entry.options(
-      {choice_option<kai_claims_mode>("mode", {{"design", kai_claims_mode::owning_queue}, {"upstream", kai_claims_mode::upstream}},
-                                 cfg.mode),
+      {choice_option<kai_claims_mode>(
+           "mode", {{"design", kai_claims_mode::owning_queue}, {"upstream", kai_claims_mode::upstream}}, cfg.mode),
        choice_option<claim_locking>("locking",
                                     {{"deny_foreign", claim_locking::deny_foreign},
                                      {"pin", claim_locking::pin},
@@ -171,6 +171,7 @@ inline model_instance claims_make(const policy_spec& ps, scenario& sc) {
   // every job needs a queue (the pod's queue) and claims the model knows
   for (std::size_t i = 0; i < sc.jobs.size(); ++i) {
     const auto& js = sc.jobs[i];
+    if (!job_checked_now(sc, js)) continue;  // submitted under another configuration
     const std::string jp = "$.jobs[" + std::to_string(i) + "]";
     if (js.queue.empty()) entry.add(jp + ".queue", "job '" + js.id + "': the claims model needs the pod's queue");
     for (std::size_t k = 0; k < js.claims.size(); ++k) {

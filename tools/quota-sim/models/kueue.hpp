@@ -59,6 +59,7 @@ inline model_instance kueue_make(const policy_spec& ps, scenario& sc) {
   // every job must name a queue of this model
   for (std::size_t i = 0; i < sc.jobs.size(); ++i) {
     const auto& js = sc.jobs[i];
+    if (!job_checked_now(sc, js)) continue;  // submitted under another configuration
     if (!pol->model().forest().find_local_queue(js.ns, js.queue) && !pol->model().forest().find_cluster_queue(js.queue))
       entry.add("$.jobs[" + std::to_string(i) + "].queue", "job '" + js.id + "': no LocalQueue '" + js.queue +
                                                                "' in namespace '" + js.ns +

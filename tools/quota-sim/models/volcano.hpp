@@ -199,6 +199,7 @@ inline model_instance volcano_make(const policy_spec& ps, scenario& sc) {
   entry.throw_if_any();
   for (std::size_t i = 0; i < sc.jobs.size(); ++i) {
     const auto& js = sc.jobs[i];
+    if (!job_checked_now(sc, js)) continue;  // submitted under another configuration
     for (const auto& e : js.per_pod)
       if (std::find(dims.begin(), dims.end(), e.id) == dims.end())
         entry.add("$.jobs[" + std::to_string(i) + "].request",

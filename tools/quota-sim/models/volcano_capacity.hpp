@@ -149,6 +149,7 @@ inline model_instance volcano_capacity_make(const policy_spec& ps, scenario& sc)
   entry.throw_if_any();
   for (std::size_t i = 0; i < sc.jobs.size(); ++i) {
     const auto& js = sc.jobs[i];
+    if (!job_checked_now(sc, js)) continue;  // submitted under another configuration
     if (!queues->contains(js.queue)) {
       entry.add("$.jobs[" + std::to_string(i) + "].queue",
                 "job '" + js.id + "': no Volcano Queue '" + js.queue + "' in the volcano_capacity model");

@@ -88,6 +88,7 @@ inline model_instance yunikorn_limits_make(const policy_spec& ps, scenario& sc) 
   yunikorn_limits_leaves(cfg.root, "root", leaves, parents);
   for (std::size_t i = 0; i < sc.jobs.size(); ++i) {
     const auto& js = sc.jobs[i];
+    if (!job_checked_now(sc, js)) continue;  // submitted under another configuration
     const std::string jp = "$.jobs[" + std::to_string(i) + "]";
     const std::string q = yunikorn_limits_policy::qualify(js.queue);
     if (js.queue.empty())
