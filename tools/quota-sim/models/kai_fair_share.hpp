@@ -14,7 +14,8 @@
 // queue's request from its submission until it ends (the adapter follows
 // demand, docs/kai-fair-share.md "In quota-sim"), and pending jobs are offered in
 // KAI's queue order. Denials read `fair_share.<rule> [<queue>]`; reclaim
-// victims are proposed with the rule `reclaim`.
+// victims are proposed with the rule `reclaim`. The introspection is the
+// model's (quota/kai_fair_share_json.hpp).
 #pragma once
 
 #include <algorithm>
@@ -33,23 +34,6 @@
 namespace quota::sim {
 
 namespace detail {
-
-/// Per queue: deserved (quota), fair share, allocated and limit, by resource name.
-inline json kai_fair_share_state(const kai_fair_share_model& t, const resource_registry& reg) {
-  json j = json::object();
-  for (std::size_t q = 0; q < t.size(); ++q) {
-    json d = json::object(), f = json::object(), a = json::object(), l = json::object();
-    for (auto id : t.resources()) {
-      const std::string n(reg.name(id));
-      d[n] = t.quota(q, id);
-      f[n] = t.fair_share(q, id);
-      a[n] = t.allocated(q, id);
-      l[n] = t.limit(q, id);
-    }
-    j[t.spec(q).name] = json{{"deserved", d}, {"fair_share", f}, {"allocated", a}, {"limit", l}};
-  }
-  return j;
-}
 
 inline model_instance kai_fair_share_make(const policy_spec& ps, scenario& sc) {
   policy_entry entry(ps, {"objects", "options"});
@@ -85,13 +69,17 @@ inline model_instance kai_fair_share_make(const policy_spec& ps, scenario& sc) {
   for (const auto& n : sc.nodes) capacity.add_in_place(n.allocatable);
   tree->set_capacity(capacity);
   tree->compute();
+  // the model names resources (reasons, introspection) by a copy of the
+  // scenario's registry, which the instance's functions keep alive
+  auto reg = std::make_shared<const resource_registry>(sc.registry);
+  tree->rebind_registry(reg.get());
   kai_fair_share_policy pol(std::move(*tree));
   pol.set_deny_beyond_capacity(true);  // the sim's placement does not run KAI's reclaim by itself
   model_instance mi{any_policy(std::move(pol)), {}, {}, {}, {}, {}, {}};
-  auto reg = std::make_shared<resource_registry>(sc.registry);
   mi.introspect = [reg](const any_policy& p) {
+    (void)reg;
     json j;
-    if (const auto* m = p.target<kai_fair_share_policy>()) j = kai_fair_share_state(m->tree(), *reg);
+    if (const auto* m = p.target<kai_fair_share_policy>()) to_json(j, *m);  // quota/kai_fair_share_json.hpp
     return j;
   };
   return mi;
