@@ -4,6 +4,8 @@
 // 128-bit-backed values. The core and model headers do not include it.
 #pragma once
 
+#include <string>
+
 #include <boost/multiprecision/cpp_int.hpp>
 
 #include <quota/detail/checked.hpp>
@@ -64,6 +66,24 @@ template <class S, absent_means AB>
     r /= p10;
   r *= big_int(1) << (10 * q.exp1024());
   return r;
+}
+
+/// A non-negative exact value in decimal, rounded half up to `places` digits
+/// after the point ("0.666667" for 2/3 at 6 places).
+[[nodiscard]] inline std::string decimal_string(const rational& v, int places) {
+  big_int scale = 1;
+  for (int i = 0; i < places; ++i) scale *= 10;
+  const big_int scaled = (numerator(v) * scale * 2 + denominator(v)) / (denominator(v) * 2);
+  const big_int whole = scaled / scale, frac = scaled % scale;
+  if (places <= 0) return whole.str();
+  const std::string f = frac.str();
+  return whole.str() + "." + std::string(static_cast<std::size_t>(places) - f.size(), '0') + f;
+}
+
+/// An exact value as text: "3" when whole, else "numerator/denominator" in lowest terms.
+[[nodiscard]] inline std::string fraction_string(const rational& v) {
+  if (denominator(v) == 1) return numerator(v).str();
+  return numerator(v).str() + "/" + denominator(v).str();
 }
 
 }  // namespace quota

@@ -345,6 +345,15 @@ class elastic_quota_model {
     return out;
   }
 
+  /// The registry whose names the model's reasons, messages and introspection
+  /// (quota/elastic_quota_json.hpp) carry; it must outlive the model and its
+  /// copies. Unbound (nullptr): the well-known names only.
+  void rebind_registry(const resource_registry* reg) noexcept { reg_ = reg; }
+  [[nodiscard]] const resource_registry* registry() const noexcept { return reg_; }
+  /// Whether resource `id` missing from a max that lists others counts as 0
+  /// (cpu and memory with the option missing = upstream) rather than unlimited.
+  [[nodiscard]] bool missing_max_is_zero(resource_id id) const noexcept { return upstream_zero(id); }
+
   /// Recomputes every quota's labels (e.g. after loading a snapshot).
   void relabel_all(std::vector<elastic_label_change>* changes = nullptr) {
     for (std::uint32_t q = 0; q < quotas_.size(); ++q) relabel(q, changes);

@@ -2,7 +2,8 @@
 // quota/elastic_quota_json.hpp — loads ElasticQuota, CompositeElasticQuota
 // and Pod objects as `kubectl get -o json` prints them (a single object, a
 // List or an array). Every problem of a document is collected and thrown
-// together as one validation_error naming the object and field.
+// together as one validation_error naming the object and field. to_json is
+// the model's introspection.
 // Docs: docs/elastic-quota.md
 #pragma once
 
@@ -166,6 +167,80 @@ struct elastic_loaded_pod {
   if (!diag.empty()) reg = std::move(saved);
   diag.throw_if_any();
   return out;
+}
+
+/// The over-quota pool of resource `r`: the sum over quotas of weight x
+/// max(0, min - used), the unused guaranteed quota nos shares out among the
+/// quotas in proportion to their min.
+[[nodiscard]] inline amount elastic_over_quota_pool(const elastic_quota_model& s, resource_id r) {
+  amount pool = 0;
+  for (std::uint32_t k = 0; k < s.size(); ++k) {
+    const amount mk = s.spec(k).min.get(r), uk = s.used(k).get(r);
+    if (mk > uk) pool = detail::checked_add(pool, detail::checked_mul(mk - uk, amount{s.weight(k)}));
+  }
+  return pool;
+}
+
+/// The model's state, resources named by the model's registry
+/// (elastic_quota_model::rebind_registry), amounts in base units:
+///
+///   {"quotas": {"team-a": {"min": {"nvidia.com/gpu": 2}, "max": {"nvidia.com/gpu": 4, "cpu": "unlimited"},
+///      "used": {...}, "status": {"used": {"nvidia.com/gpu": 0}},
+///      "over_quota_used": {...}, "guaranteed_over_quota": {...}, "weight": 1}},
+///    "over_quota_pool": {"nvidia.com/gpu": 2},
+///    "labels": {"pod-1": "in-quota" | "over-quota"}}
+///
+/// "used" is everything the quota's running pods use; "status.used" is what
+/// nos writes to the ElasticQuota's status.used: the resources of min only,
+/// zeros kept. "max" shows each resource of min, used and spec.max: the max,
+/// or "unlimited" where there is none (no spec.max, or one that does not list
+/// the resource; with a spec.max and the option missing = upstream, cpu and
+/// memory it does not list are 0, as nos compares them). over_quota_used
+/// (used above min) and guaranteed_over_quota (the quota's share of the pool)
+/// are per resource of min; over_quota_pool is per resource some quota's min
+/// lists (elastic_over_quota_pool). "weight": how often the quota counts in the
+/// cluster sums.
+inline void to_json(json& j, const elastic_quota_model& s) {
+  const resource_registry* reg = s.registry();
+  j = json{{"quotas", json::object()}, {"over_quota_pool", json::object()}, {"labels", json::object()}};
+  for (std::uint32_t q = 0; q < s.size(); ++q) {
+    const auto& spec = s.spec(q);
+    json e{{"min", json::object()},
+           {"used", json::object()},
+           {"status", {{"used", json::object()}}},
+           {"over_quota_used", json::object()},
+           {"guaranteed_over_quota", json::object()},
+           {"weight", s.weight(q)}};
+    for (const auto& r : spec.min) {
+      const std::string n = introspection_name(reg, r.id);
+      e["min"][n] = r.value;
+      e["status"]["used"][n] = s.used(q).get(r.id);
+      e["over_quota_used"][n] = s.over_quota_used(q, r.id);
+      e["guaranteed_over_quota"][n] = s.guaranteed_over_quota(q, r.id);
+      j["over_quota_pool"][n] = elastic_over_quota_pool(s, r.id);
+    }
+    // max: each resource of min, used and max; what a present max does not
+    // list is unlimited, or 0 for cpu and memory with missing = upstream
+    json mx = json::object();
+    auto unlisted = [&](resource_id id) {
+      return spec.max && s.missing_max_is_zero(id) ? json(0) : json(unlimited_text);
+    };
+    for (const auto& r : spec.min) mx[introspection_name(reg, r.id)] = unlisted(r.id);
+    for (const auto& r : s.used(q)) {
+      e["used"][introspection_name(reg, r.id)] = r.value;
+      mx[introspection_name(reg, r.id)] = unlisted(r.id);
+    }
+    if (spec.max)
+      for (const auto& r : *spec.max) mx[introspection_name(reg, r.id)] = r.value;
+    e["max"] = std::move(mx);
+    j["quotas"][spec.name] = std::move(e);
+    for (const auto* p : s.running_pods(q)) j["labels"][p->name] = std::string(to_string(s.label(p->name)));
+  }
+}
+
+/// The state of the model behind a policy adapter (see to_json(json&, const elastic_quota_model&)).
+inline void to_json(json& j, const elastic_quota_policy& p) {
+  to_json(j, p.model());
 }
 
 }  // namespace quota

@@ -93,6 +93,25 @@ namespace detail {
 }
 }  // namespace detail
 
+// ---- introspection -------------------------------------------------------------
+
+/// What a model's introspection shows for a bound it tracks that is absent
+/// (no capability, no max, no limit): the string "unlimited"
+/// (docs/architecture.md, "Introspection").
+inline constexpr std::string_view unlimited_text = "unlimited";
+
+/// The key naming resource `id` in introspection: its registered name (the
+/// registry the model names resources with), else its well-known name. An id
+/// neither knows has no name to show: unknown_entity_error (301), never a
+/// made-up key.
+[[nodiscard]] inline std::string introspection_name(const resource_registry* reg, resource_id id) {
+  if (reg && id < reg->size()) return std::string(reg->name(id));
+  const auto n = resources::well_known_name(id);
+  if (n.empty())
+    throw unknown_entity_error(error_id::unknown_resource, "resource id (no registry names it)", std::to_string(id));
+  return std::string(n);
+}
+
 // ---- resource lists ------------------------------------------------------------
 
 /// Parses one quantity value (string or integer) of resource `id` to base units.

@@ -21,6 +21,7 @@
 #include <quota/decision.hpp>
 #include <quota/detail/checked.hpp>
 #include <quota/detail/node_pool.hpp>
+#include <quota/detail/resource_dims.hpp>
 #include <quota/detail/stale_mark.hpp>
 #include <quota/error.hpp>
 #include <quota/fraction.hpp>
@@ -381,12 +382,28 @@ class kai_fair_share_model {
         const amount lim = d < 0 ? kai_fair_share_unlimited : limit_[a * R_ + static_cast<std::size_t>(d)];
         const amount used = d < 0 ? 0 : alloc_[a * R_ + static_cast<std::size_t>(d)];
         if (lim >= 0 && static_cast<detail::int128>(used) + e.value > lim)
-          return decision::deny(reason{kai_fair_share_model_name, "over_limit", specs_[a].name, e.id, {}, e.value, used, lim, {}});
+          return decision::deny(reason{kai_fair_share_model_name,
+                                       "over_limit",
+                                       specs_[a].name,
+                                       e.id,
+                                       detail::resource_label_view(reg_, e.id),
+                                       e.value,
+                                       used,
+                                       lim,
+                                       {}});
         if (!preemptible) {
           const amount qt = d < 0 ? 0 : quota_[a * R_ + static_cast<std::size_t>(d)];
           const amount np = d < 0 ? 0 : alloc_np_[a * R_ + static_cast<std::size_t>(d)];
           if (qt >= 0 && static_cast<detail::int128>(np) + e.value > qt)
-            return decision::deny(reason{kai_fair_share_model_name, "over_quota", specs_[a].name, e.id, {}, e.value, np, qt, {}});
+            return decision::deny(reason{kai_fair_share_model_name,
+                                         "over_quota",
+                                         specs_[a].name,
+                                         e.id,
+                                         detail::resource_label_view(reg_, e.id),
+                                         e.value,
+                                         np,
+                                         qt,
+                                         {}});
         }
       }
     }
@@ -541,6 +558,24 @@ class kai_fair_share_model {
     for (std::size_t d = 0; d < R_; ++d) dense_a_[d] = ra.get(rids_[d]), dense_b_[d] = rb.get(rids_[d]);
     return order_impl(x, dense_a_, {}, foreign(ra), y, dense_b_, {}, foreign(rb)) < 0;
   }
+  /// KAI's dominant resource share of q, the ratio its queue order compares
+  /// (without a job or victims): the largest allocated / allocatable share
+  /// over the resources q uses, an unlimited allocatable share counting as the
+  /// capacity and a zero one as allocated x 1000 / 1. {numerator, denominator}.
+  [[nodiscard]] std::pair<detail::uint128, detail::uint128> dominant_share(queue_index q) const noexcept {
+    return dominant(q, {}, {});
+  }
+  /// The normaliser of the historical usage (set_usage_total), 0 where none was given.
+  [[nodiscard]] amount usage_total(resource_id r) const noexcept {
+    const int d = dense(r);
+    return d < 0 ? 0 : usage_total_[static_cast<std::size_t>(d)];
+  }
+
+  /// The registry whose names the model's reasons and introspection
+  /// (quota/kai_fair_share_json.hpp) carry; it must outlive the model and its
+  /// copies. Unbound (nullptr, the default): the well-known names only.
+  void rebind_registry(const resource_registry* reg) noexcept { reg_ = reg; }
+  [[nodiscard]] const resource_registry* registry() const noexcept { return reg_; }
 
  private:
   [[nodiscard]] int dense(resource_id r) const noexcept { return r < dense_.size() ? dense_[r] : -1; }
@@ -864,6 +899,7 @@ class kai_fair_share_model {
   }
 
   kai_fair_share_options opts_;
+  const resource_registry* reg_ = nullptr;
   std::vector<kai_fair_share_queue_spec> specs_;
   std::unordered_map<std::string, queue_index> index_;
   std::vector<queue_index> parent_, roots_;
@@ -938,15 +974,9 @@ class kai_fair_share_policy {
         if (tree_.parent(x) == kai_fair_share_model::npos) used += tree_.allocated(x, r);
       const amount cap = tree_.capacity(r);
       if (used + want > cap)
-        return decision::deny(reason{kai_fair_share_model_name,
-                                     "cluster_full",
-                                     j.queue,
-                                     r,
-                                     {},
-                                     want,
-                                     static_cast<amount>(used),
-                                     cap,
-                                     "request exceeds the free capacity"});
+        return decision::deny(reason{kai_fair_share_model_name, "cluster_full", j.queue, r,
+                                     detail::resource_label_view(tree_.registry(), r), want, static_cast<amount>(used),
+                                     cap, "request exceeds the free capacity"});
     }
     return d;
   }

@@ -7,15 +7,17 @@
 // (fractions allowed when the registry's gpu scale can hold them). Any other
 // key under spec.resources is a resource name with amounts in its base unit.
 // quota/overQuotaWeight/limit omitted = 0; -1 = unlimited (quota, limit).
+// to_json is the model's introspection.
 // Docs: docs/kai-fair-share.md
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include <quota/big_int.hpp>
 #include <quota/detail/rfc3339.hpp>
-#include <quota/kai_fair_share.hpp>
 #include <quota/json.hpp>
+#include <quota/kai_fair_share.hpp>
 #include <quota/quantity.hpp>
 
 namespace quota {
@@ -124,7 +126,6 @@ inline amount kai_fair_share_json_amount(const json& v, int scale, std::int64_t 
   return out;
 }
 
-/// Fair share of every queue as JSON: {name: {resource: amount}}.
 /// KAI's whole unit of the resources its Queue names, in base units, for
 /// kai_fair_share_options::whole_units in upstream mode: a GPU (the resource
 /// `gpu` maps to) is one device, cpu one millicore, memory one byte. Resources
@@ -145,6 +146,7 @@ inline amount kai_fair_share_json_amount(const json& v, int scale, std::int64_t 
   return out;
 }
 
+/// Fair share of every queue as JSON: {name: {resource: amount}}.
 [[nodiscard]] inline json kai_fair_share_to_json(const kai_fair_share_model& t, const resource_registry& reg) {
   json j = json::object();
   for (std::size_t q = 0; q < t.size(); ++q) {
@@ -153,6 +155,71 @@ inline amount kai_fair_share_json_amount(const json& v, int scale, std::int64_t 
     j[t.spec(q).name] = r;
   }
   return j;
+}
+
+/// A queue's dominant share (kai_fair_share_model::dominant_share), the ratio
+/// KAI's queue order compares, exactly.
+[[nodiscard]] inline rational kai_fair_share_dominant_exact(const kai_fair_share_model& t,
+                                                            kai_fair_share_model::queue_index q) {
+  const auto [n, d] = t.dominant_share(q);
+  auto wide = [](detail::uint128 v) {
+    big_int r = static_cast<std::uint64_t>(v >> 64);
+    r <<= 64;
+    r += static_cast<std::uint64_t>(v);
+    return r;
+  };
+  return rational(wide(n), wide(d));
+}
+
+/// The model's state, resources named by the model's registry
+/// (kai_fair_share_model::rebind_registry), amounts in base units (cpu
+/// millicores, memory bytes, GPUs in the registry's unit):
+///
+///   {"queues": {"team-a": {"parent": "root",
+///      "deserved": {"nvidia.com/gpu": 4} (the quota; "unlimited" for -1),
+///      "fair_share": {...}, "allocated": {...},
+///      "limit": {"nvidia.com/gpu": "unlimited"}, "request": {...}, "usage": {...},
+///      "share": "0.750000", "share_exact": "3/4"}},
+///    "historical_usage": {"k": "0", "total": {"nvidia.com/gpu": 0}}}
+///
+/// Every resource the model divides is listed. "request" is the demand the
+/// division follows (allocated + pending); "usage" the historical usage given
+/// with set_usage and "historical_usage" its factor k and normaliser
+/// (set_usage_total): with k 0 or no total, usage takes no part. "share" is
+/// the dominant share KAI's queue order compares (6 decimals, rounded half up,
+/// and exact); "parent" is absent for a top-level queue.
+inline void to_json(json& j, const kai_fair_share_model& t) {
+  const resource_registry* reg = t.registry();
+  auto bound = [](amount v) { return v == kai_fair_share_unlimited ? json(unlimited_text) : json(v); };
+  j = json{{"queues", json::object()}};
+  for (kai_fair_share_model::queue_index q = 0; q < t.size(); ++q) {
+    json e{{"deserved", json::object()}, {"fair_share", json::object()}, {"allocated", json::object()},
+           {"limit", json::object()},    {"request", json::object()},    {"usage", json::object()}};
+    if (t.parent(q) != kai_fair_share_model::npos) e["parent"] = t.spec(t.parent(q)).name;
+    for (auto id : t.resources()) {
+      const std::string n = introspection_name(reg, id);
+      e["deserved"][n] = bound(t.quota(q, id));
+      e["fair_share"][n] = t.fair_share(q, id);
+      e["allocated"][n] = t.allocated(q, id);
+      e["limit"][n] = bound(t.limit(q, id));
+      e["request"][n] = t.request(q, id);
+      e["usage"][n] = t.usage(q, id);
+    }
+    const rational share = kai_fair_share_dominant_exact(t, q);
+    e["share"] = decimal_string(share, 6);
+    e["share_exact"] = fraction_string(share);
+    j["queues"][t.spec(q).name] = std::move(e);
+  }
+  const auto& o = t.options();
+  const rational k = o.usage_k_num <= 0 ? rational(0) : rational(big_int(o.usage_k_num), big_int(o.usage_k_den));
+  json total = json::object();
+  for (auto id : t.resources()) total[introspection_name(reg, id)] = t.usage_total(id);
+  j["historical_usage"] = json{{"k", fraction_string(k)}, {"total", std::move(total)}};
+}
+
+/// The state of the model behind a policy adapter (see to_json(json&, const kai_fair_share_model&)).
+inline void to_json(json& j, const kai_fair_share_policy& p) {
+  to_json(j, p.tree());
 }
 
 }  // namespace quota

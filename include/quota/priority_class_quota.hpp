@@ -68,6 +68,7 @@ class priority_class_quota_policy {
   /// Names resources from `reg` from now on (reasons hold views into it);
   /// nullptr: well-known names only. The registry must outlive the policy.
   void rebind_registry(const resource_registry* reg) noexcept { reg_ = reg; }
+  [[nodiscard]] const resource_registry* registry() const noexcept { return reg_; }
 
   /// The limits that apply to (tenant, cls), or nullptr.
   [[nodiscard]] const priority_class_limits* limits_of(std::string_view tenant, std::string_view cls) const noexcept {

@@ -90,20 +90,26 @@ namespace quota {
   return pq;
 }
 
-/// {"team-a/high": {"used": {...}, "min": {...}, "max": {...}}} in base units.
+/// {"team-a/high": {"used": {...}, "min": {...}, "max": {...}}} in base units,
+/// resources named by the policy's registry (rebind_registry). "max" shows
+/// each resource of used, min and max: its cap, or "unlimited" where the quota
+/// caps nothing.
 inline void to_json(json& j, const priority_class_quota_policy& pq) {
   j = json::object();
-  auto name_of = [](resource_id id) {
-    const auto n = resources::well_known_name(id);
-    return n.empty() ? "#" + std::to_string(id) : std::string(n);
-  };
+  const resource_registry* reg = pq.registry();
   pq.for_each_pair(
       [&](std::string_view t, std::string_view c, const resource_vector& used, const priority_class_limits* lim) {
         json e{{"used", json::object()}, {"min", json::object()}, {"max", json::object()}};
-        for (const auto& r : used) e["used"][name_of(r.id)] = r.value;
+        for (const auto& r : used) {
+          e["used"][introspection_name(reg, r.id)] = r.value;
+          e["max"][introspection_name(reg, r.id)] = unlimited_text;
+        }
         if (lim) {
-          for (const auto& r : lim->min) e["min"][name_of(r.id)] = r.value;
-          for (const auto& r : lim->max) e["max"][name_of(r.id)] = r.value;
+          for (const auto& r : lim->min) {
+            e["min"][introspection_name(reg, r.id)] = r.value;
+            e["max"][introspection_name(reg, r.id)] = unlimited_text;
+          }
+          for (const auto& r : lim->max) e["max"][introspection_name(reg, r.id)] = r.value;
         }
         j[std::string(t) + "/" + std::string(c)] = std::move(e);
       });

@@ -62,15 +62,15 @@ namespace quota {
   return rl;
 }
 
-/// Introspection: {"queues": {"team-a": {"running": 2, "limit": 3}}, "users": {...}, "namespaces": {...}}.
+/// Introspection: {"queues": {"team-a": {"running": 2, "limit": 3}}, "users": {...}, "namespaces": {...}};
+/// an entity without a limit shows "limit": "unlimited".
 inline void to_json(json& j, const running_limits_policy& rl) {
   j = json::object();
   for (std::size_t s = 0; s < 3; ++s) {
     json scope = json::object();
     rl.for_each_entity(static_cast<running_limits_policy::scope>(s),
                        [&](std::string_view name, std::int64_t running, std::optional<std::int64_t> limit) {
-                         json e{{"running", running}};
-                         if (limit) e["limit"] = *limit;
+                         json e{{"running", running}, {"limit", limit ? json(*limit) : json(unlimited_text)}};
                          scope[std::string(name)] = std::move(e);
                        });
     static constexpr const char* names[] = {"queues", "users", "namespaces"};

@@ -111,6 +111,7 @@ class sharing_pools_policy {
   /// Names resources from `reg` from now on (reasons hold views into it);
   /// nullptr: well-known names only. The registry must outlive the policy.
   void rebind_registry(const resource_registry* reg) noexcept { reg_ = reg; }
+  [[nodiscard]] const resource_registry* registry() const noexcept { return reg_; }
 
   [[nodiscard]] std::uint32_t quota_of(std::string_view ns) const noexcept {
     auto it = ns_.find(ns);

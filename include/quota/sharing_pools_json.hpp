@@ -106,14 +106,12 @@ namespace quota {
 }
 
 /// {"pools": {name: {"capacity", "used"}}, "quotas": {name: {"used"}},
-///  "jobs": {id: {"quota", "pool", "in_quota", "in_pool", "across": {pool: {...}}}}} in base units.
+///  "jobs": {id: {"quota", "pool", "in_quota", "in_pool", "across": {pool: {...}}}}} in base units,
+/// resources named by the policy's registry (rebind_registry).
 inline void to_json(json& j, const sharing_pools_policy& sp) {
-  auto vec = [](const resource_vector& v) {
+  auto vec = [reg = sp.registry()](const resource_vector& v) {
     json o = json::object();
-    for (const auto& e : v) {
-      const auto n = resources::well_known_name(e.id);
-      o[n.empty() ? "#" + std::to_string(e.id) : std::string(n)] = e.value;
-    }
+    for (const auto& e : v) o[introspection_name(reg, e.id)] = e.value;
     return o;
   };
   j = json{{"pools", json::object()}, {"quotas", json::object()}, {"jobs", json::object()}};

@@ -330,7 +330,15 @@ class volcano_model {
                                             detail::checked_add(elastic_[q * dim_count_ + d], elastic.get(dims_[d])));
       const auto lim = real_cap_[q * dim_count_ + d];
       if (detail::checked_add(m, used) > lim)
-        out.add(reason{volcano_model_name, "over_real_capability", specs_[q].name, dims_[d], {}, m, used, lim, {}});
+        out.add(reason{volcano_model_name,
+                       "over_real_capability",
+                       specs_[q].name,
+                       dims_[d],
+                       detail::resource_label_view(reg_, dims_[d]),
+                       m,
+                       used,
+                       lim,
+                       {}});
     }
     return out;
   }
@@ -359,7 +367,16 @@ class volcano_model {
       for (std::size_t o = 0; o < specs_.size(); ++o)
         used = detail::checked_add(used, detail::checked_add(alloc_[o * dim_count_ + d], inq_[o * dim_count_ + d]));
       const auto idle = scaled - used;
-      if (m > idle) out.add(reason{volcano_model_name, "overcommit", specs_[q].name, dims_[d], {}, m, used, scaled, {}});
+      if (m > idle)
+        out.add(reason{volcano_model_name,
+                       "overcommit",
+                       specs_[q].name,
+                       dims_[d],
+                       detail::resource_label_view(reg_, dims_[d]),
+                       m,
+                       used,
+                       scaled,
+                       {}});
     }
     return out;
   }
@@ -429,6 +446,12 @@ class volcano_model {
   }
   /// exact_share as a double, for display.
   [[nodiscard]] double share(std::size_t q) const { return exact_share(q).to_double(); }
+
+  /// The registry whose names the model's reasons and introspection
+  /// (quota/volcano_json.hpp) carry; it must outlive the model and its copies.
+  /// Unbound (nullptr, the default): the well-known names only.
+  void rebind_registry(const resource_registry* reg) noexcept { reg_ = reg; }
+  [[nodiscard]] const resource_registry* registry() const noexcept { return reg_; }
 
  private:
   struct task_rec {
@@ -569,7 +592,7 @@ class volcano_model {
             rule == "allocatable" ? std::string_view("over_deserved") : std::string_view("preemptive_over_deserved"),
             specs_[q].name,
             e.id,
-            {},
+            detail::resource_label_view(reg_, e.id),
             e.value,
             used,
             lim,
@@ -672,6 +695,7 @@ class volcano_model {
 
   std::vector<resource_id> dims_;
   volcano_options opts_;
+  const resource_registry* reg_ = nullptr;
   std::size_t dim_count_ = 0;
   std::vector<diagnostic> warnings_;
   std::vector<std::int64_t> total_;

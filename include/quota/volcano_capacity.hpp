@@ -281,7 +281,15 @@ class volcano_capacity_model {
         const auto used = d < dim_count_ ? alloc_[n * dim_count_ + d] : 0;
         const auto lim = d < dim_count_ ? real_[n * dim_count_ + d] : 0;
         if (lim != detail::cap_unlimited && detail::checked_add(used, e.value) > lim)
-          out.add(reason{volcano_capacity_model_name, "over_real_capability", specs_[n].name, e.id, {}, e.value, used, lim, {}});
+          out.add(reason{volcano_capacity_model_name,
+                         "over_real_capability",
+                         specs_[n].name,
+                         e.id,
+                         detail::resource_label_view(reg_, e.id),
+                         e.value,
+                         used,
+                         lim,
+                         {}});
       }
     }
     return out;
@@ -311,7 +319,15 @@ class volcano_capacity_model {
       const auto used = d < dim_count_ ? alloc_[q * dim_count_ + d] : 0;
       const auto lim = d < dim_count_ ? real_[q * dim_count_ + d] : 0;
       if (lim != detail::cap_unlimited && detail::checked_add(used, e.value) > lim)
-        out.add(reason{volcano_capacity_model_name, "over_real_capability", specs_[q].name, e.id, {}, e.value, used, lim, {}});
+        out.add(reason{volcano_capacity_model_name,
+                       "over_real_capability",
+                       specs_[q].name,
+                       e.id,
+                       detail::resource_label_view(reg_, e.id),
+                       e.value,
+                       used,
+                       lim,
+                       {}});
     }
     if (out.denied()) return out;
     if (under_deserved_somewhere(q, request)) return out;
@@ -328,7 +344,7 @@ class volcano_capacity_model {
                      "preemptive_over_deserved",
                      specs_[q].name,
                      e.id,
-                     {},
+                     detail::resource_label_view(reg_, e.id),
                      e.value,
                      d < dim_count_ ? alloc_[q * dim_count_ + d] : 0,
                      d < dim_count_ ? des_[q * dim_count_ + d] : 0,
@@ -349,7 +365,15 @@ class volcano_capacity_model {
         if (e.value <= 0 || detail::capacity_ignored(e.id)) continue;
         const std::size_t d = find_dim(e.id);
         if (d == dim_count_) {
-          out.add(reason{volcano_capacity_model_name, "over_real_capability", specs_[n].name, e.id, {}, e.value, 0, 0, {}});
+          out.add(reason{volcano_capacity_model_name,
+                         "over_real_capability",
+                         specs_[n].name,
+                         e.id,
+                         detail::resource_label_view(reg_, e.id),
+                         e.value,
+                         0,
+                         0,
+                         {}});
           continue;
         }
         const auto i = n * dim_count_ + d;
@@ -357,7 +381,15 @@ class volcano_capacity_model {
         if (lim == detail::cap_unlimited) continue;
         const auto used = detail::checked_sub(detail::checked_add(alloc_[i], inq_[i]), elastic_[i]);
         if (detail::checked_add(e.value, used) > lim)
-          out.add(reason{volcano_capacity_model_name, "over_real_capability", specs_[n].name, e.id, {}, e.value, used, lim, {}});
+          out.add(reason{volcano_capacity_model_name,
+                         "over_real_capability",
+                         specs_[n].name,
+                         e.id,
+                         detail::resource_label_view(reg_, e.id),
+                         e.value,
+                         used,
+                         lim,
+                         {}});
       }
     }
     return out;
@@ -477,6 +509,12 @@ class volcano_capacity_model {
       if (!e.id.empty()) r.push_back(e.id);
     return r;
   }
+
+  /// The registry whose names the model's reasons and introspection
+  /// (quota/volcano_capacity_json.hpp) carry; it must outlive the model and its
+  /// copies. Unbound (nullptr, the default): the well-known names only.
+  void rebind_registry(const resource_registry* reg) noexcept { reg_ = reg; }
+  [[nodiscard]] const resource_registry* registry() const noexcept { return reg_; }
 
  private:
   // A running task in allocation order (a released one: empty id, a hole
@@ -876,6 +914,7 @@ class volcano_capacity_model {
 
   std::vector<resource_id> dims_;
   volcano_capacity_options opts_;
+  const resource_registry* reg_ = nullptr;
   std::size_t dim_count_ = 0;
   std::size_t root_ = npos;
   std::vector<std::int64_t> total_;

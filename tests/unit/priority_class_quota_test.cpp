@@ -146,3 +146,29 @@ TEST_CASE("priority_class_quota: a negative request is a validation_error in che
   CHECK(pq.check(pc_job("h2", "team-a", "high", 1)).denied());
   CHECK_THROWS_AS(pq.release("neg"), unknown_entity_error);
 }
+
+TEST_CASE(
+    "priority_class_quota: introspection names a custom resource by the registry, what max leaves out is unlimited") {
+  resource_registry reg;
+  const resource_id foo = reg.intern("example.com/foo");
+  priority_class_quota_policy pq(priority_class_quota_policy::tenant_key::queue, &reg);
+  limit_vector max;
+  max.set(resources::nvidia_gpu, 8);
+  resource_vector min;
+  min.set(resources::cpu, 1000);
+  pq.set("team-a", "high", min, max);
+  job j = pc_job("h1", "team-a", "high", 2);
+  j.request.set(foo, 3);
+  pq.commit(j);
+  json out;
+  to_json(out, pq);
+  const json& e = out["team-a/high"];
+  CHECK(e["used"] == json{{"example.com/foo", 3}, {"nvidia.com/gpu", 2}});
+  CHECK(e["max"] == json{{"cpu", "unlimited"}, {"example.com/foo", "unlimited"}, {"nvidia.com/gpu", 8}});
+  CHECK(out.dump().find('#') == std::string::npos);
+  // without a registry an id it does not know has no name to show
+  priority_class_quota_policy anonymous;
+  anonymous.set("team-a", "high", {}, max);
+  anonymous.commit(j);
+  CHECK_THROWS_AS(to_json(out, anonymous), unknown_entity_error);
+}

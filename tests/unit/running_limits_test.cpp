@@ -148,24 +148,26 @@ TEST_CASE("running_limits: JSON document must be an object; names may not be emp
   CHECK_FALSE(rl.limit_of(scope::user, "").has_value());
 }
 
-TEST_CASE("running_limits: to_json lists every entity with a limit or running jobs, with the limit that applies") {
+TEST_CASE(
+    "running_limits: to_json lists every entity with a limit or running jobs, with the limit that applies or "
+    "unlimited") {
   auto rl = load_running_limits(json::parse(R"({"queues": {"team-a": 2}, "users": {"*": 5}})"));
   rl.commit(make("a1", "team-a", "sue"));
   rl.commit(make("b1", "team-b", "sue"));
   json j;
   to_json(j, rl);
   CHECK(j["queues"]["team-a"] == json{{"running", 1}, {"limit", 2}});
-  CHECK(j["queues"]["team-b"] == json{{"running", 1}});            // no limit of its own, no queue default
+  CHECK(j["queues"]["team-b"] == json{{"running", 1}, {"limit", "unlimited"}});  // no limit of its own, no default
   CHECK(j["users"]["sue"] == json{{"running", 2}, {"limit", 5}});  // the default applies
-  CHECK(j["namespaces"]["default"] == json{{"running", 2}});
+  CHECK(j["namespaces"]["default"] == json{{"running", 2}, {"limit", "unlimited"}});
   rl.set_limit(scope::ns, "batch", 3);
   to_json(j, rl);
   CHECK(j["namespaces"]["batch"] == json{{"running", 0}, {"limit", 3}});
   rl.release("b1");
   rl.clear_limits();
   to_json(j, rl);
-  CHECK(j["queues"] == json{{"team-a", {{"running", 1}}}});  // team-b is gone, team-a still runs a1
-  CHECK(j["users"]["sue"] == json{{"running", 1}});
+  CHECK(j["queues"] == json{{"team-a", {{"running", 1}, {"limit", "unlimited"}}}});  // team-b is gone, a1 runs
+  CHECK(j["users"]["sue"] == json{{"running", 1}, {"limit", "unlimited"}});
   CHECK_FALSE(j["namespaces"].contains("batch"));  // neither a limit nor running jobs any more
   rl.release("a1");
   to_json(j, rl);

@@ -215,3 +215,21 @@ TEST_CASE("sharing_pools: compose with running-job limits through the engine") {
   e.release("n1");
   CHECK(e.admit(ns_job("n2", "nlp", 9)).allowed());
 }
+
+TEST_CASE("sharing_pools: introspection names a custom resource by the registry") {
+  resource_registry reg;
+  const resource_id foo = reg.intern("example.com/foo");
+  pool_quota_spec q = quota_of("nlp", 4);
+  q.min.set(foo, 2);
+  sharing_pools_policy sp({sharing_pool_spec{"research", {q}, false, false}}, &reg);
+  job j = ns_job("n1", "nlp", 1);
+  j.request.set(foo, 2);
+  sp.commit(j);
+  json js;
+  to_json(js, sp);
+  CHECK(js["quotas"]["nlp"]["used"]["example.com/foo"] == 2);
+  CHECK(js["pools"]["research"]["capacity"]["example.com/foo"] == 2);
+  CHECK(js.dump().find('#') == std::string::npos);
+  sp.rebind_registry(nullptr);  // no registry: an id it does not know has no name to show
+  CHECK_THROWS_AS(to_json(js, sp), unknown_entity_error);
+}

@@ -127,7 +127,7 @@ TEST_CASE("composition: KAI fair shares follow jobs as they arrive, finish and a
       json::array({job_json("a", "team-00", 0, 8, 60 * minute), job_json("b", "team-01", 10 * minute, 8, 20 * minute),
                    job_json("c", "team-02", 5 * minute, 8, 60 * minute)});
   doc["events"] = json::array({json{{"at", "15m"}, {"type", "delete"}, {"job", "c"}}});
-  const auto share = [](const std::string& q) { return "/" + q + "/fair_share/nvidia.com~1gpu"; };
+  const auto share = [](const std::string& q) { return "/queues/" + q + "/fair_share/nvidia.com~1gpu"; };
   doc["expect"] = json::array({
       // only team-00 asks: all 8 of its request (the others: nothing)
       json{{"at", "1m"}, {"model", "kai_fair_share"}, {"pointer", share("team-00")}, {"equals", 8}},

@@ -645,3 +645,41 @@ TEST_CASE("scenario: a reload of options only keeps the entry's objects and chan
   CHECK(sc2.events[1].policy_body["objects"] == doc["events"][0]["objects"]);
   CHECK(sc2.events[1].policy_body["options"] == json{{"fairSharing", true}});
 }
+
+TEST_CASE("scenario: a kai_fair_share query answers a queue's fair share, allocated and dominant share",
+          "[quota-sim][setup][query]") {
+  const run_result r = replay(example("kai_fair_share_queries.json"));
+  CHECK(r.failures.empty());
+  // a wrong answer names the question and shows the model's answer
+  json doc = example("kai_fair_share_queries.json");
+  doc["expect"][1]["equals"]["share_exact"] = "1/2";
+  const run_result wrong = replay(doc);
+  REQUIRE(wrong.failures.size() == 1);
+  CHECK(wrong.failures[0].path == "$.expect[1]");
+  CHECK(
+      wrong.failures[0].actual ==
+      R"({"allocated":{"nvidia.com/gpu":1},"fair_share":{"nvidia.com/gpu":1},"share":"0.250000","share_exact":"1/4"})");
+  // an unknown argument, a missing name and an unknown queue are errors with their JSON paths
+  json bad = example("kai_fair_share_queries.json");
+  bad["expect"] = json::parse(R"([
+    {"query": {"model": "kai_fair_share", "queue": {"name": "team-a", "size": 1}}, "equals": 1},
+    {"query": {"model": "kai_fair_share", "queue": {}}, "equals": 1},
+    {"query": {"model": "kai_fair_share", "share": {"name": "team-a"}}, "equals": 1}
+  ])");
+  try {
+    (void)load_scenario(bad);
+    FAIL("bad kai_fair_share queries accepted");
+  } catch (const quota::validation_error& e) {
+    CHECK(paths_of(e) == std::vector<std::string>{"$.expect[0].query.queue.size", "$.expect[1].query.queue.name",
+                                                  "$.expect[2].query.share", "$.expect[2].query"});
+  }
+  json unknown = example("kai_fair_share_queries.json");
+  unknown["expect"][0]["query"]["queue"]["name"] = "team-z";
+  scenario sc = load_scenario(unknown);
+  try {
+    (void)build_models(sc);
+    FAIL("a query about an unknown KAI queue accepted");
+  } catch (const quota::validation_error& e) {
+    CHECK(paths_of(e) == std::vector<std::string>{"$.expect[0].query.queue.name"});
+  }
+}

@@ -123,7 +123,8 @@ struct event_spec {
 /// A question an expectation asks at its instant (docs/scenario-format.md,
 /// "Queries"): a question with arguments to one composed model
 /// (yunikorn_limits headroom and can_run_app, a volcano queue's share and
-/// overused, an elastic_quota quota's over-quota standing), or `allows`, the composed
+/// overused, an elastic_quota quota's over-quota standing, a kai_fair_share
+/// queue's fair share and share), or `allows`, the composed
 /// engine's answer for a described job that is not in the scenario.
 struct query_spec {
   std::string model;     // the model's kind; empty for allows
@@ -131,7 +132,7 @@ struct query_spec {
   // headroom, can_run_app: the identity and the queue (qualified with root.)
   std::string user;
   std::vector<std::string> groups;
-  std::string queue;  // volcano queue, elastic_quota quota: the name asked about
+  std::string queue;  // volcano and kai_fair_share queue, elastic_quota quota: the name asked about
   std::string app;    // can_run_app: the application (empty: a new one)
   job_spec job;       // allows: the described job
   std::string path;   // where the query was written ($.expect[0].query)
@@ -141,6 +142,7 @@ struct query_spec {
 [[nodiscard]] inline const std::map<std::string, std::map<std::string, std::vector<std::string>>>& query_questions() {
   static const std::map<std::string, std::map<std::string, std::vector<std::string>>> q{
       {"elastic_quota", {{"quota", {"name"}}}},
+      {"kai_fair_share", {{"queue", {"name"}}}},
       {"volcano", {{"queue", {"name"}}}},
       {"yunikorn_limits",
        {{"headroom", {"user", "groups", "queue"}}, {"can_run_app", {"user", "groups", "queue", "app"}}}}};

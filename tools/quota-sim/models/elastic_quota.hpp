@@ -23,21 +23,22 @@
 namespace quota::sim {
 
 /// The policy adapter (which owns its quota set) plus the GPU-memory option;
-/// copies are deep. It orders pending pods as the adapter does.
+/// copies are deep. It orders pending pods as the adapter does. The model
+/// names resources (reasons, introspection) by the scenario's registry.
 class sim_elastic_quota {
  public:
-  explicit sim_elastic_quota(elastic_quota_model s, std::shared_ptr<const resource_registry> gpu_reg = nullptr,
-                             std::int64_t gb_per_gpu = 0, mig_name_match match = mig_name_match::exact)
-      : p_(std::move(s)), reg_(std::move(gpu_reg)), gb_(gb_per_gpu), match_(match) {}
+  sim_elastic_quota(elastic_quota_model s, std::shared_ptr<const resource_registry> reg, std::int64_t gb_per_gpu = 0,
+                    mig_name_match match = mig_name_match::exact)
+      : reg_(std::move(reg)), p_(bound(std::move(s), reg_.get())), gb_(gb_per_gpu), match_(match) {}
   [[nodiscard]] std::string_view policy_name() const noexcept { return p_.policy_name(); }
-  [[nodiscard]] decision check(const job& j) const { return reg_ ? p_.check(with_gpu_memory(j)) : p_.check(j); }
-  void commit(const job& j) { reg_ ? p_.commit(with_gpu_memory(j)) : p_.commit(j); }
+  [[nodiscard]] decision check(const job& j) const { return gb_ ? p_.check(with_gpu_memory(j)) : p_.check(j); }
+  void commit(const job& j) { gb_ ? p_.commit(with_gpu_memory(j)) : p_.commit(j); }
   void release(std::string_view id) { p_.release(id); }
   void victims(const job& j, std::vector<victim>& out) const {
-    reg_ ? p_.victims(with_gpu_memory(j), out) : p_.victims(j, out);
+    gb_ ? p_.victims(with_gpu_memory(j), out) : p_.victims(j, out);
   }
   void node_candidates(const job& j, std::vector<victim>& out) const {
-    reg_ ? p_.node_candidates(with_gpu_memory(j), out) : p_.node_candidates(j, out);
+    gb_ ? p_.node_candidates(with_gpu_memory(j), out) : p_.node_candidates(j, out);
   }
   [[nodiscard]] std::string_view pending_queue(const job& j) const { return p_.pending_queue(j); }
   [[nodiscard]] std::weak_ordering compare_pending(const job& a, const job& b) const {
@@ -47,6 +48,10 @@ class sim_elastic_quota {
   [[nodiscard]] const elastic_quota_model& set() const noexcept { return p_.model(); }
 
  private:
+  static elastic_quota_model bound(elastic_quota_model s, const resource_registry* reg) {
+    s.rebind_registry(reg);
+    return s;
+  }
   // option gpuMemoryPerGPU: nos counts a pod's GPUs as GPU memory,
   // nvidia.com/gpu x GB per GPU + the GB of each MIG profile, which replaces
   // any gpu-memory the job asks for itself (quota/gpu_memory.hpp add_gpu_memory)
@@ -55,44 +60,18 @@ class sim_elastic_quota {
     add_gpu_memory(c.request, *reg_, gb_, match_);
     return c;
   }
+  std::shared_ptr<const resource_registry> reg_;  // a copy: the scenario's registry moves
   elastic_quota_policy p_;
-  std::shared_ptr<const resource_registry> reg_;
-  std::int64_t gb_ = 0;
+  std::int64_t gb_ = 0;  // 0: no GPU memory counted
   mig_name_match match_ = mig_name_match::exact;
 };
 static_assert(policy<sim_elastic_quota>);
 static_assert(order_aware<sim_elastic_quota>);
 static_assert(node_preemption_aware<sim_elastic_quota>);
 
-/// {"quotas": {name: {"min", "max", "used", "guaranteed_over_quota", "weight"}}, "labels": {pod:
-/// "in-quota"|"over-quota"}}
-/// ("max" is absent for a quota without spec.max; "weight": how often the quota counts in the cluster sums)
-/// (amounts in base units, keyed by resource id names of the well-known resources or "#id").
+/// The model's introspection (quota/elastic_quota_json.hpp), resources named by the scenario's registry.
 inline void to_json(json& j, const sim_elastic_quota& m) {
-  const auto& s = m.set();
-  auto name_of = [](resource_id id) {
-    const auto n = resources::well_known_name(id);
-    return n.empty() ? "#" + std::to_string(id) : std::string(n);
-  };
-  j = json{{"quotas", json::object()}, {"labels", json::object()}};
-  for (std::uint32_t q = 0; q < s.size(); ++q) {
-    const auto& spec = s.spec(q);
-    json e{{"min", json::object()},
-           {"used", json::object()},
-           {"guaranteed_over_quota", json::object()},
-           {"weight", s.weight(q)}};
-    for (const auto& r : spec.min) {
-      e["min"][name_of(r.id)] = r.value;
-      e["guaranteed_over_quota"][name_of(r.id)] = s.guaranteed_over_quota(q, r.id);
-    }
-    if (spec.max) {
-      e["max"] = json::object();
-      for (const auto& r : *spec.max) e["max"][name_of(r.id)] = r.value;
-    }
-    for (const auto& r : s.used(q)) e["used"][name_of(r.id)] = r.value;
-    j["quotas"][spec.name] = std::move(e);
-    for (const auto* p : s.running_pods(q)) j["labels"][p->name] = std::string(to_string(s.label(p->name)));
-  }
+  quota::to_json(j, m.set());
 }
 
 /// A quota's over-quota standing, per resource of its min, named as in to_json:
@@ -103,24 +82,16 @@ inline json elastic_quota_answer(const any_policy& current, const query_spec& q)
   const auto* m = current.target<sim_elastic_quota>();
   if (!m) throw state_error(error_id::state_conflict, "elastic_quota query: not an elastic_quota model");
   const auto& s = m->set();
-  auto name_of = [](resource_id id) {
-    const auto n = resources::well_known_name(id);
-    return n.empty() ? "#" + std::to_string(id) : std::string(n);
-  };
   for (std::uint32_t i = 0; i < s.size(); ++i) {
     if (s.spec(i).name != q.queue) continue;
     json out{{"over_quota_used", json::object()},
              {"guaranteed_over_quota", json::object()},
              {"over_quota_pool", json::object()}};
     for (const auto& r : s.spec(i).min) {
-      amount pool = 0;
-      for (std::uint32_t k = 0; k < s.size(); ++k) {
-        const amount mk = s.spec(k).min.get(r.id), uk = s.used(k).get(r.id);
-        if (mk > uk) pool = quota::detail::checked_add(pool, quota::detail::checked_mul(mk - uk, amount{s.weight(k)}));
-      }
-      out["over_quota_used"][name_of(r.id)] = s.over_quota_used(i, r.id);
-      out["guaranteed_over_quota"][name_of(r.id)] = s.guaranteed_over_quota(i, r.id);
-      out["over_quota_pool"][name_of(r.id)] = pool;
+      const std::string n = introspection_name(s.registry(), r.id);
+      out["over_quota_used"][n] = s.over_quota_used(i, r.id);
+      out["guaranteed_over_quota"][n] = s.guaranteed_over_quota(i, r.id);
+      out["over_quota_pool"][n] = elastic_over_quota_pool(s, r.id);
     }
     return out;
   }
@@ -169,12 +140,10 @@ inline void register_elastic_quota_model(std::map<std::string, model_kind>& kind
                            [&](const elastic_quota_spec& sp) { return sp.name == x.query->queue; }))
             entry.add(x.query->path + ".quota.name", "no ElasticQuota '" + x.query->queue + "' in the model");
         entry.throw_if_any();
-        elastic_quota_model set(std::move(specs), opt, nullptr);
-        model_instance mi = gb_per_gpu == 0
-                                ? instance_of(sim_elastic_quota(std::move(set)))
-                                : instance_of(sim_elastic_quota(
-                                      std::move(set), std::make_shared<const resource_registry>(sc.registry),
-                                      gb_per_gpu, opt.upstream ? mig_name_match::nos : mig_name_match::exact));
+        auto reg = std::make_shared<const resource_registry>(sc.registry);
+        elastic_quota_model set(std::move(specs), opt, reg.get());
+        model_instance mi = instance_of(sim_elastic_quota(std::move(set), std::move(reg), gb_per_gpu,
+                                                          opt.upstream ? mig_name_match::nos : mig_name_match::exact));
         mi.query = [](const any_policy& current, const query_spec& q) { return elastic_quota_answer(current, q); };
         return mi;
       },

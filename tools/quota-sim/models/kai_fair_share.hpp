@@ -14,7 +14,10 @@
 // queue's request from its submission until it ends (the adapter follows
 // demand, docs/kai-fair-share.md "In quota-sim"), and pending jobs are offered in
 // KAI's queue order. Denials read `fair_share.<rule> [<queue>]`; reclaim
-// victims are proposed with the rule `reclaim`.
+// victims are proposed with the rule `reclaim`. The introspection is the
+// model's (quota/kai_fair_share_json.hpp); the query {"model":
+// "kai_fair_share", "queue": {"name": N}} answers the queue's fair share,
+// allocated and dominant share (docs/scenario-format.md, "Queries").
 #pragma once
 
 #include <algorithm>
@@ -34,21 +37,25 @@ namespace quota::sim {
 
 namespace detail {
 
-/// Per queue: deserved (quota), fair share, allocated and limit, by resource name.
-inline json kai_fair_share_state(const kai_fair_share_model& t, const resource_registry& reg) {
-  json j = json::object();
-  for (std::size_t q = 0; q < t.size(); ++q) {
-    json d = json::object(), f = json::object(), a = json::object(), l = json::object();
-    for (auto id : t.resources()) {
-      const std::string n(reg.name(id));
-      d[n] = t.quota(q, id);
-      f[n] = t.fair_share(q, id);
-      a[n] = t.allocated(q, id);
-      l[n] = t.limit(q, id);
-    }
-    j[t.spec(q).name] = json{{"deserved", d}, {"fair_share", f}, {"allocated", a}, {"limit", l}};
+/// A queue's fair share and allocated per resource, and its dominant share
+/// as KAI's queue order compares it (6 decimals and exact), read from the
+/// introspection (quota/kai_fair_share_json.hpp).
+inline json kai_fair_share_answer(const any_policy& current, const query_spec& q) {
+  const auto* p = current.target<kai_fair_share_policy>();
+  if (!p) throw state_error(error_id::state_conflict, "kai_fair_share query: not a kai_fair_share model");
+  const auto& t = p->tree();
+  const auto i = t.at(q.queue);
+  json fair = json::object(), alloc = json::object();
+  for (auto id : t.resources()) {
+    const std::string n = introspection_name(t.registry(), id);
+    fair[n] = t.fair_share(i, id);
+    alloc[n] = t.allocated(i, id);
   }
-  return j;
+  const rational share = kai_fair_share_dominant_exact(t, i);
+  return json{{"fair_share", std::move(fair)},
+              {"allocated", std::move(alloc)},
+              {"share", decimal_string(share, 6)},
+              {"share_exact", fraction_string(share)}};
 }
 
 inline model_instance kai_fair_share_make(const policy_spec& ps, scenario& sc) {
@@ -77,6 +84,12 @@ inline model_instance kai_fair_share_make(const policy_spec& ps, scenario& sc) {
   std::vector<kai_fair_share_queue_spec> specs;
   entry.load("objects", [&] { specs = load_kai_fair_share_queues(entry["objects"], sc.registry, opt); });
   entry.throw_if_any();
+  for (const auto& x : sc.expectations)
+    if (x.query && x.query->model == "kai_fair_share" &&
+        std::none_of(specs.begin(), specs.end(),
+                     [&](const kai_fair_share_queue_spec& sp) { return sp.name == x.query->queue; }))
+      entry.add(x.query->path + ".queue.name", "no KAI Queue '" + x.query->queue + "' in the kai_fair_share model");
+  entry.throw_if_any();
   if (fopt.upstream) fopt.whole_units = kai_fair_share_whole_units(sc.registry, opt);
   std::unique_ptr<kai_fair_share_model> tree;
   entry.load("objects", [&] { tree = std::make_unique<kai_fair_share_model>(std::move(specs), fopt); });
@@ -85,14 +98,22 @@ inline model_instance kai_fair_share_make(const policy_spec& ps, scenario& sc) {
   for (const auto& n : sc.nodes) capacity.add_in_place(n.allocatable);
   tree->set_capacity(capacity);
   tree->compute();
+  // the model names resources (reasons, introspection) by a copy of the
+  // scenario's registry, which the instance's functions keep alive
+  auto reg = std::make_shared<const resource_registry>(sc.registry);
+  tree->rebind_registry(reg.get());
   kai_fair_share_policy pol(std::move(*tree));
   pol.set_deny_beyond_capacity(true);  // the sim's placement does not run KAI's reclaim by itself
   model_instance mi{any_policy(std::move(pol)), {}, {}, {}, {}, {}, {}};
-  auto reg = std::make_shared<resource_registry>(sc.registry);
   mi.introspect = [reg](const any_policy& p) {
+    (void)reg;
     json j;
-    if (const auto* m = p.target<kai_fair_share_policy>()) j = kai_fair_share_state(m->tree(), *reg);
+    if (const auto* m = p.target<kai_fair_share_policy>()) to_json(j, *m);  // quota/kai_fair_share_json.hpp
     return j;
+  };
+  mi.query = [reg](const any_policy& current, const query_spec& q) {
+    (void)reg;
+    return kai_fair_share_answer(current, q);
   };
   return mi;
 }

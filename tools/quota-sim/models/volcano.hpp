@@ -52,8 +52,8 @@ class volcano_sim_policy {
  public:
   volcano_sim_policy(volcano_model t, const resource_registry& reg, bool enqueue_gate = false,
                      std::int64_t factor_num = 6, std::int64_t factor_den = 5)
-      : p_(std::move(t)),
-        reg_(std::make_shared<const resource_registry>(reg)),
+      : reg_(std::make_shared<const resource_registry>(reg)),
+        p_(bound(std::move(t), reg_.get())),
         enqueue_gate_(enqueue_gate),
         factor_num_(factor_num),
         factor_den_(factor_den) {}
@@ -105,9 +105,14 @@ class volcano_sim_policy {
   [[nodiscard]] const resource_registry& registry() const noexcept { return *reg_; }
 
  private:
+  /// The model naming resources (reasons, introspection) by the registry's names.
+  static volcano_model bound(volcano_model t, const resource_registry* reg) {
+    t.rebind_registry(reg);
+    return t;
+  }
+  std::shared_ptr<const resource_registry> reg_;  // a copy: the scenario's registry moves
   volcano_policy p_;
   volcano_elastic_book elastic_;
-  std::shared_ptr<const resource_registry> reg_;  // a copy: the scenario's registry moves
   bool enqueue_gate_ = false;
   std::int64_t factor_num_ = 6, factor_den_ = 5;
 };
@@ -117,45 +122,9 @@ static_assert(demand_aware<volcano_sim_policy>);
 static_assert(node_preemption_aware<volcano_sim_policy>);
 static_assert(charge_receiver<volcano_sim_policy>);
 
-/// A non-negative exact value in decimal, rounded half up to `places` digits.
-[[nodiscard]] inline std::string decimal_string(const rational& v, int places) {
-  big_int scale = 1;
-  for (int i = 0; i < places; ++i) scale *= 10;
-  const big_int scaled = (numerator(v) * scale * 2 + denominator(v)) / (denominator(v) * 2);
-  const big_int whole = scaled / scale, frac = scaled % scale;
-  std::string f = frac.str();
-  if (places <= 0) return whole.str();
-  return whole.str() + "." + std::string(static_cast<std::size_t>(places) - f.size(), '0') + f;
-}
-
+/// The model's introspection (quota/volcano_json.hpp), resources named by the scenario's registry.
 inline void to_json(json& j, const volcano_sim_policy& p) {
-  const auto& t = p.tree();
-  const auto& reg = p.registry();
-  j = json{{"queues", json::object()}};
-  for (std::size_t q = 0; q < t.size(); ++q) {
-    json e{{"weight", t.spec(q).weight}};
-    const char* names[] = {"guarantee",       "capability", "realCapability", "deserved", "deservedExact",
-                           "deservedDecimal", "allocated",  "inqueue",        "elastic"};
-    for (const char* n : names) e[n] = json::object();
-    for (std::size_t d = 0; d < t.dims().size(); ++d) {
-      const std::string r(reg.name(t.dims()[d]));
-      e["guarantee"][r] = t.guarantee(q, d);
-      if (t.capability(q, d) != quota::detail::queue_unlimited) e["capability"][r] = t.capability(q, d);
-      if (t.real_capability(q, d) != quota::detail::queue_unlimited) e["realCapability"][r] = t.real_capability(q, d);
-      e["deserved"][r] = t.deserved_floor(q, d);
-      if (t.deserved_ceil(q, d) != t.deserved_floor(q, d)) e["deservedCeil"][r] = t.deserved_ceil(q, d);
-      const auto exact = to_rational(t.deserved_exact(q, d));
-      if (denominator(exact) == 1)
-        e["deservedExact"][r] = t.deserved_floor(q, d);
-      else
-        e["deservedExact"][r] = numerator(exact).str() + "/" + denominator(exact).str();
-      e["deservedDecimal"][r] = decimal_string(exact, 6);
-      e["allocated"][r] = t.allocated(q, d);
-      e["inqueue"][r] = t.inqueue(q, d);
-      e["elastic"][r] = t.elastic(q, d);
-    }
-    j["queues"][t.spec(q).name] = std::move(e);
-  }
+  quota::to_json(j, p.tree());
 }
 
 inline model_instance volcano_make(const policy_spec& ps, scenario& sc) {
@@ -222,17 +191,9 @@ inline model_instance volcano_make(const policy_spec& ps, scenario& sc) {
     if (!p) throw state_error(error_id::state_conflict, "volcano query: not a volcano model");
     const auto& t = p->tree();
     const auto i = t.index(q.queue);
-    // allocated / deserved per resource with a positive deserved
-    rational share = 0;
-    for (std::size_t d = 0; d < t.dims().size(); ++d) {
-      const rational des = to_rational(t.deserved_exact(i, d));
-      if (des <= 0) continue;
-      const rational v = rational(t.allocated(i, d)) / des;
-      if (v > share) share = v;
-    }
-    json exact = denominator(share) == 1 ? json(numerator(share).str())
-                                         : json(numerator(share).str() + "/" + denominator(share).str());
-    return json{{"share", decimal_string(share, 6)}, {"shareExact", std::move(exact)}, {"overused", t.overused(i)}};
+    const rational share = volcano_share_exact(t, i);
+    return json{
+        {"share", decimal_string(share, 6)}, {"shareExact", fraction_string(share)}, {"overused", t.overused(i)}};
   };
   return mi;
 }

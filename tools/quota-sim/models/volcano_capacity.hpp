@@ -39,7 +39,9 @@ using quota::detail::volcano_min_resources;
 class volcano_capacity_sim_policy {
  public:
   volcano_capacity_sim_policy(volcano_capacity_model q, const resource_registry& reg, bool enqueue_gate = false)
-      : p_(std::move(q)), reg_(std::make_shared<const resource_registry>(reg)), enqueue_gate_(enqueue_gate) {}
+      : reg_(std::make_shared<const resource_registry>(reg)),
+        p_(bound(std::move(q), reg_.get())),
+        enqueue_gate_(enqueue_gate) {}
   [[nodiscard]] std::string_view policy_name() const noexcept { return "volcano_capacity"; }
   /// With "enqueue": the capacity plugin's own enqueue step (its
   /// JobEnqueueableFn with the job's minResources, leaf to root) first.
@@ -82,9 +84,14 @@ class volcano_capacity_sim_policy {
   [[nodiscard]] const resource_registry& registry() const noexcept { return *reg_; }
 
  private:
+  /// The model naming resources (reasons, introspection) by the registry's names.
+  static volcano_capacity_model bound(volcano_capacity_model q, const resource_registry* reg) {
+    q.rebind_registry(reg);
+    return q;
+  }
+  std::shared_ptr<const resource_registry> reg_;  // a copy: the scenario's registry moves
   volcano_capacity_policy p_;
   volcano_elastic_book elastic_;
-  std::shared_ptr<const resource_registry> reg_;
   bool enqueue_gate_ = false;
 };
 static_assert(policy<volcano_capacity_sim_policy>);
@@ -93,31 +100,9 @@ static_assert(node_preemption_aware<volcano_capacity_sim_policy>);
 static_assert(charge_receiver<volcano_capacity_sim_policy>);
 static_assert(order_aware<volcano_capacity_sim_policy>);
 
+/// The model's introspection (quota/volcano_capacity_json.hpp), resources named by the scenario's registry.
 inline void to_json(json& j, const volcano_capacity_sim_policy& p) {
-  const auto& c = p.queues();
-  const auto& reg = p.registry();
-  j = json{{"queues", json::object()}};
-  for (std::size_t q = 0; q < c.size(); ++q) {
-    json e = json::object();
-    if (c.parent(q) != volcano_capacity_model::npos) e["parent"] = c.name(c.parent(q));
-    const char* names[] = {"deserved", "guarantee", "capability", "realCapability", "allocated", "inqueue", "elastic"};
-    for (const char* n : names) e[n] = json::object();
-    for (std::size_t d = 0; d < c.dims().size(); ++d) {
-      const std::string r(reg.name(c.dims()[d]));
-      e["deserved"][r] = c.deserved(q, d);
-      e["guarantee"][r] = c.guarantee(q, d);
-      if (c.capability(q, d) != quota::detail::cap_unlimited) e["capability"][r] = c.capability(q, d);
-      if (c.real_capability(q, d) != quota::detail::cap_unlimited) e["realCapability"][r] = c.real_capability(q, d);
-      e["allocated"][r] = c.allocated(q, d);
-      e["inqueue"][r] = c.inqueue(q, d);
-      e["elastic"][r] = c.elastic(q, d);
-    }
-    e["share"] = c.share(q).num() == 0
-                     ? json(0)
-                     : json(std::to_string(c.share(q).num()) + "/" + std::to_string(c.share(q).den()));
-    e["overused"] = c.overused(q);
-    j["queues"][c.name(q)] = std::move(e);
-  }
+  quota::to_json(j, p.queues());
 }
 
 inline model_instance volcano_capacity_make(const policy_spec& ps, scenario& sc) {
