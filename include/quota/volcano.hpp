@@ -47,8 +47,11 @@ struct volcano_queue_share {
   [[nodiscard]] double to_double() const noexcept {
     return static_cast<double>(allocated) * static_cast<double>(deserved.den()) / static_cast<double>(deserved.num());
   }
-  friend constexpr bool operator==(const volcano_queue_share& a, const volcano_queue_share& b) noexcept { return (a <=> b) == 0; }
-  friend constexpr std::strong_ordering operator<=>(const volcano_queue_share& a, const volcano_queue_share& b) noexcept {
+  friend constexpr bool operator==(const volcano_queue_share& a, const volcano_queue_share& b) noexcept {
+    return (a <=> b) == 0;
+  }
+  friend constexpr std::strong_ordering operator<=>(const volcano_queue_share& a,
+                                                    const volcano_queue_share& b) noexcept {
     const int sa = a.allocated > 0 ? 1 : (a.allocated < 0 ? -1 : 0);
     const int sb = b.allocated > 0 ? 1 : (b.allocated < 0 ? -1 : 0);
     if (sa != sb || sa == 0) return sa <=> sb;
@@ -117,13 +120,12 @@ inline constexpr std::string_view volcano_model_name = "volcano";
 
 class volcano_model {
  public:
-
   /// `dims`: the tracked resources; `total`: the cluster total (nodes' allocatable).
   /// Throws validation_error listing every problem, each naming the queue.
   /// With `opts.upstream`, configurations Volcano runs with (it only logs)
   /// are accepted and listed in warnings().
   volcano_model(std::vector<resource_id> dims, const resource_vector& total, std::vector<volcano_queue_spec> queues,
-             volcano_options opts = {})
+                volcano_options opts = {})
       : dims_(std::move(dims)), opts_(opts) {
     dim_count_ = dims_.size();
     for (auto r : dims_) total_.push_back(total.get(r));
@@ -170,7 +172,9 @@ class volcano_model {
   [[nodiscard]] const std::vector<diagnostic>& warnings() const noexcept { return warnings_; }
 
   // ---- per-queue attributes (dense by tracked dimension index) ----
-  [[nodiscard]] std::int64_t real_capability(std::size_t q, std::size_t d) const { return real_cap_[q * dim_count_ + d]; }
+  [[nodiscard]] std::int64_t real_capability(std::size_t q, std::size_t d) const {
+    return real_cap_[q * dim_count_ + d];
+  }
   [[nodiscard]] std::int64_t capability(std::size_t q, std::size_t d) const { return cap_[q * dim_count_ + d]; }
   [[nodiscard]] std::int64_t guarantee(std::size_t q, std::size_t d) const { return guar_[q * dim_count_ + d]; }
   [[nodiscard]] std::int64_t allocated(std::size_t q, std::size_t d) const { return alloc_[q * dim_count_ + d]; }
@@ -435,7 +439,8 @@ class volcano_model {
       if (a->second.meta.priority != b->second.meta.priority) return a->second.meta.priority < b->second.meta.priority;
       return a->second.seq > b->second.seq;
     });
-    for (const auto* e : c) out.push_back(victim{e->first, volcano_model_name, "preempt_lower_priority", specs_[q].name});
+    for (const auto* e : c)
+      out.push_back(victim{e->first, volcano_model_name, "preempt_lower_priority", specs_[q].name});
   }
   /// Running tasks in allocation order.
   [[nodiscard]] std::vector<std::string> running_tasks() const {
@@ -573,7 +578,8 @@ class volcano_model {
       for (std::size_t q = 0; q < specs_.size(); ++q) sum = detail::checked_add(sum, guar_[q * dim_count_ + d]);
       const auto free = std::max<std::int64_t>(0, total_[d] - sum);
       for (std::size_t q = 0; q < specs_.size(); ++q)
-        real_cap_[q * dim_count_ + d] = std::min(cap_[q * dim_count_ + d], detail::checked_add(free, guar_[q * dim_count_ + d]));
+        real_cap_[q * dim_count_ + d] =
+            std::min(cap_[q * dim_count_ + d], detail::checked_add(free, guar_[q * dim_count_ + d]));
     }
   }
 

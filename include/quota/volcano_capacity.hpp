@@ -100,8 +100,8 @@ class volcano_capacity_model {
 
   /// `dims`: tracked resources; `total`: the cluster total (nodes' allocatable).
   /// Throws validation_error listing every problem, each naming the queue.
-  volcano_capacity_model(std::vector<resource_id> dims, const resource_vector& total, std::vector<volcano_capacity_queue_spec> queues,
-                  volcano_capacity_options opts = {})
+  volcano_capacity_model(std::vector<resource_id> dims, const resource_vector& total,
+                         std::vector<volcano_capacity_queue_spec> queues, volcano_capacity_options opts = {})
       : dims_(std::move(dims)), opts_(opts) {
     dim_count_ = dims_.size();
     diagnostics diag;
@@ -311,7 +311,8 @@ class volcano_capacity_model {
   /// ancestor_reclaim_level N, at one of its N nearest non-root ancestors).
   [[nodiscard]] decision preemptive(std::size_t q, const resource_vector& request) const {
     if (!specs_[q].open)
-      return decision::deny(reason{volcano_capacity_model_name, "queue_not_open", specs_[q].name, no_resource, {}, 0, 0, 0, {}});
+      return decision::deny(
+          reason{volcano_capacity_model_name, "queue_not_open", specs_[q].name, no_resource, {}, 0, 0, 0, {}});
     decision out;
     for (const auto& e : request) {
       if (e.value <= 0 || detail::capacity_ignored(e.id)) continue;
@@ -464,7 +465,8 @@ class volcano_capacity_model {
       if (order_[a].meta.priority != order_[b].meta.priority) return order_[a].meta.priority < order_[b].meta.priority;
       return a > b;
     });
-    for (auto i : c) out.push_back(victim{order_[i].id, volcano_capacity_model_name, "preempt_lower_priority", specs_[q].name});
+    for (auto i : c)
+      out.push_back(victim{order_[i].id, volcano_capacity_model_name, "preempt_lower_priority", specs_[q].name});
   }
 
   /// reclaimable() over the running tasks in victim_order(), without the
@@ -603,10 +605,18 @@ class volcano_capacity_model {
 
   decision gate(std::size_t q) const {
     if (!specs_[q].open)
-      return decision::deny(reason{volcano_capacity_model_name, "queue_not_open", specs_[q].name, no_resource, {}, 0, 0, 0, {}});
-    if (hierarchical() && children_[q] != 0)
       return decision::deny(
-          reason{volcano_capacity_model_name, "not_leaf", specs_[q].name, no_resource, {}, 0, 0, 0, "only leaf queues hold jobs"});
+          reason{volcano_capacity_model_name, "queue_not_open", specs_[q].name, no_resource, {}, 0, 0, 0, {}});
+    if (hierarchical() && children_[q] != 0)
+      return decision::deny(reason{volcano_capacity_model_name,
+                                   "not_leaf",
+                                   specs_[q].name,
+                                   no_resource,
+                                   {},
+                                   0,
+                                   0,
+                                   0,
+                                   "only leaf queues hold jobs"});
     return {};
   }
 
@@ -692,7 +702,8 @@ class volcano_capacity_model {
   void add_chain(std::vector<std::int64_t>& v, std::size_t q, const std::vector<std::int64_t>& delta, int sign) {
     for (std::size_t n = q; n != npos; n = parent_[n])
       for (std::size_t d = 0; d < dim_count_; ++d)
-        (void)(sign > 0 ? detail::checked_add(v[n * dim_count_ + d], delta[d]) : detail::checked_sub(v[n * dim_count_ + d], delta[d]));
+        (void)(sign > 0 ? detail::checked_add(v[n * dim_count_ + d], delta[d])
+                        : detail::checked_sub(v[n * dim_count_ + d], delta[d]));
     for (std::size_t n = q; n != npos; n = parent_[n])
       for (std::size_t d = 0; d < dim_count_; ++d) v[n * dim_count_ + d] += sign > 0 ? delta[d] : -delta[d];
   }
@@ -950,7 +961,9 @@ class volcano_capacity_policy {
     if (!blocked_.empty()) return blocked_reason();
     return q_.allocatable(q_.index(j.queue), j.request);
   }
-  void commit(const job& j) { q_.allocate(j.id, j.queue, j.request, volcano_capacity_task_meta{j.priority, j.preemptible}); }
+  void commit(const job& j) {
+    q_.allocate(j.id, j.queue, j.request, volcano_capacity_task_meta{j.priority, j.preemptible});
+  }
   void release(std::string_view id) { q_.deallocate(id); }
   /// Node-level rule (quota/capabilities.hpp): Volcano's preempt action, the
   /// lower-priority preemptible tasks of the job's own queue.
@@ -958,7 +971,9 @@ class volcano_capacity_policy {
     if (blocked_.empty() && q_.find(j.queue)) q_.preemptable_in_queue(j.queue, j.priority, out);
   }
   /// A charge of c.queue (quota/capabilities.hpp): a non-preemptible task.
-  void charge_added(const job& c) { q_.allocate(c.id, c.queue, c.request, volcano_capacity_task_meta{c.priority, false}); }
+  void charge_added(const job& c) {
+    q_.allocate(c.id, c.queue, c.request, volcano_capacity_task_meta{c.priority, false});
+  }
   void charge_removed(std::string_view id) { q_.deallocate(id); }
   /// Volcano's reclaim action: only a preemptive queue reclaims.
   void victims(const job& j, std::vector<victim>& out) const {
