@@ -131,7 +131,7 @@ class volcano_model {
     for (auto r : dims_) total_.push_back(total.get(r));
     diagnostics diag;
     for (std::size_t d = 0; d < dim_count_; ++d)
-      if (total_[d] < 0) diag.add("total/" + std::to_string(dims_[d]), "negative cluster total");
+      if (total_[d] < 0) diag.add("total/" + detail::resource_label(reg_, dims_[d]), "negative cluster total");
     for (auto& q : queues) add_queue_internal(std::move(q), diag);
     validate(diag);
     if (!diag.empty()) throw validation_error(diag.items());
@@ -539,7 +539,7 @@ class volcano_model {
       if (s > total_[d]) {
         // Volcano only clamps the free part at 0 (ExceededPart): each queue
         // keeps its own guarantee as realCapability
-        std::string path = "total/" + std::to_string(dims_[d]);
+        std::string path = "total/" + detail::resource_label(reg_, dims_[d]);
         std::string msg =
             "sum of guarantees exceeds the cluster total (reserved resource "
             "cannot be more than the total)";

@@ -107,10 +107,10 @@ class volcano_capacity_model {
     diagnostics diag;
     for (std::size_t a = 0; a < dim_count_; ++a)
       for (std::size_t b = a + 1; b < dim_count_; ++b)
-        if (dims_[a] == dims_[b]) diag.add("dims/" + std::to_string(dims_[a]), "resource tracked twice");
+        if (dims_[a] == dims_[b]) diag.add("dims/" + detail::resource_label(reg_, dims_[a]), "resource tracked twice");
     for (auto r : dims_) {
       total_.push_back(total.get(r));
-      if (total_.back() < 0) diag.add("total/" + std::to_string(r), "negative cluster total");
+      if (total_.back() < 0) diag.add("total/" + detail::resource_label(reg_, r), "negative cluster total");
     }
     if (opts_.ancestor_reclaim_level < 0) diag.add("options/ancestorReclaimLevel", "negative level");
     build(std::move(queues), diag);
@@ -173,7 +173,7 @@ class volcano_capacity_model {
   void set_total(const resource_vector& total) {
     for (std::size_t d = 0; d < dim_count_; ++d) {
       const auto v = total.get(dims_[d]);
-      if (v < 0) throw validation_error("total/" + std::to_string(dims_[d]), "negative cluster total");
+      if (v < 0) throw validation_error("total/" + detail::resource_label(reg_, dims_[d]), "negative cluster total");
     }
     for (const auto& e : total)
       if (e.value != 0 && find_dim(e.id) == dim_count_)
@@ -877,9 +877,9 @@ class volcano_capacity_model {
         std::int64_t sum = 0;
         for (std::size_t q = 0; q < n; ++q) sum = detail::checked_add(sum, guar_[q * dim_count_ + d]);
         if (sum > total[d])
-          logged("total/" + std::to_string(dims_[d]), "sum of guarantees " + std::to_string(sum) +
-                                                          " exceeds the cluster total " + std::to_string(total[d]) +
-                                                          " (reserved resource cannot be more than the total)");
+          logged("total/" + detail::resource_label(reg_, dims_[d]),
+                 "sum of guarantees " + std::to_string(sum) + " exceeds the cluster total " + std::to_string(total[d]) +
+                     " (reserved resource cannot be more than the total)");
         const auto free = detail::cap_excess(total[d], sum);
         for (std::size_t q = 0; q < n; ++q) {
           const auto i = q * dim_count_ + d;

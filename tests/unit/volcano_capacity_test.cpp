@@ -747,7 +747,7 @@ TEST_CASE("volcano: upstream capacity flat accepts a sum of guarantees above the
   volcano_capacity_model c({gpu}, resource_vector{{gpu, 10}}, specs(), o);
   REQUIRE(c.warnings().size() == 2);
   CHECK(c.warnings()[0].path == "queue/a/spec/deserved/" + std::to_string(gpu));
-  CHECK(c.warnings()[1].path == "total/" + std::to_string(gpu));
+  CHECK(c.warnings()[1].path == std::string("total/nvidia.com/gpu"));
   // ExceededPart(total, guarantees) = 0: realCapability = own guarantee;
   // deserved = max(min(deserved, realCapability), guarantee)
   CHECK(real(c, "a") == 8);

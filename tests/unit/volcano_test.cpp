@@ -532,7 +532,7 @@ TEST_CASE("volcano: upstream sum of guarantees above the cluster total is a warn
   CHECK_THROWS_AS(volcano_model({gpu}, resource_vector{{gpu, 10}}, specs()), validation_error);
   volcano_model t({gpu}, resource_vector{{gpu, 10}}, specs(), volcano_options{true});
   REQUIRE(t.warnings().size() == 1);
-  CHECK(t.warnings()[0].path == "total/" + std::to_string(gpu));
+  CHECK(t.warnings()[0].path == std::string("total/nvidia.com/gpu"));
   // ExceededPart(total, guarantees) is 0: each queue keeps its own guarantee
   CHECK(rc(t, "a") == 8);
   CHECK(rc(t, "b") == 6);
