@@ -11,9 +11,9 @@
 // yunikorn_limits reloads its config in place (yunikorn_limits_model::reload keeps
 // the usage); the other supported models are rebuilt aside, the running jobs
 // committed into the new model in the order they started, then swapped in.
-// Models whose state is more than their configuration plus the running jobs
-// (budget: spent history; kai_claims: claim ownership; kai_fair_share: the
-// fair-share computation over static demand) are rejected at load time.
+// Models whose state is more than their configuration, the waiting and the
+// running jobs (budget: spent history; kai_claims: claim ownership) are
+// rejected at load time.
 #pragma once
 
 #include <algorithm>
@@ -29,9 +29,9 @@ namespace quota::sim {
 
 /// The models a reload event may name.
 [[nodiscard]] inline const std::set<std::string, std::less<>>& reloadable_models() {
-  static const std::set<std::string, std::less<>> m{"elastic_quota",        "kueue",          "running_limits",
-                                                    "priority_class_quota", "sharing_pools",  "volcano",
-                                                    "volcano_capacity",     "yunikorn_limits"};
+  static const std::set<std::string, std::less<>> m{"elastic_quota",   "kai_fair_share",       "kueue",
+                                                    "running_limits",  "priority_class_quota", "sharing_pools",
+                                                    "volcano",         "volcano_capacity",     "yunikorn_limits"};
   return m;
 }
 
