@@ -399,7 +399,7 @@ TEST_CASE("scenario: pod sets are checked with their JSON paths", "[quota-sim][s
     FAIL("bad pod sets accepted");
   } catch (const quota::validation_error& e) {
     const auto p = paths_of(e);
-    for (const std::string want :
+    for (const std::string& want :
          {std::string("$.jobs[1].pods"), std::string("$.jobs[1].pod_sets[1].name"),
           std::string("$.jobs[1].pod_sets[1].min_count"), std::string("$.jobs[1].pod_sets[2].count"), bad_expect}) {
       INFO(want);

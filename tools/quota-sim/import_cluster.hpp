@@ -988,23 +988,23 @@ inline bool node_ready(const json& status) {
     const std::int64_t need = g.min_member - static_cast<std::int64_t>(g.running + g.succeeded);
     // pods that differ in request and must all run (a launcher and its workers):
     // one pod set per request, in the order the requests first appear
-    std::vector<std::pair<resource_vector, std::int64_t>> groups;
+    std::vector<std::pair<resource_vector, std::int64_t>> request_groups;
     if (uneven && need >= pods)
       for (const std::size_t m : g.waiting) {
-        auto it =
-            std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.first == member_requests[m]; });
-        if (it == groups.end())
-          groups.emplace_back(member_requests[m], 1);
+        auto it = std::find_if(request_groups.begin(), request_groups.end(),
+                               [&](const auto& x) { return x.first == member_requests[m]; });
+        if (it == request_groups.end())
+          request_groups.emplace_back(member_requests[m], 1);
         else
           ++it->second;
       }
-    if (!groups.empty() && groups.size() <= 8) {
+    if (!request_groups.empty() && request_groups.size() <= 8) {
       j.erase("request");
       j["pod_sets"] = json::array();
-      for (std::size_t k = 0; k < groups.size(); ++k)
+      for (std::size_t k = 0; k < request_groups.size(); ++k)
         j["pod_sets"].push_back(json{{"name", "pods-" + std::to_string(k)},
-                                     {"count", groups[k].second},
-                                     {"request", resource_list_to_json(groups[k].first, reg)}});
+                                     {"count", request_groups[k].second},
+                                     {"request", resource_list_to_json(request_groups[k].first, reg)}});
     } else {
       if (uneven) ++sum.notes[what + " whose waiting pods differ in request: the gang asks the largest of each"];
       j["request"] = resource_list_to_json(req, reg);
