@@ -155,7 +155,7 @@ inline void simulator_impl::check(const expectation& x, std::vector<failed_expec
     } else if (b.contains("reason")) {
       // one of its refusals now has every field given, exactly
       const json& want = b["reason"];
-      const refusals have = refusals_of(index_.at(jr.j.id));
+      const std::vector<refusal> have = refusals_of(index_.at(jr.j.id));
       const auto holds = [&](const refusal& f) {
         return field_is(want, "model", f.model) && field_is(want, "rule", f.rule) &&
                field_is(want, "entity", f.entity) && field_is(want, "message", f.text);

@@ -208,18 +208,17 @@ inline std::string simulator_impl::reason_text(const decision& d) {
   return s;
 }
 
-inline void simulator_impl::store_refusals(const decision& d, refusals& out) const {
+inline void simulator_impl::store_refusals(const decision& d, refusals& out) {
   out.resize(d.reasons().size());
   for (std::size_t i = 0; i < out.size(); ++i) {
-    const reason& r = d.reasons()[i];
-    out[i].model.assign(r.model);
-    out[i].rule.assign(r.rule);
-    out[i].entity.assign(r.entity);
-    out[i].text.clear();
-    // a reason that leaves its resource unnamed: the scenario's name for it
-    const bool known = r.resource != no_resource && r.resource < sc_.registry.size();
-    append_text(out[i].text, r, known ? sc_.registry.name(r.resource) : std::string_view());
+    out[i] = d.reasons()[i];
+    out[i].resource_name = {};  // named when read (reason_full_text)
   }
+}
+
+inline void simulator_impl::reason_full_text(const reason& r, std::string& out) const {
+  const bool known = r.resource != no_resource && r.resource < sc_.registry.size();
+  append_text(out, r, known ? sc_.registry.name(r.resource) : std::string_view());
 }
 
 inline void simulator_impl::count_denial(const std::string& tenant, std::string_view model, std::string_view rule) {
@@ -490,9 +489,16 @@ inline std::pair<const std::string*, const simulator_impl::refusals*> simulator_
   return why;
 }
 
-inline simulator_impl::refusals simulator_impl::refusals_of(std::size_t idx) const {
+inline std::vector<simulator_impl::refusal> simulator_impl::refusals_of(std::size_t idx) const {
   const auto [text, list] = why_of(idx);
-  if (!list->empty() || text->empty()) return *list;
+  std::vector<refusal> out;
+  if (!list->empty() || text->empty()) {
+    for (const reason& x : *list) {
+      out.push_back({std::string(x.model), std::string(x.rule), x.entity, {}});
+      reason_full_text(x, out.back().text);
+    }
+    return out;
+  }
   // a host reason: "host.rule [entity]", or a preemption's
   refusal r{"host", {}, {}, *text};
   const std::string& t = *text;
@@ -511,7 +517,8 @@ inline simulator_impl::refusals simulator_impl::refusals_of(std::size_t idx) con
   } else if (t.rfind("shrink:", 0) == 0) {
     r.rule = "shrink";
   }
-  return refusals{std::move(r)};
+  out.push_back(std::move(r));
+  return out;
 }
 
 inline void simulator_impl::log_eviction(std::size_t victim_idx, std::size_t preemptor, std::string_view model,
@@ -562,10 +569,8 @@ inline bool simulator_impl::attempt(std::size_t idx) {
     return false;
   }
   // the reason it waited so far (an identical job's, its queue head's) becomes its own
-  if (const auto why = why_of(idx); why.first != &jr.last_reason) {
-    jr.last_reason = *why.first;
-    jr.last_refusals = *why.second;
-  }
+  // (its refusals need no copy: try_admit below sets or clears them)
+  if (const auto why = why_of(idx); why.first != &jr.last_reason) jr.last_reason = *why.first;
   jr.tried_pass = pass_;
   coarse_denied_ = false;
   bool ok = try_admit(idx);

@@ -119,7 +119,11 @@ inline json simulator_impl::report(const std::vector<failed_expectation>& failur
       // the models' refusals in full (resource, amounts, message)
       if (const auto& list = *why_of(ji).second; !list.empty()) {
         json texts = json::array();
-        for (const auto& f : list) texts.push_back(f.text);
+        for (const reason& f : list) {
+          std::string text;
+          reason_full_text(f, text);
+          texts.push_back(std::move(text));
+        }
         jj["reasons"] = std::move(texts);
       }
     } else if (!jr.last_denial.empty()) {

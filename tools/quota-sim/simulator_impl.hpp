@@ -139,12 +139,16 @@ class simulator_impl {
     std::size_t preemptor;  // npos: none (a quota shrink, a node removal)
     std::string model, rule, entity, upstream_reason;
   };
-  // One refusal of a model, kept for expectations and the report: its
-  // model, rule and entity, and its full text (quota::append_text).
+  // The models' reasons behind a job's reason text, kept as they came (copied
+  // into buffers reused from denial to denial; the text is built only when
+  // read), without their resource_name (a model's view that may not outlive a
+  // reload): the scenario's registry names the resource when the text is built.
+  using refusals = std::vector<reason>;
+  // One refusal as expectations and the report read it: its model, rule and
+  // entity, and its full text (quota::append_text).
   struct refusal {
     std::string model, rule, entity, text;
   };
-  using refusals = std::vector<refusal>;
   struct job_run {
     const job_spec* spec = nullptr;
     job j;
@@ -343,7 +347,9 @@ class simulator_impl {
   // "model.rule [entity]; ..." into s (its buffer reused)
   static void reason_text(const decision& d, std::string& s);
   // d's reasons into out (its buffers reused)
-  void store_refusals(const decision& d, refusals& out) const;
+  static void store_refusals(const decision& d, refusals& out);
+  // A stored reason's full text (quota::append_text), its resource named by the scenario.
+  void reason_full_text(const reason& r, std::string& out) const;
   static std::string reason_text(const decision& d);
   // one more denial of a tenant by model.rule (no allocation once the key exists)
   void count_denial(const std::string& tenant, std::string_view model, std::string_view rule);
@@ -387,7 +393,7 @@ class simulator_impl {
   [[nodiscard]] std::pair<const std::string*, const refusals*> why_of(std::size_t idx) const;
   // The refusals of a job's reason now: the models' own, or the host's reason
   // as one refusal of model "host" (preempted for J: host.preempted [J]).
-  [[nodiscard]] refusals refusals_of(std::size_t idx) const;
+  [[nodiscard]] std::vector<refusal> refusals_of(std::size_t idx) const;
   // Queue q waits behind its head `head` in this pass (the rest of the queue is not tried).
   void block_queue(std::size_t q, std::size_t head);
 
