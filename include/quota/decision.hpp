@@ -8,6 +8,7 @@
 // Docs: docs/architecture.md
 #pragma once
 
+#include <charconv>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -74,9 +75,16 @@ class decision {
   std::vector<reason> reasons_;
 };
 
-/// One-line text of a reason, without fmt (fmt users: quota/fmt.hpp).
-[[nodiscard]] inline std::string to_string(const reason& r) {
-  std::string s;
+/// Appends the one-line text of a reason to `s` (no allocation when `s` has
+/// room): `model.rule [entity] resource: requested R, used U, limit L - message`,
+/// each part only when the reason has it. A reason about a resource it does
+/// not name is printed with `resource_name` (a registry's name for it) when
+/// given, else as `resource#<id>`.
+inline void append_text(std::string& s, const reason& r, std::string_view resource_name = {}) {
+  const auto number = [&s](std::int64_t v) {
+    char buf[24];
+    s.append(buf, static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf));
+  };
   s.append(r.model);
   s.push_back('.');
   s.append(r.rule);
@@ -87,21 +95,31 @@ class decision {
   }
   if (r.resource != no_resource) {
     s.append(" ");
-    if (!r.resource_name.empty())
+    if (!r.resource_name.empty()) {
       s.append(r.resource_name);
-    else
-      s.append("resource#" + std::to_string(r.resource));
+    } else if (!resource_name.empty()) {
+      s.append(resource_name);
+    } else {
+      s.append("resource#");
+      number(static_cast<std::int64_t>(r.resource));
+    }
     s.append(": requested ");
-    s.append(std::to_string(r.requested));
+    number(r.requested);
     s.append(", used ");
-    s.append(std::to_string(r.used));
+    number(r.used);
     s.append(", limit ");
-    s.append(std::to_string(r.limit));
+    number(r.limit);
   }
   if (!r.message.empty()) {
     s.append(" - ");
     s.append(r.message);
   }
+}
+
+/// One-line text of a reason, without fmt (fmt users: quota/fmt.hpp).
+[[nodiscard]] inline std::string to_string(const reason& r) {
+  std::string s;
+  append_text(s, r);
   return s;
 }
 

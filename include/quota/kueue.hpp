@@ -1700,7 +1700,7 @@ class kueue_policy {
     kueue_admission_attempt at;
     (void)m_.attempt(to_workload(j), at);
     for (const auto& t : at.targets)
-      out.push_back(victim{t.name, kueue_model_name, t.rule, m_.forest().at(t.cluster_queue).name});
+      out.push_back(victim{t.name, kueue_model_name, t.rule, m_.forest().at(t.cluster_queue).name, t.reason});
   }
 
  private:

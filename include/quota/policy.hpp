@@ -99,6 +99,10 @@ struct victim {
   std::string_view rule;
   /// The entity it is taken from (queue, quota...).
   std::string entity;
+  /// The reason upstream records on the evicted object, when the model has one
+  /// (Kueue's preemption reason: "InClusterQueue", "InCohortReclamation",
+  /// "InCohortReclaimWhileBorrowing", "InCohortFairSharing"); else empty.
+  std::string_view upstream_reason = {};
   friend bool operator==(const victim&, const victim&) = default;
 };
 

@@ -77,6 +77,17 @@ TEST_CASE("decision: equal reasons and decisions agree on every field; text of t
   CHECK(unnamed.find("resource#42: requested 1, used 2, limit 3") != std::string::npos);
   CHECK(to_string(reason{"m", "r", "", no_resource, {}, 0, 0, 0, "closed"}).find("closed") != std::string::npos);
 
+  // append_text: the same text, appended; a name given for an unnamed resource replaces resource#id
+  std::string s = "x: ";
+  append_text(s, reason{"m", "r", "q", resource_id{42}, {}, -1, 2, 3, "why"}, "example.com/gpu");
+  CHECK(s == "x: m.r [q] example.com/gpu: requested -1, used 2, limit 3 - why");
+  s.clear();
+  append_text(s, reason{"m", "r", "", resource_id{42}, {}, 1, 2, 3, ""});
+  CHECK(s == unnamed);
+  s.clear();
+  append_text(s, base, "ignored");  // a reason that names its resource keeps its own name
+  CHECK(s == to_string(base));
+
   decision two = decision::deny(base);
   two.add(reason{"limits", "max_applications", "root.a/sue", no_resource, {}, 0, 0, 0, ""});
   CHECK(two.has_rule("max_applications"));

@@ -791,7 +791,7 @@ TEST_CASE("kueue: policy adapter maps jobs onto LocalQueues and preemption targe
   std::vector<victim> v;
   p.victims(k, v);
   REQUIRE(v.size() == 1);
-  CHECK(v[0] == victim{"team/j1", "kueue", "withinClusterQueue", "cq"});
+  CHECK(v[0] == victim{"team/j1", "kueue", "withinClusterQueue", "cq", "InClusterQueue"});
   p.release("team/j1");
   CHECK(m.forest().usage(0, 0) == 0);
   REQUIRE_THROWS_AS(p.release("team/j1"), unknown_entity_error);

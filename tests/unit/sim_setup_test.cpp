@@ -683,3 +683,189 @@ TEST_CASE("scenario: a kai_fair_share query answers a queue's fair share, alloca
     CHECK(paths_of(e) == std::vector<std::string>{"$.expect[0].query.queue.name"});
   }
 }
+
+namespace {
+
+// The report's evictions as (job, preemptor, model.rule [entity], upstream reason) lines.
+std::vector<std::string> evictions_of(const json& report) {
+  std::vector<std::string> out;
+  for (const auto& e : report["evictions"]) {
+    std::string s = e["at"].get<std::string>() + " " + e["job"].get<std::string>();
+    if (e.contains("preemptor")) s += " by " + e["preemptor"].get<std::string>();
+    s += ": " + e["model"].get<std::string>() + "." + e["rule"].get<std::string>();
+    if (e.contains("entity")) s += " [" + e["entity"].get<std::string>() + "]";
+    if (e.contains("upstream_reason")) s += " " + e["upstream_reason"].get<std::string>();
+    out.push_back(s);
+  }
+  return out;
+}
+
+const json* job_in(const json& report, const std::string& id) {
+  for (const auto& j : report["jobs"])
+    if (j["id"] == id) return &j;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("scenario: the report lists each eviction with the rule that took it, and evicted/evicted_by check them",
+          "[quota-sim][setup][evictions]") {
+  json doc = example("kueue_reclaim_within_cohort.json");
+  doc["expect"] = json::parse(R"([
+    {"at": "1m", "job": "in", "evicted": [{"job": "b-lo", "model": "kueue", "rule": "reclaimWithinCohort",
+                                           "entity": "b", "upstream_reason": "InCohortReclamation"}]},
+    {"at": "1m", "job": "b-lo", "evicted_by": "in"},
+    {"at": "1m", "job": "b-lo", "evicted_by": {"job": "in", "upstream_reason": "InCohortReclamation"}},
+    {"at": "30s", "job": "in", "evicted": []},
+    {"at": "end", "job": "b-hi", "evicted": []},
+    {"at": "1m", "job": "in", "evicted": ["b-hi"]},
+    {"at": "1m", "job": "b-lo", "evicted_by": {"job": "in", "rule": "withinClusterQueue"}},
+    {"at": "1m", "job": "c-lo", "evicted_by": "in"},
+    {"at": "30s", "job": "b-lo", "evicted_by": "in"}
+  ])");
+  const run_result r = replay(doc);
+  CHECK(evictions_of(r.report) ==
+        std::vector<std::string>{"1m b-lo by in: kueue.reclaimWithinCohort [b] InCohortReclamation"});
+  CHECK(r.report["evictions"][0]["at_ms"] == 60'000);
+  // failures come in the order they are checked: by time
+  REQUIRE(r.failures.size() == 4);
+  // before it happened, it had not
+  CHECK(r.failures[0].path == "$.expect[8]");
+  CHECK(r.failures[0].at_ms == 30'000);
+  CHECK(r.failures[0].actual == "no evictions");
+  CHECK(r.failures[1].path == "$.expect[5]");
+  CHECK(r.failures[1].expected == R"(evictions by in: ["b-hi"])");
+  CHECK(r.failures[1].actual == "[b-lo at 1m by in (kueue.reclaimWithinCohort [b], InCohortReclamation)]");
+  CHECK(r.failures[2].path == "$.expect[6]");
+  CHECK(r.failures[2].expected == R"(job b-lo evicted by {"job":"in","rule":"withinClusterQueue"})");
+  CHECK(r.failures[2].actual == "[b-lo at 1m by in (kueue.reclaimWithinCohort [b], InCohortReclamation)]");
+  CHECK(r.failures[3].path == "$.expect[7]");
+  CHECK(r.failures[3].actual == "no evictions");
+  // the same file gives the same report, byte for byte
+  CHECK(replay(doc).report.dump() == r.report.dump());
+}
+
+TEST_CASE("scenario: KAI's reclaims are evictions of rule reclaim from the reclaimed queue",
+          "[quota-sim][setup][evictions]") {
+  json doc = example("kai_fair_share_reclaim.json");
+  const run_result r = replay(doc);
+  CHECK(r.failures.empty());
+  // five of team-a's jobs reclaimed by team-b's five, newest first; one instant, so in file order: the
+  // copies of a share their entry and keep the order they were taken in
+  CHECK(evictions_of(r.report) == std::vector<std::string>{"10m a-7 by b-0: kai_fair_share.reclaim [team-a]",
+                                                           "10m a-6 by b-1: kai_fair_share.reclaim [team-a]",
+                                                           "10m a-5 by b-2: kai_fair_share.reclaim [team-a]",
+                                                           "10m a-4 by b-3: kai_fair_share.reclaim [team-a]",
+                                                           "10m a-3 by b-4: kai_fair_share.reclaim [team-a]"});
+  doc["expect"] = json::parse(R"([
+    {"at": "11m", "job": "b-0", "evicted": [{"job": "a-7", "model": "kai_fair_share", "rule": "reclaim", "entity": "team-a"}]},
+    {"at": "11m", "job": "a-3", "evicted_by": {"job": "b-4", "rule": "reclaim"}},
+    {"at": "11m", "job": "a-3", "evicted_by": {"rule": "preempt"}}
+  ])");
+  const run_result x = replay(doc);
+  REQUIRE(x.failures.size() == 1);
+  CHECK(x.failures[0].path == "$.expect[2]");
+  CHECK(x.failures[0].expected == R"(job a-3 evicted by {"rule":"preempt"})");
+  CHECK(x.failures[0].actual == "[a-3 at 10m by b-4 (kai_fair_share.reclaim [team-a])]");
+}
+
+TEST_CASE("scenario: node removals, quota shrinks and kube-scheduler's victims are evictions with the host's rules",
+          "[quota-sim][setup][evictions]") {
+  // no quota model: urgent takes fill by kube-scheduler's rule; then node a goes with what runs there
+  json doc = example("placement_and_priority.json");
+  doc["events"] = json::array({json{{"at", "20m"}, {"type", "node_remove"}, {"name", "a"}}});
+  doc["expect"] = json::parse(R"([
+    {"at": "10m", "job": "fill", "evicted_by": {"job": "urgent", "model": "host", "rule": "lower_priority"}},
+    {"at": "20m", "job": "small-1", "evicted_by": {"model": "host", "rule": "node_removed", "entity": "a"}},
+    {"at": "20m", "job": "urgent", "evicted_by": {"rule": "node_removed"}},
+    {"at": "20m", "job": "urgent", "evicted": ["fill", {"job": "big", "rule": "lower_priority"}]}
+  ])");
+  const run_result r = replay(doc);
+  CHECK(r.failures.empty());
+  // node a held small-1, small-2 and urgent; urgent, placed again, takes big from node b. One instant:
+  // in file order, not in the order they happened
+  CHECK(evictions_of(r.report) ==
+        std::vector<std::string>{"10m fill by urgent: host.lower_priority", "20m small-1: host.node_removed [a]",
+                                 "20m small-2: host.node_removed [a]", "20m big by urgent: host.lower_priority",
+                                 "20m urgent: host.node_removed [a]", "2h1m fill by big: host.lower_priority"});
+  CHECK(r.report["totals"]["preemptions"] == 3);  // a node removal is not a preemption
+  // a quota shrink: the policy's model, rule shrink, no preemptor; one instant, so in file order
+  const run_result s = replay(example("quota_shrink.json"));
+  CHECK(s.failures.empty());
+  CHECK(evictions_of(s.report) ==
+        std::vector<std::string>{"40m r-low-old: kueue.shrink", "40m r-low-new: kueue.shrink"});
+}
+
+TEST_CASE("scenario: a reason object matches one refusal's model, rule, entity and full message exactly",
+          "[quota-sim][setup][reasons]") {
+  json doc = example("kueue_borrowing_limit.json");
+  const std::string full =
+      "kueue.needs_preemption [team-b-cq] cpu: requested 1000, used 11000, limit 0 - needs preemption in flavor "
+      "default-flavor for cpu: 1 more than is unused is needed (1 requested, 0 unused), and no workload can be "
+      "preempted for it";
+  doc["expect"] = json::array(
+      {json{{"job", "b-1"}, {"reason", {{"model", "kueue"}, {"rule", "needs_preemption"}, {"entity", "team-b-cq"}}}},
+       json{{"job", "b-1"}, {"reason", {{"message", full}}}}, json{{"job", "b-1"}, {"reason", "needs_preemption"}},
+       json{{"job", "b-1"}, {"reason", {{"rule", "needs_preemption"}, {"entity", "team-a-cq"}}}},
+       json{{"job", "b-1"}, {"reason", {{"rule", "needs"}}}},
+       json{{"job", "b-1"}, {"reason", {{"message", "kueue"}}}}});
+  const run_result r = replay(doc);
+  // the report prints each refusal's full text
+  REQUIRE(job_in(r.report, "b-1") != nullptr);
+  CHECK((*job_in(r.report, "b-1"))["reasons"] == json::array({full}));
+  // exact, not contains: a wrong entity, a part of the rule, a part of the message
+  REQUIRE(r.failures.size() == 3);
+  CHECK(r.failures[0].path == "$.expect[3]");
+  CHECK(r.failures[0].expected == R"(job b-1 reason {"entity":"team-a-cq","rule":"needs_preemption"})");
+  CHECK(
+      r.failures[0].actual ==
+      json::array({json{{"entity", "team-b-cq"}, {"message", full}, {"model", "kueue"}, {"rule", "needs_preemption"}}})
+          .dump());
+  CHECK(r.failures[1].path == "$.expect[4]");
+  CHECK(r.failures[2].path == "$.expect[5]");
+  // a host reason is one refusal of model host: preempted for J
+  json host = example("placement_and_priority.json");
+  host["expect"] = json::parse(R"([
+    {"at": "10m", "job": "fill", "reason": {"model": "host", "rule": "preempted", "entity": "urgent",
+                                           "message": "preempted for urgent"}},
+    {"at": "10m", "job": "urgent", "reason": {"model": "host"}}
+  ])");
+  const run_result h = replay(host);
+  REQUIRE(h.failures.size() == 1);  // urgent runs: it has no reason
+  CHECK(h.failures[0].path == "$.expect[1]");
+  CHECK(h.failures[0].actual == "no reason");
+}
+
+TEST_CASE("scenario: evicted, evicted_by, victims and reason objects are checked at load with their JSON paths",
+          "[quota-sim][setup][evictions]") {
+  json doc = example("kueue_reclaim_within_cohort.json");
+  doc["expect"] = json::parse(R"([
+    {"job": "in", "evicted": "b-lo"},
+    {"job": "in", "evicted": [{"rule": "x"}]},
+    {"job": "in", "evicted": [{"job": "zz"}]},
+    {"job": "in", "evicted": [{"job": "b-lo", "colour": "red"}]},
+    {"job": "b-lo", "evicted_by": 5},
+    {"job": "b-lo", "evicted_by": {"job": "nobody"}},
+    {"job": "b-lo", "reason": {"rule": 1}},
+    {"job": "b-lo", "reason": {"rule_name": "x"}},
+    {"job": "b-lo", "reason": {}},
+    {"admitted": 1, "evicted_by": "in"},
+    {"job": "in", "victims": ["b-lo", 3]},
+    {"job": 7, "state": "running"},
+    {"job": "in", "victims": ["ghost"]},
+    {"job": "in", "evicted": [3, {"job": "b-lo", "upstream_reason": false}]}
+  ])");
+  try {
+    (void)load_scenario(doc);
+    FAIL("bad expectations accepted");
+  } catch (const quota::validation_error& e) {
+    CHECK(paths_of(e) == std::vector<std::string>{
+                             "$.expect[0].evicted", "$.expect[1].evicted[0].job", "$.expect[3].evicted[0].colour",
+                             "$.expect[4].evicted_by", "$.expect[6].reason.rule", "$.expect[7].reason.rule_name",
+                             "$.expect[8].reason", "$.expect[9].evicted_by", "$.expect[10].victims[1]",
+                             "$.expect[11].job", "$.expect[13].evicted[0]", "$.expect[13].evicted[1].upstream_reason",
+                             "$.expect[2].evicted[0].job", "$.expect[5].evicted_by.job", "$.expect[12].victims[0]"});
+    for (const auto& p : e.problems())
+      if (p.path == "$.expect[2].evicted[0].job") CHECK(p.message == "unknown job 'zz'");
+  }
+}

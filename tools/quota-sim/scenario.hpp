@@ -808,6 +808,96 @@ inline std::optional<query_spec> read_query(reader& r, const json& q, const std:
   return out;
 }
 
+/// A job an expectation names, checked once every job is known.
+struct job_reference {
+  std::string path;  // $.expect[3].evicted[0].job
+  std::string id;
+};
+
+/// An object of text fields at `path`, each one of `keys`, at least one of
+/// them (`form` says what is expected). Problems go to `r`.
+inline void read_match_object(reader& r, const json& v, const std::string& path,
+                              std::initializer_list<const char*> keys, const std::string& form) {
+  if (!v.is_object() || v.empty()) {
+    r.problem(path, "expected " + form);
+    return;
+  }
+  check_keys(r, v, path, keys);
+  for (const char* k : keys)
+    if (v.contains(k) && !v[k].is_string()) r.problem(join_path(path, k), "expected a string");
+}
+
+/// The job-related fields of an expectation at `path` (docs/scenario-format.md,
+/// "Expectations"): `reason` (text, or {model, rule, entity, message}),
+/// `victims`, `evicted` (who the job evicted: ids or {job, model, rule, entity,
+/// upstream_reason}) and `evicted_by` (an id, or {job, model, rule, entity,
+/// upstream_reason}). The jobs they name go to `refs`; problems to `r`.
+inline void read_job_expectation(reader& r, const json& xj, const std::string& path, std::vector<job_reference>& refs) {
+  static constexpr const char* eviction_form =
+      "{\"job\": ..., \"model\": ..., \"rule\": ..., \"entity\": ..., \"upstream_reason\": ...}";
+  const bool has_job = xj.contains("job");
+  if (has_job) {
+    if (xj["job"].is_string())
+      refs.push_back({"$." + join_path(path, "job"), xj["job"].get<std::string>()});
+    else
+      r.problem(join_path(path, "job"), "expected a job id");
+  }
+  for (const char* k : {"reason", "victims", "evicted", "evicted_by"})
+    if (xj.contains(k) && !has_job) r.problem(join_path(path, k), "expected with job (the job it is about)");
+  if (xj.contains("reason") && !xj["reason"].is_string())
+    read_match_object(r, xj["reason"], join_path(path, "reason"), {"model", "rule", "entity", "message"},
+                      "text the reason contains, or {\"model\": ..., \"rule\": ..., \"entity\": ..., "
+                      "\"message\": ...} (at least one)");
+  if (xj.contains("victims")) {
+    const std::string vp = join_path(path, "victims");
+    if (!xj["victims"].is_array()) {
+      r.problem(vp, "expected an array of job ids");
+    } else {
+      for (std::size_t k = 0; k < xj["victims"].size(); ++k) {
+        const json& v = xj["victims"][k];
+        if (v.is_string())
+          refs.push_back({"$." + index_path(vp, k), v.get<std::string>()});
+        else
+          r.problem(index_path(vp, k), "expected a job id");
+      }
+    }
+  }
+  if (xj.contains("evicted")) {
+    const std::string ep = join_path(path, "evicted");
+    if (!xj["evicted"].is_array()) {
+      r.problem(ep, "expected an array of the jobs it evicted: ids or " + std::string(eviction_form));
+    } else {
+      for (std::size_t k = 0; k < xj["evicted"].size(); ++k) {
+        const json& v = xj["evicted"][k];
+        const std::string ip = index_path(ep, k);
+        if (v.is_string()) {
+          refs.push_back({"$." + ip, v.get<std::string>()});
+          continue;
+        }
+        read_match_object(r, v, ip, {"job", "model", "rule", "entity", "upstream_reason"},
+                          "a job id or {\"job\": ..., \"rule\": ..., ...}");
+        if (!v.is_object()) continue;
+        if (!v.contains("job"))
+          r.problem(join_path(ip, "job"), "is required (the job evicted)");
+        else if (v["job"].is_string())
+          refs.push_back({"$." + join_path(ip, "job"), v["job"].get<std::string>()});
+      }
+    }
+  }
+  if (xj.contains("evicted_by")) {
+    const std::string bp = join_path(path, "evicted_by");
+    const json& v = xj["evicted_by"];
+    if (v.is_string()) {
+      refs.push_back({"$." + bp, v.get<std::string>()});
+    } else {
+      read_match_object(r, v, bp, {"job", "model", "rule", "entity", "upstream_reason"},
+                        "the id of the job that evicted it, or " + std::string(eviction_form) + " (at least one)");
+      if (v.is_object() && v.contains("job") && v["job"].is_string())
+        refs.push_back({"$." + join_path(bp, "job"), v["job"].get<std::string>()});
+    }
+  }
+}
+
 }  // namespace detail
 
 /// The id of an error as its message carries it ("[quota.state_error.501] ..."
@@ -1286,6 +1376,7 @@ inline scenario load_scenario(const json& doc, diagnostics& out, const input_lim
   }
 
   // expectations
+  std::vector<detail::job_reference> job_refs;  // the jobs they name, checked below
   if (doc.contains("expect")) {
     if (!doc["expect"].is_array())
       r.problem("expect", "expected an array");
@@ -1299,9 +1390,11 @@ inline scenario load_scenario(const json& doc, diagnostics& out, const input_lim
           r.problem(p, "expected an object");
           continue;
         }
-        detail::check_keys(r, xj, p,
-                           {"at", "job", "state", "reason", "tenant", "usage", "admitted", "pending", "preemptions",
-                            "model", "pointer", "equals", "victims", "node", "note", "query", "pods"});
+        detail::check_keys(
+            r, xj, p,
+            {"at", "job", "state", "reason", "tenant", "usage", "admitted", "pending", "preemptions", "model",
+             "pointer", "equals", "victims", "node", "note", "query", "evicted", "evicted_by", "pods"});
+        detail::read_job_expectation(r, xj, p, job_refs);
         expectation x;
         x.at_ms = end_of_time;
         if (xj.contains("at")) r.duration(xj, "at", x.at_ms, p, false, true);
@@ -1406,10 +1499,8 @@ inline scenario load_scenario(const json& doc, diagnostics& out, const input_lim
     if (!copies_skipped && ev.type == "delete" && ev.body.contains("job") && ev.body["job"].is_string() &&
         !ids.count(ev.body["job"].get<std::string>()))
       diag.add(ev.path + ".job", "unknown job '" + ev.body["job"].get<std::string>() + "'");
-  for (const auto& x : sc.expectations)
-    if (!copies_skipped && x.body.contains("job") && x.body["job"].is_string() &&
-        !ids.count(x.body["job"].get<std::string>()))
-      diag.add(x.path + ".job", "unknown job '" + x.body["job"].get<std::string>() + "'");
+  for (const auto& ref : job_refs)
+    if (!copies_skipped && !ids.count(ref.id)) diag.add(ref.path, "unknown job '" + ref.id + "'");
   for (const auto& x : sc.expectations)
     if (!copies_skipped && x.query && x.query->question == "allows" && ids.count(x.query->job.id))
       diag.add(x.query->path + ".allows.id",

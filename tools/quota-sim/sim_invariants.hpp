@@ -167,11 +167,51 @@ inline void simulator_impl::check(const expectation& x, std::vector<failed_expec
       }
       if (have != b["pods"]) fail("job " + jr.j.id + " runs " + b["pods"].dump() + " pods", have.dump());
     }
-    if (b.contains("reason")) {
+    if (b.contains("reason") && b["reason"].is_string()) {
       const std::string want = b["reason"].get<std::string>();
       const std::string& why = reason_of(index_.at(jr.j.id));
       if (why.find(want) == std::string::npos)
         fail("job " + jr.j.id + " reason containing '" + want + "'", "'" + why + "'");
+    } else if (b.contains("reason")) {
+      // one of its refusals now has every field given, exactly
+      const json& want = b["reason"];
+      const std::vector<refusal> have = refusals_of(index_.at(jr.j.id));
+      const auto holds = [&](const refusal& f) {
+        return field_is(want, "model", f.model) && field_is(want, "rule", f.rule) &&
+               field_is(want, "entity", f.entity) && field_is(want, "message", f.text);
+      };
+      if (std::none_of(have.begin(), have.end(), holds)) {
+        json got = json::array();
+        for (const auto& f : have)
+          got.push_back(json{{"model", f.model}, {"rule", f.rule}, {"entity", f.entity}, {"message", f.text}});
+        fail("job " + jr.j.id + " reason " + want.dump(), have.empty() ? "no reason" : got.dump());
+      }
+    }
+    if (b.contains("evicted")) {
+      // exactly these evictions by the job so far, in the report's order
+      const std::size_t me = index_.at(jr.j.id);
+      std::vector<const eviction*> mine;
+      for (const eviction* e : evictions_in_order())
+        if (e->preemptor == me) mine.push_back(e);
+      const json& want = b["evicted"];
+      bool same = mine.size() == want.size();
+      for (std::size_t k = 0; same && k < mine.size(); ++k) {
+        const json item = want[k].is_string() ? json{{"job", want[k]}} : want[k];
+        same = eviction_is(item, *mine[k], jobs_[mine[k]->victim].j.id);
+      }
+      if (!same) fail("evictions by " + jr.j.id + ": " + want.dump(), evictions_text(mine));
+    }
+    if (b.contains("evicted_by")) {
+      // at least one eviction of the job so far matches
+      const std::size_t me = index_.at(jr.j.id);
+      std::vector<const eviction*> mine;
+      for (const eviction* e : evictions_in_order())
+        if (e->victim == me) mine.push_back(e);
+      const json want = b["evicted_by"].is_string() ? json{{"job", b["evicted_by"]}} : b["evicted_by"];
+      const bool holds = std::any_of(mine.begin(), mine.end(), [&](const eviction* e) {
+        return eviction_is(want, *e, e->preemptor == npos ? std::string() : jobs_[e->preemptor].j.id);
+      });
+      if (!holds) fail("job " + jr.j.id + " evicted by " + want.dump(), evictions_text(mine));
     }
     if (b.contains("victims")) {
       std::vector<victim> vs;
@@ -243,6 +283,22 @@ inline void simulator_impl::check(const expectation& x, std::vector<failed_expec
     if (b.contains("equals") && state.at(ptr) != b["equals"])
       fail(name + b["pointer"].get<std::string>() + " == " + b["equals"].dump(), state.at(ptr).dump());
   }
+}
+
+inline bool simulator_impl::field_is(const json& want, const char* key, const std::string& have) {
+  return !want.contains(key) || want[key].get_ref<const std::string&>() == have;
+}
+
+inline bool simulator_impl::eviction_is(const json& want, const eviction& e, const std::string& job_id) {
+  return field_is(want, "job", job_id) && field_is(want, "model", e.model) && field_is(want, "rule", e.rule) &&
+         field_is(want, "entity", e.entity) && field_is(want, "upstream_reason", e.upstream_reason);
+}
+
+inline std::string simulator_impl::evictions_text(const std::vector<const eviction*>& list) const {
+  if (list.empty()) return "no evictions";
+  std::string s = "[";
+  for (const eviction* e : list) s += (s.size() > 1 ? ", " : "") + eviction_text(*e);
+  return s + "]";
 }
 
 inline json simulator_impl::answer_query(const query_spec& q) const {

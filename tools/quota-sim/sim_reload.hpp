@@ -73,6 +73,8 @@ inline void simulator_impl::apply_event(const event_spec& ev) {
         --tenants_[jobs_[idx].tenant].preempted;
         preemption_marks_.pop_back();
         jobs_[idx].last_reason = "host.node_removed";
+        jobs_[idx].last_refusals.clear();
+        log_eviction(idx, npos, "host", "node_removed", name);
       }
       nodes_[n].alive = false;
       tree_update(n);
@@ -204,7 +206,9 @@ inline bool simulator_impl::shrink_due() {
       stop(idx, job_state::requeued);
       jobs_[idx].last_reason = "shrink: evicted after the grace period; policies[" + std::to_string(i) + "] (" +
                                policy_now_[i].model + ") was lowered below its usage";
+      jobs_[idx].last_refusals.clear();
       preemption_marks_.back().cause = jobs_[idx].last_reason;
+      log_eviction(idx, npos, policy_now_[i].model, "shrink", {});
       shrink_log_.push_back(json{{"at_ms", now_},
                                  {"job", jobs_[idx].j.id},
                                  {"policy", i},

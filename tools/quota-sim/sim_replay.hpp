@@ -208,6 +208,19 @@ inline std::string simulator_impl::reason_text(const decision& d) {
   return s;
 }
 
+inline void simulator_impl::store_refusals(const decision& d, refusals& out) {
+  out.resize(d.reasons().size());
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    out[i] = d.reasons()[i];
+    out[i].resource_name = {};  // named when read (reason_full_text)
+  }
+}
+
+inline void simulator_impl::reason_full_text(const reason& r, std::string& out) const {
+  const bool known = r.resource != no_resource && r.resource < sc_.registry.size();
+  append_text(out, r, known ? sc_.registry.name(r.resource) : std::string_view());
+}
+
 inline void simulator_impl::count_denial(const std::string& tenant, std::string_view model, std::string_view rule) {
   auto& counts = tenants_[tenant].denials;
   key_buf_.assign(model).append(".").append(rule);
@@ -223,6 +236,7 @@ inline bool simulator_impl::try_admit(std::size_t idx) {
   const decision d = engine_.check(jr.j, counts);
   if (d.denied()) {
     reason_text(d, jr.last_reason);
+    store_refusals(d, jr.last_refusals);
     bool agnostic = true, fixed = false;
     for (const auto& r : d.reasons()) {
       count_denial(jr.tenant, r.model, r.rule);
@@ -239,6 +253,7 @@ inline bool simulator_impl::try_admit(std::size_t idx) {
     jr.partial.reset();
     coarse_denied_ = true;
     jr.last_reason = "host.no_node_fits";
+    jr.last_refusals.clear();
     count_denial(jr.tenant, "host", "no_node_fits");
     return false;
   }
@@ -247,10 +262,12 @@ inline bool simulator_impl::try_admit(std::size_t idx) {
     unplace(idx);
     jr.partial.reset();
     jr.last_reason = reason_text(a);
+    store_refusals(a, jr.last_refusals);
     return false;
   }
   if (!jr.last_reason.empty()) jr.last_denial = std::move(jr.last_reason);
   jr.last_reason.clear();
+  jr.last_refusals.clear();
   start(idx);
   return true;
 }
@@ -376,8 +393,17 @@ inline bool simulator_impl::try_preempt_for(std::size_t idx) {
       cand.push_back(vi);
     }
   }
-  if (cand.empty() && jr.last_reason == "host.no_node_fits") cand = placement_victims(idx);
+  const bool by_node = cand.empty() && jr.last_reason == "host.no_node_fits";
+  if (by_node) cand = placement_victims(idx);
   if (cand.empty()) return false;
+  // why each candidate goes: the first victim entry naming it (the engine's,
+  // or its node-level rule's), else kube-scheduler's rule (lower priority)
+  const auto named = [&](std::size_t vi) -> const victim* {
+    if (by_node && !engine_.has_node_rule()) return nullptr;
+    for (const auto& v : vs)
+      if (v.job_id == jobs_[vi].j.id) return &v;
+    return nullptr;
+  };
   const std::string cause = jr.last_reason;  // the preemptor's denial: what the victims make room for
   // remove victims one at a time until the job fits
   std::vector<std::pair<std::size_t, std::vector<std::pair<std::size_t, std::int32_t>>>> removed;
@@ -402,8 +428,13 @@ inline bool simulator_impl::try_preempt_for(std::size_t idx) {
       for (auto& [ri, pl] : removed) {
         retire(ri, job_state::requeued);
         jobs_[ri].last_reason = "preempted for " + jr.j.id;
+        jobs_[ri].last_refusals.clear();
         preemption_marks_.back().preemptor = idx;
         preemption_marks_.back().cause = cause;
+        if (const victim* v = named(ri))
+          log_eviction(ri, idx, v->model, v->rule, v->entity, v->upstream_reason);
+        else
+          log_eviction(ri, idx, "host", "lower_priority", {});
       }
       return try_admit(idx);
     }
@@ -416,6 +447,8 @@ inline bool simulator_impl::try_preempt_for(std::size_t idx) {
       unplace(it->first);
       retire(it->first, job_state::requeued);
       jobs_[it->first].last_reason = "preempted: not re-admitted after a failed preemption for " + jr.j.id;
+      jobs_[it->first].last_refusals.clear();
+      log_eviction(it->first, idx, "host", "not_readmitted", {});
       preemption_marks_.back().preemptor = idx;
       preemption_marks_.back().cause = "not re-admitted after a failed preemption (" + cause + ")";
     }
@@ -467,18 +500,79 @@ inline void simulator_impl::unpend(std::size_t idx) {
   }
 }
 
-inline const std::string& simulator_impl::reason_of(std::size_t idx) const {
+inline std::pair<const std::string*, const simulator_impl::refusals*> simulator_impl::why_of(std::size_t idx) const {
+  static const refusals none;
   const auto& jr = jobs_[idx];
-  if (jr.state != job_state::pending && jr.state != job_state::requeued) return jr.last_reason;
+  if (jr.state != job_state::pending && jr.state != job_state::requeued) return {&jr.last_reason, &jr.last_refusals};
   std::uint64_t latest = jr.tried_pass;
-  const std::string* why = &jr.last_reason;
+  std::pair<const std::string*, const refusals*> why{&jr.last_reason, &jr.last_refusals};
   if (jr.shape < shape_pass_.size() && shape_pass_[jr.shape] > latest) {
     latest = shape_pass_[jr.shape];
-    why = &shape_reason_[jr.shape];
+    why = {&shape_reason_[jr.shape], &shape_refusals_[jr.shape]};
   }
   if (const std::size_t q = queue_of_[idx]; q < qblock_pass_.size() && qblock_pass_[q] > latest)
-    why = &qblock_reason_[q];
-  return *why;
+    why = {&qblock_reason_[q], &none};
+  return why;
+}
+
+inline std::vector<simulator_impl::refusal> simulator_impl::refusals_of(std::size_t idx) const {
+  const auto [text, list] = why_of(idx);
+  std::vector<refusal> out;
+  if (!list->empty() || text->empty()) {
+    for (const reason& x : *list) {
+      out.push_back({std::string(x.model), std::string(x.rule), x.entity, {}});
+      reason_full_text(x, out.back().text);
+    }
+    return out;
+  }
+  // a host reason: "host.rule [entity]", or a preemption's
+  refusal r{"host", {}, {}, *text};
+  const std::string& t = *text;
+  const auto after = [&](std::string_view lead) { return t.substr(lead.size()); };
+  if (t.rfind("host.", 0) == 0) {
+    const std::size_t open = t.find(" [");
+    r.rule = t.substr(5, open == std::string::npos ? std::string::npos : open - 5);
+    if (open != std::string::npos && t.back() == ']') r.entity = t.substr(open + 2, t.size() - open - 3);
+  } else if (constexpr std::string_view p = "preempted for "; t.rfind(p, 0) == 0) {
+    r.rule = "preempted";
+    r.entity = after(p);
+  } else if (constexpr std::string_view q = "preempted: not re-admitted after a failed preemption for ";
+             t.rfind(q, 0) == 0) {
+    r.rule = "not_readmitted";
+    r.entity = after(q);
+  } else if (t.rfind("shrink:", 0) == 0) {
+    r.rule = "shrink";
+  }
+  out.push_back(std::move(r));
+  return out;
+}
+
+inline void simulator_impl::log_eviction(std::size_t victim_idx, std::size_t preemptor, std::string_view model,
+                                         std::string_view rule, std::string_view entity,
+                                         std::string_view upstream_reason) {
+  evictions_.push_back(eviction{now_, victim_idx, preemptor, std::string(model), std::string(rule), std::string(entity),
+                                std::string(upstream_reason)});
+}
+
+inline std::vector<const simulator_impl::eviction*> simulator_impl::evictions_in_order() const {
+  std::vector<const eviction*> out;
+  out.reserve(evictions_.size());
+  for (const auto& e : evictions_) out.push_back(&e);
+  // logged in time order already; within an instant, the victims' file order
+  std::stable_sort(out.begin(), out.end(), [&](const eviction* a, const eviction* b) {
+    if (a->t != b->t) return a->t < b->t;
+    return jobs_[a->victim].spec->entry < jobs_[b->victim].spec->entry;
+  });
+  return out;
+}
+
+inline std::string simulator_impl::eviction_text(const eviction& e) const {
+  std::string s = jobs_[e.victim].j.id + " at " + format_duration(e.t);
+  if (e.preemptor != npos) s += " by " + jobs_[e.preemptor].j.id;
+  s += " (" + e.model + "." + e.rule;
+  if (!e.entity.empty()) s += " [" + e.entity + "]";
+  if (!e.upstream_reason.empty()) s += ", " + e.upstream_reason;
+  return s + ")";
 }
 
 inline void simulator_impl::block_queue(std::size_t q, std::size_t head) {
@@ -497,10 +591,12 @@ inline bool simulator_impl::attempt(std::size_t idx) {
     // a job differing only in user/groups was denied in this pass by models that do not read them
     shape_pass_[jr.shape] = pass_;
     shape_reason_[jr.shape] = coarse_reason_[jr.coarse];
+    shape_refusals_[jr.shape] = coarse_refusals_[jr.coarse];
     return false;
   }
   // the reason it waited so far (an identical job's, its queue head's) becomes its own
-  if (const std::string& why = reason_of(idx); &why != &jr.last_reason) jr.last_reason = why;
+  // (its refusals need no copy: try_admit below sets or clears them)
+  if (const auto why = why_of(idx); why.first != &jr.last_reason) jr.last_reason = *why.first;
   jr.tried_pass = pass_;
   coarse_denied_ = false;
   bool ok = try_admit(idx);
@@ -511,9 +607,11 @@ inline bool simulator_impl::attempt(std::size_t idx) {
   } else {
     shape_pass_[jr.shape] = pass_;
     shape_reason_[jr.shape] = jr.last_reason;
+    shape_refusals_[jr.shape] = jr.last_refusals;
     if (coarse) {
       coarse_pass_[jr.coarse] = pass_;
       coarse_reason_[jr.coarse] = jr.last_reason;
+      coarse_refusals_[jr.coarse] = jr.last_refusals;
     }
   }
   return ok;
@@ -529,11 +627,13 @@ inline void simulator_impl::schedule(bool full) {
   if (shape_pass_.size() < shapes_.size()) {
     shape_pass_.resize(shapes_.size(), 0);
     shape_reason_.resize(shapes_.size());
+    shape_refusals_.resize(shapes_.size());
     shape_fixed_.resize(shapes_.size(), false);
   }
   if (coarse_pass_.size() < coarse_shapes_.size()) {
     coarse_pass_.resize(coarse_shapes_.size(), 0);
     coarse_reason_.resize(coarse_shapes_.size());
+    coarse_refusals_.resize(coarse_shapes_.size());
   }
   // a binary heap per queue in buffers kept between passes (keys are unique,
   // so the order is the same as a sorted set's)

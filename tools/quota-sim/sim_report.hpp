@@ -128,10 +128,21 @@ inline json simulator_impl::report(const std::vector<failed_expectation>& failur
     if (jr.state == job_state::finished) ++finished;
     if (jr.preempted) jj["preempted"] = jr.preempted;
     // why it waits now, else why it waited before its latest start
-    if (!why.empty())
+    if (!why.empty()) {
       jj["reason"] = why;
-    else if (!jr.last_denial.empty())
+      // the models' refusals in full (resource, amounts, message)
+      if (const auto& list = *why_of(ji).second; !list.empty()) {
+        json texts = json::array();
+        for (const reason& f : list) {
+          std::string text;
+          reason_full_text(f, text);
+          texts.push_back(std::move(text));
+        }
+        jj["reasons"] = std::move(texts);
+      }
+    } else if (!jr.last_denial.empty()) {
       jj["reason"] = jr.last_denial;
+    }
     jobs.push_back(std::move(jj));
   }
   // utilisation of the chart resource, time-weighted, exact integrals
@@ -241,6 +252,17 @@ inline json simulator_impl::report(const std::vector<failed_expectation>& failur
     log.push_back(std::move(e));
   }
   r["preemptions"] = std::move(log);
+  json evictions = json::array();
+  for (const eviction* e : evictions_in_order()) {
+    json ej{{"at_ms", e->t}, {"at", format_duration(e->t)}, {"job", jobs_[e->victim].j.id}};
+    if (e->preemptor != npos) ej["preemptor"] = jobs_[e->preemptor].j.id;
+    ej["model"] = e->model;
+    ej["rule"] = e->rule;
+    if (!e->entity.empty()) ej["entity"] = e->entity;
+    if (!e->upstream_reason.empty()) ej["upstream_reason"] = e->upstream_reason;
+    evictions.push_back(std::move(ej));
+  }
+  r["evictions"] = std::move(evictions);
   r["models"] = introspect_models();
   if (peak_at_ >= 0) {
     r["peak_contention"] = json{{"at_ms", peak_at_},

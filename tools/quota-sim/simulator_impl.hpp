@@ -22,7 +22,9 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "simulator.hpp"
@@ -115,6 +117,25 @@ class simulator_impl {
     std::size_t preemptor;  // npos: none (a quota shrink, a failed trial)
     std::string cause;
   };
+  // One eviction of a running job (docs/scenario-format.md "Report":
+  // evictions): a preemption, a quota shrink, a node removal. The rule that
+  // took it: the quota::victim a model named it with, or the host's own.
+  struct eviction {
+    std::int64_t t;
+    std::size_t victim;
+    std::size_t preemptor;  // npos: none (a quota shrink, a node removal)
+    std::string model, rule, entity, upstream_reason;
+  };
+  // The models' reasons behind a job's reason text, kept as they came (copied
+  // into buffers reused from denial to denial; the text is built only when
+  // read), without their resource_name (a model's view that may not outlive a
+  // reload): the scenario's registry names the resource when the text is built.
+  using refusals = std::vector<reason>;
+  // One refusal as expectations and the report read it: its model, rule and
+  // entity, and its full text (quota::append_text).
+  struct refusal {
+    std::string model, rule, entity, text;
+  };
   struct job_run {
     const job_spec* spec = nullptr;
     job j;
@@ -124,6 +145,7 @@ class simulator_impl {
     std::int64_t run_ms = 0;                                      // accumulated running time (for preempted jobs)
     std::vector<std::pair<std::size_t, std::int32_t>> placement;  // node, pods
     std::string last_reason;
+    refusals last_refusals;   // last_reason's models' refusals (empty: a host reason)
     std::string last_denial;  // why it waited before its latest start (report: reason)
     std::string wait_reason;  // why it waited before its first start (report: wait_reason)
     tenant_stats* ts = nullptr;
@@ -353,6 +375,10 @@ class simulator_impl {
 
   // "model.rule [entity]; ..." into s (its buffer reused)
   static void reason_text(const decision& d, std::string& s);
+  // d's reasons into out (its buffers reused)
+  static void store_refusals(const decision& d, refusals& out);
+  // A stored reason's full text (quota::append_text), its resource named by the scenario.
+  void reason_full_text(const reason& r, std::string& out) const;
   static std::string reason_text(const decision& d);
   // one more denial of a tenant by model.rule (no allocation once the key exists)
   void count_denial(const std::string& tenant, std::string_view model, std::string_view rule);
@@ -372,6 +398,12 @@ class simulator_impl {
   std::vector<std::size_t> placement_victims(std::size_t idx);
 
   bool try_preempt_for(std::size_t idx);
+  // An eviction for the report and the expectations.
+  void log_eviction(std::size_t victim, std::size_t preemptor, std::string_view model, std::string_view rule,
+                    std::string_view entity, std::string_view upstream_reason = {});
+  // The evictions in the report's order: time, then the victims' file order.
+  [[nodiscard]] std::vector<const eviction*> evictions_in_order() const;
+  [[nodiscard]] std::string eviction_text(const eviction& e) const;
 
   // A job's index by id (victims name jobs by id), or npos.
   std::size_t job_index(const std::string& id) const;
@@ -385,7 +417,12 @@ class simulator_impl {
   // denied in a later pass (the job itself was skipped then).
   // Or, when the job's queue was held back by a head that waits (StrictFIFO)
   // in a later pass still, that head.
-  [[nodiscard]] const std::string& reason_of(std::size_t idx) const;
+  [[nodiscard]] const std::string& reason_of(std::size_t idx) const { return *why_of(idx).first; }
+  // reason_of's text and the models' refusals behind it (empty: a host reason).
+  [[nodiscard]] std::pair<const std::string*, const refusals*> why_of(std::size_t idx) const;
+  // The refusals of a job's reason now: the models' own, or the host's reason
+  // as one refusal of model "host" (preempted for J: host.preempted [J]).
+  [[nodiscard]] std::vector<refusal> refusals_of(std::size_t idx) const;
   // Queue q waits behind its head `head` in this pass (the rest of the queue is not tried).
   void block_queue(std::size_t q, std::size_t head);
 
@@ -430,6 +467,12 @@ class simulator_impl {
 
   // --- expectations ---------------------------------------------------------
   void check(const expectation& x, std::vector<failed_expectation>& out);
+  // want[key] (a string) is `have`, or want has no such key.
+  static bool field_is(const json& want, const char* key, const std::string& have);
+  // The eviction has every field `want` gives (job: `job_id`).
+  static bool eviction_is(const json& want, const eviction& e, const std::string& job_id);
+  // "[a at 1h by b (kueue.reclaimWithinCohort [cq], InCohortReclamation), ...]", or "no evictions".
+  [[nodiscard]] std::string evictions_text(const std::vector<const eviction*>& list) const;
 
   // --- report ---------------------------------------------------------------
   // An amount of the chart resource in its shown units (divided by 10^scale).
@@ -477,6 +520,7 @@ class simulator_impl {
   std::vector<sample> util_samples_, util_cap_, frag_samples_;
   std::int64_t fragmented_ = 0;
   std::vector<preemption_mark> preemption_marks_;
+  std::vector<eviction> evictions_;
   std::vector<policy_spec> policy_now_;            // each policy's configuration after reloads
   std::map<std::size_t, std::int64_t> shrink_at_;  // policy -> eviction deadline (evict_after_grace)
   json shrink_log_ = json::array();                // evictions by quota shrink, for the report
@@ -490,11 +534,13 @@ class simulator_impl {
   std::map<std::string, std::size_t> shapes_;
   std::vector<std::uint64_t> shape_pass_;
   std::vector<std::string> shape_reason_;  // by shape, as long as shape_pass_
+  std::vector<refusals> shape_refusals_;   // by shape: shape_reason_'s refusals
   std::string key_buf_;                    // count_denial's key
   std::vector<bool> shape_fixed_;          // shapes denied for good (permanent())
   std::map<std::string, std::size_t> coarse_shapes_;
   std::vector<std::uint64_t> coarse_pass_;
   std::vector<std::string> coarse_reason_;
+  std::vector<refusals> coarse_refusals_;
   bool coarse_denied_ = false;
   std::vector<std::set<pkey>> by_shape_;       // pending jobs by shape id, in key order
   std::vector<std::size_t> live_shapes_;       // the shapes with pending jobs (any order)
