@@ -55,6 +55,7 @@ inline void to_json(json& j, const decision& d) {
 inline void to_json(json& j, const victim& v) {
   j = json{{"job", v.job_id}, {"model", v.model}, {"rule", v.rule}};
   if (!v.entity.empty()) j["entity"] = v.entity;
+  if (!v.upstream_reason.empty()) j["upstream_reason"] = v.upstream_reason;
 }
 
 inline void to_json(json& j, const diagnostic& d) {

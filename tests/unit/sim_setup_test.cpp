@@ -789,6 +789,8 @@ TEST_CASE("scenario: node removals, quota shrinks and kube-scheduler's victims a
                                  "20m small-2: host.node_removed [a]", "20m big by urgent: host.lower_priority",
                                  "20m urgent: host.node_removed [a]", "2h1m fill by big: host.lower_priority"});
   CHECK(r.report["totals"]["preemptions"] == 3);  // a node removal is not a preemption
+  for (const auto& j : r.report["jobs"])           // nor in the job's own count
+    if (j["id"] == "small-1" || j["id"] == "small-2") CHECK_FALSE(j.contains("preempted"));
   // a quota shrink: the policy's model, rule shrink, no preemptor; one instant, so in file order
   const run_result s = replay(example("quota_shrink.json"));
   CHECK(s.failures.empty());

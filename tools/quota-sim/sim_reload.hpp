@@ -66,11 +66,15 @@ inline void simulator_impl::apply_event(const event_spec& ev) {
       std::vector<std::size_t> hit;
       for (auto idx : running_)
         for (const auto& pl : jobs_[idx].placement)
-          if (pl.first == n) hit.push_back(idx);
+          if (pl.first == n) {
+            hit.push_back(idx);  // once, though its pods may sit in several runs on the node
+            break;
+          }
       for (auto idx : hit) {
         stop(idx, job_state::requeued);
         --preemptions_;
         --tenants_[jobs_[idx].tenant].preempted;
+        --jobs_[idx].preempted;  // the job's own count too: a node removal is not a preemption
         preemption_marks_.pop_back();
         jobs_[idx].last_reason = "host.node_removed";
         jobs_[idx].last_refusals.clear();
