@@ -323,14 +323,7 @@ class engine_base {
   /// whole; else one per pod set (one for a job without pod sets), smaller
   /// than asked, each the least any partially admitting model offers.
   [[nodiscard]] decision check(const job& j, std::vector<std::int32_t>& counts) const {
-    if (partial_offer(j, counts)) {
-      job r;
-      reduced_job(j, counts, r);
-      decision d = check_whole(r);
-      if (d.allowed()) return d;
-      counts.clear();
-    }
-    return check_whole(j);
+    return at_offered_counts(j, counts, [&](const job& x) { return check_whole(x); });
   }
 
  private:
@@ -364,6 +357,19 @@ class engine_base {
     });
     return !counts.empty();
   }
+  // `whole` (check or admit of a job at the counts it asks) of j at the
+  // counts a partially admitting model offers, when it allows them; else of j.
+  template <class Whole>
+  decision at_offered_counts(const job& j, std::vector<std::int32_t>& counts, Whole&& whole) const {
+    if (partial_offer(j, counts)) {
+      job r;
+      reduced_job(j, counts, r);
+      decision d = whole(r);
+      if (d.allowed()) return d;
+      counts.clear();
+    }
+    return whole(j);
+  }
   // admit() of a job at the counts it asks.
   decision admit_whole(const job& j) {
     if (admitted_.contains(j.id)) throw_duplicate_job(j.id);
@@ -394,14 +400,7 @@ class engine_base {
   }
   decision admit(const job& j, std::vector<std::int32_t>& counts) {
     if (admitted_.contains(j.id)) throw_duplicate_job(j.id);
-    if (partial_offer(j, counts)) {
-      job r;
-      reduced_job(j, counts, r);
-      decision d = admit_whole(r);
-      if (d.allowed()) return d;
-      counts.clear();
-    }
-    return admit_whole(j);
+    return at_offered_counts(j, counts, [&](const job& x) { return admit_whole(x); });
   }
 
   /// Commits a job that already runs (a host restoring its state: pods
