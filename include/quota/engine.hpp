@@ -450,9 +450,7 @@ class engine_base {
     refresh_charging();
     if (!charging_) return;
     std::vector<queue_charge> ch;
-    self().for_each_model([&](const auto& m) {
-      if (detail::makes_charges(m)) current_charges_of(m, ch);
-    });
+    collect_current_charges(ch);
     job who;
     who.id = "initial state";
     apply_charges(who, ch);
@@ -468,9 +466,7 @@ class engine_base {
     refresh_charging();
     if (!charging_) return;
     std::vector<queue_charge> ch;
-    self().for_each_model([&](const auto& m) {
-      if (detail::makes_charges(m)) current_charges_of(m, ch);
-    });
+    collect_current_charges(ch);
     job who;
     who.id = "current charges";
     std::size_t k = 0;
@@ -491,9 +487,7 @@ class engine_base {
   /// (orphan claims' devices): the host removes it from its capacity.
   [[nodiscard]] resource_vector deducted_charge() const {
     std::vector<queue_charge> ch;
-    self().for_each_model([&](const auto& m) {
-      if (detail::makes_charges(m)) current_charges_of(m, ch);
-    });
+    collect_current_charges(ch);
     resource_vector out;
     for (const auto& c : ch)
       if (c.queue.empty()) out.add_in_place(c.after);
@@ -819,6 +813,12 @@ class engine_base {
   template <class M>
   static void current_charges_of(const M& m, std::vector<queue_charge>& out) {
     if constexpr (charge_aware<M>) m.current_charges(out);
+  }
+  // Every charge the charge models hold now.
+  void collect_current_charges(std::vector<queue_charge>& out) const {
+    self().for_each_model([&](const auto& m) {
+      if (detail::makes_charges(m)) current_charges_of(m, out);
+    });
   }
   void collect_commit_charges(const job& j, std::vector<queue_charge>& out) const {
     self().for_each_model([&](const auto& m) {
