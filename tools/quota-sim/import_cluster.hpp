@@ -228,6 +228,19 @@ inline const std::string& str_at(const json& o, const char* key, const where& w,
   return v->get_ref<const std::string&>();
 }
 
+/// A pod's or Workload's `spec.priority` (a 32-bit integer, else a problem of
+/// `<label>.spec.priority`) and `spec.priorityClassName` into the scenario job `j`.
+inline void read_priority(const json& spec, const std::string& label, json& j, diagnostics& d) {
+  if (const json* prio = member(spec, "priority")) {
+    if (!prio->is_number_integer() || prio->get<std::int64_t>() < INT32_MIN || prio->get<std::int64_t>() > INT32_MAX)
+      d.add(label + ".spec.priority", "expected a 32-bit integer");
+    else
+      j["priority"] = *prio;
+  }
+  if (const std::string& pc = str_at(spec, "priorityClassName", {label, ".spec"}, d); !pc.empty())
+    j["priority_class"] = pc;
+}
+
 /// The string map at `key` (labels, annotations, nodeSelector), checked:
 /// nullptr when absent or malformed.
 inline const json* map_at(const json& o, const char* key, const where& w, diagnostics& d) {
@@ -770,14 +783,7 @@ inline bool node_ready(const json& status) {
     j["id"] = ns + "/" + p.name;
     j["namespace"] = ns;
     j["queue"] = *queue;
-    if (const json* prio = detail::member(spec, "priority")) {
-      if (!prio->is_number_integer() || prio->get<std::int64_t>() < INT32_MIN || prio->get<std::int64_t>() > INT32_MAX)
-        d.add(p.label + ".spec.priority", "expected a 32-bit integer");
-      else
-        j["priority"] = *prio;
-    }
-    if (const std::string& pc = detail::str_at(spec, "priorityClassName", {p.label, ".spec"}, d); !pc.empty())
-      j["priority_class"] = pc;
+    detail::read_priority(spec, p.label, j, d);
     // Volcano orders a PodGroup's pods by the group's class
     if (group && !group->priority_class.empty()) j["priority_class"] = group->priority_class;
     j["request"] = resource_list_to_json(req, reg);
@@ -1065,14 +1071,7 @@ inline bool node_ready(const json& status) {
     json base = json::object();
     base["namespace"] = ns;
     base["queue"] = *queue;
-    if (const json* prio = detail::member(spec, "priority")) {
-      if (!prio->is_number_integer() || prio->get<std::int64_t>() < INT32_MIN || prio->get<std::int64_t>() > INT32_MAX)
-        d.add(w.label + ".spec.priority", "expected a 32-bit integer");
-      else
-        base["priority"] = *prio;
-    }
-    if (const std::string& pc = detail::str_at(spec, "priorityClassName", {w.label, ".spec"}, d); !pc.empty())
-      base["priority_class"] = pc;
+    detail::read_priority(spec, w.label, base, d);
     if (!yunikorn.is_null()) {
       base["user"] = "nobody";
       base["groups"] = json::array({"nogroup"});
