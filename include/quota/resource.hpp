@@ -78,9 +78,12 @@ namespace detail {
   return part_ok(name) && (prefix.empty() || part_ok(prefix));
 }
 
+/// Transparent string hash. Not noexcept on purpose: libstdc++ then keeps
+/// each node's hash code, so a lookup walks a bucket comparing stored codes
+/// instead of hashing every key it passes again.
 struct string_hash {
   using is_transparent = void;
-  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
 }  // namespace detail
 
