@@ -166,7 +166,7 @@ class budget_policy {
       run r;
       r.tenant = untracked;
       r.seq = ++seq_;
-      runs_.emplace(j.id, r);
+      runs_pool_.emplace(runs_, j.id, r);
       return;
     }
     std::uint32_t t;
@@ -184,11 +184,11 @@ class budget_policy {
     const detail::int128 new_slope = tenants_.size() > t ? tenants_[t].slope + run_slope(r, now_) : run_slope(r, now_);
     if (fresh) add_tenant(*key, *default_, false);
     try {
-      runs_.emplace(j.id, r);
+      runs_pool_.emplace(runs_, j.id, r);
       try {
         add_kinks(tenants_[t], run_kinks(r));
       } catch (...) {
-        runs_.erase(j.id);
+        runs_pool_.erase(runs_, runs_.find(j.id));
         throw;
       }
     } catch (...) {
@@ -207,7 +207,7 @@ class budget_policy {
     if (it == runs_.end()) throw unknown_entity_error(error_id::unknown_job, "job", id);
     const run& r = it->second;
     if (r.tenant == untracked) {
-      runs_.erase(it);
+      runs_pool_.erase(runs_, it);
       return;
     }
     auto& ts = tenants_[r.tenant];
@@ -224,7 +224,7 @@ class budget_policy {
       ts.slope += segment_slope(g, now_);
       add_kinks(ts, segment_kinks(g));
     }
-    runs_.erase(it);
+    runs_pool_.erase(runs_, it);
   }
 
   /// When the job is denied for its budget: the tenant's over-budget running
@@ -592,7 +592,9 @@ class budget_policy {
   std::optional<std::int64_t> default_;
   std::vector<tenant_state> tenants_;
   std::unordered_map<std::string, std::uint32_t, detail::string_hash, std::equal_to<>> index_;
-  std::unordered_map<std::string, run, detail::string_hash, std::equal_to<>> runs_;
+  using run_map = std::unordered_map<std::string, run, detail::string_hash, std::equal_to<>>;
+  run_map runs_;
+  detail::node_pool<run_map> runs_pool_;  // an admission after a release allocates no node
   std::uint64_t seq_ = 0;
   std::vector<walked> moved_;                   // advance_to's scratch
   detail::node_pool<kink_map, 256> kink_pool_;  // spare slope-change nodes

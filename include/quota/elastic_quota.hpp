@@ -16,9 +16,11 @@
 #include <utility>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
 #include <quota/capabilities.hpp>
 #include <quota/decision.hpp>
 #include <quota/detail/checked.hpp>
+#include <quota/detail/node_pool.hpp>
 #include <quota/detail/resource_dims.hpp>
 #include <quota/error.hpp>
 #include <quota/policy.hpp>
@@ -152,7 +154,7 @@ class elastic_quota_model {
   ~elastic_quota_model() = default;
 
   explicit elastic_quota_model(std::vector<elastic_quota_spec> specs, elastic_options opt = {},
-                             const resource_registry* reg = nullptr)
+                               const resource_registry* reg = nullptr)
       : opt_(opt), reg_(reg) {
     diagnostics diag;
     std::unordered_map<std::string, std::uint32_t> eq_ns, ceq_ns;
@@ -188,6 +190,7 @@ class elastic_quota_model {
     for (auto& s : specs) {
       quota_state q;
       q.spec = std::move(s);
+      q.in_sum.assign(q.spec.min.size(), 0);
       quotas_.push_back(std::move(q));
     }
     // A CompositeElasticQuota takes precedence over an ElasticQuota (nos's
@@ -266,39 +269,45 @@ class elastic_quota_model {
   /// A pod started running (was reserved/bound). Appends the label changes of
   /// its quota to `changes`. Throws state_error for a duplicate name and
   /// validation_error for a negative request; nothing changes then.
-  void add_pod(elastic_pod pod, std::vector<elastic_label_change>* changes = nullptr) {
-    if (pods_.count(pod.name))
-      throw state_error(error_id::state_duplicate, "pod '" + pod.name + "' is already running");
-    if (pod.request.any_negative()) throw validation_error("pod " + pod.name + ".request", "negative amount");
-    const std::uint32_t q = quota_of(pod.ns);
-    resource_vector new_total, new_used;
-    if (q != npos) {
-      new_total = total_used_;
-      new_total += scaled(pod.request, quotas_[q].weight);
-      new_used = quotas_[q].used;
-      new_used += pod.request;
-    }
-    pod_state ps{std::move(pod), q, elastic_capacity::none};
-    const std::string key = ps.pod.name;
-    if (q == npos) {
-      pods_.emplace(key, std::move(ps));
-      return;
-    }
-    auto [it, ok] = pods_.emplace(key, std::move(ps));
-    (void)ok;
+  void add_pod(const elastic_pod& pod, std::vector<elastic_label_change>* changes = nullptr) {
+    add_running(pod.name, pod.ns, pod.request, pod.priority, pod.created_ms, changes);
+  }
+  /// add_pod of the pod `name` of namespace `ns` without building an
+  /// elastic_pod: once warm (a pod released before), it allocates nothing.
+  void add_running(std::string_view name, std::string_view ns, const resource_vector& request, std::int32_t priority,
+                   std::int64_t created_ms, std::vector<elastic_label_change>* changes = nullptr) {
+    if (pods_.find(name) != pods_.end())
+      throw state_error(error_id::state_duplicate, "pod '" + std::string(name) + "' is already running");
+    if (request.any_negative()) throw validation_error("pod " + std::string(name) + ".request", "negative amount");
+    const std::uint32_t q = quota_of(ns);
+    if (q != npos) check_add(q, request);  // overflow: nothing changes
+    auto [it, fresh] = pod_pool_.emplace(pods_, name, pod_state{});
+    (void)fresh;
+    pod_state& ps = it->second;
+    ps.pod.name.assign(name);
+    ps.pod.ns.assign(ns);
+    ps.pod.priority = priority;
+    ps.pod.created_ms = created_ms;
+    ps.quota = q;
+    ps.label = elastic_capacity::none;
     try {
-      auto& list = quotas_[q].running;
-      auto pos = std::lower_bound(list.begin(), list.end(), &it->second,
-                                  [this](const pod_state* a, const pod_state* b) { return before(*a, *b); });
-      list.insert(pos, &it->second);
+      ps.pod.request = request;
+      if (q != npos) {
+        auto& list = quotas_[q].running;
+        if (list.size() == list.capacity()) list.reserve(std::max<std::size_t>(8, 2 * list.size()));
+        apply_add(q, request);
+      }
     } catch (...) {
-      pods_.erase(it);
+      pod_pool_.erase(pods_, it);
       throw;
     }
-    total_used_ = std::move(new_total);
-    quotas_[q].used = std::move(new_used);
-    ++quotas_[q].not_over;
-    relabel(q, changes);
+    if (q == npos) return;
+    auto& list = quotas_[q].running;
+    auto pos = std::lower_bound(list.begin(), list.end(), &ps,
+                                [this](const pod_state* a, const pod_state* b) { return before(*a, *b); });
+    const auto k = static_cast<std::size_t>(pos - list.begin());
+    list.insert(pos, &ps);  // within the capacity reserved: no throw
+    relabel_after_insert(quotas_[q], k, changes);
   }
 
   /// A pod stopped running or was deleted. Throws unknown_entity_error (304)
@@ -307,24 +316,33 @@ class elastic_quota_model {
     auto it = pods_.find(name);
     if (it == pods_.end()) throw unknown_entity_error(error_id::unknown_job, "running pod", name);
     const std::uint32_t q = it->second.quota;
-    if (q != npos) {
-      resource_vector new_used = quotas_[q].used;
-      resource_vector new_total = total_used_;
-      new_used -= it->second.pod.request;
-      new_total -= scaled(it->second.pod.request, quotas_[q].weight);
-      if (new_used.any_negative() || new_total.any_negative())
-        throw state_error(error_id::state_negative_usage, "usage of " + quotas_[q].spec.name + " would go negative");
-      auto& list = quotas_[q].running;
-      auto pos = std::find(list.begin(), list.end(), &it->second);
-      list.erase(pos);
-      if (it->second.label != elastic_capacity::over_quota) --quotas_[q].not_over;
-      quotas_[q].used = std::move(new_used);
-      total_used_ = std::move(new_total);
-      pods_.erase(it);
-      relabel(q, changes);
-    } else {
-      pods_.erase(it);
+    if (q == npos) {
+      pod_pool_.erase(pods_, it);
+      return;
     }
+    auto& s = quotas_[q];
+    const resource_vector& req = it->second.pod.request;
+    for (const auto& e : req)
+      if (s.used.get(e.id) < e.value || total_used_.get(e.id) < detail::checked_mul(e.value, amount{s.weight}))
+        throw state_error(error_id::state_negative_usage, "usage of " + s.spec.name + " would go negative");
+    if (s.weight == 1)
+      total_used_.sub_in_place(req);  // checked above: neither goes negative
+    else
+      total_used_.sub_in_place(scaled(req, s.weight));
+    s.used.sub_in_place(req);
+    auto& list = s.running;
+    auto pos = std::lower_bound(list.begin(), list.end(), &it->second,
+                                [this](const pod_state* a, const pod_state* b) { return before(*a, *b); });
+    if (pos == list.end() || *pos != &it->second) pos = std::find(list.begin(), list.end(), &it->second);
+    const auto k = static_cast<std::size_t>(pos - list.begin());
+    if (k < s.in_quota) {  // leaves the in-quota prefix
+      std::size_t i = 0;
+      for (const auto& e : s.spec.min) s.in_sum[i++] -= req.get(e.id);
+      --s.in_quota;
+    }
+    list.erase(pos);
+    pod_pool_.erase(pods_, it);
+    extend_in_quota(s, changes);
   }
 
   [[nodiscard]] bool running(std::string_view name) const { return pods_.count(name) != 0; }
@@ -543,9 +561,10 @@ class elastic_quota_model {
     elastic_quota_spec spec;
     resource_vector used;
     resource_vector nominated;
-    std::vector<pod_state*> running;  // label order
-    std::size_t not_over = 0;         // running pods not labelled over-quota
-    std::uint32_t weight = 0;         // times counted in the cluster sums (weight())
+    std::vector<pod_state*> running;                   // label order
+    std::size_t in_quota = 0;                          // the leading pods of running labelled in-quota
+    boost::container::small_vector<amount, 8> in_sum;  // their sum on min's resources, in min's order
+    std::uint32_t weight = 0;                          // times counted in the cluster sums (weight())
   };
 
   const quota_state& at(std::uint32_t q) const {
@@ -691,38 +710,109 @@ class elastic_quota_model {
     return x.pod.name < y.pod.name;
   }
 
-  /// Walks the running pods of q in order with a running sum; in-quota while
-  /// the sum stays within min on every resource min lists, then over-quota.
+  // Labels (nos's capacity label): the running pods of a quota in label order
+  // are in-quota while their running sum stays within min on every resource
+  // min lists, over-quota from the first pod past it. Requests are never
+  // negative, so the in-quota pods are the longest prefix whose sum fits:
+  // each quota keeps that prefix's length and sum, and a pod added or
+  // removed moves only the pods at its boundary.
+
+  /// Whether the in-quota prefix of s, plus `request`, stays within min.
+  static bool fits_in_quota(const quota_state& s, const resource_vector& request) noexcept {
+    std::size_t i = 0;
+    for (const auto& e : s.spec.min) {
+      amount r = 0;
+      if (!detail::try_add(s.in_sum[i++], request.get(e.id), r) || r > e.value) return false;
+    }
+    return true;
+  }
+  static void add_in_quota(quota_state& s, const resource_vector& request) noexcept {
+    std::size_t i = 0;
+    for (const auto& e : s.spec.min) s.in_sum[i++] += request.get(e.id);  // fits_in_quota said it fits
+    ++s.in_quota;
+  }
+  static void set_label(pod_state& p, elastic_capacity want, std::vector<elastic_label_change>* changes) {
+    if (p.label == want) return;
+    if (changes) changes->push_back({p.pod.name, p.label, want});
+    p.label = want;
+  }
+  /// Pods after the in-quota prefix join it while they fit (after a removal).
+  static void extend_in_quota(quota_state& s, std::vector<elastic_label_change>* changes) {
+    while (s.in_quota < s.running.size() && fits_in_quota(s, s.running[s.in_quota]->pod.request)) {
+      pod_state& p = *s.running[s.in_quota];
+      add_in_quota(s, p.pod.request);
+      set_label(p, elastic_capacity::in_quota, changes);
+    }
+  }
+  /// Labels after the pod at position k of s.running was inserted.
+  static void relabel_after_insert(quota_state& s, std::size_t k, std::vector<elastic_label_change>* changes) {
+    pod_state& p = *s.running[k];
+    if (k > s.in_quota) {  // behind the first over-quota pod
+      set_label(p, elastic_capacity::over_quota, changes);
+      return;
+    }
+    if (fits_in_quota(s, p.pod.request)) {  // the next pod did not fit before p: it does not now
+      add_in_quota(s, p.pod.request);
+      set_label(p, elastic_capacity::in_quota, changes);
+      return;
+    }
+    // The prefix with p (positions 0..in_quota) does not fit: drop pods from
+    // its end until it does; those become over-quota.
+    const std::size_t last = s.in_quota;  // the prefix with p ends here
+    std::size_t len = last + 1;
+    bool with_p = true;
+    while (len > 0 && with_p && !fits_in_quota(s, p.pod.request)) {
+      --len;
+      if (len == k) {
+        with_p = false;
+      } else {
+        std::size_t i = 0;
+        for (const auto& e : s.spec.min) s.in_sum[i++] -= s.running[len]->pod.request.get(e.id);
+      }
+    }
+    if (with_p) {
+      std::size_t i = 0;
+      for (const auto& e : s.spec.min) s.in_sum[i++] += p.pod.request.get(e.id);
+    }
+    s.in_quota = len;
+    if (k < len) set_label(p, elastic_capacity::in_quota, changes);
+    for (std::size_t i = len; i <= last; ++i) set_label(*s.running[i], elastic_capacity::over_quota, changes);
+  }
+  /// Every label of quota q again, walking all its running pods.
   void relabel(std::uint32_t q, std::vector<elastic_label_change>* changes) {
     auto& s = quotas_[q];
-    const auto& min = s.spec.min;
-    // running sum over the resources min lists (min has few entries)
-    boost::container::small_vector<amount, 8> sum(min.size(), 0);
+    s.in_sum.assign(s.spec.min.size(), 0);
+    s.in_quota = 0;
     bool over = false;
-    // pods not labelled over-quota yet; once past the boundary and all of
-    // them are seen, every remaining pod is over-quota already: stop.
-    std::size_t not_over_left = s.not_over;
     for (auto* p : s.running) {
-      if (over && not_over_left == 0) break;
-      if (!over) {
-        std::size_t k = 0;
-        for (const auto& e : min) {
-          amount r = 0;
-          if (!detail::try_add(sum[k], p->pod.request.get(e.id), r) || r > e.value) over = true;
-          sum[k] = r;
-          ++k;
-        }
-      }
-      if (p->label != elastic_capacity::over_quota) --not_over_left;
-      const elastic_capacity want = over ? elastic_capacity::over_quota : elastic_capacity::in_quota;
-      if (p->label != want) {
-        if (changes) changes->push_back({p->pod.name, p->label, want});
-        if (want == elastic_capacity::over_quota)
-          --s.not_over;
-        else if (p->label == elastic_capacity::over_quota)
-          ++s.not_over;
-        p->label = want;
-      }
+      if (!over && fits_in_quota(s, p->pod.request))
+        add_in_quota(s, p->pod.request);
+      else
+        over = true;
+      set_label(*p, over ? elastic_capacity::over_quota : elastic_capacity::in_quota, changes);
+    }
+  }
+  /// Throws (overflow) when quota q cannot account `request` more.
+  void check_add(std::uint32_t q, const resource_vector& request) const {
+    const auto& s = quotas_[q];
+    for (const auto& e : request) {
+      amount r = 0;
+      if (!detail::try_add(s.used.get(e.id), e.value, r) ||
+          !detail::try_add(total_used_.get(e.id), detail::checked_mul(e.value, amount{s.weight}), r))
+        detail::throw_overflow("elastic quota usage");
+    }
+  }
+  void apply_add(std::uint32_t q, const resource_vector& request) {
+    auto& s = quotas_[q];
+    s.used.add_in_place(request);  // check_add: no overflow
+    try {
+      if (s.weight == 1)
+        total_used_.add_in_place(request);
+      else
+        total_used_.add_in_place(scaled(request, s.weight));
+    } catch (...) {
+      s.used.sub_in_place(request);
+      throw;
     }
   }
 
@@ -730,7 +820,9 @@ class elastic_quota_model {
   const resource_registry* reg_ = nullptr;
   std::vector<quota_state> quotas_;
   std::unordered_map<std::string, std::uint32_t, detail::string_hash, std::equal_to<>> ns_;
-  std::unordered_map<std::string, pod_state, detail::string_hash, std::equal_to<>> pods_;
+  using pod_map = std::unordered_map<std::string, pod_state, detail::string_hash, std::equal_to<>>;
+  pod_map pods_;
+  detail::node_pool<pod_map> pod_pool_;  // an admission after a release allocates no node
   resource_vector total_used_, total_min_, total_nominated_;
 };
 
@@ -744,7 +836,7 @@ class elastic_quota_policy {
   explicit elastic_quota_policy(elastic_quota_model set) : set_(std::move(set)) {}
   [[nodiscard]] std::string_view policy_name() const noexcept { return elastic_quota_model_name; }
   [[nodiscard]] decision check(const job& j) const { return set_.check(j.ns, j.request); }
-  void commit(const job& j) { set_.add_pod(to_pod(j), nullptr); }
+  void commit(const job& j) { set_.add_running(j.id, j.ns, j.request, j.priority, j.created_ms, nullptr); }
   void release(std::string_view id) { set_.remove_pod(id, nullptr); }
   void victims(const job& j, std::vector<victim>& out) const { set_.victims(to_pod(j), out); }
   /// Node-level rule (quota/capabilities.hpp): elastic_quota_model::node_candidates.

@@ -22,6 +22,7 @@
 #include <quota/capabilities.hpp>
 #include <quota/decision.hpp>
 #include <quota/detail/checked.hpp>
+#include <quota/detail/node_pool.hpp>
 #include <quota/error.hpp>
 #include <quota/policy.hpp>
 #include <quota/resource.hpp>
@@ -951,14 +952,13 @@ class kai_claims_policy {
       const decision d = model_.check(p, ids);
       if (d.denied()) throw state_error(error_id::state_conflict, "claims: job '" + j.id + "': " + to_string(d));
     }
-    std::string id = j.id;
     p.queue = model_.queue(j.queue);
     std::vector<claim_action> acts;
     acts.reserve(2 * ids.size());
     detail::claims_reserve_more(actions_, 2 * ids.size());
     const claim_bind_result r = model_.bind(p, ids, &acts);
     try {
-      bindings_.emplace(std::move(id), bound{r.binding, ++seq_});
+      bindings_pool_.emplace(bindings_, j.id, bound{r.binding, ++seq_});
     } catch (...) {
       model_.unbind(r.binding);  // back to the state before the commit
       throw;
@@ -969,7 +969,7 @@ class kai_claims_policy {
     auto it = bindings_.find(id);
     if (it == bindings_.end()) throw unknown_entity_error(error_id::unknown_job, "job", id);
     model_.unbind(it->second.binding, &actions_);
-    bindings_.erase(it);
+    bindings_pool_.erase(bindings_, it);
   }
   /// Claims decide ownership, not room: by default there is nobody to
   /// preempt (opt-out and locking are about who may share). With
@@ -1140,7 +1140,9 @@ class kai_claims_policy {
   };
   kai_claims_model model_;
   std::uint64_t seq_ = 0;
-  std::unordered_map<std::string, bound, detail::string_hash, std::equal_to<>> bindings_;
+  using binding_map = std::unordered_map<std::string, bound, detail::string_hash, std::equal_to<>>;
+  binding_map bindings_;
+  detail::node_pool<binding_map> bindings_pool_;  // a bind after an unbind allocates no node
   std::vector<claim_action> actions_;
 };
 

@@ -14,6 +14,7 @@
 
 #include <quota/decision.hpp>
 #include <quota/detail/checked.hpp>
+#include <quota/detail/node_pool.hpp>
 #include <quota/detail/resource_dims.hpp>
 #include <quota/error.hpp>
 #include <quota/policy.hpp>
@@ -115,7 +116,7 @@ class priority_class_quota_policy {
     const std::string& t = key_of(j);
     const bool counted = !t.empty() && !j.priority_class.empty() && limits_of(t, j.priority_class);
     if (!counted) {
-      jobs_.emplace(j.id, entry{{}, {}, {}, j.priority, ++seq_, false});
+      jobs_pool_.emplace(jobs_, j.id, entry{{}, {}, {}, j.priority, ++seq_, false});
       return;
     }
     auto& list = tenants_[t];  // may allocate: nothing else changed yet
@@ -128,7 +129,7 @@ class priority_class_quota_policy {
       list.push_back(pair_state{j.priority_class, false, {}, {}});
       u = &list.back().used;
     }
-    jobs_.emplace(j.id, entry{t, j.priority_class, j.request, j.priority, ++seq_, true});
+    jobs_pool_.emplace(jobs_, j.id, entry{t, j.priority_class, j.request, j.priority, ++seq_, true});
     *u = std::move(next);
   }
 
@@ -140,7 +141,7 @@ class priority_class_quota_policy {
       if (auto ut = tenants_.find(it->second.tenant); ut != tenants_.end())
         for (auto& ps : ut->second)
           if (ps.cls == it->second.cls) ps.used.sub_in_place(it->second.request);
-    jobs_.erase(it);
+    jobs_pool_.erase(jobs_, it);
   }
 
   /// Over-min jobs of the tenant's other classes with lower priority, newest first.
@@ -226,7 +227,9 @@ class priority_class_quota_policy {
   const resource_registry* reg_ = nullptr;
   std::unordered_map<std::string, std::vector<pair_state>, detail::string_hash, std::equal_to<>> tenants_;
   inline static const resource_vector none_{};
-  std::unordered_map<std::string, entry, detail::string_hash, std::equal_to<>> jobs_;
+  using job_map = std::unordered_map<std::string, entry, detail::string_hash, std::equal_to<>>;
+  job_map jobs_;
+  detail::node_pool<job_map> jobs_pool_;  // an admission after a release allocates no node
   std::uint64_t seq_ = 0;
 };
 

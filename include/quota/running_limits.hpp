@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <quota/decision.hpp>
+#include <quota/detail/node_pool.hpp>
 #include <quota/error.hpp>
 #include <quota/policy.hpp>
 #include <quota/resource.hpp>
@@ -124,7 +125,7 @@ class running_limits_policy {
         ents[s] = &it->second;
         added[s] = ins;
       }
-      jobs_.emplace(j.id, std::move(e));
+      jobs_pool_.emplace(jobs_, j.id, std::move(e));
     } catch (...) {
       for (std::size_t s = 0; s < 3; ++s)
         if (added[s] && ents[s]->running == 0 && !ents[s]->limit)
@@ -146,7 +147,7 @@ class running_limits_policy {
       auto r = scopes_[s].entities.find(k);
       if (--r->second.running == 0 && !r->second.limit) scopes_[s].entities.erase(r);
     }
-    jobs_.erase(it);
+    jobs_pool_.erase(jobs_, it);
   }
 
   /// Running jobs of lower priority in each scope whose limit the job would
@@ -216,7 +217,9 @@ class running_limits_policy {
   }
 
   std::array<scope_state, 3> scopes_;
-  std::unordered_map<std::string, entry, detail::string_hash, std::equal_to<>> jobs_;
+  using job_map = std::unordered_map<std::string, entry, detail::string_hash, std::equal_to<>>;
+  job_map jobs_;
+  detail::node_pool<job_map> jobs_pool_;  // an admission after a release allocates no node
   std::uint64_t seq_ = 0;
 };
 

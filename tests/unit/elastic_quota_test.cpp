@@ -117,6 +117,54 @@ TEST_CASE("elastic_quota: seed fair-share table gives A 15 and B 3") {
   CHECK(s.over_quota_used(B, gm) == 30);
 }
 
+TEST_CASE("elastic_quota: labels kept up to date pod by pod equal a walk over every pod") {
+  // Pods of random sizes, ages and priorities come and go in two quotas (one
+  // with a min in two resources, one without min); after every change the
+  // labels equal those a full walk gives, and the changes reported move each
+  // pod from its previous label to its current one.
+  std::vector<elastic_quota_spec> specs{eq("a", "a", {{resources::cpu, 9000}, {gm, 40}}), eq("b", "b", {})};
+  elastic_quota_model s(specs, {});
+  std::mt19937 rng(7);
+  std::vector<std::string> running;
+  std::map<std::string, elastic_capacity> seen;
+  for (int step = 0; step < 3000; ++step) {
+    std::vector<elastic_label_change> changes;
+    if (running.empty() || rng() % 5 < 3) {
+      const std::string ns = rng() % 4 == 0 ? "b" : "a";
+      const std::string name = ns + "/p" + std::to_string(step);
+      s.add_pod(
+          elastic_pod{name,
+                      ns,
+                      {{resources::cpu, static_cast<amount>(rng() % 3000)}, {gm, static_cast<amount>(rng() % 15)}},
+                      static_cast<std::int32_t>(rng() % 3),
+                      static_cast<std::int64_t>(rng() % 50)},
+          &changes);
+      running.push_back(name);
+      seen[name] = elastic_capacity::none;
+    } else {
+      const auto i = rng() % running.size();
+      s.remove_pod(running[i], &changes);
+      seen.erase(running[i]);
+      running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    for (const auto& c : changes) {
+      REQUIRE(seen.count(c.pod) == 1);
+      CHECK(seen[c.pod] == c.from);
+      seen[c.pod] = c.to;
+    }
+    auto walked = s;
+    std::vector<elastic_label_change> again;
+    walked.relabel_all(&again);
+    REQUIRE(again.empty());
+    for (const auto& name : running) REQUIRE(s.label(name) == seen[name]);
+  }
+  // the test went through both labels in quota a
+  CHECK(std::count_if(seen.begin(), seen.end(),
+                      [](const auto& e) { return e.second == elastic_capacity::over_quota; }) > 0);
+  CHECK(std::count_if(seen.begin(), seen.end(), [](const auto& e) { return e.second == elastic_capacity::in_quota; }) >
+        0);
+}
+
 TEST_CASE("elastic_quota: seed t1/t2 preemption example") {
   auto s = seed_cluster();
   const auto A = s.quota_of("a");
@@ -369,7 +417,7 @@ bool ref_before(const elastic_pod& x, const elastic_pod& y) {
 TEST_CASE("elastic_quota: randomized invariants after every operation") {
   const std::vector<std::string> nss{"a", "b", "c", "free"};
   elastic_quota_model s({eq("A", "a", {{gm, 40}, {resources::cpu, 4000}}, {{gm, 80}}), eq("B", "b", {{gm, 10}}),
-                       ceq("C", {"c"}, {{gm, 30}}, {{gm, 60}, {resources::cpu, 8000}})});
+                         ceq("C", {"c"}, {{gm, 30}}, {{gm, 60}, {resources::cpu, 8000}})});
   std::map<std::string, elastic_pod> running;
   std::mt19937 rng(12345);
   int next = 0, allowed = 0, denied = 0, over_labels = 0;
@@ -627,7 +675,8 @@ TEST_CASE("elastic_quota: pod JSON - limits stand for missing requests only; odd
   CHECK(pods[5].pod.created_ms == 0);  // a non-string timestamp is ignored, not an error
 }
 
-TEST_CASE("elastic_quota: pod JSON priority must be a 32-bit integer; every bad pod is named and the registry is kept") {
+TEST_CASE(
+    "elastic_quota: pod JSON priority must be a 32-bit integer; every bad pod is named and the registry is kept") {
   resource_registry reg;
   const auto before = reg.size();
   const auto good = load_elastic_pods(parse_json_text(R"([
@@ -949,7 +998,7 @@ elastic_options upstream_options() {
 TEST_CASE("elastic_quota: upstream a quota without max enforces no max; an empty max is enforced") {
   // nos: MaxEnforced is spec.max != nil; a present max compares cpu and memory even when it omits them
   elastic_quota_model s({eq("A", "a", {{gm, 10}, {resources::cpu, 4000}}), eq("B", "b", {{gm, 10}}, limit_vector{})},
-                      upstream_options());
+                        upstream_options());
   CHECK(s.check("a", {{resources::cpu, 4000}, {gm, 10}}).allowed());
   CHECK_FALSE(s.check("a", {{resources::cpu, 4001}}).has_rule("over_max"));  // only the sum of mins bounds it
   const auto d = s.check("b", {{resources::cpu, 1}});
@@ -968,7 +1017,8 @@ TEST_CASE("elastic_quota: upstream a quota without max enforces no max; an empty
   CHECK(specs[1].max->empty());
 }
 
-TEST_CASE("elastic_quota: upstream a composite quota counts once per namespace; a superseded ElasticQuota counts nowhere") {
+TEST_CASE(
+    "elastic_quota: upstream a composite quota counts once per namespace; a superseded ElasticQuota counts nowhere") {
   // "old" governs a, until the CompositeElasticQuota "team" over a and b supersedes it
   auto specs = [] {
     return std::vector<elastic_quota_spec>{eq("old", "a", {{gm, 100}}), ceq("team", {"a", "b"}, {{gm, 10}}),
