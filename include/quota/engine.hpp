@@ -370,9 +370,8 @@ class engine_base {
     }
     return whole(j);
   }
-  // admit() of a job at the counts it asks.
+  // admit() of a job at the counts it asks (admit() refused a duplicate id).
   decision admit_whole(const job& j) {
-    if (admitted_.contains(j.id)) throw_duplicate_job(j.id);
     // what admitting j would charge, asked once for the check and the commit
     std::vector<queue_charge> ch;
     if (charging_) collect_commit_charges(j, ch);

@@ -426,14 +426,19 @@ template <class A, class S, absent_means AL>
     }
     return true;
   } else {
-    // merge walk over two sorted entry lists
+    // merge walk over two sorted entry lists, in lockstep while their ids
+    // agree (the usual case: a request over the resources its limit lists)
+    auto ri = request.begin();
+    const auto re = request.end();
     auto li = limit.begin();
     const auto le = limit.end();
-    for (const auto& e : request) {
-      if (!(A(0) < e.value)) continue;
-      while (li != le && (*li).id < e.id) ++li;
-      if (li != le && (*li).id == e.id) {
-        if ((*li).value < e.value) return false;
+    for (; ri != re && li != le && ri->id == li->id; ++ri, ++li)
+      if (li->value < ri->value && A(0) < ri->value) return false;
+    for (; ri != re; ++ri) {
+      if (!(A(0) < ri->value)) continue;
+      while (li != le && li->id < ri->id) ++li;
+      if (li != le && li->id == ri->id) {
+        if (li->value < ri->value) return false;
       } else if constexpr (AL == absent_means::zero) {
         return false;
       }

@@ -177,7 +177,7 @@ TEST_CASE("resource_vector: random operations agree with a plain reference model
     limit_vector l;
     for (resource_id id = 0; id < 8; ++id) {
       if (rng() % 2) {
-        ref_a[id] = static_cast<std::int64_t>(rng() % 1000);
+        ref_a[id] = static_cast<std::int64_t>(rng() % 1000) - 200;  // some not asked for (<= 0)
         a.set(id, ref_a[id]);
       }
       if (rng() % 2) {
@@ -196,7 +196,14 @@ TEST_CASE("resource_vector: random operations agree with a plain reference model
       if (ref_a[i] > 0 && has_l[i] && ref_a[i] + ref_b[i] > ref_l[i]) ref_fits_with = false;
       if (ref_a[i] > ref_b[i]) ref_le = false;
     }
+    resource_vector strict;  // the same limit, its absent dimensions zero
+    bool ref_fits_strict = true;
+    for (resource_id id = 0; id < 8; ++id) {
+      if (has_l[id]) strict.set(id, ref_l[id]);
+      if (ref_a[id] > 0 && (!has_l[id] || ref_a[id] > ref_l[id])) ref_fits_strict = false;
+    }
     CHECK(fits(a, l) == ref_fits);
+    CHECK(fits(a, strict) == ref_fits_strict);
     CHECK(fits_with(b, a, l) == ref_fits_with);
     CHECK(less_equal(a, b) == ref_le);
     auto s = a + b;
