@@ -10,6 +10,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -62,6 +63,15 @@ class decision {
   void add(reason r) { reasons_.push_back(std::move(r)); }
   /// Folds another decision's reasons into this one (used by the engine).
   void merge(const decision& other) { reasons_.insert(reasons_.end(), other.reasons_.begin(), other.reasons_.end()); }
+  /// merge() that moves the reasons (their strings) instead of copying them.
+  void merge(decision&& other) {
+    if (reasons_.empty()) {
+      reasons_.swap(other.reasons_);
+      return;
+    }
+    reasons_.insert(reasons_.end(), std::make_move_iterator(other.reasons_.begin()),
+                    std::make_move_iterator(other.reasons_.end()));
+  }
   /// Is there a reason with this rule (and, if given, this model)?
   [[nodiscard]] bool has_rule(std::string_view rule, std::string_view model = {}) const noexcept {
     for (const auto& r : reasons_)

@@ -30,6 +30,20 @@ TEST_CASE("decision: allowed carries no reasons; a denial is a value with reason
   merged.merge(no);
   merged.merge(decision::deny(reason{"limits", "max_applications", "root.a/sue", no_resource, {}, 0, 0, 0, ""}));
   CHECK(merged.reasons().size() == 2);
+  CHECK(merged.reasons()[0] == no.reasons()[0]);  // a copy: `no` keeps its reason
+  CHECK(no.reasons().size() == 1);
+  CHECK(merged.reasons()[1].rule == "max_applications");
+
+  // merging a temporary moves its reasons, in order, after those already there
+  decision more = decision::deny(reason{"limits", "max_resources", "root.b", no_resource, {}, 0, 0, 0, "x"});
+  more.add(reason{"limits", "max_applications", "root.b", no_resource, {}, 0, 0, 0, "y"});
+  merged.merge(std::move(more));
+  REQUIRE(merged.reasons().size() == 4);
+  CHECK(merged.reasons()[2].message == "x");
+  CHECK(merged.reasons()[3].message == "y");
+  decision first;
+  first.merge(decision::deny(over_max()));
+  CHECK(first == no);
 }
 
 TEST_CASE("decision: text, fmt and JSON name the model, rule, entity, resource and amounts") {
