@@ -36,8 +36,8 @@ inline constexpr amount kai_fair_share_unlimited = -1;
 
 /// One resource of one queue (base units of the resource).
 struct kai_fair_share_resource {
-  amount quota = 0;                     ///< deserved; -1 = unlimited
-  amount over_quota_weight = 0;         ///< share of the over-quota pool; 0 = none
+  amount quota = 0;                         ///< deserved; -1 = unlimited
+  amount over_quota_weight = 0;             ///< share of the over-quota pool; 0 = none
   amount limit = kai_fair_share_unlimited;  ///< -1 = no limit; 0 = nothing
 };
 
@@ -143,7 +143,8 @@ class kai_fair_share_model {
   static constexpr queue_index npos = static_cast<queue_index>(-1);
 
   /// Validates every queue (all problems at once, validation_error) and builds the tree.
-  explicit kai_fair_share_model(std::vector<kai_fair_share_queue_spec> specs, kai_fair_share_options opts = {}) : opts_(opts) {
+  explicit kai_fair_share_model(std::vector<kai_fair_share_queue_spec> specs, kai_fair_share_options opts = {})
+      : opts_(opts) {
     diagnostics diag;
     for (std::size_t i = 0; i < specs.size(); ++i) {
       const auto& s = specs[i];
@@ -482,7 +483,7 @@ class kai_fair_share_model {
   /// (allocated + request <= quota) and the victim side is strictly above its
   /// quota in some resource. The chunk's size does not enter the test.
   [[nodiscard]] kai_fair_share_strategy reclaim_strategy(queue_index reclaimer, const resource_vector& req,
-                                                     queue_index victim, const resource_vector& chunk) const {
+                                                         queue_index victim, const resource_vector& chunk) const {
     (void)chunk;
     return strategy_on(alloc_, reclaimer, req, victim);
   }
@@ -674,7 +675,7 @@ class kai_fair_share_model {
     return false;
   }
   [[nodiscard]] kai_fair_share_strategy strategy_on(const std::vector<amount>& alloc, queue_index reclaimer,
-                                                const resource_vector& req, queue_index victim) const {
+                                                    const resource_vector& req, queue_index victim) const {
     const auto [ra, va] = diverge(reclaimer, victim);
     if (ra == npos) return kai_fair_share_strategy::none;
     if (above_allocatable(va, alloc)) return kai_fair_share_strategy::maintain_fair_share;
@@ -960,10 +961,11 @@ class kai_fair_share_policy {
   [[nodiscard]] decision check(const job& j) const {
     const auto q = tree_.find(j.queue);
     if (q == kai_fair_share_model::npos)
-      return decision::deny(reason{kai_fair_share_model_name, "unknown_queue", j.queue, no_resource, {}, 0, 0, 0, "unknown queue"});
-    if (!tree_.is_leaf(q))
       return decision::deny(
-          reason{kai_fair_share_model_name, "not_a_leaf_queue", j.queue, no_resource, {}, 0, 0, 0, "jobs go to leaf queues"});
+          reason{kai_fair_share_model_name, "unknown_queue", j.queue, no_resource, {}, 0, 0, 0, "unknown queue"});
+    if (!tree_.is_leaf(q))
+      return decision::deny(reason{
+          kai_fair_share_model_name, "not_a_leaf_queue", j.queue, no_resource, {}, 0, 0, 0, "jobs go to leaf queues"});
     auto d = tree_.check_allocation(q, j.request, j.preemptible);
     if (!d.allowed() || !deny_beyond_capacity_) return d;
     for (auto r : tree_.resources()) {
@@ -1029,7 +1031,8 @@ class kai_fair_share_policy {
   [[nodiscard]] std::weak_ordering compare_heads(const job& a, const job& b) const {
     fresh();
     const auto qa = tree_.find(a.queue), qb = tree_.find(b.queue);
-    if (qa == kai_fair_share_model::npos || qb == kai_fair_share_model::npos || qa == qb) return default_pending_order(a, b);
+    if (qa == kai_fair_share_model::npos || qb == kai_fair_share_model::npos || qa == qb)
+      return default_pending_order(a, b);
     if (tree_.queue_before(qa, a.request, qb, b.request)) return std::weak_ordering::less;
     if (tree_.queue_before(qb, b.request, qa, a.request)) return std::weak_ordering::greater;
     return default_pending_order(a, b);
@@ -1182,7 +1185,8 @@ class kai_fair_share_policy {
             for (auto c : kids[x])
               if (left[c] > 0 && (ch == kai_fair_share_model::npos || worse(c, ch))) ch = c;
             if (best[x] == kai_fair_share_model::npos && ch != kai_fair_share_model::npos) best[x] = best[ch];
-            if (tree_.parent(x) == kai_fair_share_model::npos && (top == kai_fair_share_model::npos || worse(x, top))) top = x;
+            if (tree_.parent(x) == kai_fair_share_model::npos && (top == kai_fair_share_model::npos || worse(x, top)))
+              top = x;
           }
           const auto leaf = best[top];
           const cand v = per[leaf].back();

@@ -34,10 +34,10 @@
 #include <quota/detail/yunikorn_limits_mutex.hpp>
 #include <quota/detail/yunikorn_limits_plan.hpp>
 #include <quota/error.hpp>
-#include <quota/yunikorn_limits_config.hpp>
 #include <quota/policy.hpp>
 #include <quota/resource.hpp>
 #include <quota/resource_vector.hpp>
+#include <quota/yunikorn_limits_config.hpp>
 
 namespace quota {
 
@@ -102,8 +102,8 @@ inline constexpr std::string_view yunikorn_limits_model_name = "yunikorn_limits"
 
 class yunikorn_limits_model {
  public:
-
-  explicit yunikorn_limits_model(const resource_registry& reg, yunikorn_limits_locking locking = yunikorn_limits_locking::internal)
+  explicit yunikorn_limits_model(const resource_registry& reg,
+                                 yunikorn_limits_locking locking = yunikorn_limits_locking::internal)
       : reg_(&reg), mu_(locking == yunikorn_limits_locking::internal), id_(next_id()) {
     groups_.intern(limits_wildcard);  // id 0: the cumulative wildcard pool
     cfg_ = std::make_shared<const detail::limits_compiled>();
@@ -1477,13 +1477,15 @@ class yunikorn_limits_model {
 /// usage.
 class yunikorn_limits_policy {
  public:
-  explicit yunikorn_limits_policy(const resource_registry& reg, yunikorn_limits_locking locking = yunikorn_limits_locking::internal)
+  explicit yunikorn_limits_policy(const resource_registry& reg,
+                                  yunikorn_limits_locking locking = yunikorn_limits_locking::internal)
       : m_(std::make_unique<yunikorn_limits_model>(reg, locking)) {}
   /// Takes over a manager (its configuration and usage).
   explicit yunikorn_limits_policy(std::unique_ptr<yunikorn_limits_model> m) : m_(std::move(m)) {
     if (!m_) throw state_error(error_id::state_conflict, "yunikorn_limits_policy: no yunikorn_limits_model");
   }
-  yunikorn_limits_policy(const yunikorn_limits_policy& o) : m_(std::make_unique<yunikorn_limits_model>(*o.m_)), requests_(o.requests_) {}
+  yunikorn_limits_policy(const yunikorn_limits_policy& o)
+      : m_(std::make_unique<yunikorn_limits_model>(*o.m_)), requests_(o.requests_) {}
   yunikorn_limits_policy& operator=(const yunikorn_limits_policy& o) {
     if (this != &o) *this = yunikorn_limits_policy(o);
     return *this;
