@@ -261,12 +261,13 @@ class kai_fair_share_model {
     involved_.assign(n * R_, 0);
     dense_a_.assign(R_, 0);
     dense_b_.assign(R_, 0);
+    delta_.assign(R_, 0);
   }
 
   // ---- lookup ---------------------------------------------------------------
   [[nodiscard]] std::size_t size() const noexcept { return specs_.size(); }
   [[nodiscard]] queue_index find(std::string_view name) const noexcept {
-    auto it = index_.find(std::string(name));
+    auto it = index_.find(name);
     return it == index_.end() ? npos : it->second;
   }
   [[nodiscard]] queue_index at(std::string_view name) const {
@@ -291,13 +292,13 @@ class kai_fair_share_model {
   /// Requestable demand of a leaf queue (allocated + pending requests). Parents sum their children.
   void set_request(queue_index q, const resource_vector& request) {
     if (q >= size()) throw unknown_entity_error(error_id::unknown_queue, "queue", std::to_string(q));
-    check_nonnegative(request, specs_[q].name + ".request");
-    std::vector<amount> next(request_);  // strong guarantee: compute then swap
-    std::vector<amount> delta(R_, 0);
-    for (std::size_t d = 0; d < R_; ++d) delta[d] = detail::checked_sub(request.get(rids_[d]), request_[q * R_ + d]);
+    check_nonnegative(request, q, ".request");
+    // strong guarantee: every sum is checked before any is stored (no copy of the requests)
+    for (std::size_t d = 0; d < R_; ++d) delta_[d] = detail::checked_sub(request.get(rids_[d]), request_[q * R_ + d]);
     for (auto a = q; a != npos; a = parent_[a])
-      for (std::size_t d = 0; d < R_; ++d) next[a * R_ + d] = detail::checked_add(next[a * R_ + d], delta[d]);
-    request_.swap(next);
+      for (std::size_t d = 0; d < R_; ++d) (void)detail::checked_add(request_[a * R_ + d], delta_[d]);
+    for (auto a = q; a != npos; a = parent_[a])
+      for (std::size_t d = 0; d < R_; ++d) request_[a * R_ + d] += delta_[d];
   }
   /// Historical usage of q (KAI's time-based fair share): the integral of the
   /// queue's allocation over the usage window (any unit, e.g. GPU-minutes), per
@@ -305,7 +306,7 @@ class kai_fair_share_model {
   /// the option usage_k is > 0 and set_usage_total gave the window's total.
   void set_usage(queue_index q, const resource_vector& used) {
     if (q >= size()) throw unknown_entity_error(error_id::unknown_queue, "queue", std::to_string(q));
-    check_nonnegative(used, specs_[q].name + ".usage");
+    check_nonnegative(used, q, ".usage");
     std::vector<amount> next(usage_);
     for (std::size_t d = 0; d < R_; ++d) {
       const amount delta = detail::checked_sub(used.get(rids_[d]), usage_[q * R_ + d]);
@@ -589,13 +590,18 @@ class kai_fair_share_model {
     for (const auto& e : v)
       if (e.value < 0) throw validation_error(what, "negative amount");
   }
+  // the same for an input of queue q: the item is named (<queue><suffix>) only when it is bad
+  void check_nonnegative(const resource_vector& v, queue_index q, std::string_view suffix) const {
+    for (const auto& e : v)
+      if (e.value < 0) throw validation_error(specs_[q].name + std::string(suffix), "negative amount");
+  }
   [[nodiscard]] bool within_saturated(detail::int128 used, amount fair) const noexcept {
     // used <= fair * num / den  <=>  used * den <= fair * num
     return used * opts_.saturation_den <= static_cast<detail::int128>(fair) * opts_.saturation_num;
   }
   void apply_alloc(queue_index q, const resource_vector& v, bool preemptible, int sign) {
     if (q >= size()) throw unknown_entity_error(error_id::unknown_queue, "queue", std::to_string(q));
-    check_nonnegative(v, specs_[q].name + ".allocation");
+    check_nonnegative(v, q, ".allocation");
     // validate first (strong guarantee), then apply
     for (auto a = q; a != npos; a = parent_[a])
       for (const auto& e : v) {
@@ -902,7 +908,7 @@ class kai_fair_share_model {
   kai_fair_share_options opts_;
   const resource_registry* reg_ = nullptr;
   std::vector<kai_fair_share_queue_spec> specs_;
-  std::unordered_map<std::string, queue_index> index_;
+  std::unordered_map<std::string, queue_index, detail::string_hash, std::equal_to<>> index_;
   std::vector<queue_index> parent_, roots_;
   std::vector<std::vector<queue_index>> children_;
   std::vector<int> depth_;
@@ -919,6 +925,7 @@ class kai_fair_share_model {
   mutable std::vector<char> touched_, involved_;
   mutable std::vector<queue_index> touched_list_;
   mutable std::vector<amount> dense_a_, dense_b_;
+  std::vector<amount> delta_;  // set_request's change per resource
   std::vector<diagnostic> warnings_;
 };
 
@@ -983,21 +990,22 @@ class kai_fair_share_policy {
     return d;
   }
   void commit(const job& j) {
-    if (where_.count(j.id)) throw state_error(error_id::state_duplicate, "job '" + j.id + "' already committed");
+    if (run_.where.count(j.id)) throw state_error(error_id::state_duplicate, "job '" + j.id + "' already committed");
     const auto q = tree_.at(j.queue);
     const auto waiting = pending_.find(j.id);
     // everything that may throw before any change
-    if (jobs_.size() < tree_.size()) jobs_.resize(tree_.size());
-    auto& in_queue = jobs_[q];
+    if (run_.by_queue.size() < tree_.size()) run_.by_queue.resize(tree_.size());
+    auto& in_queue = run_.by_queue[q];
     in_queue.reserve(in_queue.size() + 1);
-    running r{q, j.request, j.preemptible, j.priority, j.created_ms, j.id};
-    const auto w = where_pool_.emplace(where_, j.id, place{q, in_queue.size()}).first;
+    running r{q, j.request, j.preemptible, j.priority, j.created_ms, nullptr};
+    const auto w = run_.pool.emplace(run_.where, j.id, place{q, in_queue.size()}).first;
     try {
       tree_.allocate(q, j.request, j.preemptible);
     } catch (...) {
-      where_pool_.erase(where_, w);
+      run_.pool.erase(run_.where, w);
       throw;
     }
+    r.at = &*w;
     in_queue.push_back(std::move(r));  // room reserved: no throw
     if (waiting != pending_.end()) {
       // its demand moves from pending to allocated: the request is unchanged
@@ -1008,19 +1016,19 @@ class kai_fair_share_policy {
     }
   }
   void release(std::string_view id) {
-    auto it = where_.find(id);
-    if (it == where_.end()) throw unknown_entity_error(error_id::unknown_job, "job", id);
+    auto it = run_.where.find(id);
+    if (it == run_.where.end()) throw unknown_entity_error(error_id::unknown_job, "job", id);
     const auto [q, pos] = it->second;
-    auto& in_queue = jobs_[q];
+    auto& in_queue = run_.by_queue[q];
     const auto& r = in_queue[pos];
     tree_.deallocate(r.queue, r.request, r.preemptible);
     if (live_) refresh_demand(r.queue);
     if (pos + 1 != in_queue.size()) {  // swap-remove: the last job takes its place
       in_queue[pos] = std::move(in_queue.back());
-      where_.find(in_queue[pos].id)->second.pos = pos;
+      in_queue[pos].at->second.pos = pos;
     }
     in_queue.pop_back();
-    where_pool_.erase(where_, it);
+    run_.pool.erase(run_.where, it);
   }
   // ---- order ----
   [[nodiscard]] std::string_view pending_queue(const job& j) const noexcept { return j.queue; }
@@ -1040,7 +1048,7 @@ class kai_fair_share_policy {
 
   // ---- demand ----
   void pending_added(const job& j) {
-    if (where_.count(j.id) || pending_.count(j.id)) return;
+    if (run_.where.count(j.id) || pending_.count(j.id)) return;
     const auto q = tree_.find(j.queue);
     if (q == kai_fair_share_model::npos || !tree_.is_leaf(q)) return;  // check() denies it
     if (pending_sum_.size() < tree_.size()) pending_sum_.resize(tree_.size());
@@ -1071,7 +1079,7 @@ class kai_fair_share_policy {
   /// like a running job's request, part of its share and of what reclaim
   /// counts, but never a victim itself. Duplicate id: state_error.
   void charge_added(const job& c) {
-    if (charges_.count(c.id) || where_.count(c.id))
+    if (charges_.count(c.id) || run_.where.count(c.id))
       throw state_error(error_id::state_duplicate, "charge '" + c.id + "' already added");
     const auto q = tree_.at(c.queue);
     const auto it = charges_.emplace(c.id, waiting_job{q, c.request}).first;
@@ -1129,7 +1137,7 @@ class kai_fair_share_policy {
     const auto evict_first = [](cand a, cand b) {
       if (a->priority != b->priority) return a->priority < b->priority;
       if (a->started_ms != b->started_ms) return a->started_ms > b->started_ms;
-      return a->id > b->id;
+      return a->id() > b->id();
     };
     if (tree_.can_reclaim(q, j.request, j.preemptible)) {
       const std::size_t n = tree_.size();
@@ -1138,9 +1146,9 @@ class kai_fair_share_policy {
       std::vector<std::vector<cand>> per(n);  // per leaf queue; back() = next victim
       std::size_t total = 0;
       // the pre-filter reads only the two queues and the request: once per queue
-      for (std::size_t x = 0; x < jobs_.size(); ++x) {
-        if (x == q || jobs_[x].empty() || !tree_.victim_prefilter(q, x, j.request)) continue;
-        for (const auto& e : jobs_[x])
+      for (std::size_t x = 0; x < run_.by_queue.size(); ++x) {
+        if (x == q || run_.by_queue[x].empty() || !tree_.victim_prefilter(q, x, j.request)) continue;
+        for (const auto& e : run_.by_queue[x])
           if (e.preemptible) per[x].push_back(&e);
         total += per[x].size();
       }
@@ -1198,7 +1206,7 @@ class kai_fair_share_policy {
           chunks.push_back(kai_fair_share_victim_chunk{leaf, &v->request});
           // KAI keeps a refused victim in every later scenario: they all fail
           if (!tree_.validate_reclaim(q, j.request, j.preemptible, chunks)) break;
-          out.push_back(victim{v->id, kai_fair_share_model_name, "reclaim", tree_.spec(leaf).name});
+          out.push_back(victim{v->id(), kai_fair_share_model_name, "reclaim", tree_.spec(leaf).name});
         }
       }
     }
@@ -1213,17 +1221,40 @@ class kai_fair_share_policy {
   }
 
  private:
+  struct place {
+    kai_fair_share_model::queue_index queue;
+    std::size_t pos;  // in run_.by_queue[queue]
+  };
+  using where_map = std::unordered_map<std::string, place, detail::string_hash, std::equal_to<>>;
   struct running {
     kai_fair_share_model::queue_index queue;
     resource_vector request;
     bool preemptible;
     std::int32_t priority;
     std::int64_t started_ms;
-    std::string id;
+    where_map::value_type* at;  // its entry in run_.where: the id (the key) and the position
+    [[nodiscard]] const std::string& id() const noexcept { return at->first; }
   };
-  struct place {
-    kai_fair_share_model::queue_index queue;
-    std::size_t pos;  // in jobs_[queue]
+  // The running jobs by leaf queue, in no order (victims sort their
+  // candidates), and where each one is. A copy points its jobs at its own
+  // entries.
+  struct running_set {
+    std::vector<std::vector<running>> by_queue;
+    where_map where;
+    // spare map nodes: an admission and a release allocate nothing once warm
+    detail::node_pool<where_map> pool;
+
+    running_set() = default;
+    running_set(const running_set& o) : by_queue(o.by_queue), where(o.where) {
+      for (auto& e : where) by_queue[e.second.queue][e.second.pos].at = &e;
+    }
+    running_set(running_set&&) noexcept = default;
+    running_set& operator=(const running_set& o) {
+      if (this != &o) *this = running_set(o);
+      return *this;
+    }
+    running_set& operator=(running_set&&) noexcept = default;
+    ~running_set() = default;
   };
   struct waiting_job {
     kai_fair_share_model::queue_index queue;
@@ -1242,16 +1273,16 @@ class kai_fair_share_policy {
               static_cast<detail::int128>(tree_.allocated_non_preemptible(a, e.id)) + e.value > qt)
             return;
         }
-    if (q >= jobs_.size()) return;
+    if (q >= run_.by_queue.size()) return;
     std::vector<const running*> pre;
-    for (const auto& r : jobs_[q])
+    for (const auto& r : run_.by_queue[q])
       if (tree_.can_preempt(j.priority, r.queue, r.priority, r.preemptible, r.started_ms, now_ms_)) pre.push_back(&r);
     std::sort(pre.begin(), pre.end(), [](const running* a, const running* b) {
       if (a->priority != b->priority) return a->priority < b->priority;
       if (a->started_ms != b->started_ms) return a->started_ms > b->started_ms;
-      return a->id > b->id;
+      return a->id() > b->id();
     });
-    for (auto c : pre) out.push_back(victim{c->id, kai_fair_share_model_name, "preempt", tree_.spec(c->queue).name});
+    for (auto c : pre) out.push_back(victim{c->id(), kai_fair_share_model_name, "preempt", tree_.spec(c->queue).name});
   }
   // request of leaf q = its allocation + its pending jobs
   void set_leaf_request(kai_fair_share_model::queue_index q) {
@@ -1269,16 +1300,14 @@ class kai_fair_share_policy {
   }
   mutable kai_fair_share_model tree_;
   detail::stale_mark shares_stale_;
-  std::map<std::string, waiting_job, std::less<>> pending_;
+  using waiting_map = std::unordered_map<std::string, waiting_job, detail::string_hash, std::equal_to<>>;
+  waiting_map pending_;
   std::map<std::string, waiting_job, std::less<>> charges_;  // charge id -> queue, amount
   std::vector<resource_vector> pending_sum_;                 // by leaf queue
   bool live_ = false;
-  // running jobs by leaf queue, in no order (victims sort their candidates), and where each one is
-  std::vector<std::vector<running>> jobs_;
-  std::map<std::string, place, std::less<>> where_;
+  running_set run_;
   // spare map nodes: an admission and a release allocate nothing once warm
-  detail::node_pool<std::map<std::string, place, std::less<>>> where_pool_;
-  detail::node_pool<std::map<std::string, waiting_job, std::less<>>> pending_pool_;
+  detail::node_pool<waiting_map> pending_pool_;
   std::int64_t now_ms_ = 0;
   bool deny_beyond_capacity_ = false;
   resource_vector deducted_;  // capacity_deducted

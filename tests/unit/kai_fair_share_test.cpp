@@ -508,6 +508,40 @@ TEST_CASE("kai_fair_share: victims do not depend on commit or release order, and
   CHECK(victims_of(p, asks_b).empty());
 }
 
+TEST_CASE("kai_fair_share: a copy's running jobs are its own after the original reuses its entries") {
+  kai_fair_share_model t({q("a", "", 2, 1), q("b", "", 2, 1)});
+  t.set_capacity(gpu(12));
+  for (const char* n : {"a", "b"}) t.set_request(t.at(n), gpu(12));
+  t.compute();
+  kai_fair_share_policy p(std::move(t));
+  auto ids_of = [](const kai_fair_share_policy& x, const job& j) {
+    std::vector<victim> out;
+    x.node_candidates(j, out);
+    std::vector<std::string> ids;
+    for (const auto& v : out) ids.push_back(v.job_id);
+    std::sort(ids.begin(), ids.end());
+    return ids;
+  };
+  // long ids: the original's spare entries keep them until new jobs overwrite them
+  const std::string pre = "a-job-id-longer-than-any-short-string-";
+  for (int i = 0; i < 4; ++i) p.commit(mk(pre + std::to_string(i), "b", 0, gpu(1)));
+  const kai_fair_share_policy copy = p;
+  kai_fair_share_policy assigned(kai_fair_share_model({q("b", "", 1, 1)}));
+  assigned = p;
+  for (int i = 0; i < 4; ++i) p.release(pre + std::to_string(i));
+  for (int i = 0; i < 4; ++i) p.commit(mk("other-" + pre + std::to_string(i), "b", 0, gpu(1)));
+  const job asks = mk("new", "b", 9, gpu(1));
+  const std::vector<std::string> mine{pre + "0", pre + "1", pre + "2", pre + "3"};
+  CHECK(ids_of(copy, asks) == mine);
+  CHECK(ids_of(assigned, asks) == mine);
+  // the first job's release moves the last one into its place: both stay releasable
+  kai_fair_share_policy c = copy;
+  c.release(pre + "0");
+  c.release(pre + "3");
+  CHECK(ids_of(c, asks) == std::vector<std::string>{pre + "1", pre + "2"});
+  CHECK(ids_of(p, asks).size() == 4);
+}
+
 TEST_CASE("kai_fair_share: randomized invariants") {
   std::mt19937_64 rng(12345);
   for (int round = 0; round < 200; ++round) {
