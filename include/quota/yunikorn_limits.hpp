@@ -29,6 +29,7 @@
 
 #include <quota/decision.hpp>
 #include <quota/detail/checked.hpp>
+#include <quota/detail/node_pool.hpp>
 #include <quota/detail/yunikorn_limits_compiled.hpp>
 #include <quota/detail/yunikorn_limits_interner.hpp>
 #include <quota/detail/yunikorn_limits_mutex.hpp>
@@ -331,10 +332,14 @@ class yunikorn_limits_model {
     return increase(queue_path, app, usage, id.user, id.groups);
   }
   [[nodiscard]] decision check_increase(std::string_view queue_path, std::string_view app, const resource_vector& usage,
-                                        const limits_identity& id) {
-    if ((queue_path.empty() || app.empty() || id.user.empty()) && upstream()) return decision{};
-    return by_names(queue_path, app, id.user, id.groups,
+                                        std::string_view user, std::span<const std::string> groups) {
+    if ((queue_path.empty() || app.empty() || user.empty()) && upstream()) return decision{};
+    return by_names(queue_path, app, user, groups,
                     [&](auto q, auto a, auto u, auto gs) { return increase_locked(q, a, usage, u, gs, false); });
+  }
+  [[nodiscard]] decision check_increase(std::string_view queue_path, std::string_view app, const resource_vector& usage,
+                                        const limits_identity& id) {
+    return check_increase(queue_path, app, usage, id.user, id.groups);
   }
   /// Decrease by names. The identity's user must be the application's user.
   void decrease(std::string_view queue_path, std::string_view app, const resource_vector& usage, bool remove_app,
@@ -1508,24 +1513,32 @@ class yunikorn_limits_policy {
   }
 
   [[nodiscard]] decision check(const job& j) const {
-    return m_->check_increase(qualify(j.queue), j.id, j.request, limits_identity{j.user, j.groups});
+    const qualified q(j.queue);
+    return m_->check_increase(q.path(), j.id, j.request, j.user, j.groups);
   }
+  /// Allocates nothing once warm: the job's entry reuses a released job's
+  /// node and its strings.
   void commit(const job& j) {
-    if (requests_.count(j.id)) throw state_error(error_id::state_duplicate, "job '" + j.id + "' is already committed");
-    requests_.emplace(j.id, entry{qualify(j.queue), j.user, j.request});  // first: a failing increase is undone below
+    if (requests_.find(j.id) != requests_.end())
+      throw state_error(error_id::state_duplicate, "job '" + j.id + "' is already committed");
+    const auto it = pool_.emplace(requests_, j.id, empty_entry()).first;  // first: a failing increase is undone below
     try {
-      const decision d = m_->increase(requests_.at(j.id).queue, j.id, j.request, j.user, j.groups);
+      entry& e = it->second;
+      e.queue.assign(qualified(j.queue).path());
+      e.who.user.assign(j.user);
+      e.request = j.request;
+      const decision d = m_->increase(e.queue, j.id, j.request, j.user, j.groups);
       if (d.denied()) throw commit_denied_error("job '" + j.id + "': " + to_string(d), d);
     } catch (...) {
-      requests_.erase(j.id);
+      pool_.erase(requests_, it);
       throw;
     }
   }
   void release(std::string_view id) {
-    auto it = requests_.find(std::string(id));
+    auto it = requests_.find(id);
     if (it == requests_.end()) throw unknown_entity_error(error_id::unknown_job, "job", id);
-    m_->decrease(it->second.queue, id, it->second.request, true, limits_identity{it->second.user, {}});
-    requests_.erase(it);
+    m_->decrease(it->second.queue, id, it->second.request, true, it->second.who);
+    pool_.erase(requests_, it);
   }
   /// Limits never preempt: running work is never evicted.
   void victims(const job&, std::vector<victim>&) const {}
@@ -1533,11 +1546,42 @@ class yunikorn_limits_policy {
  private:
   struct entry {
     std::string queue;
-    std::string user;
+    limits_identity who;  // the user (no groups: a release names only the user)
     resource_vector request;
   };
+  static const entry& empty_entry() noexcept {
+    static const entry none;
+    return none;
+  }
+  /// qualify(q) without a std::string for a name of up to 120 characters.
+  class qualified {
+   public:
+    explicit qualified(std::string_view q) {
+      if (q == "root" || q.starts_with("root.")) {
+        path_ = q;
+      } else if (q.size() + 5 <= sizeof(buf_)) {
+        std::memcpy(buf_, "root.", 5);
+        if (!q.empty()) std::memcpy(buf_ + 5, q.data(), q.size());
+        path_ = std::string_view(buf_, q.size() + 5);
+      } else {
+        long_ = qualify(q);
+        path_ = long_;
+      }
+    }
+    qualified(const qualified&) = delete;
+    qualified& operator=(const qualified&) = delete;
+    ~qualified() = default;
+    [[nodiscard]] std::string_view path() const noexcept { return path_; }
+
+   private:
+    char buf_[128];
+    std::string long_;
+    std::string_view path_;
+  };
+  using request_map = std::unordered_map<std::string, entry, detail::string_hash, std::equal_to<>>;
   std::unique_ptr<yunikorn_limits_model> m_;
-  std::unordered_map<std::string, entry> requests_;
+  request_map requests_;
+  detail::node_pool<request_map> pool_;  // spare nodes: an admission and a release allocate nothing once warm
 };
 
 static_assert(policy<yunikorn_limits_policy>);
