@@ -229,6 +229,7 @@ class kai_fair_share_model {
     diag.throw_if_any();
     request_.assign(n * R_, 0);
     alloc_.assign(n * R_, 0);
+    alloc_roots_.assign(R_, 0);
     alloc_np_.assign(n * R_, 0);
     fair_.assign(n * R_, 0);
     scratch_.assign(n * R_, 0);
@@ -293,12 +294,20 @@ class kai_fair_share_model {
   void set_request(queue_index q, const resource_vector& request) {
     if (q >= size()) throw unknown_entity_error(error_id::unknown_queue, "queue", std::to_string(q));
     check_nonnegative(request, q, ".request");
-    // strong guarantee: every sum is checked before any is stored (no copy of the requests)
-    for (std::size_t d = 0; d < R_; ++d) delta_[d] = detail::checked_sub(request.get(rids_[d]), request_[q * R_ + d]);
-    for (auto a = q; a != npos; a = parent_[a])
-      for (std::size_t d = 0; d < R_; ++d) (void)detail::checked_add(request_[a * R_ + d], delta_[d]);
-    for (auto a = q; a != npos; a = parent_[a])
-      for (std::size_t d = 0; d < R_; ++d) request_[a * R_ + d] += delta_[d];
+    for (std::size_t d = 0; d < R_; ++d) delta_[d] = request.get(rids_[d]);
+    change_request(q);
+  }
+  /// set_request(q, pending + allocated(q)): a leaf's demand is what it holds
+  /// and what waits for it (the same result and errors, without building the
+  /// sum).
+  void set_request_with_allocation(queue_index q, const resource_vector& pending) {
+    if (q >= size()) throw unknown_entity_error(error_id::unknown_queue, "queue", std::to_string(q));
+    for (std::size_t d = 0; d < R_; ++d) delta_[d] = detail::checked_add(pending.get(rids_[d]), alloc_[q * R_ + d]);
+    for (std::size_t d = 0; d < R_; ++d)
+      if (delta_[d] < 0) throw validation_error(specs_[q].name + ".request", "negative amount");
+    for (const auto& e : pending)
+      if (e.value < 0 && dense(e.id) < 0) throw validation_error(specs_[q].name + ".request", "negative amount");
+    change_request(q);
   }
   /// Historical usage of q (KAI's time-based fair share): the integral of the
   /// queue's allocation over the usage window (any unit, e.g. GPU-minutes), per
@@ -357,6 +366,11 @@ class kai_fair_share_model {
 
   [[nodiscard]] amount fair_share(queue_index q, resource_id r) const { return value(fair_, q, r); }
   [[nodiscard]] amount allocated(queue_index q, resource_id r) const { return value(alloc_, q, r); }
+  /// What the root-level queues have allocated of r together (the sum of allocated(root, r)).
+  [[nodiscard]] detail::int128 allocated_at_roots(resource_id r) const noexcept {
+    const int d = dense(r);
+    return d < 0 ? 0 : alloc_roots_[static_cast<std::size_t>(d)];
+  }
   [[nodiscard]] amount allocated_non_preemptible(queue_index q, resource_id r) const { return value(alloc_np_, q, r); }
   [[nodiscard]] amount request(queue_index q, resource_id r) const { return value(request_, q, r); }
   /// Capacity set by set_capacity (0 for a resource no queue names).
@@ -590,6 +604,16 @@ class kai_fair_share_model {
     for (const auto& e : v)
       if (e.value < 0) throw validation_error(what, "negative amount");
   }
+  // The request of q becomes delta_ (per resource), its ancestors change by
+  // as much. Strong guarantee: every sum is checked before any is stored (no
+  // copy of the requests).
+  void change_request(queue_index q) {
+    for (std::size_t d = 0; d < R_; ++d) delta_[d] = detail::checked_sub(delta_[d], request_[q * R_ + d]);
+    for (auto a = q; a != npos; a = parent_[a])
+      for (std::size_t d = 0; d < R_; ++d) (void)detail::checked_add(request_[a * R_ + d], delta_[d]);
+    for (auto a = q; a != npos; a = parent_[a])
+      for (std::size_t d = 0; d < R_; ++d) request_[a * R_ + d] += delta_[d];
+  }
   // the same for an input of queue q: the item is named (<queue><suffix>) only when it is bad
   void check_nonnegative(const resource_vector& v, queue_index q, std::string_view suffix) const {
     for (const auto& e : v)
@@ -620,6 +644,7 @@ class kai_fair_share_model {
         if (d < 0) continue;
         const auto k = a * R_ + static_cast<std::size_t>(d);
         alloc_[k] += sign * e.value;
+        if (parent_[a] == npos) alloc_roots_[static_cast<std::size_t>(d)] += sign * e.value;
         if (!preemptible) alloc_np_[k] += sign * e.value;
       }
   }
@@ -916,6 +941,7 @@ class kai_fair_share_model {
   std::vector<int> dense_;
   std::size_t R_ = 0;
   std::vector<amount> quota_, weight_, limit_, request_, alloc_, alloc_np_, fair_, capacity_;
+  std::vector<detail::int128> alloc_roots_;  // per resource: the sum of the root queues' alloc_
   mutable std::vector<amount> scratch_;
   std::vector<amount> usage_, usage_total_, max_weight_;
   std::vector<amount> unit_;  // per resource: 1, or KAI's whole unit in upstream mode
@@ -925,7 +951,7 @@ class kai_fair_share_model {
   mutable std::vector<char> touched_, involved_;
   mutable std::vector<queue_index> touched_list_;
   mutable std::vector<amount> dense_a_, dense_b_;
-  std::vector<amount> delta_;  // set_request's change per resource
+  std::vector<amount> delta_;  // set_request's new request, then change, per resource
   std::vector<diagnostic> warnings_;
 };
 
@@ -978,9 +1004,7 @@ class kai_fair_share_policy {
     for (auto r : tree_.resources()) {
       const amount want = j.request.get(r);
       if (want == 0) continue;
-      detail::int128 used = 0;
-      for (std::size_t x = 0; x < tree_.size(); ++x)
-        if (tree_.parent(x) == kai_fair_share_model::npos) used += tree_.allocated(x, r);
+      const detail::int128 used = tree_.allocated_at_roots(r);
       const amount cap = tree_.capacity(r);
       if (used + want > cap)
         return decision::deny(reason{kai_fair_share_model_name, "cluster_full", j.queue, r,
@@ -1286,9 +1310,8 @@ class kai_fair_share_policy {
   }
   // request of leaf q = its allocation + its pending jobs
   void set_leaf_request(kai_fair_share_model::queue_index q) {
-    resource_vector r = q < pending_sum_.size() ? pending_sum_[q] : resource_vector{};
-    for (auto id : tree_.resources()) r.set(id, detail::checked_add(r.get(id), tree_.allocated(q, id)));
-    tree_.set_request(q, r);
+    static const resource_vector none;
+    tree_.set_request_with_allocation(q, q < pending_sum_.size() ? pending_sum_[q] : none);
   }
   void refresh_demand(kai_fair_share_model::queue_index q) {
     set_leaf_request(q);
