@@ -167,11 +167,13 @@ class sharing_pools_policy {
   /// amount: validation_error (nothing changes). Allocates nothing once warm:
   /// the job's entry reuses a released job's node and its buffers.
   void commit(const job& j) {
-    if (jobs_.find(j.id) != jobs_.end())
-      throw state_error(error_id::state_duplicate, "sharing_pools: job '" + j.id + "' is already running");
-    if (j.request.any_negative()) throw validation_error("job " + j.id + ".request", "negative amount");
+    const auto [it, inserted] = jobs_pool_.emplace(jobs_, j.id, empty_entry());  // one lookup: the duplicate test too
+    if (!inserted) throw state_error(error_id::state_duplicate, "sharing_pools: job '" + j.id + "' is already running");
+    if (j.request.any_negative()) {
+      jobs_pool_.erase(jobs_, it);
+      throw validation_error("job " + j.id + ".request", "negative amount");
+    }
     const std::uint32_t qi = quota_of(j.ns);
-    const auto it = jobs_pool_.emplace(jobs_, j.id, empty_entry()).first;
     entry& e = it->second;
     e.quota = qi;
     e.seq = ++seq_;
