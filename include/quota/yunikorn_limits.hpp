@@ -562,6 +562,12 @@ class yunikorn_limits_model {
     if (group_states_.size() <= g) group_states_.resize(g + 1);
     return g;
   }
+  /// The tracker of an entity at queue level `q`, created (from a spare node
+  /// when there is one) if it does not exist.
+  node& tracker(detail::limits_entity& st, std::uint32_t q) {
+    static const node fresh{};
+    return tracker_pool_.emplace(st.nodes, q, fresh).first->second;
+  }
   /// An application that neither runs nor is held by a handle is forgotten.
   void forget_app(std::uint32_t a) noexcept {
     auto& st = app_states_[a];
@@ -1141,10 +1147,10 @@ class yunikorn_limits_model {
     if (new_app) {
       boost::container::small_vector<node*, 8> un, gn;
       auto& ust = user_states_[u];
-      for (auto level : chain) un.push_back(&ust.nodes[level]);
+      for (auto level : chain) un.push_back(&tracker(ust, level));
       if (g != detail::limits_none) {
         auto& gst = group_states_[group_state_locked(g)];
-        for (auto level : chain) gn.push_back(&gst.nodes[level]);
+        for (auto level : chain) gn.push_back(&tracker(gst, level));
       }
       app.unodes = un;
       app.gnodes = gn;
@@ -1164,7 +1170,7 @@ class yunikorn_limits_model {
       boost::container::small_vector<node*, 8> gn;
       if (g != detail::limits_none) {
         auto& gst = group_states_[group_state_locked(g)];
-        for (auto level : chain) gn.push_back(&gst.nodes[level]);
+        for (auto level : chain) gn.push_back(&tracker(gst, level));
       }
       auto widen0 = [&](detail::limits_slots& v) {
         if (v.size() < app.use.size()) v.resize(app.use.size(), amount{0});  // as wide as the application's
@@ -1252,7 +1258,7 @@ class yunikorn_limits_model {
       for (auto level : chain) {
         auto it = st.nodes.find(level);
         if (it != st.nodes.end() && it->second.running == 0 && detail::limits_is_zero(it->second.use))
-          st.nodes.erase(it);
+          tracker_pool_.erase(st.nodes, it);
       }
     };
     cleanup(user_states_[app.user]);
@@ -1462,6 +1468,10 @@ class yunikorn_limits_model {
   std::vector<detail::limits_entity> user_states_, group_states_;
   std::vector<detail::limits_app> app_states_;
   std::uint32_t last_app_ = limits_none;  // app_find's last answer (a hint; checked by name)
+  // trackers removed by a release, kept for the next ones: an admission and a
+  // release of a user's only application allocate nothing once warm (a copy
+  // of the manager starts without spares)
+  detail::node_pool<std::unordered_map<std::uint32_t, detail::limits_node>> tracker_pool_;
   static_assert(std::is_nothrow_move_constructible_v<detail::limits_entity>);
   static constexpr std::uint32_t limits_none = detail::limits_none;
 };
@@ -1519,9 +1529,9 @@ class yunikorn_limits_policy {
   /// Allocates nothing once warm: the job's entry reuses a released job's
   /// node and its strings.
   void commit(const job& j) {
-    if (requests_.find(j.id) != requests_.end())
-      throw state_error(error_id::state_duplicate, "job '" + j.id + "' is already committed");
-    const auto it = pool_.emplace(requests_, j.id, empty_entry()).first;  // first: a failing increase is undone below
+    // first (one lookup, the duplicate test too): a failing increase is undone below
+    const auto [it, inserted] = pool_.emplace(requests_, j.id, empty_entry());
+    if (!inserted) throw state_error(error_id::state_duplicate, "job '" + j.id + "' is already committed");
     try {
       entry& e = it->second;
       e.queue.assign(qualified(j.queue).path());

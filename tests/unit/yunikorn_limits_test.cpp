@@ -265,6 +265,26 @@ TEST_CASE("yunikorn_limits: user limit is the named entry else the wildcard, che
   CHECK(m.user_usage("sue", "root.a") == use(2000));
 }
 
+TEST_CASE("yunikorn_limits: trackers a release removed and another user's application takes read that user's limits") {
+  resource_registry reg;
+  yunikorn_limits_model m(reg);
+  m.reload(parse(one_queue(R"([{"limit": "bob", "users": ["bob"], "maxresources": {"vcore": 1}},
+                               {"limit": "rest", "users": ["*"], "maxresources": {"vcore": 5}}])"),
+                 reg));
+  // bob's trackers resolve bob's limit, then go away with his only application
+  CHECK(m.increase("root.a", "b1", use(1000), who("bob")).allowed());
+  CHECK(m.increase("root.a", "b1", use(1), who("bob")).denied());
+  m.decrease("root.a", "b1", use(1000), true, who("bob"));
+  CHECK(m.tracker_count() == 0);
+  // sue's trackers start empty, with her wildcard limit (5 cpu), not bob's
+  CHECK(m.increase("root.a", "s1", use(1000), who("sue")).allowed());
+  CHECK(m.increase("root.a", "s1", use(3000), who("sue")).allowed());
+  CHECK(m.increase("root.a", "s1", use(1001), who("sue")).denied());
+  CHECK(m.user_usage("sue", "root.a") == use(4000));
+  CHECK(m.user_running("sue", "root.a") == 1);
+  CHECK(m.user_usage("bob", "root.a") == use(0));
+}
+
 TEST_CASE("yunikorn_limits: group walk picks the first level with a match, in config order, fixed per application") {
   resource_registry reg;
   yunikorn_limits_model m(reg);
