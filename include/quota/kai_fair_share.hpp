@@ -36,8 +36,8 @@ inline constexpr amount kai_fair_share_unlimited = -1;
 
 /// One resource of one queue (base units of the resource).
 struct kai_fair_share_resource {
-  amount quota = 0;                     ///< deserved; -1 = unlimited
-  amount over_quota_weight = 0;         ///< share of the over-quota pool; 0 = none
+  amount quota = 0;                         ///< deserved; -1 = unlimited
+  amount over_quota_weight = 0;             ///< share of the over-quota pool; 0 = none
   amount limit = kai_fair_share_unlimited;  ///< -1 = no limit; 0 = nothing
 };
 
@@ -143,7 +143,8 @@ class kai_fair_share_model {
   static constexpr queue_index npos = static_cast<queue_index>(-1);
 
   /// Validates every queue (all problems at once, validation_error) and builds the tree.
-  explicit kai_fair_share_model(std::vector<kai_fair_share_queue_spec> specs, kai_fair_share_options opts = {}) : opts_(opts) {
+  explicit kai_fair_share_model(std::vector<kai_fair_share_queue_spec> specs, kai_fair_share_options opts = {})
+      : opts_(opts) {
     diagnostics diag;
     for (std::size_t i = 0; i < specs.size(); ++i) {
       const auto& s = specs[i];
@@ -228,6 +229,7 @@ class kai_fair_share_model {
     diag.throw_if_any();
     request_.assign(n * R_, 0);
     alloc_.assign(n * R_, 0);
+    alloc_roots_.assign(R_, 0);
     alloc_np_.assign(n * R_, 0);
     fair_.assign(n * R_, 0);
     scratch_.assign(n * R_, 0);
@@ -260,12 +262,13 @@ class kai_fair_share_model {
     involved_.assign(n * R_, 0);
     dense_a_.assign(R_, 0);
     dense_b_.assign(R_, 0);
+    delta_.assign(R_, 0);
   }
 
   // ---- lookup ---------------------------------------------------------------
   [[nodiscard]] std::size_t size() const noexcept { return specs_.size(); }
   [[nodiscard]] queue_index find(std::string_view name) const noexcept {
-    auto it = index_.find(std::string(name));
+    auto it = index_.find(name);
     return it == index_.end() ? npos : it->second;
   }
   [[nodiscard]] queue_index at(std::string_view name) const {
@@ -290,13 +293,21 @@ class kai_fair_share_model {
   /// Requestable demand of a leaf queue (allocated + pending requests). Parents sum their children.
   void set_request(queue_index q, const resource_vector& request) {
     if (q >= size()) throw unknown_entity_error(error_id::unknown_queue, "queue", std::to_string(q));
-    check_nonnegative(request, specs_[q].name + ".request");
-    std::vector<amount> next(request_);  // strong guarantee: compute then swap
-    std::vector<amount> delta(R_, 0);
-    for (std::size_t d = 0; d < R_; ++d) delta[d] = detail::checked_sub(request.get(rids_[d]), request_[q * R_ + d]);
-    for (auto a = q; a != npos; a = parent_[a])
-      for (std::size_t d = 0; d < R_; ++d) next[a * R_ + d] = detail::checked_add(next[a * R_ + d], delta[d]);
-    request_.swap(next);
+    check_nonnegative(request, q, ".request");
+    for (std::size_t d = 0; d < R_; ++d) delta_[d] = request.get(rids_[d]);
+    change_request(q);
+  }
+  /// set_request(q, pending + allocated(q)): a leaf's demand is what it holds
+  /// and what waits for it (the same result and errors, without building the
+  /// sum).
+  void set_request_with_allocation(queue_index q, const resource_vector& pending) {
+    if (q >= size()) throw unknown_entity_error(error_id::unknown_queue, "queue", std::to_string(q));
+    for (std::size_t d = 0; d < R_; ++d) delta_[d] = detail::checked_add(pending.get(rids_[d]), alloc_[q * R_ + d]);
+    for (std::size_t d = 0; d < R_; ++d)
+      if (delta_[d] < 0) throw validation_error(specs_[q].name + ".request", "negative amount");
+    for (const auto& e : pending)
+      if (e.value < 0 && dense(e.id) < 0) throw validation_error(specs_[q].name + ".request", "negative amount");
+    change_request(q);
   }
   /// Historical usage of q (KAI's time-based fair share): the integral of the
   /// queue's allocation over the usage window (any unit, e.g. GPU-minutes), per
@@ -304,7 +315,7 @@ class kai_fair_share_model {
   /// the option usage_k is > 0 and set_usage_total gave the window's total.
   void set_usage(queue_index q, const resource_vector& used) {
     if (q >= size()) throw unknown_entity_error(error_id::unknown_queue, "queue", std::to_string(q));
-    check_nonnegative(used, specs_[q].name + ".usage");
+    check_nonnegative(used, q, ".usage");
     std::vector<amount> next(usage_);
     for (std::size_t d = 0; d < R_; ++d) {
       const amount delta = detail::checked_sub(used.get(rids_[d]), usage_[q * R_ + d]);
@@ -355,6 +366,11 @@ class kai_fair_share_model {
 
   [[nodiscard]] amount fair_share(queue_index q, resource_id r) const { return value(fair_, q, r); }
   [[nodiscard]] amount allocated(queue_index q, resource_id r) const { return value(alloc_, q, r); }
+  /// What the root-level queues have allocated of r together (the sum of allocated(root, r)).
+  [[nodiscard]] detail::int128 allocated_at_roots(resource_id r) const noexcept {
+    const int d = dense(r);
+    return d < 0 ? 0 : alloc_roots_[static_cast<std::size_t>(d)];
+  }
   [[nodiscard]] amount allocated_non_preemptible(queue_index q, resource_id r) const { return value(alloc_np_, q, r); }
   [[nodiscard]] amount request(queue_index q, resource_id r) const { return value(request_, q, r); }
   /// Capacity set by set_capacity (0 for a resource no queue names).
@@ -482,7 +498,7 @@ class kai_fair_share_model {
   /// (allocated + request <= quota) and the victim side is strictly above its
   /// quota in some resource. The chunk's size does not enter the test.
   [[nodiscard]] kai_fair_share_strategy reclaim_strategy(queue_index reclaimer, const resource_vector& req,
-                                                     queue_index victim, const resource_vector& chunk) const {
+                                                         queue_index victim, const resource_vector& chunk) const {
     (void)chunk;
     return strategy_on(alloc_, reclaimer, req, victim);
   }
@@ -588,13 +604,28 @@ class kai_fair_share_model {
     for (const auto& e : v)
       if (e.value < 0) throw validation_error(what, "negative amount");
   }
+  // The request of q becomes delta_ (per resource), its ancestors change by
+  // as much. Strong guarantee: every sum is checked before any is stored (no
+  // copy of the requests).
+  void change_request(queue_index q) {
+    for (std::size_t d = 0; d < R_; ++d) delta_[d] = detail::checked_sub(delta_[d], request_[q * R_ + d]);
+    for (auto a = q; a != npos; a = parent_[a])
+      for (std::size_t d = 0; d < R_; ++d) (void)detail::checked_add(request_[a * R_ + d], delta_[d]);
+    for (auto a = q; a != npos; a = parent_[a])
+      for (std::size_t d = 0; d < R_; ++d) request_[a * R_ + d] += delta_[d];
+  }
+  // the same for an input of queue q: the item is named (<queue><suffix>) only when it is bad
+  void check_nonnegative(const resource_vector& v, queue_index q, std::string_view suffix) const {
+    for (const auto& e : v)
+      if (e.value < 0) throw validation_error(specs_[q].name + std::string(suffix), "negative amount");
+  }
   [[nodiscard]] bool within_saturated(detail::int128 used, amount fair) const noexcept {
     // used <= fair * num / den  <=>  used * den <= fair * num
     return used * opts_.saturation_den <= static_cast<detail::int128>(fair) * opts_.saturation_num;
   }
   void apply_alloc(queue_index q, const resource_vector& v, bool preemptible, int sign) {
     if (q >= size()) throw unknown_entity_error(error_id::unknown_queue, "queue", std::to_string(q));
-    check_nonnegative(v, specs_[q].name + ".allocation");
+    check_nonnegative(v, q, ".allocation");
     // validate first (strong guarantee), then apply
     for (auto a = q; a != npos; a = parent_[a])
       for (const auto& e : v) {
@@ -613,6 +644,7 @@ class kai_fair_share_model {
         if (d < 0) continue;
         const auto k = a * R_ + static_cast<std::size_t>(d);
         alloc_[k] += sign * e.value;
+        if (parent_[a] == npos) alloc_roots_[static_cast<std::size_t>(d)] += sign * e.value;
         if (!preemptible) alloc_np_[k] += sign * e.value;
       }
   }
@@ -674,7 +706,7 @@ class kai_fair_share_model {
     return false;
   }
   [[nodiscard]] kai_fair_share_strategy strategy_on(const std::vector<amount>& alloc, queue_index reclaimer,
-                                                const resource_vector& req, queue_index victim) const {
+                                                    const resource_vector& req, queue_index victim) const {
     const auto [ra, va] = diverge(reclaimer, victim);
     if (ra == npos) return kai_fair_share_strategy::none;
     if (above_allocatable(va, alloc)) return kai_fair_share_strategy::maintain_fair_share;
@@ -901,7 +933,7 @@ class kai_fair_share_model {
   kai_fair_share_options opts_;
   const resource_registry* reg_ = nullptr;
   std::vector<kai_fair_share_queue_spec> specs_;
-  std::unordered_map<std::string, queue_index> index_;
+  std::unordered_map<std::string, queue_index, detail::string_hash, std::equal_to<>> index_;
   std::vector<queue_index> parent_, roots_;
   std::vector<std::vector<queue_index>> children_;
   std::vector<int> depth_;
@@ -909,6 +941,7 @@ class kai_fair_share_model {
   std::vector<int> dense_;
   std::size_t R_ = 0;
   std::vector<amount> quota_, weight_, limit_, request_, alloc_, alloc_np_, fair_, capacity_;
+  std::vector<detail::int128> alloc_roots_;  // per resource: the sum of the root queues' alloc_
   mutable std::vector<amount> scratch_;
   std::vector<amount> usage_, usage_total_, max_weight_;
   std::vector<amount> unit_;  // per resource: 1, or KAI's whole unit in upstream mode
@@ -918,6 +951,7 @@ class kai_fair_share_model {
   mutable std::vector<char> touched_, involved_;
   mutable std::vector<queue_index> touched_list_;
   mutable std::vector<amount> dense_a_, dense_b_;
+  std::vector<amount> delta_;  // set_request's new request, then change, per resource
   std::vector<diagnostic> warnings_;
 };
 
@@ -960,18 +994,17 @@ class kai_fair_share_policy {
   [[nodiscard]] decision check(const job& j) const {
     const auto q = tree_.find(j.queue);
     if (q == kai_fair_share_model::npos)
-      return decision::deny(reason{kai_fair_share_model_name, "unknown_queue", j.queue, no_resource, {}, 0, 0, 0, "unknown queue"});
-    if (!tree_.is_leaf(q))
       return decision::deny(
-          reason{kai_fair_share_model_name, "not_a_leaf_queue", j.queue, no_resource, {}, 0, 0, 0, "jobs go to leaf queues"});
+          reason{kai_fair_share_model_name, "unknown_queue", j.queue, no_resource, {}, 0, 0, 0, "unknown queue"});
+    if (!tree_.is_leaf(q))
+      return decision::deny(reason{
+          kai_fair_share_model_name, "not_a_leaf_queue", j.queue, no_resource, {}, 0, 0, 0, "jobs go to leaf queues"});
     auto d = tree_.check_allocation(q, j.request, j.preemptible);
     if (!d.allowed() || !deny_beyond_capacity_) return d;
     for (auto r : tree_.resources()) {
       const amount want = j.request.get(r);
       if (want == 0) continue;
-      detail::int128 used = 0;
-      for (std::size_t x = 0; x < tree_.size(); ++x)
-        if (tree_.parent(x) == kai_fair_share_model::npos) used += tree_.allocated(x, r);
+      const detail::int128 used = tree_.allocated_at_roots(r);
       const amount cap = tree_.capacity(r);
       if (used + want > cap)
         return decision::deny(reason{kai_fair_share_model_name, "cluster_full", j.queue, r,
@@ -981,21 +1014,22 @@ class kai_fair_share_policy {
     return d;
   }
   void commit(const job& j) {
-    if (where_.count(j.id)) throw state_error(error_id::state_duplicate, "job '" + j.id + "' already committed");
+    if (run_.where.count(j.id)) throw state_error(error_id::state_duplicate, "job '" + j.id + "' already committed");
     const auto q = tree_.at(j.queue);
     const auto waiting = pending_.find(j.id);
     // everything that may throw before any change
-    if (jobs_.size() < tree_.size()) jobs_.resize(tree_.size());
-    auto& in_queue = jobs_[q];
+    if (run_.by_queue.size() < tree_.size()) run_.by_queue.resize(tree_.size());
+    auto& in_queue = run_.by_queue[q];
     in_queue.reserve(in_queue.size() + 1);
-    running r{q, j.request, j.preemptible, j.priority, j.created_ms, j.id};
-    const auto w = where_pool_.emplace(where_, j.id, place{q, in_queue.size()}).first;
+    running r{q, j.request, j.preemptible, j.priority, j.created_ms, nullptr};
+    const auto w = run_.pool.emplace(run_.where, j.id, place{q, in_queue.size()}).first;
     try {
       tree_.allocate(q, j.request, j.preemptible);
     } catch (...) {
-      where_pool_.erase(where_, w);
+      run_.pool.erase(run_.where, w);
       throw;
     }
+    r.at = &*w;
     in_queue.push_back(std::move(r));  // room reserved: no throw
     if (waiting != pending_.end()) {
       // its demand moves from pending to allocated: the request is unchanged
@@ -1006,19 +1040,19 @@ class kai_fair_share_policy {
     }
   }
   void release(std::string_view id) {
-    auto it = where_.find(id);
-    if (it == where_.end()) throw unknown_entity_error(error_id::unknown_job, "job", id);
+    auto it = run_.where.find(id);
+    if (it == run_.where.end()) throw unknown_entity_error(error_id::unknown_job, "job", id);
     const auto [q, pos] = it->second;
-    auto& in_queue = jobs_[q];
+    auto& in_queue = run_.by_queue[q];
     const auto& r = in_queue[pos];
     tree_.deallocate(r.queue, r.request, r.preemptible);
     if (live_) refresh_demand(r.queue);
     if (pos + 1 != in_queue.size()) {  // swap-remove: the last job takes its place
       in_queue[pos] = std::move(in_queue.back());
-      where_.find(in_queue[pos].id)->second.pos = pos;
+      in_queue[pos].at->second.pos = pos;
     }
     in_queue.pop_back();
-    where_pool_.erase(where_, it);
+    run_.pool.erase(run_.where, it);
   }
   // ---- order ----
   [[nodiscard]] std::string_view pending_queue(const job& j) const noexcept { return j.queue; }
@@ -1029,7 +1063,8 @@ class kai_fair_share_policy {
   [[nodiscard]] std::weak_ordering compare_heads(const job& a, const job& b) const {
     fresh();
     const auto qa = tree_.find(a.queue), qb = tree_.find(b.queue);
-    if (qa == kai_fair_share_model::npos || qb == kai_fair_share_model::npos || qa == qb) return default_pending_order(a, b);
+    if (qa == kai_fair_share_model::npos || qb == kai_fair_share_model::npos || qa == qb)
+      return default_pending_order(a, b);
     if (tree_.queue_before(qa, a.request, qb, b.request)) return std::weak_ordering::less;
     if (tree_.queue_before(qb, b.request, qa, a.request)) return std::weak_ordering::greater;
     return default_pending_order(a, b);
@@ -1037,7 +1072,7 @@ class kai_fair_share_policy {
 
   // ---- demand ----
   void pending_added(const job& j) {
-    if (where_.count(j.id) || pending_.count(j.id)) return;
+    if (run_.where.count(j.id) || pending_.count(j.id)) return;
     const auto q = tree_.find(j.queue);
     if (q == kai_fair_share_model::npos || !tree_.is_leaf(q)) return;  // check() denies it
     if (pending_sum_.size() < tree_.size()) pending_sum_.resize(tree_.size());
@@ -1068,7 +1103,7 @@ class kai_fair_share_policy {
   /// like a running job's request, part of its share and of what reclaim
   /// counts, but never a victim itself. Duplicate id: state_error.
   void charge_added(const job& c) {
-    if (charges_.count(c.id) || where_.count(c.id))
+    if (charges_.count(c.id) || run_.where.count(c.id))
       throw state_error(error_id::state_duplicate, "charge '" + c.id + "' already added");
     const auto q = tree_.at(c.queue);
     const auto it = charges_.emplace(c.id, waiting_job{q, c.request}).first;
@@ -1126,7 +1161,7 @@ class kai_fair_share_policy {
     const auto evict_first = [](cand a, cand b) {
       if (a->priority != b->priority) return a->priority < b->priority;
       if (a->started_ms != b->started_ms) return a->started_ms > b->started_ms;
-      return a->id > b->id;
+      return a->id() > b->id();
     };
     if (tree_.can_reclaim(q, j.request, j.preemptible)) {
       const std::size_t n = tree_.size();
@@ -1135,9 +1170,9 @@ class kai_fair_share_policy {
       std::vector<std::vector<cand>> per(n);  // per leaf queue; back() = next victim
       std::size_t total = 0;
       // the pre-filter reads only the two queues and the request: once per queue
-      for (std::size_t x = 0; x < jobs_.size(); ++x) {
-        if (x == q || jobs_[x].empty() || !tree_.victim_prefilter(q, x, j.request)) continue;
-        for (const auto& e : jobs_[x])
+      for (std::size_t x = 0; x < run_.by_queue.size(); ++x) {
+        if (x == q || run_.by_queue[x].empty() || !tree_.victim_prefilter(q, x, j.request)) continue;
+        for (const auto& e : run_.by_queue[x])
           if (e.preemptible) per[x].push_back(&e);
         total += per[x].size();
       }
@@ -1182,7 +1217,8 @@ class kai_fair_share_policy {
             for (auto c : kids[x])
               if (left[c] > 0 && (ch == kai_fair_share_model::npos || worse(c, ch))) ch = c;
             if (best[x] == kai_fair_share_model::npos && ch != kai_fair_share_model::npos) best[x] = best[ch];
-            if (tree_.parent(x) == kai_fair_share_model::npos && (top == kai_fair_share_model::npos || worse(x, top))) top = x;
+            if (tree_.parent(x) == kai_fair_share_model::npos && (top == kai_fair_share_model::npos || worse(x, top)))
+              top = x;
           }
           const auto leaf = best[top];
           const cand v = per[leaf].back();
@@ -1194,7 +1230,7 @@ class kai_fair_share_policy {
           chunks.push_back(kai_fair_share_victim_chunk{leaf, &v->request});
           // KAI keeps a refused victim in every later scenario: they all fail
           if (!tree_.validate_reclaim(q, j.request, j.preemptible, chunks)) break;
-          out.push_back(victim{v->id, kai_fair_share_model_name, "reclaim", tree_.spec(leaf).name});
+          out.push_back(victim{v->id(), kai_fair_share_model_name, "reclaim", tree_.spec(leaf).name});
         }
       }
     }
@@ -1209,17 +1245,40 @@ class kai_fair_share_policy {
   }
 
  private:
+  struct place {
+    kai_fair_share_model::queue_index queue;
+    std::size_t pos;  // in run_.by_queue[queue]
+  };
+  using where_map = std::unordered_map<std::string, place, detail::string_hash, std::equal_to<>>;
   struct running {
     kai_fair_share_model::queue_index queue;
     resource_vector request;
     bool preemptible;
     std::int32_t priority;
     std::int64_t started_ms;
-    std::string id;
+    where_map::value_type* at;  // its entry in run_.where: the id (the key) and the position
+    [[nodiscard]] const std::string& id() const noexcept { return at->first; }
   };
-  struct place {
-    kai_fair_share_model::queue_index queue;
-    std::size_t pos;  // in jobs_[queue]
+  // The running jobs by leaf queue, in no order (victims sort their
+  // candidates), and where each one is. A copy points its jobs at its own
+  // entries.
+  struct running_set {
+    std::vector<std::vector<running>> by_queue;
+    where_map where;
+    // spare map nodes: an admission and a release allocate nothing once warm
+    detail::node_pool<where_map> pool;
+
+    running_set() = default;
+    running_set(const running_set& o) : by_queue(o.by_queue), where(o.where) {
+      for (auto& e : where) by_queue[e.second.queue][e.second.pos].at = &e;
+    }
+    running_set(running_set&&) noexcept = default;
+    running_set& operator=(const running_set& o) {
+      if (this != &o) *this = running_set(o);
+      return *this;
+    }
+    running_set& operator=(running_set&&) noexcept = default;
+    ~running_set() = default;
   };
   struct waiting_job {
     kai_fair_share_model::queue_index queue;
@@ -1238,22 +1297,21 @@ class kai_fair_share_policy {
               static_cast<detail::int128>(tree_.allocated_non_preemptible(a, e.id)) + e.value > qt)
             return;
         }
-    if (q >= jobs_.size()) return;
+    if (q >= run_.by_queue.size()) return;
     std::vector<const running*> pre;
-    for (const auto& r : jobs_[q])
+    for (const auto& r : run_.by_queue[q])
       if (tree_.can_preempt(j.priority, r.queue, r.priority, r.preemptible, r.started_ms, now_ms_)) pre.push_back(&r);
     std::sort(pre.begin(), pre.end(), [](const running* a, const running* b) {
       if (a->priority != b->priority) return a->priority < b->priority;
       if (a->started_ms != b->started_ms) return a->started_ms > b->started_ms;
-      return a->id > b->id;
+      return a->id() > b->id();
     });
-    for (auto c : pre) out.push_back(victim{c->id, kai_fair_share_model_name, "preempt", tree_.spec(c->queue).name});
+    for (auto c : pre) out.push_back(victim{c->id(), kai_fair_share_model_name, "preempt", tree_.spec(c->queue).name});
   }
   // request of leaf q = its allocation + its pending jobs
   void set_leaf_request(kai_fair_share_model::queue_index q) {
-    resource_vector r = q < pending_sum_.size() ? pending_sum_[q] : resource_vector{};
-    for (auto id : tree_.resources()) r.set(id, detail::checked_add(r.get(id), tree_.allocated(q, id)));
-    tree_.set_request(q, r);
+    static const resource_vector none;
+    tree_.set_request_with_allocation(q, q < pending_sum_.size() ? pending_sum_[q] : none);
   }
   void refresh_demand(kai_fair_share_model::queue_index q) {
     set_leaf_request(q);
@@ -1265,16 +1323,14 @@ class kai_fair_share_policy {
   }
   mutable kai_fair_share_model tree_;
   detail::stale_mark shares_stale_;
-  std::map<std::string, waiting_job, std::less<>> pending_;
+  using waiting_map = std::unordered_map<std::string, waiting_job, detail::string_hash, std::equal_to<>>;
+  waiting_map pending_;
   std::map<std::string, waiting_job, std::less<>> charges_;  // charge id -> queue, amount
   std::vector<resource_vector> pending_sum_;                 // by leaf queue
   bool live_ = false;
-  // running jobs by leaf queue, in no order (victims sort their candidates), and where each one is
-  std::vector<std::vector<running>> jobs_;
-  std::map<std::string, place, std::less<>> where_;
+  running_set run_;
   // spare map nodes: an admission and a release allocate nothing once warm
-  detail::node_pool<std::map<std::string, place, std::less<>>> where_pool_;
-  detail::node_pool<std::map<std::string, waiting_job, std::less<>>> pending_pool_;
+  detail::node_pool<waiting_map> pending_pool_;
   std::int64_t now_ms_ = 0;
   bool deny_beyond_capacity_ = false;
   resource_vector deducted_;  // capacity_deducted

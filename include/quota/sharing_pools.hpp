@@ -14,6 +14,7 @@
 
 #include <quota/decision.hpp>
 #include <quota/detail/checked.hpp>
+#include <quota/detail/node_pool.hpp>
 #include <quota/detail/resource_dims.hpp>
 #include <quota/error.hpp>
 #include <quota/policy.hpp>
@@ -156,47 +157,50 @@ class sharing_pools_policy {
     out.allowed = check(j).allowed();
     const std::uint32_t qi = quota_of(j.ns);
     if (qi == npos) return out;
-    const auto charges = charges_of(qi, j.request);
+    std::vector<std::pair<std::uint32_t, resource_vector>> charges;
+    charges_of(qi, j.request, charges);
     fill_plan(qi, charges, out);
     return out;
   }
 
   /// Charges the job as plan() says. Duplicate id: state_error; a negative
-  /// amount: validation_error (nothing changes).
+  /// amount: validation_error (nothing changes). Allocates nothing once warm:
+  /// the job's entry reuses a released job's node and its buffers.
   void commit(const job& j) {
-    if (jobs_.find(j.id) != jobs_.end())
-      throw state_error(error_id::state_duplicate, "sharing_pools: job '" + j.id + "' is already running");
-    if (j.request.any_negative()) throw validation_error("job " + j.id + ".request", "negative amount");
+    const auto [it, inserted] = jobs_pool_.emplace(jobs_, j.id, empty_entry());  // one lookup: the duplicate test too
+    if (!inserted) throw state_error(error_id::state_duplicate, "sharing_pools: job '" + j.id + "' is already running");
+    if (j.request.any_negative()) {
+      jobs_pool_.erase(jobs_, it);
+      throw validation_error("job " + j.id + ".request", "negative amount");
+    }
     const std::uint32_t qi = quota_of(j.ns);
-    entry e;
+    entry& e = it->second;
     e.quota = qi;
     e.seq = ++seq_;
-    if (qi != npos) {
-      e.request = j.request;
-      e.charges = charges_of(qi, j.request);
-      borrow_plan bp;
-      fill_plan(qi, e.charges, bp);
-      e.in_quota = std::move(bp.in_quota);
-      e.in_pool = std::move(bp.in_pool);
+    if (qi == npos) return;
+    try {
       // all sums first, then assign (strong guarantee)
-      resource_vector qused = quotas_[qi].used;
-      qused.add_in_place(j.request);
-      std::vector<resource_vector> pused;
-      for (const auto& [pi, v] : e.charges) {
-        pused.push_back(pools_[pi].used);
-        pused.back().add_in_place(v);
-      }
-      jobs_.emplace(j.id, e);
-      quotas_[qi].used = std::move(qused);
+      e.request = j.request;
+      charges_of(qi, j.request, e.charges);
+      split_own(qi, e.charges, e.in_quota, e.in_pool);
+      qused_ = quotas_[qi].used;
+      qused_.add_in_place(j.request);
+      if (pused_.size() < e.charges.size()) pused_.resize(e.charges.size());
       for (std::size_t k = 0; k < e.charges.size(); ++k) {
-        const auto pi = e.charges[k].first;
-        if (pools_[pi].lend) lendable_.sub_in_place(e.charges[k].second);
-        pools_[pi].used = std::move(pused[k]);
+        pused_[k] = pools_[e.charges[k].first].used;
+        pused_[k].add_in_place(e.charges[k].second);
       }
-      count_candidates(e, true);
-    } else {
-      jobs_.emplace(j.id, std::move(e));
+    } catch (...) {
+      jobs_pool_.erase(jobs_, it);
+      throw;
     }
+    std::swap(quotas_[qi].used, qused_);
+    for (std::size_t k = 0; k < e.charges.size(); ++k) {
+      const auto pi = e.charges[k].first;
+      if (pools_[pi].lend) lendable_.sub_in_place(e.charges[k].second);
+      std::swap(pools_[pi].used, pused_[k]);
+    }
+    count_candidates(e, true);
   }
 
   /// Gives the job's charges back. Unknown id: unknown_entity_error.
@@ -212,7 +216,7 @@ class sharing_pools_policy {
         if (pools_[pi].lend) lendable_.add_in_place(v);
       }
     }
-    jobs_.erase(it);
+    jobs_pool_.erase(jobs_, it);
   }
 
   void victims(const job& j, std::vector<victim>& out) const {
@@ -289,12 +293,21 @@ class sharing_pools_policy {
     std::uint64_t seq = 0;
   };
 
-  // The pool charges of a request of quota qi (own pool first, then lenders).
-  std::vector<std::pair<std::uint32_t, resource_vector>> charges_of(std::uint32_t qi,
-                                                                    const resource_vector& req) const {
+  // The pool charges of a request of quota qi (own pool first, then lenders),
+  // into `out` (its buffers are reused).
+  void charges_of(std::uint32_t qi, const resource_vector& req,
+                  std::vector<std::pair<std::uint32_t, resource_vector>>& out) const {
     const std::uint32_t own = quotas_[qi].pool;
-    std::vector<std::pair<std::uint32_t, resource_vector>> out;
-    out.emplace_back(own, resource_vector{});
+    std::size_t n = 0;  // charges in use; out[n..] are spare
+    const auto charge_of = [&](std::uint32_t p) -> resource_vector& {
+      for (std::size_t k = 0; k < n; ++k)
+        if (out[k].first == p) return out[k].second;
+      if (n == out.size()) out.emplace_back();
+      out[n].first = p;
+      out[n].second.clear();
+      return out[n++].second;
+    };
+    charge_of(own);
     for (const auto& e : req) {
       if (e.value <= 0 || !governed_.has(e.id)) continue;
       const amount free = std::max<amount>(0, pools_[own].capacity.get(e.id) - pools_[own].used.get(e.id));
@@ -307,16 +320,28 @@ class sharing_pools_policy {
         const amount f = std::max<amount>(0, pools_[p].capacity.get(e.id) - pools_[p].used.get(e.id));
         const amount take = std::min(rest, f);
         if (take <= 0) continue;
-        auto it = std::find_if(out.begin(), out.end(), [&](const auto& c) { return c.first == p; });
-        if (it == out.end()) {
-          out.emplace_back(p, resource_vector{});
-          it = out.end() - 1;
-        }
-        it->second.set(e.id, take);
+        charge_of(p).set(e.id, take);
         rest -= take;
       }
     }
-    return out;
+    out.resize(n);
+  }
+  // The own-pool charge of quota qi split into what its own unused min covers
+  // (in_quota) and what other quotas of the pool lend (in_pool).
+  void split_own(std::uint32_t qi, const std::vector<std::pair<std::uint32_t, resource_vector>>& charges,
+                 resource_vector& in_quota, resource_vector& in_pool) const {
+    const auto& q = quotas_[qi];
+    in_quota.clear();
+    in_pool.clear();
+    for (const auto& [pi, v] : charges) {
+      if (pi != q.pool) continue;
+      for (const auto& e : v) {
+        const amount own_free = std::max<amount>(0, q.spec.min.get(e.id) - q.used.get(e.id));
+        const amount mine = std::min(e.value, own_free);
+        if (mine > 0) in_quota.set(e.id, mine);
+        if (e.value - mine > 0) in_pool.set(e.id, e.value - mine);
+      }
+    }
   }
   void fill_plan(std::uint32_t qi, const std::vector<std::pair<std::uint32_t, resource_vector>>& charges,
                  borrow_plan& out) const {
@@ -324,18 +349,13 @@ class sharing_pools_policy {
     out.quota = q.spec.name;
     out.pool = pools_[q.pool].name;
     // in quota: up to the quota's unused min before the job
-    for (const auto& [pi, v] : charges) {
-      if (pi == q.pool) {
-        for (const auto& e : v) {
-          const amount own_free = std::max<amount>(0, q.spec.min.get(e.id) - q.used.get(e.id));
-          const amount mine = std::min(e.value, own_free);
-          if (mine > 0) out.in_quota.set(e.id, mine);
-          if (e.value - mine > 0) out.in_pool.set(e.id, e.value - mine);
-        }
-      } else {
-        out.across.emplace_back(pools_[pi].name, v);
-      }
-    }
+    split_own(qi, charges, out.in_quota, out.in_pool);
+    for (const auto& [pi, v] : charges)
+      if (pi != q.pool) out.across.emplace_back(pools_[pi].name, v);
+  }
+  static const entry& empty_entry() noexcept {
+    static const entry none;
+    return none;
   }
   static bool borrowed_in_pool(const entry& e) noexcept { return !e.in_pool.is_zero(); }
   // The counts behind victims()' early exit: a job borrowing in its own pool
@@ -360,7 +380,12 @@ class sharing_pools_policy {
   resource_vector governed_;  // 1 for every resource some min lists
   resource_vector lendable_;  // sum of free capacity of the lending pools
   std::unordered_map<std::string, std::uint32_t, detail::string_hash, std::equal_to<>> ns_;
-  std::unordered_map<std::string, entry, detail::string_hash, std::equal_to<>> jobs_;
+  using job_map = std::unordered_map<std::string, entry, detail::string_hash, std::equal_to<>>;
+  job_map jobs_;
+  // spare nodes and sums of commit(): an admission and a release allocate nothing once warm
+  detail::node_pool<job_map> jobs_pool_;
+  resource_vector qused_;
+  std::vector<resource_vector> pused_;
   std::uint64_t seq_ = 0;
 };
 

@@ -29,15 +29,16 @@
 
 #include <quota/decision.hpp>
 #include <quota/detail/checked.hpp>
+#include <quota/detail/node_pool.hpp>
 #include <quota/detail/yunikorn_limits_compiled.hpp>
 #include <quota/detail/yunikorn_limits_interner.hpp>
 #include <quota/detail/yunikorn_limits_mutex.hpp>
 #include <quota/detail/yunikorn_limits_plan.hpp>
 #include <quota/error.hpp>
-#include <quota/yunikorn_limits_config.hpp>
 #include <quota/policy.hpp>
 #include <quota/resource.hpp>
 #include <quota/resource_vector.hpp>
+#include <quota/yunikorn_limits_config.hpp>
 
 namespace quota {
 
@@ -102,8 +103,8 @@ inline constexpr std::string_view yunikorn_limits_model_name = "yunikorn_limits"
 
 class yunikorn_limits_model {
  public:
-
-  explicit yunikorn_limits_model(const resource_registry& reg, yunikorn_limits_locking locking = yunikorn_limits_locking::internal)
+  explicit yunikorn_limits_model(const resource_registry& reg,
+                                 yunikorn_limits_locking locking = yunikorn_limits_locking::internal)
       : reg_(&reg), mu_(locking == yunikorn_limits_locking::internal), id_(next_id()) {
     groups_.intern(limits_wildcard);  // id 0: the cumulative wildcard pool
     cfg_ = std::make_shared<const detail::limits_compiled>();
@@ -331,10 +332,14 @@ class yunikorn_limits_model {
     return increase(queue_path, app, usage, id.user, id.groups);
   }
   [[nodiscard]] decision check_increase(std::string_view queue_path, std::string_view app, const resource_vector& usage,
-                                        const limits_identity& id) {
-    if ((queue_path.empty() || app.empty() || id.user.empty()) && upstream()) return decision{};
-    return by_names(queue_path, app, id.user, id.groups,
+                                        std::string_view user, std::span<const std::string> groups) {
+    if ((queue_path.empty() || app.empty() || user.empty()) && upstream()) return decision{};
+    return by_names(queue_path, app, user, groups,
                     [&](auto q, auto a, auto u, auto gs) { return increase_locked(q, a, usage, u, gs, false); });
+  }
+  [[nodiscard]] decision check_increase(std::string_view queue_path, std::string_view app, const resource_vector& usage,
+                                        const limits_identity& id) {
+    return check_increase(queue_path, app, usage, id.user, id.groups);
   }
   /// Decrease by names. The identity's user must be the application's user.
   void decrease(std::string_view queue_path, std::string_view app, const resource_vector& usage, bool remove_app,
@@ -556,6 +561,12 @@ class yunikorn_limits_model {
   std::uint32_t group_state_locked(std::uint32_t g) {
     if (group_states_.size() <= g) group_states_.resize(g + 1);
     return g;
+  }
+  /// The tracker of an entity at queue level `q`, created (from a spare node
+  /// when there is one) if it does not exist.
+  node& tracker(detail::limits_entity& st, std::uint32_t q) {
+    static const node fresh{};
+    return tracker_pool_.emplace(st.nodes, q, fresh).first->second;
   }
   /// An application that neither runs nor is held by a handle is forgotten.
   void forget_app(std::uint32_t a) noexcept {
@@ -1136,10 +1147,10 @@ class yunikorn_limits_model {
     if (new_app) {
       boost::container::small_vector<node*, 8> un, gn;
       auto& ust = user_states_[u];
-      for (auto level : chain) un.push_back(&ust.nodes[level]);
+      for (auto level : chain) un.push_back(&tracker(ust, level));
       if (g != detail::limits_none) {
         auto& gst = group_states_[group_state_locked(g)];
-        for (auto level : chain) gn.push_back(&gst.nodes[level]);
+        for (auto level : chain) gn.push_back(&tracker(gst, level));
       }
       app.unodes = un;
       app.gnodes = gn;
@@ -1159,7 +1170,7 @@ class yunikorn_limits_model {
       boost::container::small_vector<node*, 8> gn;
       if (g != detail::limits_none) {
         auto& gst = group_states_[group_state_locked(g)];
-        for (auto level : chain) gn.push_back(&gst.nodes[level]);
+        for (auto level : chain) gn.push_back(&tracker(gst, level));
       }
       auto widen0 = [&](detail::limits_slots& v) {
         if (v.size() < app.use.size()) v.resize(app.use.size(), amount{0});  // as wide as the application's
@@ -1247,7 +1258,7 @@ class yunikorn_limits_model {
       for (auto level : chain) {
         auto it = st.nodes.find(level);
         if (it != st.nodes.end() && it->second.running == 0 && detail::limits_is_zero(it->second.use))
-          st.nodes.erase(it);
+          tracker_pool_.erase(st.nodes, it);
       }
     };
     cleanup(user_states_[app.user]);
@@ -1457,6 +1468,10 @@ class yunikorn_limits_model {
   std::vector<detail::limits_entity> user_states_, group_states_;
   std::vector<detail::limits_app> app_states_;
   std::uint32_t last_app_ = limits_none;  // app_find's last answer (a hint; checked by name)
+  // trackers removed by a release, kept for the next ones: an admission and a
+  // release of a user's only application allocate nothing once warm (a copy
+  // of the manager starts without spares)
+  detail::node_pool<std::unordered_map<std::uint32_t, detail::limits_node>> tracker_pool_;
   static_assert(std::is_nothrow_move_constructible_v<detail::limits_entity>);
   static constexpr std::uint32_t limits_none = detail::limits_none;
 };
@@ -1477,13 +1492,15 @@ class yunikorn_limits_model {
 /// usage.
 class yunikorn_limits_policy {
  public:
-  explicit yunikorn_limits_policy(const resource_registry& reg, yunikorn_limits_locking locking = yunikorn_limits_locking::internal)
+  explicit yunikorn_limits_policy(const resource_registry& reg,
+                                  yunikorn_limits_locking locking = yunikorn_limits_locking::internal)
       : m_(std::make_unique<yunikorn_limits_model>(reg, locking)) {}
   /// Takes over a manager (its configuration and usage).
   explicit yunikorn_limits_policy(std::unique_ptr<yunikorn_limits_model> m) : m_(std::move(m)) {
     if (!m_) throw state_error(error_id::state_conflict, "yunikorn_limits_policy: no yunikorn_limits_model");
   }
-  yunikorn_limits_policy(const yunikorn_limits_policy& o) : m_(std::make_unique<yunikorn_limits_model>(*o.m_)), requests_(o.requests_) {}
+  yunikorn_limits_policy(const yunikorn_limits_policy& o)
+      : m_(std::make_unique<yunikorn_limits_model>(*o.m_)), requests_(o.requests_) {}
   yunikorn_limits_policy& operator=(const yunikorn_limits_policy& o) {
     if (this != &o) *this = yunikorn_limits_policy(o);
     return *this;
@@ -1506,24 +1523,32 @@ class yunikorn_limits_policy {
   }
 
   [[nodiscard]] decision check(const job& j) const {
-    return m_->check_increase(qualify(j.queue), j.id, j.request, limits_identity{j.user, j.groups});
+    const qualified q(j.queue);
+    return m_->check_increase(q.path(), j.id, j.request, j.user, j.groups);
   }
+  /// Allocates nothing once warm: the job's entry reuses a released job's
+  /// node and its strings.
   void commit(const job& j) {
-    if (requests_.count(j.id)) throw state_error(error_id::state_duplicate, "job '" + j.id + "' is already committed");
-    requests_.emplace(j.id, entry{qualify(j.queue), j.user, j.request});  // first: a failing increase is undone below
+    // first (one lookup, the duplicate test too): a failing increase is undone below
+    const auto [it, inserted] = pool_.emplace(requests_, j.id, empty_entry());
+    if (!inserted) throw state_error(error_id::state_duplicate, "job '" + j.id + "' is already committed");
     try {
-      const decision d = m_->increase(requests_.at(j.id).queue, j.id, j.request, j.user, j.groups);
+      entry& e = it->second;
+      e.queue.assign(qualified(j.queue).path());
+      e.who.user.assign(j.user);
+      e.request = j.request;
+      const decision d = m_->increase(e.queue, j.id, j.request, j.user, j.groups);
       if (d.denied()) throw commit_denied_error("job '" + j.id + "': " + to_string(d), d);
     } catch (...) {
-      requests_.erase(j.id);
+      pool_.erase(requests_, it);
       throw;
     }
   }
   void release(std::string_view id) {
-    auto it = requests_.find(std::string(id));
+    auto it = requests_.find(id);
     if (it == requests_.end()) throw unknown_entity_error(error_id::unknown_job, "job", id);
-    m_->decrease(it->second.queue, id, it->second.request, true, limits_identity{it->second.user, {}});
-    requests_.erase(it);
+    m_->decrease(it->second.queue, id, it->second.request, true, it->second.who);
+    pool_.erase(requests_, it);
   }
   /// Limits never preempt: running work is never evicted.
   void victims(const job&, std::vector<victim>&) const {}
@@ -1531,11 +1556,42 @@ class yunikorn_limits_policy {
  private:
   struct entry {
     std::string queue;
-    std::string user;
+    limits_identity who;  // the user (no groups: a release names only the user)
     resource_vector request;
   };
+  static const entry& empty_entry() noexcept {
+    static const entry none;
+    return none;
+  }
+  /// qualify(q) without a std::string for a name of up to 120 characters.
+  class qualified {
+   public:
+    explicit qualified(std::string_view q) {
+      if (q == "root" || q.starts_with("root.")) {
+        path_ = q;
+      } else if (q.size() + 5 <= sizeof(buf_)) {
+        std::memcpy(buf_, "root.", 5);
+        if (!q.empty()) std::memcpy(buf_ + 5, q.data(), q.size());
+        path_ = std::string_view(buf_, q.size() + 5);
+      } else {
+        long_ = qualify(q);
+        path_ = long_;
+      }
+    }
+    qualified(const qualified&) = delete;
+    qualified& operator=(const qualified&) = delete;
+    ~qualified() = default;
+    [[nodiscard]] std::string_view path() const noexcept { return path_; }
+
+   private:
+    char buf_[128];
+    std::string long_;
+    std::string_view path_;
+  };
+  using request_map = std::unordered_map<std::string, entry, detail::string_hash, std::equal_to<>>;
   std::unique_ptr<yunikorn_limits_model> m_;
-  std::unordered_map<std::string, entry> requests_;
+  request_map requests_;
+  detail::node_pool<request_map> pool_;  // spare nodes: an admission and a release allocate nothing once warm
 };
 
 static_assert(policy<yunikorn_limits_policy>);

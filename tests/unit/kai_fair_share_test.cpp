@@ -12,7 +12,7 @@ namespace R = quota::resources;
 
 namespace {
 kai_fair_share_queue_spec q(std::string name, std::string parent, amount quota, amount weight, amount limit = -1,
-                        std::int32_t prio = 100, std::int64_t created = 0) {
+                            std::int32_t prio = 100, std::int64_t created = 0) {
   kai_fair_share_queue_spec s;
   s.name = std::move(name);
   s.parent = std::move(parent);
@@ -296,7 +296,8 @@ TEST_CASE("kai_fair_share: scenario validator checks each chunk before subtracti
 }
 
 TEST_CASE("kai_fair_share: reclaim compares at the level where paths diverge") {
-  kai_fair_share_model t({q("x", "", 0, 1), q("y", "", 0, 1), q("x1", "x", 0, 1), q("x2", "x", 0, 1), q("y1", "y", 0, 1)});
+  kai_fair_share_model t(
+      {q("x", "", 0, 1), q("y", "", 0, 1), q("x1", "x", 0, 1), q("x2", "x", 0, 1), q("y1", "y", 0, 1)});
   t.set_capacity(gpu(8));
   for (auto n : {"x1", "x2", "y1"}) t.set_request(t.at(n), gpu(8));
   t.compute();
@@ -505,6 +506,40 @@ TEST_CASE("kai_fair_share: victims do not depend on commit or release order, and
     if (std::find(gone.begin(), gone.end(), j.id) == gone.end()) p.release(j.id);
   CHECK(p.tree().allocated(p.tree().at("b"), R::nvidia_gpu) == 0);
   CHECK(victims_of(p, asks_b).empty());
+}
+
+TEST_CASE("kai_fair_share: a copy's running jobs are its own after the original reuses its entries") {
+  kai_fair_share_model t({q("a", "", 2, 1), q("b", "", 2, 1)});
+  t.set_capacity(gpu(12));
+  for (const char* n : {"a", "b"}) t.set_request(t.at(n), gpu(12));
+  t.compute();
+  kai_fair_share_policy p(std::move(t));
+  auto ids_of = [](const kai_fair_share_policy& x, const job& j) {
+    std::vector<victim> out;
+    x.node_candidates(j, out);
+    std::vector<std::string> ids;
+    for (const auto& v : out) ids.push_back(v.job_id);
+    std::sort(ids.begin(), ids.end());
+    return ids;
+  };
+  // long ids: the original's spare entries keep them until new jobs overwrite them
+  const std::string pre = "a-job-id-longer-than-any-short-string-";
+  for (int i = 0; i < 4; ++i) p.commit(mk(pre + std::to_string(i), "b", 0, gpu(1)));
+  const kai_fair_share_policy copy = p;
+  kai_fair_share_policy assigned(kai_fair_share_model({q("b", "", 1, 1)}));
+  assigned = p;
+  for (int i = 0; i < 4; ++i) p.release(pre + std::to_string(i));
+  for (int i = 0; i < 4; ++i) p.commit(mk("other-" + pre + std::to_string(i), "b", 0, gpu(1)));
+  const job asks = mk("new", "b", 9, gpu(1));
+  const std::vector<std::string> mine{pre + "0", pre + "1", pre + "2", pre + "3"};
+  CHECK(ids_of(copy, asks) == mine);
+  CHECK(ids_of(assigned, asks) == mine);
+  // the first job's release moves the last one into its place: both stay releasable
+  kai_fair_share_policy c = copy;
+  c.release(pre + "0");
+  c.release(pre + "3");
+  CHECK(ids_of(c, asks) == std::vector<std::string>{pre + "1", pre + "2"});
+  CHECK(ids_of(p, asks).size() == 4);
 }
 
 TEST_CASE("kai_fair_share: randomized invariants") {
@@ -976,8 +1011,8 @@ TEST_CASE("kai_fair_share: remainder pass per bucket (default) or after all buck
     kai_fair_share_options o;
     o.remainder_after_all_buckets = kai;
     kai_fair_share_model t({q("h1", "", 0, 1, -1, 200, 1), q("h2", "", 0, 1, -1, 200, 2), q("h3", "", 0, 1, -1, 200, 3),
-                       q("low", "", 0, 1, -1, 100, 0)},
-                      o);
+                            q("low", "", 0, 1, -1, 100, 0)},
+                           o);
     t.set_capacity(gpu(5));
     for (std::size_t i = 0; i < 4; ++i) t.set_request(i, gpu(100));
     t.compute();
@@ -1101,8 +1136,8 @@ kai_fair_share_options kai_milli() {
 TEST_CASE("kai_fair_share: upstream rounds to whole units with fractional totals") {
   // 3.5 GPUs over quota; two priority-200 queues and one priority-100 queue, all want 5
   auto make = [](kai_fair_share_options o) {
-    kai_fair_share_model t({q("high1", "", 0, 1, -1, 200, 1), q("high2", "", 0, 1, -1, 200, 2), q("low", "", 0, 1, -1, 100)},
-                      o);
+    kai_fair_share_model t(
+        {q("high1", "", 0, 1, -1, 200, 1), q("high2", "", 0, 1, -1, 200, 2), q("low", "", 0, 1, -1, 100)}, o);
     t.set_capacity(gpu(3500));
     for (auto n : {"high1", "high2", "low"}) t.set_request(t.at(n), gpu(5000));
     t.compute();
@@ -1249,8 +1284,8 @@ TEST_CASE("kai_fair_share: upstream victim order compares a parent with its best
     kai_fair_share_options o;
     o.upstream = upstream;
     kai_fair_share_model t({q("r", "", 4, 1), q("P", "", 2, 1, -1, 100, 2), q("p1", "P", 1, 1, -1, 100, 2),
-                       q("p2", "P", 1, 1, -1, 100, 1), q("Q", "", 2, 1, -1, 100, 1)},
-                      o);
+                            q("p2", "P", 1, 1, -1, 100, 1), q("Q", "", 2, 1, -1, 100, 1)},
+                           o);
     t.set_capacity(gpu(12));
     t.set_request(t.at("r"), gpu(4));
     for (auto n : {"p1", "p2"}) t.set_request(t.at(n), gpu(2));

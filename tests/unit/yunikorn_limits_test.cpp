@@ -265,6 +265,26 @@ TEST_CASE("yunikorn_limits: user limit is the named entry else the wildcard, che
   CHECK(m.user_usage("sue", "root.a") == use(2000));
 }
 
+TEST_CASE("yunikorn_limits: trackers a release removed and another user's application takes read that user's limits") {
+  resource_registry reg;
+  yunikorn_limits_model m(reg);
+  m.reload(parse(one_queue(R"([{"limit": "bob", "users": ["bob"], "maxresources": {"vcore": 1}},
+                               {"limit": "rest", "users": ["*"], "maxresources": {"vcore": 5}}])"),
+                 reg));
+  // bob's trackers resolve bob's limit, then go away with his only application
+  CHECK(m.increase("root.a", "b1", use(1000), who("bob")).allowed());
+  CHECK(m.increase("root.a", "b1", use(1), who("bob")).denied());
+  m.decrease("root.a", "b1", use(1000), true, who("bob"));
+  CHECK(m.tracker_count() == 0);
+  // sue's trackers start empty, with her wildcard limit (5 cpu), not bob's
+  CHECK(m.increase("root.a", "s1", use(1000), who("sue")).allowed());
+  CHECK(m.increase("root.a", "s1", use(3000), who("sue")).allowed());
+  CHECK(m.increase("root.a", "s1", use(1001), who("sue")).denied());
+  CHECK(m.user_usage("sue", "root.a") == use(4000));
+  CHECK(m.user_running("sue", "root.a") == 1);
+  CHECK(m.user_usage("bob", "root.a") == use(0));
+}
+
 TEST_CASE("yunikorn_limits: group walk picks the first level with a match, in config order, fixed per application") {
   resource_registry reg;
   yunikorn_limits_model m(reg);
@@ -447,7 +467,8 @@ TEST_CASE("yunikorn_limits: reload lowering a limit below usage keeps the usage 
   CHECK(m.increase("root", "b", use(100000), who("bob")).allowed());
 }
 
-TEST_CASE("yunikorn_limits: handles and strings give the same answers; unknown queue and bad amounts are typed errors") {
+TEST_CASE(
+    "yunikorn_limits: handles and strings give the same answers; unknown queue and bad amounts are typed errors") {
   resource_registry reg;
   yunikorn_limits_model m(reg);
   m.reload(parse(R"({"name": "root", "queues": [{"name": "a", "limits": [
@@ -820,7 +841,8 @@ TEST_CASE("yunikorn_limits: the root queue must be named root") {
   CHECK(empty[0].message == "the root queue must be named 'root'");
 }
 
-TEST_CASE("yunikorn_limits: user, group and queue names may not be empty or hold blanks, commas or control characters") {
+TEST_CASE(
+    "yunikorn_limits: user, group and queue names may not be empty or hold blanks, commas or control characters") {
   const auto ps = problems_of(one_queue(
       R"([{"limit": "odd names", "users": ["", "a b", "a\tb", "a\nb", "a\rb", "a,b", "a\u0001b", "ok.name"],
           "maxapplications": 1}])"));
@@ -897,7 +919,7 @@ TEST_CASE("yunikorn_limits: with vcore_as_cpu off, vcore is a resource of its ow
   opt.vcore_as_cpu = false;
   const auto cfg = load_yunikorn_limits_config(json::parse(R"({"name": "root", "limits": [
       {"limit": "u", "users": ["sue"], "maxresources": {"vcore": 5, "cpu": "2"}}]})"),
-                                      reg, opt);
+                                               reg, opt);
   const auto vcore = reg.find("vcore");
   REQUIRE(vcore.has_value());
   CHECK(*vcore != resources::cpu);
@@ -905,12 +927,13 @@ TEST_CASE("yunikorn_limits: with vcore_as_cpu off, vcore is a resource of its ow
   CHECK(cfg.root.limits[0].max_resources.bound(resources::cpu) == std::optional<amount>(2000));
   yunikorn_limits_model m(reg);
   m.reload(cfg);
-  const resource_vector req = parse_yunikorn_limits_usage(json::parse(R"({"vcore": 5, "cpu": 1})"), reg, "request", opt);
+  const resource_vector req =
+      parse_yunikorn_limits_usage(json::parse(R"({"vcore": 5, "cpu": 1})"), reg, "request", opt);
   CHECK(req.get(*vcore) == 5);
   CHECK(req.get(resources::cpu) == 1000);
   CHECK(m.increase("root", "s1", req, who("sue")).allowed());
-  const auto d =
-      m.increase("root", "s1", parse_yunikorn_limits_usage(json::parse(R"({"vcore": 1})"), reg, "request", opt), who("sue"));
+  const auto d = m.increase(
+      "root", "s1", parse_yunikorn_limits_usage(json::parse(R"({"vcore": 1})"), reg, "request", opt), who("sue"));
   REQUIRE(d.denied());
   CHECK(d.reasons()[0].resource_name == "vcore");
   const json users = users_usage_to_json(m, opt);
@@ -1103,7 +1126,8 @@ TEST_CASE("yunikorn_limits: an identity's empty and '*' groups are ignored: nobo
   CHECK(m.increase("root.a", "b1", use(3000), who("bob", {"x"})).denied());
 }
 
-TEST_CASE("yunikorn_limits: by name, a running application asked for in another queue or by another user is a conflict") {
+TEST_CASE(
+    "yunikorn_limits: by name, a running application asked for in another queue or by another user is a conflict") {
   resource_registry reg;
   yunikorn_limits_model m(reg);
   m.reload(parse(R"({"name": "root", "queues": [{"name": "a", "limits": [
@@ -1198,7 +1222,8 @@ TEST_CASE("yunikorn_limits: upstream maxresources with some amounts zero is acce
   CHECK(m.headroom("root.a", "app-1", who("sue")).bound(resources::memory) == std::optional<amount>(40));
 }
 
-TEST_CASE("yunikorn_limits: upstream a cpu limit is a resource named cpu that never binds pod cpu, and the loader warns") {
+TEST_CASE(
+    "yunikorn_limits: upstream a cpu limit is a resource named cpu that never binds pod cpu, and the loader warns") {
   for (const bool upstream : {false, true}) {
     resource_registry reg;
     yunikorn_limits_json_options opt;
@@ -1316,7 +1341,8 @@ TEST_CASE("yunikorn_limits: upstream an increase or decrease with an empty queue
   CHECK(d.tracker_count() == 0);
 }
 
-TEST_CASE("yunikorn_limits: upstream headroom and can_run_app link the application's group, which a later increase keeps") {
+TEST_CASE(
+    "yunikorn_limits: upstream headroom and can_run_app link the application's group, which a later increase keeps") {
   const std::string text = R"({"name": "root", "queues": [{"name": "a", "limits": [
       {"limit": "dev", "groups": ["dev"], "maxresources": {"vcore": 1}},
       {"limit": "ops", "groups": ["ops"], "maxresources": {"vcore": 8}}]}]})";
@@ -1449,7 +1475,8 @@ TEST_CASE("yunikorn_limits: upstream the root queue may not set resources") {
   CHECK(ps[0].path == "root.resources.max");
 }
 
-TEST_CASE("yunikorn_limits: upstream a reload that removes a group's limit drops its usage along the path and unlinks") {
+TEST_CASE(
+    "yunikorn_limits: upstream a reload that removes a group's limit drops its usage along the path and unlinks") {
   // dev is limited at the root and at root.a; the reload removes the root.a entry
   auto cfg = [](bool leaf) {
     return std::string(R"({"name": "root", "limits": [{"limit": "dev all", "groups": ["dev"], "maxapplications": 5}],

@@ -153,7 +153,9 @@ class limits_interner {
     }
     table_[i] = slot{0, limits_none};
     names_[id].clear();
-    names_[id].shrink_to_fit();
+    // a short name's buffer stays for the next name given this id (no
+    // allocation when an application is checked, admitted and released again)
+    if (names_[id].capacity() > kept_capacity) names_[id].shrink_to_fit();
     alive_[id] = 0;
     free_.push_back(id);  // capacity reserved by intern
     --live_;
@@ -191,6 +193,7 @@ class limits_interner {
     for (const auto& s : old)
       if (s.id != limits_none) place(s.tag, s.id);
   }
+  static constexpr std::size_t kept_capacity = 256;
   std::vector<slot> table_;               // power-of-two size, at most half full
   std::deque<std::string> names_;         // stable addresses
   std::vector<const std::string*> ptrs_;  // names_[id], without the deque's index arithmetic
