@@ -336,7 +336,9 @@ class kueue_cohort_forest {
     return static_cast<kueue_fr_slot>(f * columns_ + static_cast<std::size_t>(column_of_[r]));
   }
   [[nodiscard]] resource_id slot_resource(kueue_fr_slot s) const noexcept { return resource_of_column_[s % columns_]; }
-  [[nodiscard]] kueue_flavor_index slot_flavor(kueue_fr_slot s) const noexcept { return static_cast<kueue_flavor_index>(s / columns_); }
+  [[nodiscard]] kueue_flavor_index slot_flavor(kueue_fr_slot s) const noexcept {
+    return static_cast<kueue_flavor_index>(s / columns_);
+  }
 
   /// The resource group of a ClusterQueue covering resource r (index), if any.
   [[nodiscard]] std::optional<std::size_t> group_of(kueue_node_index cq, resource_id r) const {
@@ -373,7 +375,9 @@ class kueue_cohort_forest {
   // ---- usage ---------------------------------------------------------------------
   [[nodiscard]] amount usage(kueue_node_index n, kueue_fr_slot s) const { return usage_[idx(n, s)]; }
   /// Usage of node n in slot s on usage table `u` (same layout as usage_table()).
-  [[nodiscard]] amount usage_in(const amount* u, kueue_node_index n, kueue_fr_slot s) const noexcept { return u[idx(n, s)]; }
+  [[nodiscard]] amount usage_in(const amount* u, kueue_node_index n, kueue_fr_slot s) const noexcept {
+    return u[idx(n, s)];
+  }
   [[nodiscard]] const std::vector<amount>& usage_table() const noexcept { return usage_; }
   /// Borrowed amount of a node in a slot: usage above its subtree quota.
   [[nodiscard]] amount borrowed(kueue_node_index n, kueue_fr_slot s) const {
@@ -381,7 +385,9 @@ class kueue_cohort_forest {
   }
 
   /// What node n can still get in slot s now (usage table `u`, default: live).
-  [[nodiscard]] amount available(kueue_node_index n, kueue_fr_slot s) const noexcept { return available_in(usage_.data(), n, s); }
+  [[nodiscard]] amount available(kueue_node_index n, kueue_fr_slot s) const noexcept {
+    return available_in(usage_.data(), n, s);
+  }
   [[nodiscard]] amount available_in(const amount* u, kueue_node_index n, kueue_fr_slot s) const noexcept {
     const std::size_t i = idx(n, s);
     const amount g = guaranteed(n, s);
@@ -412,7 +418,8 @@ class kueue_cohort_forest {
   [[nodiscard]] bool may_reclaim_in_hierarchy(kueue_node_index cq, kueue_fr_slot s, amount val) const noexcept {
     return may_reclaim_in_hierarchy_in(usage_.data(), cq, s, val);
   }
-  [[nodiscard]] bool may_reclaim_in_hierarchy_in(const amount* u, kueue_node_index cq, kueue_fr_slot s, amount val) const noexcept {
+  [[nodiscard]] bool may_reclaim_in_hierarchy_in(const amount* u, kueue_node_index cq, kueue_fr_slot s,
+                                                 amount val) const noexcept {
     if (nodes_[cq].parent == kueue_no_node) return false;
     if (u[idx(cq, s)] + val <= subtree_[idx(cq, s)]) return true;
     amount remaining = val - std::max<amount>(0, guaranteed(cq, s) - u[idx(cq, s)]);
@@ -496,7 +503,8 @@ class kueue_cohort_forest {
 
   /// Dominant resource share of a node, exact (see dominant_share). `extra`
   /// (optional, per slot) is a request added to the node's own usage first.
-  [[nodiscard]] kueue_dominant_share share_in(const amount* u, kueue_node_index n, const amount* extra = nullptr) const {
+  [[nodiscard]] kueue_dominant_share share_in(const amount* u, kueue_node_index n,
+                                              const amount* extra = nullptr) const {
     const node& nd = nodes_.at(n);
     kueue_dominant_share d;
     d.weight_milli = nd.fair_weight_milli;
@@ -601,7 +609,8 @@ inline void kueue_cohort_forest::build(const kueue_config& cfg, const resource_r
   };
 
   // check resource groups (shared by ClusterQueues and Cohorts)
-  auto check_groups = [&](const std::string& obj, const std::vector<kueue_resource_group_spec>& groups, bool has_parent) {
+  auto check_groups = [&](const std::string& obj, const std::vector<kueue_resource_group_spec>& groups,
+                          bool has_parent) {
     std::vector<resource_id> covered;
     std::vector<std::string> seen_flavors;
     for (std::size_t g = 0; g < groups.size(); ++g) {
@@ -660,7 +669,8 @@ inline void kueue_cohort_forest::build(const kueue_config& cfg, const resource_r
     const auto& cq = cfg.cluster_queues[i];
     const std::string obj = "ClusterQueue/" + (cq.name.empty() ? "[" + std::to_string(i) + "]" : cq.name);
     if (cq.name.empty()) diag.add(obj + ".metadata.name", "empty name");
-    if (!cq_by_name.emplace(cq.name, static_cast<kueue_node_index>(i)).second) diag.add(obj, "duplicate ClusterQueue name");
+    if (!cq_by_name.emplace(cq.name, static_cast<kueue_node_index>(i)).second)
+      diag.add(obj, "duplicate ClusterQueue name");
     if (cq.fair_weight_milli < 0) diag.add(obj + ".spec.fairSharing.weight", "must not be negative");
     if (cq.preemption.borrow_within_cohort == kueue_borrow_within_cohort_policy::lower_priority &&
         cq.preemption.reclaim_within_cohort == kueue_reclaim_within_cohort_policy::never)
