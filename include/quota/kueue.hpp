@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <compare>
 #include <cstdint>
@@ -151,6 +152,13 @@ struct kueue_admission_attempt {
 
 class kueue_model {
  public:
+  /// The admitted workloads by name (looked up by string_view).
+  using admitted_map =
+      std::unordered_map<std::string, kueue_admitted_workload, quota::detail::string_hash, std::equal_to<>>;
+  /// The usage histories of LocalQueues by "ns/name" (looked up by string_view).
+  using local_queue_usage_map =
+      std::unordered_map<std::string, kueue_local_queue_usage, quota::detail::string_hash, std::equal_to<>>;
+
   kueue_model(const kueue_config& cfg, resource_registry reg)
       : reg_(std::move(reg)), forest_(cfg, reg_), assigner_(forest_, reg_), oracle_(*this) {
     assigner_.set_oracle(&oracle_);
@@ -167,6 +175,7 @@ class kueue_model {
         assigner_(forest_, reg_),
         oracle_(*this),
         admitted_(o.admitted_),
+        version_(o.version_),
         seq_(o.seq_),
         afs_(o.afs_),
         ns_(o.ns_),
@@ -179,16 +188,19 @@ class kueue_model {
   }
   kueue_model& operator=(const kueue_model&) = delete;
   /// Every admitted workload, by name.
-  [[nodiscard]] const std::unordered_map<std::string, kueue_admitted_workload>& admitted() const noexcept {
-    return admitted_;
-  }
+  [[nodiscard]] const admitted_map& admitted() const noexcept { return admitted_; }
+  /// Changes whenever the state changes (an admission, a finish, a quota
+  /// change, a namespace, the clock, an eviction mark, a usage sample, a
+  /// scheduling cycle's start, end or hold): a result computed from the state
+  /// (e.g. an attempt) is still the answer while this stays the same.
+  [[nodiscard]] std::uint64_t state_version() const noexcept { return version_; }
 
   [[nodiscard]] const kueue_cohort_forest& forest() const noexcept { return forest_; }
   [[nodiscard]] const resource_registry& registry() const noexcept { return reg_; }
   [[nodiscard]] const kueue_flavor_assigner& assigner() const noexcept { return assigner_; }
   [[nodiscard]] std::size_t admitted_count() const noexcept { return admitted_.size(); }
   [[nodiscard]] const kueue_admitted_workload* find_admitted(std::string_view name) const {
-    auto it = admitted_.find(std::string(name));
+    auto it = admitted_.find(name);
     return it == admitted_.end() ? nullptr : &it->second;
   }
 
@@ -314,26 +326,58 @@ class kueue_model {
     for (const auto& [s, v] : a.usage)
       if (!forest_.can_add_usage(a.cluster_queue, s, v))
         throw overflow_error("usage of workload '" + wl.name + "' does not fit in int64");
-    std::string lq_key;
-    if (forest_.find_local_queue(wl.ns, wl.queue)) lq_key = wl.ns + "/" + wl.queue;
+    ++version_;
+    // through a LocalQueue: its "ns/name" is recorded (and its usage history charged)
+    const bool via_local_queue = forest_.find_local_queue(wl.ns, wl.queue).has_value();
+    const auto local_queue_key = [&](std::string& k) {
+      k.clear();
+      if (!via_local_queue) return;
+      k.append(wl.ns).push_back('/');
+      k.append(wl.queue);
+    };
     // admission fair sharing: the entry penalty (request x decay rate of one sampling interval)
     kueue_local_queue_usage* lq_state = nullptr;
     resource_vector penalty;
-    if (auto it = afs_.find(lq_key); it != afs_.end() && afs_enabled(a.cluster_queue)) {
-      lq_state = &it->second;
-      const auto& c = *forest_.config().admission_fair_sharing;
-      const double alpha = detail::kueue_alpha(c.sampling_interval_ms, c.half_life_ms);
-      penalty = lq_state->penalty;
-      for (const auto& [s, v] : a.usage) {
-        const resource_id r = forest_.slot_resource(s);
-        penalty.set(r, quota::detail::checked_add(penalty.get(r), detail::kueue_scale_round(v, alpha)));
+    if (via_local_queue && afs_enabled(a.cluster_queue)) {
+      local_queue_key(lq_key_);
+      if (auto it = afs_.find(std::string_view(lq_key_)); it != afs_.end()) {
+        lq_state = &it->second;
+        const auto& c = *forest_.config().admission_fair_sharing;
+        const double alpha = detail::kueue_alpha(c.sampling_interval_ms, c.half_life_ms);
+        penalty = lq_state->penalty;
+        for (const auto& [s, v] : a.usage) {
+          const resource_id r = forest_.slot_resource(s);
+          penalty.set(r, quota::detail::checked_add(penalty.get(r), detail::kueue_scale_round(v, alpha)));
+        }
       }
     }
-    kueue_admitted_workload aw{wl.name,    a.cluster_queue, wl.priority,
-                               wl.created, seq_ + 1,        clock_ ? *clock_ : static_cast<std::int64_t>(seq_ + 1),
-                               false,      a.usage,         lq_key};
-    auto [it, ok] = admitted_.emplace(wl.name, std::move(aw));
-    (void)ok;
+    const auto fill = [&](kueue_admitted_workload& w) {
+      w.name = wl.name;
+      w.cluster_queue = a.cluster_queue;
+      w.priority = wl.priority;
+      w.created = wl.created;
+      w.admitted_seq = seq_ + 1;
+      w.reserved_at = clock_ ? *clock_ : static_cast<std::int64_t>(seq_ + 1);
+      w.evicted = false;
+      w.usage.assign(a.usage.begin(), a.usage.end());
+      local_queue_key(w.local_queue);
+    };
+    admitted_map::iterator it;
+    if (spare_.empty()) {
+      it = admitted_.try_emplace(wl.name).first;
+      try {
+        fill(it->second);
+      } catch (...) {
+        admitted_.erase(it);
+        throw;
+      }
+    } else {  // a node a finished workload left: its strings and usage keep their capacity
+      auto& n = spare_.back();
+      n.key() = wl.name;
+      fill(n.mapped());
+      it = admitted_.insert(std::move(n)).position;
+      spare_.pop_back();
+    }
     ++seq_;
     if (in_cycle_ && a.cluster_queue < cycle_seen_.size()) cycle_seen_[a.cluster_queue] = 1;
     if (lq_state) lq_state->penalty = std::move(penalty);
@@ -361,6 +405,7 @@ class kueue_model {
   /// on (or when the configuration lists namespaces) namespaceSelector is
   /// checked and a workload from an unknown namespace is inadmissible.
   void set_namespace(std::string name, kueue_label_selector::labels labels) {
+    ++version_;
     if (!ns_) ns_.emplace();
     (*ns_)[std::move(name)] = std::move(labels);
   }
@@ -377,12 +422,16 @@ class kueue_model {
   /// The model clock (host time, e.g. ms): admissions after this record it
   /// as their quota reservation time. Without a clock the admission order is
   /// the time.
-  void set_clock(std::int64_t now) noexcept { clock_ = now; }
+  void set_clock(std::int64_t now) noexcept {
+    ++version_;
+    clock_ = now;
+  }
   /// Marks an admitted workload Evicted (true) or not: it keeps its quota
   /// until it finishes, and preemption tries it before the others.
   void mark_evicted(std::string_view name, bool evicted = true) {
-    auto it = admitted_.find(std::string(name));
+    auto it = admitted_.find(name);
     if (it == admitted_.end()) throw unknown_entity_error(error_id::unknown_job, "workload", name);
+    ++version_;
     it->second.evicted = evicted;
   }
 
@@ -419,12 +468,10 @@ class kueue_model {
   }
   /// The usage history of a LocalQueue ("ns/name"), or null when unknown.
   [[nodiscard]] const kueue_local_queue_usage* find_local_queue_usage(std::string_view key) const {
-    auto it = afs_.find(std::string(key));
+    auto it = afs_.find(key);
     return it == afs_.end() ? nullptr : &it->second;
   }
-  [[nodiscard]] const std::unordered_map<std::string, kueue_local_queue_usage>& local_queue_usages() const noexcept {
-    return afs_;
-  }
+  [[nodiscard]] const local_queue_usage_map& local_queue_usages() const noexcept { return afs_; }
 
   /// Samples the usage of every LocalQueue of a ClusterQueue with admission
   /// fair sharing at time `now_ms` (the host's clock, the same origin as 0 at
@@ -434,6 +481,7 @@ class kueue_model {
   /// -> state_error (out-of-order), nothing changed.
   void sample_usage(std::int64_t now_ms) {
     if (!forest_.config().admission_fair_sharing) return;
+    ++version_;
     const auto half = forest_.config().admission_fair_sharing->half_life_ms;
     for (const auto& [key, st] : afs_)
       if (now_ms < st.last_update_ms)
@@ -590,11 +638,13 @@ class kueue_model {
   /// A scheduling cycle starts (what an earlier cycle held is given back).
   void begin_cycle() {
     end_cycle();
+    ++version_;
     cycle_seen_.assign(forest_.cluster_queue_count(), 0);
     in_cycle_ = true;
   }
   /// The cycle is over: what it held is given back.
   void end_cycle() noexcept {
+    ++version_;
     drop_holds();
     in_cycle_ = false;
   }
@@ -639,6 +689,7 @@ class kueue_model {
   /// overflow -> overflow_error; no change then.
   void hold_for_denied(const kueue_workload& wl) {
     if (!in_cycle_) return;
+    ++version_;
     std::optional<kueue_node_index> cq = forest_.find_local_queue(wl.ns, wl.queue);
     if (!cq) cq = forest_.find_cluster_queue(wl.queue);
     if (!cq || *cq >= cycle_seen_.size() || cycle_seen_[*cq]) return;
@@ -681,11 +732,16 @@ class kueue_model {
   /// that holds capacity, the holds end with it (the host preempts at once:
   /// putting a trial victim back must find the state it left).
   void finish(std::string_view name) {
-    auto it = admitted_.find(std::string(name));
+    auto it = admitted_.find(name);
     if (it == admitted_.end()) throw unknown_entity_error(error_id::unknown_job, "workload", name);
+    ++version_;
     drop_holds();
     for (const auto& [s, v] : it->second.usage) forest_.remove_usage(it->second.cluster_queue, s, v);
-    admitted_.erase(it);
+    // the node is kept for a later admission (up to spare_kept of them)
+    if (spare_.size() < spare_kept && (spare_.capacity() > 0 || try_reserve_spare()))
+      spare_.push_back(admitted_.extract(it));  // within the reserved capacity: no throw
+    else
+      admitted_.erase(it);
   }
 
   /// How a classical-preemption candidate may be preempted (Kueue's
@@ -1016,6 +1072,7 @@ class kueue_model {
   /// (Kueue keeps admitted work when a quota is lowered). A workload whose
   /// ClusterQueue or flavor/resource disappears -> validation_error, no change.
   void update_config(const kueue_config& cfg) {
+    ++version_;
     kueue_cohort_forest next(cfg, reg_);
     diagnostics diag;
     std::vector<std::pair<std::string, kueue_node_index>> moved;
@@ -1034,7 +1091,7 @@ class kueue_model {
       moved.emplace_back(name, *n);
     }
     diag.throw_if_any();
-    std::unordered_map<std::string, kueue_admitted_workload> adm = admitted_;
+    admitted_map adm = admitted_;
     for (const auto& [name, n] : moved) {
       auto& w = adm.at(name);
       w.cluster_queue = n;
@@ -1293,9 +1350,8 @@ class kueue_model {
     return x.created < y.created;
   }
   /// Usage-history states for every LocalQueue of `f`, keeping those of `old` by key.
-  static std::unordered_map<std::string, kueue_local_queue_usage> afs_states(
-      const kueue_cohort_forest& f, const std::unordered_map<std::string, kueue_local_queue_usage>& old) {
-    std::unordered_map<std::string, kueue_local_queue_usage> out;
+  static local_queue_usage_map afs_states(const kueue_cohort_forest& f, const local_queue_usage_map& old) {
+    local_queue_usage_map out;
     for (const auto& l : f.config().local_queues) {
       const std::string key = l.ns + "/" + l.name;
       kueue_local_queue_usage st;
@@ -1527,9 +1583,10 @@ class kueue_model {
   kueue_cohort_forest forest_;
   kueue_flavor_assigner assigner_;
   model_oracle oracle_;
-  std::unordered_map<std::string, kueue_admitted_workload> admitted_;
+  admitted_map admitted_;
+  std::uint64_t version_ = 0;  // state_version()
   std::uint64_t seq_ = 0;
-  std::unordered_map<std::string, kueue_local_queue_usage> afs_;
+  local_queue_usage_map afs_;
   std::optional<std::unordered_map<std::string, kueue_label_selector::labels>> ns_;
   std::optional<std::int64_t> clock_;
   bool in_cycle_ = false;
@@ -1537,8 +1594,21 @@ class kueue_model {
   std::vector<std::uint8_t> cycle_seen_;  // ClusterQueues whose head the cycle saw
   std::vector<amount> held_usage_;        // forest_'s usage plus the holds (valid while holds_ is not empty)
   std::vector<amount> scratch_usage_;
+  // Nodes of finished workloads, reused by admissions (not copied: memory, not state).
+  static constexpr std::size_t spare_kept = 64;
+  std::vector<admitted_map::node_type> spare_;
+  std::string lq_key_;  // admit's scratch
 
   void drop_holds() noexcept { holds_.clear(); }
+  // room for the spare nodes; false (finish then erases) when there is none
+  bool try_reserve_spare() noexcept {
+    try {
+      spare_.reserve(spare_kept);
+      return true;
+    } catch (...) {
+      return false;
+    }
+  }
   // The usage table a workload of `cq` is checked against: with the cycle's
   // holds while its ClusterQueue's head is still to come in the cycle (a
   // workload after it is Kueue's next cycle, which holds nothing).
@@ -1563,6 +1633,9 @@ class kueue_policy {
  public:
   explicit kueue_policy(kueue_model m) : m_(std::move(m)) {}
   kueue_policy(const kueue_config& cfg, resource_registry reg) : m_(cfg, std::move(reg)) {}
+  /// A copy owns a copy of the model (its scratch starts empty).
+  kueue_policy(const kueue_policy& o) : m_(o.m_) {}
+  kueue_policy& operator=(const kueue_policy&) = delete;
 
   [[nodiscard]] kueue_model& model() noexcept { return m_; }
   [[nodiscard]] const kueue_model& model() const noexcept { return m_; }
@@ -1627,56 +1700,86 @@ class kueue_policy {
 
   [[nodiscard]] kueue_workload to_workload(const job& j) const {
     kueue_workload w;
+    to_workload(j, w);
+    return w;
+  }
+  /// The workload of `j` into `w` (its strings and pod sets keep their capacity).
+  static void to_workload(const job& j, kueue_workload& w) {
     w.name = j.id;
     w.ns = j.ns;
     w.queue = j.queue;
     w.priority = j.priority;
     w.created = j.created_ms;
+    const auto reset = [](kueue_pod_set& ps) {
+      ps.name = "main";
+      ps.count = 1;
+      ps.min_count.reset();
+      ps.per_pod.clear();
+    };
     if (!j.pod_sets.empty()) {
-      for (const auto& p : j.pod_sets) {
-        kueue_pod_set& ps = w.pod_sets.emplace_back();
+      w.pod_sets.resize(j.pod_sets.size());
+      for (std::size_t i = 0; i < j.pod_sets.size(); ++i) {
+        const auto& p = j.pod_sets[i];
+        kueue_pod_set& ps = w.pod_sets[i];
+        reset(ps);
         if (!p.name.empty()) ps.name = p.name;
         ps.count = p.count;
         ps.per_pod = p.per_pod;
         if (p.min_count < p.count) ps.min_count = p.min_count;
       }
-      return w;
+      return;
     }
-    kueue_pod_set ps;
+    w.pod_sets.resize(1);
+    kueue_pod_set& ps = w.pod_sets.front();
+    reset(ps);
     bool divisible = j.pods > 0;
     for (const auto& e : j.request)
       if (divisible && e.value % j.pods != 0) divisible = false;
     if (divisible) {
       ps.count = j.pods;
-      for (const auto& e : j.request) ps.per_pod.set(e.id, e.value / j.pods);
+      for (const auto& e : j.request) ps.per_pod.push_back(e.id, e.value / j.pods);  // ascending ids
       if (j.min_pods > 0 && j.min_pods < j.pods) ps.min_count = j.min_pods;
     } else {
-      ps.count = 1;
       ps.per_pod = j.request;
     }
-    w.pod_sets.push_back(std::move(ps));
-    return w;
   }
   /// Kueue's attempt: full counts, else reduced down to minCount (job.min_pods).
   [[nodiscard]] decision check(const job& j) const {
-    kueue_admission_attempt at;
-    return m_.attempt(to_workload(j), at);
+    const scratch_lock lock(busy_);
+    if (!lock.owned) {  // another thread uses the scratch
+      kueue_admission_attempt at;
+      return m_.attempt(to_workload(j), at);
+    }
+    prepare(j);
+    if (at_valid_ && at_version_ == m_.state_version() && at_allowed_) return decision::allow();
+    return fresh_attempt();
   }
   /// Partial admission (quota::partial_admission_aware): the reduced counts
   /// of Kueue's attempt, when it would admit j only with fewer pods.
   [[nodiscard]] bool partial_counts(const job& j, std::vector<std::int32_t>& counts) const {
     if (!may_run_partially(j) || pending_queue(j).empty()) return false;
-    kueue_admission_attempt at;
-    (void)m_.attempt(to_workload(j), at);
+    const scratch_lock lock(busy_);
+    kueue_admission_attempt local;
+    const kueue_admission_attempt& at = lock.owned ? attempt_of(j) : ((void)m_.attempt(to_workload(j), local), local);
     if (!at.reduced) return false;
     counts = at.counts;
     return true;
   }
+  /// Admits j with Kueue's attempt: the one made for j by check (or
+  /// partial_counts, victims) when neither j nor the model changed since,
+  /// else a new one.
   void commit(const job& j) {
-    const auto w = to_workload(j);
-    kueue_admission_attempt at;
-    (void)m_.attempt(w, at);
-    m_.admit(w, at.assignment);
+    const scratch_lock lock(busy_);
+    if (!lock.owned) {
+      const auto w = to_workload(j);
+      kueue_admission_attempt at;
+      (void)m_.attempt(w, at);
+      m_.admit(w, at.assignment);
+      return;
+    }
+    const kueue_admission_attempt& at = attempt_of(j);
+    at_valid_ = false;  // the admission changes the state (and when it throws, nothing is kept)
+    m_.admit(wl_, at.assignment);
   }
   void release(std::string_view id) { m_.finish(id); }
 
@@ -1697,8 +1800,9 @@ class kueue_policy {
   /// counted the head no longer fits and is skipped for the cycle).
   void victims(const job& j, std::vector<victim>& out) const {
     if (const auto q = pending_queue(j); !q.empty() && m_.checked_with_holds(m_.forest().cluster_queue_at(q))) return;
-    kueue_admission_attempt at;
-    (void)m_.attempt(to_workload(j), at);
+    const scratch_lock lock(busy_);
+    kueue_admission_attempt local;
+    const kueue_admission_attempt& at = lock.owned ? attempt_of(j) : ((void)m_.attempt(to_workload(j), local), local);
     for (const auto& t : at.targets)
       out.push_back(victim{t.name, kueue_model_name, t.rule, m_.forest().at(t.cluster_queue).name, t.reason});
   }
@@ -1707,11 +1811,100 @@ class kueue_policy {
   // The borrowing level of the job's flavor assignment now (0: within nominal).
   [[nodiscard]] std::int32_t borrow_level(const job& j) const {
     if (pending_queue(j).empty()) return 0;
-    kueue_flavor_assignment a;
-    m_.assign(to_workload(j), a);
-    return a.borrow_level;
+    const scratch_lock lock(busy_);
+    if (!lock.owned) {
+      kueue_flavor_assignment a;
+      m_.assign(to_workload(j), a);
+      return a.borrow_level;
+    }
+    to_workload(j, probe_wl_);
+    m_.assign(probe_wl_, probe_fa_);
+    return probe_fa_.borrow_level;
   }
+
+  // The scratch below is used by one call at a time: a const call that
+  // finds it taken (check, victims ... run concurrently) works on its own
+  // objects instead.
+  struct scratch_lock {
+    explicit scratch_lock(std::atomic_flag& f) noexcept : flag(f), owned(!f.test_and_set(std::memory_order_acquire)) {}
+    scratch_lock(const scratch_lock&) = delete;
+    scratch_lock& operator=(const scratch_lock&) = delete;
+    ~scratch_lock() {
+      if (owned) flag.clear(std::memory_order_release);
+    }
+    std::atomic_flag& flag;
+    const bool owned;
+  };
+  // The fields of a job its workload is made of (to_workload).
+  struct job_source {
+    std::string id, ns, queue;
+    std::int32_t priority = 0;
+    std::int64_t created = 0;
+    std::int32_t pods = 1, min_pods = 1;
+    resource_vector request;
+    std::vector<pod_set> pod_sets;
+  };
+  // Equal entries in the same order (equal vectors may differ by explicit zeros: then not the same source).
+  [[nodiscard]] static bool same_entries(const resource_vector& a, const resource_vector& b) noexcept {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+  }
+  [[nodiscard]] bool same_source(const job& j) const noexcept {
+    const job_source& s = src_;
+    return j.priority == s.priority && j.created_ms == s.created && j.pods == s.pods && j.min_pods == s.min_pods &&
+           j.id == s.id && j.ns == s.ns && j.queue == s.queue && same_entries(j.request, s.request) &&
+           std::equal(j.pod_sets.begin(), j.pod_sets.end(), s.pod_sets.begin(), s.pod_sets.end(),
+                      [](const pod_set& x, const pod_set& y) {
+                        return x.count == y.count && x.min_count == y.min_count && x.name == y.name &&
+                               same_entries(x.per_pod, y.per_pod);
+                      });
+  }
+  // wl_ becomes j's workload: nothing to do when it was made from the same
+  // job fields; else it is made again (and the last attempt is forgotten).
+  void prepare(const job& j) const {
+    if (src_valid_ && same_source(j)) return;
+    src_valid_ = false;
+    at_valid_ = false;
+    to_workload(j, wl_);
+    src_.id = j.id;
+    src_.ns = j.ns;
+    src_.queue = j.queue;
+    src_.priority = j.priority;
+    src_.created = j.created_ms;
+    src_.pods = j.pods;
+    src_.min_pods = j.min_pods;
+    src_.request = j.request;
+    src_.pod_sets = j.pod_sets;
+    src_valid_ = true;
+  }
+  // Kueue's attempt for wl_ now, kept as the last attempt.
+  decision fresh_attempt() const {
+    at_valid_ = false;
+    decision d = m_.attempt(wl_, at_);
+    at_version_ = m_.state_version();
+    at_allowed_ = d.allowed();
+    at_valid_ = true;
+    return d;
+  }
+  // Kueue's attempt for j now: the last one when it was made for the same
+  // workload on the same state version. wl_ is j's workload after.
+  const kueue_admission_attempt& attempt_of(const job& j) const {
+    prepare(j);
+    if (!at_valid_ || at_version_ != m_.state_version()) (void)fresh_attempt();
+    return at_;
+  }
+
   kueue_model m_;
+  mutable std::atomic_flag busy_;  // the scratch is in use
+  mutable kueue_workload wl_, probe_wl_;
+  mutable job_source src_;  // what wl_ is made from (when src_valid_)
+  mutable bool src_valid_ = false;
+  mutable kueue_flavor_assignment probe_fa_;
+  // The last attempt: Kueue's attempt for wl_, made on model state version
+  // at_version_ (when at_valid_); at_allowed_: its decision allowed.
+  mutable kueue_admission_attempt at_;
+  mutable std::uint64_t at_version_ = 0;
+  mutable bool at_valid_ = false;
+  mutable bool at_allowed_ = false;
 };
 
 static_assert(quota::policy<kueue_policy>);

@@ -6,8 +6,10 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <compare>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -299,7 +301,7 @@ class kueue_cohort_forest {
   [[nodiscard]] const kueue_config& config() const noexcept { return cfg_; }
 
   [[nodiscard]] std::optional<kueue_node_index> find_cluster_queue(std::string_view name) const {
-    auto it = cq_by_name_.find(std::string(name));
+    auto it = cq_by_name_.find(name);
     if (it == cq_by_name_.end()) return std::nullopt;
     return it->second;
   }
@@ -308,15 +310,27 @@ class kueue_cohort_forest {
     throw unknown_entity_error(error_id::unknown_queue, "ClusterQueue", name);
   }
   [[nodiscard]] std::optional<kueue_node_index> find_cohort(std::string_view name) const {
-    auto it = cohort_by_name_.find(std::string(name));
+    auto it = cohort_by_name_.find(name);
     if (it == cohort_by_name_.end()) return std::nullopt;
     return it->second;
   }
   /// LocalQueue "ns/name" -> ClusterQueue.
   [[nodiscard]] std::optional<kueue_node_index> find_local_queue(std::string_view ns, std::string_view name) const {
-    std::string key(ns);
-    key.push_back('/');
-    key.append(name);
+    // the key "ns/name" is composed on the stack (a longer one in a string)
+    std::array<char, 128> buf;
+    std::string long_key;
+    std::string_view key;
+    if (ns.size() + name.size() < buf.size()) {
+      std::copy(ns.begin(), ns.end(), buf.begin());
+      buf[ns.size()] = '/';
+      std::copy(name.begin(), name.end(), buf.begin() + static_cast<std::ptrdiff_t>(ns.size() + 1));
+      key = std::string_view(buf.data(), ns.size() + 1 + name.size());
+    } else {
+      long_key.reserve(ns.size() + 1 + name.size());
+      long_key.append(ns).push_back('/');
+      long_key.append(name);
+      key = long_key;
+    }
     auto it = lq_.find(key);
     if (it == lq_.end()) return std::nullopt;
     return it->second;
@@ -328,7 +342,7 @@ class kueue_cohort_forest {
   }
   [[nodiscard]] const std::string& flavor_name(kueue_flavor_index f) const { return flavors_.at(f); }
   [[nodiscard]] std::size_t flavor_count() const noexcept { return flavors_.size(); }
-  [[nodiscard]] std::size_t slot_count() const noexcept { return flavors_.size() * columns_; }
+  [[nodiscard]] std::size_t slot_count() const noexcept { return nslots_; }
 
   /// The slot of (flavor, resource), or no_slot when the resource is not quota-managed anywhere.
   [[nodiscard]] kueue_fr_slot slot(kueue_flavor_index f, resource_id r) const noexcept {
@@ -336,7 +350,9 @@ class kueue_cohort_forest {
     return static_cast<kueue_fr_slot>(f * columns_ + static_cast<std::size_t>(column_of_[r]));
   }
   [[nodiscard]] resource_id slot_resource(kueue_fr_slot s) const noexcept { return resource_of_column_[s % columns_]; }
-  [[nodiscard]] kueue_flavor_index slot_flavor(kueue_fr_slot s) const noexcept { return static_cast<kueue_flavor_index>(s / columns_); }
+  [[nodiscard]] kueue_flavor_index slot_flavor(kueue_fr_slot s) const noexcept {
+    return static_cast<kueue_flavor_index>(s / columns_);
+  }
 
   /// The resource group of a ClusterQueue covering resource r (index), if any.
   [[nodiscard]] std::optional<std::size_t> group_of(kueue_node_index cq, resource_id r) const {
@@ -373,7 +389,9 @@ class kueue_cohort_forest {
   // ---- usage ---------------------------------------------------------------------
   [[nodiscard]] amount usage(kueue_node_index n, kueue_fr_slot s) const { return usage_[idx(n, s)]; }
   /// Usage of node n in slot s on usage table `u` (same layout as usage_table()).
-  [[nodiscard]] amount usage_in(const amount* u, kueue_node_index n, kueue_fr_slot s) const noexcept { return u[idx(n, s)]; }
+  [[nodiscard]] amount usage_in(const amount* u, kueue_node_index n, kueue_fr_slot s) const noexcept {
+    return u[idx(n, s)];
+  }
   [[nodiscard]] const std::vector<amount>& usage_table() const noexcept { return usage_; }
   /// Borrowed amount of a node in a slot: usage above its subtree quota.
   [[nodiscard]] amount borrowed(kueue_node_index n, kueue_fr_slot s) const {
@@ -381,7 +399,9 @@ class kueue_cohort_forest {
   }
 
   /// What node n can still get in slot s now (usage table `u`, default: live).
-  [[nodiscard]] amount available(kueue_node_index n, kueue_fr_slot s) const noexcept { return available_in(usage_.data(), n, s); }
+  [[nodiscard]] amount available(kueue_node_index n, kueue_fr_slot s) const noexcept {
+    return available_in(usage_.data(), n, s);
+  }
   [[nodiscard]] amount available_in(const amount* u, kueue_node_index n, kueue_fr_slot s) const noexcept {
     const std::size_t i = idx(n, s);
     const amount g = guaranteed(n, s);
@@ -398,21 +418,16 @@ class kueue_cohort_forest {
   }
   /// The most node n could get in slot s if nothing at all were in use.
   [[nodiscard]] amount potential_available(kueue_node_index n, kueue_fr_slot s) const noexcept {
-    const std::size_t i = idx(n, s);
-    if (nodes_[n].parent == kueue_no_node) return subtree_[i];
-    amount a = guaranteed(n, s) + potential_available(nodes_[n].parent, s);
-    const amount bl = borrowing_[i];
-    if (bl != detail::kueue_unset) a = std::min(a, subtree_[i] + bl);
-    return a;
+    return potential_[idx(n, s)];
   }
-
   /// Kueue's "may reclaim in the hierarchy": the ClusterQueue has a cohort and
   /// `val` more would fit without borrowing in itself or in some ancestor
   /// below the root (so preempting inside that subtree could make room).
   [[nodiscard]] bool may_reclaim_in_hierarchy(kueue_node_index cq, kueue_fr_slot s, amount val) const noexcept {
     return may_reclaim_in_hierarchy_in(usage_.data(), cq, s, val);
   }
-  [[nodiscard]] bool may_reclaim_in_hierarchy_in(const amount* u, kueue_node_index cq, kueue_fr_slot s, amount val) const noexcept {
+  [[nodiscard]] bool may_reclaim_in_hierarchy_in(const amount* u, kueue_node_index cq, kueue_fr_slot s,
+                                                 amount val) const noexcept {
     if (nodes_[cq].parent == kueue_no_node) return false;
     if (u[idx(cq, s)] + val <= subtree_[idx(cq, s)]) return true;
     amount remaining = val - std::max<amount>(0, guaranteed(cq, s) - u[idx(cq, s)]);
@@ -440,13 +455,7 @@ class kueue_cohort_forest {
     return height(top);
   }
   /// Height of a cohort (0 for a ClusterQueue).
-  [[nodiscard]] std::int32_t height(kueue_node_index n) const {
-    if (!nodes_[n].is_cohort) return 0;
-    std::int32_t h = nodes_[n].children.empty() ? 0 : 1;
-    for (const auto c : nodes_[n].children)
-      if (nodes_[c].is_cohort) h = std::max(h, height(c) + 1);
-    return h;
-  }
+  [[nodiscard]] std::int32_t height(kueue_node_index n) const { return height_[n]; }
   /// Would ancestor-or-self `top` of `cq` stay within its subtree quota in
   /// slot s if `val` more were used in cq (usage table u)? What reaches `top`
   /// is val less the unused guaranteed parts on the way up.
@@ -496,7 +505,8 @@ class kueue_cohort_forest {
 
   /// Dominant resource share of a node, exact (see dominant_share). `extra`
   /// (optional, per slot) is a request added to the node's own usage first.
-  [[nodiscard]] kueue_dominant_share share_in(const amount* u, kueue_node_index n, const amount* extra = nullptr) const {
+  [[nodiscard]] kueue_dominant_share share_in(const amount* u, kueue_node_index n,
+                                              const amount* extra = nullptr) const {
     const node& nd = nodes_.at(n);
     kueue_dominant_share d;
     d.weight_milli = nd.fair_weight_milli;
@@ -552,7 +562,24 @@ class kueue_cohort_forest {
 
  private:
   [[nodiscard]] std::size_t idx(kueue_node_index n, kueue_fr_slot s) const noexcept {
-    return static_cast<std::size_t>(n) * slot_count() + s;
+    return static_cast<std::size_t>(n) * nslots_ + s;
+  }
+  // What potential_available reads: computed once from the quotas (parents first).
+  [[nodiscard]] amount compute_potential(kueue_node_index n, kueue_fr_slot s) const noexcept {
+    const std::size_t i = idx(n, s);
+    if (nodes_[n].parent == kueue_no_node) return subtree_[i];
+    amount a = guaranteed(n, s) + potential_[idx(nodes_[n].parent, s)];
+    const amount bl = borrowing_[i];
+    if (bl != detail::kueue_unset) a = std::min(a, subtree_[i] + bl);
+    return a;
+  }
+  // What height reads: 1 for a cohort with children, plus its tallest child cohort's height.
+  [[nodiscard]] std::int32_t compute_height(kueue_node_index n) const {
+    if (!nodes_[n].is_cohort) return 0;
+    std::int32_t h = nodes_[n].children.empty() ? 0 : 1;
+    for (const auto c : nodes_[n].children)
+      if (nodes_[c].is_cohort) h = std::max(h, compute_height(c) + 1);
+    return h;
   }
 
   void build(const kueue_config& cfg, const resource_registry& reg);
@@ -562,11 +589,15 @@ class kueue_cohort_forest {
   std::vector<node> nodes_;
   std::vector<kueue_cluster_queue_spec> cqs_;
   std::vector<std::vector<std::vector<kueue_flavor_index>>> group_flavors_;
-  std::unordered_map<std::string, kueue_node_index> cq_by_name_, cohort_by_name_, lq_;
+  using name_map = std::unordered_map<std::string, kueue_node_index, quota::detail::string_hash, std::equal_to<>>;
+  name_map cq_by_name_, cohort_by_name_, lq_;  // lq_: "ns/name" of a LocalQueue
   std::vector<int> column_of_;
   std::vector<resource_id> resource_of_column_;
   std::size_t columns_ = 0;
+  std::size_t nslots_ = 0;  // flavors_.size() * columns_
   std::vector<amount> nominal_, borrowing_, lending_, subtree_, usage_;
+  std::vector<amount> potential_;     // potential_available, per (node, slot)
+  std::vector<std::int32_t> height_;  // height, per node
   std::vector<std::uint8_t> defined_;
 };
 
@@ -601,7 +632,8 @@ inline void kueue_cohort_forest::build(const kueue_config& cfg, const resource_r
   };
 
   // check resource groups (shared by ClusterQueues and Cohorts)
-  auto check_groups = [&](const std::string& obj, const std::vector<kueue_resource_group_spec>& groups, bool has_parent) {
+  auto check_groups = [&](const std::string& obj, const std::vector<kueue_resource_group_spec>& groups,
+                          bool has_parent) {
     std::vector<resource_id> covered;
     std::vector<std::string> seen_flavors;
     for (std::size_t g = 0; g < groups.size(); ++g) {
@@ -654,13 +686,14 @@ inline void kueue_cohort_forest::build(const kueue_config& cfg, const resource_r
     }
   };
 
-  std::unordered_map<std::string, kueue_node_index> cq_by_name, cohort_by_name, lq;
+  name_map cq_by_name, cohort_by_name, lq;
   std::vector<node> nodes;
   for (std::size_t i = 0; i < cfg.cluster_queues.size(); ++i) {
     const auto& cq = cfg.cluster_queues[i];
     const std::string obj = "ClusterQueue/" + (cq.name.empty() ? "[" + std::to_string(i) + "]" : cq.name);
     if (cq.name.empty()) diag.add(obj + ".metadata.name", "empty name");
-    if (!cq_by_name.emplace(cq.name, static_cast<kueue_node_index>(i)).second) diag.add(obj, "duplicate ClusterQueue name");
+    if (!cq_by_name.emplace(cq.name, static_cast<kueue_node_index>(i)).second)
+      diag.add(obj, "duplicate ClusterQueue name");
     if (cq.fair_weight_milli < 0) diag.add(obj + ".spec.fairSharing.weight", "must not be negative");
     if (cq.preemption.borrow_within_cohort == kueue_borrow_within_cohort_policy::lower_priority &&
         cq.preemption.reclaim_within_cohort == kueue_reclaim_within_cohort_policy::never)
@@ -801,6 +834,7 @@ inline void kueue_cohort_forest::build(const kueue_config& cfg, const resource_r
   next.column_of_ = std::move(column_of);
   next.resource_of_column_ = std::move(resource_of_column);
   next.columns_ = cols;
+  next.nslots_ = nslots;
   next.nominal_ = std::move(nominal);
   next.borrowing_ = std::move(borrowing);
   next.lending_ = std::move(lending);
@@ -827,6 +861,18 @@ inline void kueue_cohort_forest::build(const kueue_config& cfg, const resource_r
         next.subtree_[n * nslots + s] = v;
       }
     }
+  }
+  // potential availability (parents before children) and heights
+  std::vector<kueue_node_index> order;
+  for (kueue_node_index r = 0; r < next.nodes_.size(); ++r)
+    if (next.nodes_[r].parent == kueue_no_node) order.push_back(r);
+  for (std::size_t k = 0; k < order.size(); ++k)
+    for (const auto c : next.nodes_[order[k]].children) order.push_back(c);
+  next.potential_.assign(next.nodes_.size() * nslots, 0);
+  next.height_.assign(next.nodes_.size(), 0);
+  for (const auto n : order) {
+    for (kueue_fr_slot s = 0; s < nslots; ++s) next.potential_[n * nslots + s] = next.compute_potential(n, s);
+    next.height_[n] = next.compute_height(n);
   }
   *this = std::move(next);
 }

@@ -13,9 +13,9 @@
 #include <string_view>
 #include <vector>
 
-#include <quota/kueue_cohorts.hpp>
 #include <quota/decision.hpp>
 #include <quota/detail/checked.hpp>
+#include <quota/kueue_cohorts.hpp>
 #include <quota/quantity.hpp>
 #include <quota/resource_vector.hpp>
 
@@ -119,7 +119,8 @@ struct kueue_preemption_outlook {
 class kueue_preemption_oracle {
  public:
   virtual ~kueue_preemption_oracle() = default;
-  [[nodiscard]] virtual kueue_preemption_outlook simulate(kueue_node_index cq, const kueue_workload& wl, kueue_fr_slot s, amount val) const = 0;
+  [[nodiscard]] virtual kueue_preemption_outlook simulate(kueue_node_index cq, const kueue_workload& wl,
+                                                          kueue_fr_slot s, amount val) const = 0;
 
  protected:
   kueue_preemption_oracle() = default;
@@ -141,7 +142,9 @@ struct kueue_flavor_note {
 /// candidates, preemption inside the ClusterQueue, reclaim, fit.
 enum class kueue_rank : std::uint8_t { no_fit, no_candidates, preempt, reclaim, fit };
 [[nodiscard]] inline kueue_fit_mode kueue_mode_of(kueue_rank r) noexcept {
-  return r == kueue_rank::fit ? kueue_fit_mode::fit : r == kueue_rank::no_fit ? kueue_fit_mode::no_fit : kueue_fit_mode::preempt;
+  return r == kueue_rank::fit      ? kueue_fit_mode::fit
+         : r == kueue_rank::no_fit ? kueue_fit_mode::no_fit
+                                   : kueue_fit_mode::preempt;
 }
 
 /// Kueue's granular mode of a resource or flavor: the mode and the
@@ -192,8 +195,8 @@ class kueue_flavor_assigner {
 
   /// `usage`: the usage table to assign against (the layout of
   /// cohort_forest::usage_table()); default: the forest's own.
-  void assign(kueue_node_index cq, const kueue_workload& wl, kueue_flavor_assignment& out, const std::int32_t* counts = nullptr,
-              const amount* usage = nullptr) const {
+  void assign(kueue_node_index cq, const kueue_workload& wl, kueue_flavor_assignment& out,
+              const std::int32_t* counts = nullptr, const amount* usage = nullptr) const {
     out.clear();
     out.cluster_queue = cq;
     notes_.clear();
@@ -298,8 +301,9 @@ class kueue_flavor_assigner {
   }
   static void add_reason(kueue_flavor_assignment& out, reason r) { out.reasons.push_back(std::move(r)); }
 
-  void assign_group(kueue_node_index cq, const kueue_cluster_queue_spec& spec, std::size_t g, const kueue_workload& wl, const kueue_pod_set& ps,
-                    std::int32_t count, kueue_pod_set_assignment& pa, kueue_flavor_assignment& out, const amount* live) const {
+  void assign_group(kueue_node_index cq, const kueue_cluster_queue_spec& spec, std::size_t g, const kueue_workload& wl,
+                    const kueue_pod_set& ps, std::int32_t count, kueue_pod_set_assignment& pa,
+                    kueue_flavor_assignment& out, const amount* live) const {
     using detail::kueue_granular;
     using detail::kueue_rank;
     const auto& grp = spec.resource_groups[g];
@@ -422,10 +426,10 @@ class kueue_flavor_assigner {
                q(n.request) + " requested, " + q(std::max<amount>(0, n.available)) + " unused)";
       }
       if (n.no_candidates) msg += ", and no workload can be preempted for it";
-      add_reason(
-          out, reason{kueue_model_name, n.mode == kueue_fit_mode::no_fit ? "no_fit" : "needs_preemption", cq, n.resource,
-                      rn(n.resource), n.request, f_->usage_in(live, out.cluster_queue, f_->slot(n.flavor, n.resource)),
-                      above_max ? n.potential : n.available, std::move(msg)});
+      add_reason(out, reason{kueue_model_name, n.mode == kueue_fit_mode::no_fit ? "no_fit" : "needs_preemption", cq,
+                             n.resource, rn(n.resource), n.request,
+                             f_->usage_in(live, out.cluster_queue, f_->slot(n.flavor, n.resource)),
+                             above_max ? n.potential : n.available, std::move(msg)});
     }
   }
 

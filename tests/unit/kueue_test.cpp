@@ -4,10 +4,10 @@
 // partial admission together with preemption (Kueue's scheduler attempt and
 // pod-set reducer), namespaceSelector, and randomized invariants computed
 // from the specification alone.
-#include <quota/kueue_cohorts.hpp>
-#include <quota/kueue_json.hpp>
-#include <quota/kueue_flavor_assignment.hpp>
 #include <quota/kueue.hpp>
+#include <quota/kueue_cohorts.hpp>
+#include <quota/kueue_flavor_assignment.hpp>
+#include <quota/kueue_json.hpp>
 
 #include <algorithm>
 #include <map>
@@ -318,6 +318,44 @@ TEST_CASE("kueue: the policy adapter admits partially and reports the attempt's 
   CHECK(v[0].job_id == "wide");
 }
 
+TEST_CASE("kueue: the policy adapter commits a job changed since its check at its new size") {
+  resource_registry reg;
+  kueue_policy pol(single_queue(), reg);
+  job j;
+  j.id = "grows";
+  j.queue = "a";
+  j.request.set(resources::cpu, cpu(2));
+  REQUIRE(pol.check(j).allowed());
+  j.request.set(resources::cpu, cpu(6));  // the same id, a larger request: the check's attempt is not reused
+  pol.commit(j);
+  REQUIRE(pol.model().find_admitted("grows") != nullptr);
+  CHECK(pol.model().find_admitted("grows")->usage.front().second == cpu(6));
+  CHECK(pol.model().forest().usage(0, pol.model().find_admitted("grows")->usage.front().first) == cpu(6));
+}
+
+TEST_CASE("kueue: the policy adapter commits with a new attempt when the model changed since the check") {
+  // a: f1 (2) then f2 (2), whenCanBorrow TryNextFlavor; b lends 10 of f1 in cohort co
+  kueue_config cfg;
+  cfg.resource_flavors = {"f1", "f2"};
+  cfg.cluster_queues.push_back(cq_cpu("a", "co", {{"f1", rq(cpu(2))}, {"f2", rq(cpu(2))}}));
+  cfg.cluster_queues.push_back(cq_cpu("b", "co", {{"f1", rq(cpu(10))}, {"f2", rq(0)}}));
+  cfg.cluster_queues[0].fungibility.when_can_borrow = kueue_fungibility_action::try_next_flavor;
+  resource_registry reg;
+  kueue_policy pol(cfg, reg);
+  job j;
+  j.id = "late";
+  j.queue = "a";
+  j.request.set(resources::cpu, cpu(2));
+  REQUIRE(pol.check(j).allowed());  // f1, within its nominal quota
+  // then 1 cpu of f1 is taken: on f1 the job would borrow, so Kueue goes on to f2
+  REQUIRE(pol.model().admit(wl("first", "a", cpu(1))).allowed());
+  pol.commit(j);
+  const auto& f = pol.model().forest();
+  REQUIRE(pol.model().find_admitted("late") != nullptr);
+  CHECK(pol.model().find_admitted("late")->usage.front().first == f.slot(*f.find_flavor("f2"), resources::cpu));
+  CHECK(f.usage(0, f.slot(*f.find_flavor("f1"), resources::cpu)) == cpu(1));
+}
+
 // ---- namespaceSelector ------------------------------------------------------------------
 
 TEST_CASE("kueue: label selectors: matchLabels and In / NotIn / Exists / DoesNotExist") {
@@ -398,8 +436,8 @@ TEST_CASE("kueue: namespaceSelector makes a workload from a non-matching namespa
     CHECK_FALSE(m.namespace_matches(0, "team-b"));
   }
   SECTION("invalid selectors are reported, all at once") {
-    cfg.cluster_queues[0].namespace_selector =
-        kueue_label_selector{{}, {{"env", kueue_label_selector::op::in, {}}, {"x", kueue_label_selector::op::exists, {"v"}}}};
+    cfg.cluster_queues[0].namespace_selector = kueue_label_selector{
+        {}, {{"env", kueue_label_selector::op::in, {}}, {"x", kueue_label_selector::op::exists, {"v"}}}};
     try {
       kueue_model m(cfg, reg);
       FAIL("expected a validation error");
@@ -535,7 +573,8 @@ TEST_CASE("kueue: randomized: limits hold against the spec, and jointly fitting 
         // per ClusterQueue: usage <= nominal + borrowingLimit, from the spec
         for (int i = 0; i < ncq; ++i) {
           const auto& q = cfg.cluster_queues[static_cast<std::size_t>(i)].resource_groups[0].flavors[f].resources[0];
-          if (q.borrowing_limit) REQUIRE(fo.usage(static_cast<kueue_node_index>(i), s) <= q.nominal + *q.borrowing_limit);
+          if (q.borrowing_limit)
+            REQUIRE(fo.usage(static_cast<kueue_node_index>(i), s) <= q.nominal + *q.borrowing_limit);
         }
         // the root never hands out more than its own quota plus what its members may lend
         const kueue_node_index r = *fo.find_cohort("root");
@@ -789,7 +828,8 @@ TEST_CASE("kueue: upstream a ClusterQueue that can always reclaim holds nothing 
   // borrows, no borrowing limit); with Any (Kueue's CanAlwaysReclaim) nothing.
   resource_registry reg;
   const job head = cpu_job("a-head", "a", cpu(2), 10);
-  for (const auto reclaim : {kueue_reclaim_within_cohort_policy::lower_priority, kueue_reclaim_within_cohort_policy::any}) {
+  for (const auto reclaim :
+       {kueue_reclaim_within_cohort_policy::lower_priority, kueue_reclaim_within_cohort_policy::any}) {
     kueue_config cfg;
     cfg.resource_flavors = {"f"};
     cfg.cluster_queues = {cq_cpu("a", "co", rq(cpu(6))), cq_cpu("b", "co", rq(cpu(2)))};
@@ -899,8 +939,8 @@ TEST_CASE("kueue: upstream a flavor where the search may stop is taken even afte
   // f1 (preemption in nominal quota: whenCanPreempt MayStopSearch stops
   // there). Kueue's shouldTryNextFlavor stops and takes f1.
   resource_registry reg;
-  kueue_config cfg =
-      preference_cfg(std::nullopt, kueue_fungibility_action::try_next_flavor, kueue_fungibility_action::may_stop_search);
+  kueue_config cfg = preference_cfg(std::nullopt, kueue_fungibility_action::try_next_flavor,
+                                    kueue_fungibility_action::may_stop_search);
   auto& g = cfg.cluster_queues[0].resource_groups[0].flavors;
   std::swap(g[0], g[1]);
   kueue_model m(cfg, reg);
@@ -1014,6 +1054,7 @@ TEST_CASE("kueue: upstream with fair sharing, preemption while borrowing needs r
     REQUIRE(m.admit(wl("b-run", "b", cpu(5))).allowed());
     kueue_flavor_assignment fa;
     m.assign(wl("a-big", "a", cpu(3)), fa);
-    CHECK(fa.mode == (reclaim == kueue_reclaim_within_cohort_policy::never ? kueue_fit_mode::no_fit : kueue_fit_mode::preempt));
+    CHECK(fa.mode ==
+          (reclaim == kueue_reclaim_within_cohort_policy::never ? kueue_fit_mode::no_fit : kueue_fit_mode::preempt));
   }
 }
