@@ -18,9 +18,9 @@
 
 #include <quota/capabilities.hpp>
 #include <quota/decision.hpp>
-#include <quota/detail/allocation_order.hpp>
 #include <quota/detail/checked.hpp>
 #include <quota/detail/resource_dims.hpp>
+#include <quota/detail/volcano_common.hpp>
 #include <quota/error.hpp>
 #include <quota/fraction.hpp>
 #include <quota/policy.hpp>
@@ -132,14 +132,14 @@ class volcano_capacity_model {
   /// Number of queues (hierarchical mode counts the root, index 0).
   [[nodiscard]] std::size_t size() const noexcept { return specs_.size(); }
   [[nodiscard]] std::size_t index(std::string_view name) const {
-    auto it = by_name_.find(std::string(name));
+    auto it = by_name_.find(name);
     if (it == by_name_.end()) throw unknown_entity_error(error_id::unknown_queue, "queue", name);
     return it->second;
   }
-  [[nodiscard]] bool contains(std::string_view name) const { return by_name_.count(std::string(name)) != 0; }
+  [[nodiscard]] bool contains(std::string_view name) const { return by_name_.find(name) != by_name_.end(); }
   /// The index of a queue, or nullopt.
   [[nodiscard]] std::optional<std::size_t> find(std::string_view name) const {
-    auto it = by_name_.find(std::string(name));
+    auto it = by_name_.find(name);
     if (it == by_name_.end()) return std::nullopt;
     return it->second;
   }
@@ -210,36 +210,30 @@ class volcano_capacity_model {
                 volcano_capacity_task_meta meta = {}) {
     const auto q = index(queue);
     require_leaf(q, "allocate");
-    if (tasks_.count(std::string(task_id)))
+    if (tasks_.contains(task_id))
       throw state_error(error_id::state_duplicate,
                         "queue " + std::string(queue) + ": task '" + std::string(task_id) + "' is already allocated");
-    // everything that may throw (allocation, overflow) before any change sticks
-    order_.reserve(order_.size() + 1);
-    task_entry e{std::string(task_id), q, to_dense(req, queue), meta};
-    const auto it = tasks_.emplace(e.id, task_pos{order_.size()}).first;
+    const auto dense = to_dense(req, queue);
+    add_chain(alloc_, q, dense, +1);  // checks every sum before it changes one
     try {
-      add_chain(alloc_, q, e.req, +1);  // checks every sum before it changes one
+      tasks_.add(task_id, q, dense, meta);  // strong on its own
     } catch (...) {
-      tasks_.erase(it);
+      add_chain(alloc_, q, dense, -1);
       throw;
     }
-    order_.push_back(std::move(e));  // room reserved: no throw
   }
   void deallocate(std::string_view task_id) {
-    auto it = tasks_.find(std::string(task_id));
+    const auto it = tasks_.locate(task_id);
     if (it == tasks_.end()) throw unknown_entity_error(error_id::unknown_job, "task", task_id);
-    auto& e = order_[it->second.seq];
+    const auto& e = tasks_.at(it);
     add_chain(alloc_, e.queue, e.req, -1);
-    e.id.clear();
-    e.req.clear();
     tasks_.erase(it);
-    detail::count_released(order_, holes_, tasks_, [](const task_entry& t) -> const std::string& { return t.id; });
   }
-  [[nodiscard]] bool has_task(std::string_view id) const { return tasks_.count(std::string(id)) != 0; }
+  [[nodiscard]] bool has_task(std::string_view id) const { return tasks_.contains(id); }
   [[nodiscard]] std::size_t task_queue(std::string_view id) const {
-    auto it = tasks_.find(std::string(id));
-    if (it == tasks_.end()) throw unknown_entity_error(error_id::unknown_job, "task", id);
-    return order_[it->second.seq].queue;
+    const auto* t = tasks_.find(id);
+    if (t == nullptr) throw unknown_entity_error(error_id::unknown_job, "task", id);
+    return t->queue;
   }
   /// A job moved to Inqueue: its minResources count as inqueue (Volcano's JobEnqueued).
   void enqueue(std::string_view queue, const resource_vector& min_resources) {
@@ -262,7 +256,7 @@ class volcano_capacity_model {
     const auto q = index(queue);
     require_leaf(q, "set_elastic");
     auto dense = to_dense(elastic, queue);
-    std::vector<std::int64_t> delta(dim_count_);
+    detail::dense_request delta(dim_count_);
     for (std::size_t d = 0; d < dim_count_; ++d) delta[d] = detail::checked_sub(dense[d], elastic_[q * dim_count_ + d]);
     add_chain(elastic_, q, delta, +1);
   }
@@ -444,9 +438,9 @@ class volcano_capacity_model {
     std::vector<const task_entry*> walk;
     walk.reserve(candidates.size());
     for (const auto& id : candidates) {
-      auto it = tasks_.find(id);
-      if (it == tasks_.end()) throw unknown_entity_error(error_id::unknown_job, "task", id);
-      walk.push_back(&order_[it->second.seq]);
+      const auto* t = tasks_.find(id);
+      if (t == nullptr) throw unknown_entity_error(error_id::unknown_job, "task", id);
+      walk.push_back(t);
     }
     reclaim_walk(self, rq, walk, out);
   }
@@ -456,17 +450,9 @@ class volcano_capacity_model {
   /// lowest priority first, then the newest.
   void preemptable_in_queue(std::string_view queue, std::int32_t priority, std::vector<victim>& out) const {
     const auto q = index(queue);
-    std::vector<std::size_t> c;
-    for (std::size_t i = 0; i < order_.size(); ++i) {
-      const auto& t = order_[i];
-      if (!t.id.empty() && t.queue == q && t.meta.preemptible && t.meta.priority < priority) c.push_back(i);
-    }
-    std::stable_sort(c.begin(), c.end(), [&](std::size_t a, std::size_t b) {
-      if (order_[a].meta.priority != order_[b].meta.priority) return order_[a].meta.priority < order_[b].meta.priority;
-      return a > b;
+    tasks_.lower_priority(q, priority, [&](const task_entry& t) {
+      out.push_back(victim{t.id, volcano_capacity_model_name, "preempt_lower_priority", specs_[q].name});
     });
-    for (auto i : c)
-      out.push_back(victim{order_[i].id, volcano_capacity_model_name, "preempt_lower_priority", specs_[q].name});
   }
 
   /// reclaimable() over the running tasks in victim_order(), without the
@@ -490,7 +476,7 @@ class volcano_capacity_model {
     }
     if (!any) return;
     std::vector<const task_entry*> walk;
-    for (const auto& e : order_)
+    for (const auto& e : tasks_.order())
       if (!e.id.empty() && may[e.queue]) walk.push_back(&e);
     victim_queue_order(self, walk, [](const task_entry* t) { return t->queue; });
     reclaim_walk(self, rq, walk, out);
@@ -505,12 +491,7 @@ class volcano_capacity_model {
     return candidates;
   }
   /// Running tasks in allocation order.
-  [[nodiscard]] std::vector<std::string> running_tasks() const {
-    std::vector<std::string> r;
-    for (const auto& e : order_)
-      if (!e.id.empty()) r.push_back(e.id);
-    return r;
-  }
+  [[nodiscard]] std::vector<std::string> running_tasks() const { return tasks_.running(); }
 
   /// The registry whose names the model's reasons and introspection
   /// (quota/volcano_capacity_json.hpp) carry; it must outlive the model and its
@@ -519,17 +500,8 @@ class volcano_capacity_model {
   [[nodiscard]] const resource_registry* registry() const noexcept { return reg_; }
 
  private:
-  // A running task in allocation order (a released one: empty id, a hole
-  // until detail::count_released drops it) and its position by id.
-  struct task_entry {
-    std::string id;
-    std::size_t queue;
-    std::vector<std::int64_t> req;
-    volcano_capacity_task_meta meta;
-  };
-  struct task_pos {
-    std::size_t seq;
-  };
+  // A running task in allocation order (a released one: empty id, a hole).
+  using task_entry = detail::volcano_task_book<volcano_capacity_task_meta>::entry;
 
   // VictimQueueOrderFn (hierarchical only): a stable sort of `tasks` putting
   // the tasks of queues with a deeper common ancestor with `self` first; each
@@ -545,7 +517,7 @@ class volcano_capacity_model {
   }
 
   // ReclaimableFn's walk over tasks in victim order (see reclaimable()).
-  void reclaim_walk(std::size_t self, const std::vector<std::int64_t>& rq, const std::vector<const task_entry*>& walk,
+  void reclaim_walk(std::size_t self, const detail::dense_request& rq, const std::vector<const task_entry*>& walk,
                     std::vector<victim>& out) const {
     std::vector<std::int64_t> running(alloc_);
     std::vector<std::size_t> checked;
@@ -631,7 +603,7 @@ class volcano_capacity_model {
   }
 
   /// Volcano's hasRelevantDeserved: the task and the queue's deserved share a non-zero dimension.
-  bool has_relevant_deserved(std::size_t q, const std::vector<std::int64_t>& req) const noexcept {
+  bool has_relevant_deserved(std::size_t q, const detail::dense_request& req) const noexcept {
     for (std::size_t d = 0; d < dim_count_; ++d)
       if (req[d] > 0 && des_[q * dim_count_ + d] > 0) return true;
     return false;
@@ -639,7 +611,7 @@ class volcano_capacity_model {
   /// Volcano's GreaterPartlyWithRelevantDimensions: running allocation above
   /// deserved in a dimension the task uses and the queue's deserved lists.
   bool exceeds_deserved(std::size_t q, const std::vector<std::int64_t>& running,
-                        const std::vector<std::int64_t>& req) const noexcept {
+                        const detail::dense_request& req) const noexcept {
     for (std::size_t d = 0; d < dim_count_; ++d)
       if (req[d] > 0 && des_set_[q * dim_count_ + d] && running[q * dim_count_ + d] > des_[q * dim_count_ + d] &&
           !detail::capacity_ignored(dims_[d]))
@@ -694,12 +666,12 @@ class volcano_capacity_model {
     return false;
   }
 
-  std::vector<std::int64_t> to_dense(const resource_vector& v, std::string_view owner) const {
-    return detail::dense_amounts(dims_, v, owner);
+  detail::dense_request to_dense(const resource_vector& v, std::string_view owner) const {
+    return detail::dense_request_of(dims_, v, owner);
   }
 
   /// v[n] += sign * delta for q and every ancestor; checks first, then writes (strong guarantee).
-  void add_chain(std::vector<std::int64_t>& v, std::size_t q, const std::vector<std::int64_t>& delta, int sign) {
+  void add_chain(std::vector<std::int64_t>& v, std::size_t q, const detail::dense_request& delta, int sign) {
     for (std::size_t n = q; n != npos; n = parent_[n])
       for (std::size_t d = 0; d < dim_count_; ++d)
         (void)(sign > 0 ? detail::checked_add(v[n * dim_count_ + d], delta[d])
@@ -930,7 +902,7 @@ class volcano_capacity_model {
   std::size_t root_ = npos;
   std::vector<std::int64_t> total_;
   std::vector<volcano_capacity_queue_spec> specs_;
-  std::unordered_map<std::string, std::size_t> by_name_;
+  std::unordered_map<std::string, std::size_t, detail::string_hash, std::equal_to<>> by_name_;
   // upstream mode: warnings of the specs (build_warn_) and of the current total (total_warn_)
   std::vector<diagnostic> build_warn_, total_warn_, warnings_;
   std::vector<std::size_t> parent_, children_, depth_, topo_;
@@ -942,9 +914,7 @@ class volcano_capacity_model {
   std::vector<std::int64_t> cap_, real_, des_, s_cap_, s_real_, s_des_;
   std::vector<std::uint8_t> des_set_, s_set_;
   std::vector<std::int64_t> alloc_, inq_, elastic_;
-  std::unordered_map<std::string, task_pos> tasks_;
-  std::vector<task_entry> order_;
-  std::size_t holes_ = 0;
+  detail::volcano_task_book<volcano_capacity_task_meta> tasks_;
 };
 
 /// quota::policy over capacity queues: job.queue = leaf queue name,
