@@ -334,16 +334,7 @@ class volcano_model {
       const auto used = detail::checked_sub(detail::checked_add(alloc_[q * dim_count_ + d], inq_[q * dim_count_ + d]),
                                             detail::checked_add(elastic_[q * dim_count_ + d], elastic.get(dims_[d])));
       const auto lim = real_cap_[q * dim_count_ + d];
-      if (detail::checked_add(m, used) > lim)
-        out.add(reason{volcano_model_name,
-                       "over_real_capability",
-                       specs_[q].name,
-                       dims_[d],
-                       detail::resource_label_view(reg_, dims_[d]),
-                       m,
-                       used,
-                       lim,
-                       {}});
+      if (detail::checked_add(m, used) > lim) out.add(queue_reason("over_real_capability", q, dims_[d], m, used, lim));
     }
     return out;
   }
@@ -372,16 +363,7 @@ class volcano_model {
       for (std::size_t o = 0; o < specs_.size(); ++o)
         used = detail::checked_add(used, detail::checked_add(alloc_[o * dim_count_ + d], inq_[o * dim_count_ + d]));
       const auto idle = scaled - used;
-      if (m > idle)
-        out.add(reason{volcano_model_name,
-                       "overcommit",
-                       specs_[q].name,
-                       dims_[d],
-                       detail::resource_label_view(reg_, dims_[d]),
-                       m,
-                       used,
-                       scaled,
-                       {}});
+      if (m > idle) out.add(queue_reason("overcommit", q, dims_[d], m, used, scaled));
     }
     return out;
   }
@@ -565,6 +547,12 @@ class volcano_model {
     }
   }
 
+  /// A reason of this model about queue q (and resource r, or no_resource).
+  reason queue_reason(std::string_view rule, std::size_t q, resource_id r, std::int64_t requested, std::int64_t used,
+                      std::int64_t limit) const {
+    return detail::volcano_reason(volcano_model_name, rule, specs_[q].name, reg_, r, requested, used, limit);
+  }
+
   decision within_deserved(std::size_t q, const resource_vector& task, std::string_view rule) const {
     decision out;
     for (const auto& e : task) {
@@ -575,16 +563,8 @@ class volcano_model {
       const auto used = d < dim_count_ ? alloc_[q * dim_count_ + d] : 0;
       const auto lim = d < dim_count_ ? des_lo_[q * dim_count_ + d] : 0;
       if (detail::checked_add(used, e.value) > lim)
-        out.add(reason{
-            volcano_model_name,
-            rule == "allocatable" ? std::string_view("over_deserved") : std::string_view("preemptive_over_deserved"),
-            specs_[q].name,
-            e.id,
-            detail::resource_label_view(reg_, e.id),
-            e.value,
-            used,
-            lim,
-            {}});
+        out.add(queue_reason(rule == "allocatable" ? "over_deserved" : "preemptive_over_deserved", q, e.id, e.value,
+                             used, lim));
     }
     return out;
   }

@@ -268,24 +268,7 @@ class volcano_capacity_model {
   [[nodiscard]] decision allocatable(std::size_t q, const resource_vector& task) const {
     if (auto d = gate(q); d.denied()) return d;
     decision out;
-    for (std::size_t n = q; n != npos; n = parent_[n]) {
-      for (const auto& e : task) {
-        if (e.value <= 0 || detail::capacity_ignored(e.id)) continue;
-        const std::size_t d = find_dim(e.id);
-        const auto used = d < dim_count_ ? alloc_[n * dim_count_ + d] : 0;
-        const auto lim = d < dim_count_ ? real_[n * dim_count_ + d] : 0;
-        if (lim != detail::cap_unlimited && detail::checked_add(used, e.value) > lim)
-          out.add(reason{volcano_capacity_model_name,
-                         "over_real_capability",
-                         specs_[n].name,
-                         e.id,
-                         detail::resource_label_view(reg_, e.id),
-                         e.value,
-                         used,
-                         lim,
-                         {}});
-      }
-    }
+    for (std::size_t n = q; n != npos; n = parent_[n]) over_real_capability(n, task, out);
     return out;
   }
 
@@ -304,26 +287,9 @@ class volcano_capacity_model {
   /// deserved in at least one requested dimension (at the queue, or, with
   /// ancestor_reclaim_level N, at one of its N nearest non-root ancestors).
   [[nodiscard]] decision preemptive(std::size_t q, const resource_vector& request) const {
-    if (!specs_[q].open)
-      return decision::deny(
-          reason{volcano_capacity_model_name, "queue_not_open", specs_[q].name, no_resource, {}, 0, 0, 0, {}});
+    if (!specs_[q].open) return decision::deny(queue_reason("queue_not_open", q, no_resource, 0, 0, 0));
     decision out;
-    for (const auto& e : request) {
-      if (e.value <= 0 || detail::capacity_ignored(e.id)) continue;
-      const std::size_t d = find_dim(e.id);
-      const auto used = d < dim_count_ ? alloc_[q * dim_count_ + d] : 0;
-      const auto lim = d < dim_count_ ? real_[q * dim_count_ + d] : 0;
-      if (lim != detail::cap_unlimited && detail::checked_add(used, e.value) > lim)
-        out.add(reason{volcano_capacity_model_name,
-                       "over_real_capability",
-                       specs_[q].name,
-                       e.id,
-                       detail::resource_label_view(reg_, e.id),
-                       e.value,
-                       used,
-                       lim,
-                       {}});
-    }
+    over_real_capability(q, request, out);
     if (out.denied()) return out;
     if (under_deserved_somewhere(q, request)) return out;
     if (hierarchical())
@@ -335,15 +301,9 @@ class volcano_capacity_model {
     for (const auto& e : request) {
       if (e.value <= 0 || detail::capacity_ignored(e.id)) continue;
       const std::size_t d = find_dim(e.id);
-      out.add(reason{volcano_capacity_model_name,
-                     "preemptive_over_deserved",
-                     specs_[q].name,
-                     e.id,
-                     detail::resource_label_view(reg_, e.id),
-                     e.value,
-                     d < dim_count_ ? alloc_[q * dim_count_ + d] : 0,
-                     d < dim_count_ ? des_[q * dim_count_ + d] : 0,
-                     {}});
+      out.add(queue_reason("preemptive_over_deserved", q, e.id, e.value,
+                           d < dim_count_ ? alloc_[q * dim_count_ + d] : 0,
+                           d < dim_count_ ? des_[q * dim_count_ + d] : 0));
     }
     return out;
   }
@@ -360,15 +320,7 @@ class volcano_capacity_model {
         if (e.value <= 0 || detail::capacity_ignored(e.id)) continue;
         const std::size_t d = find_dim(e.id);
         if (d == dim_count_) {
-          out.add(reason{volcano_capacity_model_name,
-                         "over_real_capability",
-                         specs_[n].name,
-                         e.id,
-                         detail::resource_label_view(reg_, e.id),
-                         e.value,
-                         0,
-                         0,
-                         {}});
+          out.add(queue_reason("over_real_capability", n, e.id, e.value, 0, 0));
           continue;
         }
         const auto i = n * dim_count_ + d;
@@ -376,15 +328,7 @@ class volcano_capacity_model {
         if (lim == detail::cap_unlimited) continue;
         const auto used = detail::checked_sub(detail::checked_add(alloc_[i], inq_[i]), elastic_[i]);
         if (detail::checked_add(e.value, used) > lim)
-          out.add(reason{volcano_capacity_model_name,
-                         "over_real_capability",
-                         specs_[n].name,
-                         e.id,
-                         detail::resource_label_view(reg_, e.id),
-                         e.value,
-                         used,
-                         lim,
-                         {}});
+          out.add(queue_reason("over_real_capability", n, e.id, e.value, used, lim));
       }
     }
     return out;
@@ -576,20 +520,32 @@ class volcano_capacity_model {
   }
 
   decision gate(std::size_t q) const {
-    if (!specs_[q].open)
-      return decision::deny(
-          reason{volcano_capacity_model_name, "queue_not_open", specs_[q].name, no_resource, {}, 0, 0, 0, {}});
-    if (hierarchical() && children_[q] != 0)
-      return decision::deny(reason{volcano_capacity_model_name,
-                                   "not_leaf",
-                                   specs_[q].name,
-                                   no_resource,
-                                   {},
-                                   0,
-                                   0,
-                                   0,
-                                   "only leaf queues hold jobs"});
+    if (!specs_[q].open) return decision::deny(queue_reason("queue_not_open", q, no_resource, 0, 0, 0));
+    if (hierarchical() && children_[q] != 0) {
+      auto r = queue_reason("not_leaf", q, no_resource, 0, 0, 0);
+      r.message = "only leaf queues hold jobs";
+      return decision::deny(std::move(r));
+    }
     return {};
+  }
+
+  /// A reason of this model about queue n (and resource r, or no_resource).
+  reason queue_reason(std::string_view rule, std::size_t n, resource_id r, std::int64_t requested, std::int64_t used,
+                      std::int64_t limit) const {
+    return detail::volcano_reason(volcano_capacity_model_name, rule, specs_[n].name, reg_, r, requested, used, limit);
+  }
+  /// Volcano's AllocatableFn at queue n: allocated + task <= realCapability
+  /// in every dimension the task asks for (pods left out); each one over it
+  /// is a reason in `out`.
+  void over_real_capability(std::size_t n, const resource_vector& task, decision& out) const {
+    for (const auto& e : task) {
+      if (e.value <= 0 || detail::capacity_ignored(e.id)) continue;
+      const std::size_t d = find_dim(e.id);
+      const auto used = d < dim_count_ ? alloc_[n * dim_count_ + d] : 0;
+      const auto lim = d < dim_count_ ? real_[n * dim_count_ + d] : 0;
+      if (lim != detail::cap_unlimited && detail::checked_add(used, e.value) > lim)
+        out.add(queue_reason("over_real_capability", n, e.id, e.value, used, lim));
+    }
   }
 
   bool under_deserved_somewhere(std::size_t q, const resource_vector& request) const {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota/detail/volcano_common.hpp — what the Volcano queue models share:
-// dense requests, and the running tasks by id and in allocation order (an
-// allocation followed by a release allocates nothing once warm,
+// quota/detail/volcano_common.hpp — what the Volcano queue models share: their
+// reasons, dense requests, and the running tasks by id and in allocation
+// order (an allocation followed by a release allocates nothing once warm,
 // docs/performance.md).
 #pragma once
 
@@ -17,6 +17,7 @@
 
 #include <boost/container/small_vector.hpp>
 
+#include <quota/decision.hpp>
 #include <quota/detail/allocation_order.hpp>
 #include <quota/detail/node_pool.hpp>
 #include <quota/detail/resource_dims.hpp>
@@ -24,6 +25,15 @@
 #include <quota/resource_vector.hpp>
 
 namespace quota::detail {
+
+/// A reason of a Volcano queue model about `queue` and resource r
+/// (no_resource: a rule about the queue alone).
+[[nodiscard]] inline reason volcano_reason(std::string_view model, std::string_view rule, const std::string& queue,
+                                           const resource_registry* reg, resource_id r, std::int64_t requested,
+                                           std::int64_t used, std::int64_t limit) {
+  return reason{model,     rule, queue, r, r == no_resource ? std::string_view{} : resource_label_view(reg, r),
+                requested, used, limit, {}};
+}
 
 /// One amount per tracked dimension, inline up to 8 dimensions.
 using dense_request = boost::container::small_vector<std::int64_t, 8>;
