@@ -67,6 +67,7 @@ class volcano_elastic_book {
   }
   /// Takes a job's part out; returns its queue, or nullptr if it had none.
   const std::string* remove(std::string_view id) {
+    if (jobs_.empty()) return nullptr;  // no job holds anything elastic: nothing to look up
     const auto it = jobs_.find(id);
     if (it == jobs_.end()) return nullptr;
     sums_[it->second.first].sub_in_place(it->second.second);
