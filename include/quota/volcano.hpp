@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <compare>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -19,11 +20,11 @@
 
 #include <quota/capabilities.hpp>
 #include <quota/decision.hpp>
-#include <quota/detail/allocation_order.hpp>
 #include <quota/detail/checked.hpp>
 #include <quota/detail/node_pool.hpp>
 #include <quota/detail/resource_dims.hpp>
 #include <quota/detail/stale_mark.hpp>
+#include <quota/detail/volcano_common.hpp>
 #include <quota/error.hpp>
 #include <quota/fraction.hpp>
 #include <quota/policy.hpp>
@@ -147,18 +148,19 @@ class volcano_model {
     copy.validate(diag);
     if (!diag.empty()) throw validation_error(diag.items());
     copy.recompute_real_capability();
+    copy.basis_.clear();  // deserved is computed again at the next update_deserved
     *this = std::move(copy);
   }
 
   [[nodiscard]] std::size_t size() const noexcept { return specs_.size(); }
   [[nodiscard]] std::size_t index(std::string_view name) const {
-    auto it = by_name_.find(std::string(name));
+    auto it = by_name_.find(name);
     if (it == by_name_.end()) throw unknown_entity_error(error_id::unknown_queue, "queue", name);
     return it->second;
   }
   /// The index of a queue, or nullopt.
   [[nodiscard]] std::optional<std::size_t> find(std::string_view name) const {
-    auto it = by_name_.find(std::string(name));
+    auto it = by_name_.find(name);
     if (it == by_name_.end()) return std::nullopt;
     return it->second;
   }
@@ -210,35 +212,29 @@ class volcano_model {
   void allocate(std::string_view task_id, std::string_view queue, const resource_vector& req,
                 volcano_task_meta meta = {}) {
     const auto q = index(queue);
-    if (tasks_.count(std::string(task_id)))
+    if (tasks_.contains(task_id))
       throw state_error(error_id::state_duplicate,
                         "queue " + std::string(queue) + ": task '" + std::string(task_id) + "' is already allocated");
-    auto dense = to_dense(req, queue);
-    std::vector<std::int64_t> next(alloc_.begin() + static_cast<std::ptrdiff_t>(q * dim_count_),
-                                   alloc_.begin() + static_cast<std::ptrdiff_t>(q * dim_count_ + dim_count_));
-    for (std::size_t d = 0; d < dim_count_; ++d) next[d] = detail::checked_add(next[d], dense[d]);
-    tasks_.emplace(std::string(task_id), task_rec{q, dense, order_.size(), meta});
-    order_.push_back(std::string(task_id));
-    std::copy(next.begin(), next.end(), alloc_.begin() + static_cast<std::ptrdiff_t>(q * dim_count_));
+    const auto dense = to_dense(req, queue);
+    for (std::size_t d = 0; d < dim_count_; ++d) (void)detail::checked_add(alloc_[q * dim_count_ + d], dense[d]);
+    tasks_.add(task_id, q, dense, meta);  // strong on its own
+    for (std::size_t d = 0; d < dim_count_; ++d) alloc_[q * dim_count_ + d] += dense[d];
   }
   void deallocate(std::string_view task_id) {
-    auto it = tasks_.find(std::string(task_id));
+    const auto it = tasks_.locate(task_id);
     if (it == tasks_.end()) throw unknown_entity_error(error_id::unknown_job, "task", task_id);
-    const auto q = it->second.queue;
-    for (std::size_t d = 0; d < dim_count_; ++d) alloc_[q * dim_count_ + d] -= it->second.req[d];
-    if (it->second.seq < order_.size() && order_[it->second.seq] == task_id) order_[it->second.seq].clear();
+    const auto& t = tasks_.at(it);
+    for (std::size_t d = 0; d < dim_count_; ++d) alloc_[t.queue * dim_count_ + d] -= t.req[d];
     tasks_.erase(it);
-    detail::count_released(order_, holes_, tasks_);
   }
-  [[nodiscard]] bool has_task(std::string_view id) const { return tasks_.count(std::string(id)) != 0; }
+  [[nodiscard]] bool has_task(std::string_view id) const { return tasks_.contains(id); }
 
   /// Job moved to Inqueue: its minResources count as inqueue.
   void enqueue(std::string_view queue, const resource_vector& min_resources) {
     const auto q = index(queue);
-    auto dense = to_dense(min_resources, queue);
-    std::vector<std::int64_t> next(dim_count_);
-    for (std::size_t d = 0; d < dim_count_; ++d) next[d] = detail::checked_add(inq_[q * dim_count_ + d], dense[d]);
-    for (std::size_t d = 0; d < dim_count_; ++d) inq_[q * dim_count_ + d] = next[d];
+    const auto dense = to_dense(min_resources, queue);
+    for (std::size_t d = 0; d < dim_count_; ++d) (void)detail::checked_add(inq_[q * dim_count_ + d], dense[d]);
+    for (std::size_t d = 0; d < dim_count_; ++d) inq_[q * dim_count_ + d] += dense[d];
   }
   void dequeue(std::string_view queue, const resource_vector& min_resources) {
     const auto q = index(queue);
@@ -260,20 +256,25 @@ class volcano_model {
   // ---- deserved: exact water-filling, per dimension ----
   /// Recomputes deserved for every queue. Allocation-free after the first call.
   void compute_deserved() {
-    const std::size_t n = specs_.size();
-    des_lo_.assign(n * dim_count_, 0);
-    des_hi_.assign(n * dim_count_, 0);
-    des_num_.assign(n * dim_count_, 0);
-    des_den_.assign(n * dim_count_, 1);
-    // Volcano's loop stops before its first round when the queues with jobs
-    // weigh 0 together: every deserved stays 0, guarantees included.
-    if (opts_.upstream && demand_weight_is_zero()) return;
-    // Volcano's session holds only the queues with jobs: in upstream mode a
-    // queue without any takes no part (its guarantee is not set aside)
-    absent_.assign(n, 0);
-    if (opts_.upstream)
-      for (std::size_t q = 0; q < n; ++q) absent_[q] = has_demand(q) ? 0 : 1;
-    for (std::size_t d = 0; d < dim_count_; ++d) fill_dimension(d);
+    basis_.clear();  // kept cleared when the water-filling throws
+    fill_deserved();
+    // what deserved was computed from (see update_deserved)
+    basis_.resize(alloc_.size());
+    for (std::size_t k = 0; k < alloc_.size(); ++k) basis_[k] = static_cast<detail::int128>(alloc_[k]) + pending_[k];
+  }
+  /// compute_deserved() unless every queue's request (allocated + pending)
+  /// is what the last one read: deserved depends on nothing else that
+  /// changes after construction but the queues (add_queue recomputes), so
+  /// it would come out the same. An admission and the release of the same
+  /// task between two reads cost no water-filling.
+  void update_deserved() {
+    if (basis_.size() == alloc_.size()) {
+      bool same = true;
+      for (std::size_t k = 0; k < alloc_.size() && same; ++k)
+        same = basis_[k] == static_cast<detail::int128>(alloc_[k]) + pending_[k];
+      if (same) return;
+    }
+    compute_deserved();
   }
 
   // ---- queue order (Volcano proportion's QueueOrderFn) ----
@@ -333,16 +334,7 @@ class volcano_model {
       const auto used = detail::checked_sub(detail::checked_add(alloc_[q * dim_count_ + d], inq_[q * dim_count_ + d]),
                                             detail::checked_add(elastic_[q * dim_count_ + d], elastic.get(dims_[d])));
       const auto lim = real_cap_[q * dim_count_ + d];
-      if (detail::checked_add(m, used) > lim)
-        out.add(reason{volcano_model_name,
-                       "over_real_capability",
-                       specs_[q].name,
-                       dims_[d],
-                       detail::resource_label_view(reg_, dims_[d]),
-                       m,
-                       used,
-                       lim,
-                       {}});
+      if (detail::checked_add(m, used) > lim) out.add(queue_reason("over_real_capability", q, dims_[d], m, used, lim));
     }
     return out;
   }
@@ -371,16 +363,7 @@ class volcano_model {
       for (std::size_t o = 0; o < specs_.size(); ++o)
         used = detail::checked_add(used, detail::checked_add(alloc_[o * dim_count_ + d], inq_[o * dim_count_ + d]));
       const auto idle = scaled - used;
-      if (m > idle)
-        out.add(reason{volcano_model_name,
-                       "overcommit",
-                       specs_[q].name,
-                       dims_[d],
-                       detail::resource_label_view(reg_, dims_[d]),
-                       m,
-                       used,
-                       scaled,
-                       {}});
+      if (m > idle) out.add(queue_reason("overcommit", q, dims_[d], m, used, scaled));
     }
     return out;
   }
@@ -392,21 +375,14 @@ class volcano_model {
     const auto self = index(preemptor_queue);
     if (!any_over_deserved(self)) {  // no task can be a victim; still refuse unknown ids
       for (const auto& id : candidates)
-        if (tasks_.find(id) == tasks_.end()) throw unknown_entity_error(error_id::unknown_job, "task", id);
+        if (!tasks_.contains(id)) throw unknown_entity_error(error_id::unknown_job, "task", id);
       return;
     }
     std::vector<std::int64_t> running(alloc_);
     for (const auto& id : candidates) {
-      auto it = tasks_.find(id);
-      if (it == tasks_.end()) throw unknown_entity_error(error_id::unknown_job, "task", id);
-      const auto q = it->second.queue;
-      if (q == self || !specs_[q].reclaimable || !it->second.meta.preemptible) continue;
-      bool exceeds = false;
-      for (std::size_t d = 0; d < dim_count_; ++d)
-        if (running[q * dim_count_ + d] > des_lo_[q * dim_count_ + d]) exceeds = true;
-      if (!exceeds) continue;
-      for (std::size_t d = 0; d < dim_count_; ++d) running[q * dim_count_ + d] -= it->second.req[d];
-      out.push_back(victim{id, volcano_model_name, "reclaim_over_deserved", specs_[q].name});
+      const auto* t = tasks_.find(id);
+      if (t == nullptr) throw unknown_entity_error(error_id::unknown_job, "task", id);
+      reclaim_step(self, *t, running, out);
     }
   }
   /// reclaimable() over running_tasks(), without building the list.
@@ -414,41 +390,20 @@ class volcano_model {
     const auto self = index(preemptor_queue);
     if (!any_over_deserved(self)) return;
     std::vector<std::int64_t> running(alloc_);
-    for (const auto& id : order_) {
-      if (id.empty()) continue;
-      const auto& rec = tasks_.find(id)->second;
-      const auto q = rec.queue;
-      if (q == self || !specs_[q].reclaimable || !rec.meta.preemptible) continue;
-      bool exceeds = false;
-      for (std::size_t d = 0; d < dim_count_; ++d)
-        if (running[q * dim_count_ + d] > des_lo_[q * dim_count_ + d]) exceeds = true;
-      if (!exceeds) continue;
-      for (std::size_t d = 0; d < dim_count_; ++d) running[q * dim_count_ + d] -= rec.req[d];
-      out.push_back(victim{id, volcano_model_name, "reclaim_over_deserved", specs_[q].name});
-    }
+    for (const auto& t : tasks_.order())
+      if (!t.id.empty()) reclaim_step(self, t, running, out);
   }
   /// Volcano's preempt action between the jobs of one queue: the running,
   /// preemptible tasks of `queue` whose job priority is below `priority`,
   /// lowest priority first, then the newest.
   void preemptable_in_queue(std::string_view queue, std::int32_t priority, std::vector<victim>& out) const {
     const auto q = index(queue);
-    std::vector<const std::pair<const std::string, task_rec>*> c;
-    for (const auto& e : tasks_)
-      if (e.second.queue == q && e.second.meta.preemptible && e.second.meta.priority < priority) c.push_back(&e);
-    std::sort(c.begin(), c.end(), [](const auto* a, const auto* b) {
-      if (a->second.meta.priority != b->second.meta.priority) return a->second.meta.priority < b->second.meta.priority;
-      return a->second.seq > b->second.seq;
+    tasks_.lower_priority(q, priority, [&](const task_entry& t) {
+      out.push_back(victim{t.id, volcano_model_name, "preempt_lower_priority", specs_[q].name});
     });
-    for (const auto* e : c)
-      out.push_back(victim{e->first, volcano_model_name, "preempt_lower_priority", specs_[q].name});
   }
   /// Running tasks in allocation order.
-  [[nodiscard]] std::vector<std::string> running_tasks() const {
-    std::vector<std::string> r;
-    for (const auto& s : order_)
-      if (!s.empty()) r.push_back(s);
-    return r;
-  }
+  [[nodiscard]] std::vector<std::string> running_tasks() const { return tasks_.running(); }
   /// exact_share as a double, for display.
   [[nodiscard]] double share(std::size_t q) const { return exact_share(q).to_double(); }
 
@@ -459,12 +414,7 @@ class volcano_model {
   [[nodiscard]] const resource_registry* registry() const noexcept { return reg_; }
 
  private:
-  struct task_rec {
-    std::size_t queue;
-    std::vector<std::int64_t> req;
-    std::size_t seq;
-    volcano_task_meta meta;
-  };
+  using task_entry = detail::volcano_task_book<volcano_task_meta>::entry;
   struct event {
     std::int64_t num;  // breakpoint lambda = num / w
     std::int64_t w;
@@ -500,8 +450,22 @@ class volcano_model {
     return false;
   }
 
-  std::vector<std::int64_t> to_dense(const resource_vector& v, std::string_view owner) const {
-    return detail::dense_amounts(dims_, v, owner);
+  // Reclaim's step over one running task t: a victim while its (reclaimable)
+  // queue holds more than its deserved floor in some dimension of `running`.
+  void reclaim_step(std::size_t self, const task_entry& t, std::vector<std::int64_t>& running,
+                    std::vector<victim>& out) const {
+    const auto q = t.queue;
+    if (q == self || !specs_[q].reclaimable || !t.meta.preemptible) return;
+    bool exceeds = false;
+    for (std::size_t d = 0; d < dim_count_; ++d)
+      if (running[q * dim_count_ + d] > des_lo_[q * dim_count_ + d]) exceeds = true;
+    if (!exceeds) return;
+    for (std::size_t d = 0; d < dim_count_; ++d) running[q * dim_count_ + d] -= t.req[d];
+    out.push_back(victim{t.id, volcano_model_name, "reclaim_over_deserved", specs_[q].name});
+  }
+
+  detail::dense_request to_dense(const resource_vector& v, std::string_view owner) const {
+    return detail::dense_request_of(dims_, v, owner);
   }
 
   void add_queue_internal(volcano_queue_spec q, diagnostics& diag) {
@@ -583,6 +547,12 @@ class volcano_model {
     }
   }
 
+  /// A reason of this model about queue q (and resource r, or no_resource).
+  reason queue_reason(std::string_view rule, std::size_t q, resource_id r, std::int64_t requested, std::int64_t used,
+                      std::int64_t limit) const {
+    return detail::volcano_reason(volcano_model_name, rule, specs_[q].name, reg_, r, requested, used, limit);
+  }
+
   decision within_deserved(std::size_t q, const resource_vector& task, std::string_view rule) const {
     decision out;
     for (const auto& e : task) {
@@ -593,18 +563,28 @@ class volcano_model {
       const auto used = d < dim_count_ ? alloc_[q * dim_count_ + d] : 0;
       const auto lim = d < dim_count_ ? des_lo_[q * dim_count_ + d] : 0;
       if (detail::checked_add(used, e.value) > lim)
-        out.add(reason{
-            volcano_model_name,
-            rule == "allocatable" ? std::string_view("over_deserved") : std::string_view("preemptive_over_deserved"),
-            specs_[q].name,
-            e.id,
-            detail::resource_label_view(reg_, e.id),
-            e.value,
-            used,
-            lim,
-            {}});
+        out.add(queue_reason(rule == "allocatable" ? "over_deserved" : "preemptive_over_deserved", q, e.id, e.value,
+                             used, lim));
     }
     return out;
+  }
+
+  // compute_deserved's water-filling over every dimension.
+  void fill_deserved() {
+    const std::size_t n = specs_.size();
+    des_lo_.assign(n * dim_count_, 0);
+    des_hi_.assign(n * dim_count_, 0);
+    des_num_.assign(n * dim_count_, 0);
+    des_den_.assign(n * dim_count_, 1);
+    // Volcano's loop stops before its first round when the queues with jobs
+    // weigh 0 together: every deserved stays 0, guarantees included.
+    if (opts_.upstream && demand_weight_is_zero()) return;
+    // Volcano's session holds only the queues with jobs: in upstream mode a
+    // queue without any takes no part (its guarantee is not set aside)
+    absent_.assign(n, 0);
+    if (opts_.upstream)
+      for (std::size_t q = 0; q < n; ++q) absent_[q] = has_demand(q) ? 0 : 1;
+    for (std::size_t d = 0; d < dim_count_; ++d) fill_dimension(d);
   }
 
   // Water-filling in dimension d: find the level L with
@@ -706,14 +686,13 @@ class volcano_model {
   std::vector<diagnostic> warnings_;
   std::vector<std::int64_t> total_;
   std::vector<volcano_queue_spec> specs_;
-  std::unordered_map<std::string, std::size_t> by_name_;
+  std::unordered_map<std::string, std::size_t, detail::string_hash, std::equal_to<>> by_name_;
   std::vector<std::int64_t> cap_, guar_, real_cap_, alloc_, inq_, elastic_, pending_, des_lo_, des_hi_;
   std::vector<detail::int128> des_num_, des_den_;  // exact deserved = num / den
-  std::unordered_map<std::string, task_rec> tasks_;
-  std::vector<std::string> order_;  // allocation order; "" = released (a hole)
-  std::size_t holes_ = 0;
+  detail::volcano_task_book<volcano_task_meta> tasks_;
   std::vector<event> events_;
-  std::vector<std::uint8_t> absent_;  // upstream: queues without jobs (compute_deserved)
+  std::vector<std::uint8_t> absent_;   // upstream: queues without jobs (compute_deserved)
+  std::vector<detail::int128> basis_;  // each queue's request at the last compute_deserved
 };
 
 /// quota::policy adapter: job.queue = queue name, job.request = the task /
@@ -728,8 +707,10 @@ class volcano_model {
 ///   deserved follows what waits.
 /// Deserved is computed again before it is next read (check, victims, queue
 /// order, tree()) after a change of some queue's request, not at each change:
-/// several releases between two checks cost one water-filling, and admitting
-/// a pending job (its request moves from pending to allocated) costs none.
+/// several releases between two checks cost one water-filling, admitting a
+/// pending job (its request moves from pending to allocated) costs none, and
+/// neither does a job admitted and released again between two reads
+/// (volcano_model::update_deserved).
 class volcano_policy {
  public:
   explicit volcano_policy(volcano_model tree) : tree_(std::move(tree)) { tree_.compute_deserved(); }
@@ -837,12 +818,13 @@ class volcano_policy {
     if (request_changes) deserved_stale_.set();
   }
   void fresh() const {
-    deserved_stale_.refresh([this] { tree_.compute_deserved(); });
+    deserved_stale_.refresh([this] { tree_.update_deserved(); });
   }
   mutable volcano_model tree_;
   detail::stale_mark deserved_stale_;
-  std::map<std::string, waiting, std::less<>> pending_;
-  detail::node_pool<std::map<std::string, waiting, std::less<>>> pending_pool_;
+  using waiting_map = std::unordered_map<std::string, waiting, detail::string_hash, std::equal_to<>>;
+  waiting_map pending_;
+  detail::node_pool<waiting_map> pending_pool_;
   std::map<std::string, resource_vector, std::less<>> sums_;
 };
 static_assert(policy<volcano_policy>);

@@ -18,9 +18,9 @@
 
 #include <quota/capabilities.hpp>
 #include <quota/decision.hpp>
-#include <quota/detail/allocation_order.hpp>
 #include <quota/detail/checked.hpp>
 #include <quota/detail/resource_dims.hpp>
+#include <quota/detail/volcano_common.hpp>
 #include <quota/error.hpp>
 #include <quota/fraction.hpp>
 #include <quota/policy.hpp>
@@ -132,14 +132,14 @@ class volcano_capacity_model {
   /// Number of queues (hierarchical mode counts the root, index 0).
   [[nodiscard]] std::size_t size() const noexcept { return specs_.size(); }
   [[nodiscard]] std::size_t index(std::string_view name) const {
-    auto it = by_name_.find(std::string(name));
+    auto it = by_name_.find(name);
     if (it == by_name_.end()) throw unknown_entity_error(error_id::unknown_queue, "queue", name);
     return it->second;
   }
-  [[nodiscard]] bool contains(std::string_view name) const { return by_name_.count(std::string(name)) != 0; }
+  [[nodiscard]] bool contains(std::string_view name) const { return by_name_.find(name) != by_name_.end(); }
   /// The index of a queue, or nullopt.
   [[nodiscard]] std::optional<std::size_t> find(std::string_view name) const {
-    auto it = by_name_.find(std::string(name));
+    auto it = by_name_.find(name);
     if (it == by_name_.end()) return std::nullopt;
     return it->second;
   }
@@ -210,36 +210,30 @@ class volcano_capacity_model {
                 volcano_capacity_task_meta meta = {}) {
     const auto q = index(queue);
     require_leaf(q, "allocate");
-    if (tasks_.count(std::string(task_id)))
+    if (tasks_.contains(task_id))
       throw state_error(error_id::state_duplicate,
                         "queue " + std::string(queue) + ": task '" + std::string(task_id) + "' is already allocated");
-    // everything that may throw (allocation, overflow) before any change sticks
-    order_.reserve(order_.size() + 1);
-    task_entry e{std::string(task_id), q, to_dense(req, queue), meta};
-    const auto it = tasks_.emplace(e.id, task_pos{order_.size()}).first;
+    const auto dense = to_dense(req, queue);
+    add_chain(alloc_, q, dense, +1);  // checks every sum before it changes one
     try {
-      add_chain(alloc_, q, e.req, +1);  // checks every sum before it changes one
+      tasks_.add(task_id, q, dense, meta);  // strong on its own
     } catch (...) {
-      tasks_.erase(it);
+      add_chain(alloc_, q, dense, -1);
       throw;
     }
-    order_.push_back(std::move(e));  // room reserved: no throw
   }
   void deallocate(std::string_view task_id) {
-    auto it = tasks_.find(std::string(task_id));
+    const auto it = tasks_.locate(task_id);
     if (it == tasks_.end()) throw unknown_entity_error(error_id::unknown_job, "task", task_id);
-    auto& e = order_[it->second.seq];
+    const auto& e = tasks_.at(it);
     add_chain(alloc_, e.queue, e.req, -1);
-    e.id.clear();
-    e.req.clear();
     tasks_.erase(it);
-    detail::count_released(order_, holes_, tasks_, [](const task_entry& t) -> const std::string& { return t.id; });
   }
-  [[nodiscard]] bool has_task(std::string_view id) const { return tasks_.count(std::string(id)) != 0; }
+  [[nodiscard]] bool has_task(std::string_view id) const { return tasks_.contains(id); }
   [[nodiscard]] std::size_t task_queue(std::string_view id) const {
-    auto it = tasks_.find(std::string(id));
-    if (it == tasks_.end()) throw unknown_entity_error(error_id::unknown_job, "task", id);
-    return order_[it->second.seq].queue;
+    const auto* t = tasks_.find(id);
+    if (t == nullptr) throw unknown_entity_error(error_id::unknown_job, "task", id);
+    return t->queue;
   }
   /// A job moved to Inqueue: its minResources count as inqueue (Volcano's JobEnqueued).
   void enqueue(std::string_view queue, const resource_vector& min_resources) {
@@ -262,7 +256,7 @@ class volcano_capacity_model {
     const auto q = index(queue);
     require_leaf(q, "set_elastic");
     auto dense = to_dense(elastic, queue);
-    std::vector<std::int64_t> delta(dim_count_);
+    detail::dense_request delta(dim_count_);
     for (std::size_t d = 0; d < dim_count_; ++d) delta[d] = detail::checked_sub(dense[d], elastic_[q * dim_count_ + d]);
     add_chain(elastic_, q, delta, +1);
   }
@@ -274,24 +268,7 @@ class volcano_capacity_model {
   [[nodiscard]] decision allocatable(std::size_t q, const resource_vector& task) const {
     if (auto d = gate(q); d.denied()) return d;
     decision out;
-    for (std::size_t n = q; n != npos; n = parent_[n]) {
-      for (const auto& e : task) {
-        if (e.value <= 0 || detail::capacity_ignored(e.id)) continue;
-        const std::size_t d = find_dim(e.id);
-        const auto used = d < dim_count_ ? alloc_[n * dim_count_ + d] : 0;
-        const auto lim = d < dim_count_ ? real_[n * dim_count_ + d] : 0;
-        if (lim != detail::cap_unlimited && detail::checked_add(used, e.value) > lim)
-          out.add(reason{volcano_capacity_model_name,
-                         "over_real_capability",
-                         specs_[n].name,
-                         e.id,
-                         detail::resource_label_view(reg_, e.id),
-                         e.value,
-                         used,
-                         lim,
-                         {}});
-      }
-    }
+    for (std::size_t n = q; n != npos; n = parent_[n]) over_real_capability(n, task, out);
     return out;
   }
 
@@ -310,26 +287,9 @@ class volcano_capacity_model {
   /// deserved in at least one requested dimension (at the queue, or, with
   /// ancestor_reclaim_level N, at one of its N nearest non-root ancestors).
   [[nodiscard]] decision preemptive(std::size_t q, const resource_vector& request) const {
-    if (!specs_[q].open)
-      return decision::deny(
-          reason{volcano_capacity_model_name, "queue_not_open", specs_[q].name, no_resource, {}, 0, 0, 0, {}});
+    if (!specs_[q].open) return decision::deny(queue_reason("queue_not_open", q, no_resource, 0, 0, 0));
     decision out;
-    for (const auto& e : request) {
-      if (e.value <= 0 || detail::capacity_ignored(e.id)) continue;
-      const std::size_t d = find_dim(e.id);
-      const auto used = d < dim_count_ ? alloc_[q * dim_count_ + d] : 0;
-      const auto lim = d < dim_count_ ? real_[q * dim_count_ + d] : 0;
-      if (lim != detail::cap_unlimited && detail::checked_add(used, e.value) > lim)
-        out.add(reason{volcano_capacity_model_name,
-                       "over_real_capability",
-                       specs_[q].name,
-                       e.id,
-                       detail::resource_label_view(reg_, e.id),
-                       e.value,
-                       used,
-                       lim,
-                       {}});
-    }
+    over_real_capability(q, request, out);
     if (out.denied()) return out;
     if (under_deserved_somewhere(q, request)) return out;
     if (hierarchical())
@@ -341,15 +301,9 @@ class volcano_capacity_model {
     for (const auto& e : request) {
       if (e.value <= 0 || detail::capacity_ignored(e.id)) continue;
       const std::size_t d = find_dim(e.id);
-      out.add(reason{volcano_capacity_model_name,
-                     "preemptive_over_deserved",
-                     specs_[q].name,
-                     e.id,
-                     detail::resource_label_view(reg_, e.id),
-                     e.value,
-                     d < dim_count_ ? alloc_[q * dim_count_ + d] : 0,
-                     d < dim_count_ ? des_[q * dim_count_ + d] : 0,
-                     {}});
+      out.add(queue_reason("preemptive_over_deserved", q, e.id, e.value,
+                           d < dim_count_ ? alloc_[q * dim_count_ + d] : 0,
+                           d < dim_count_ ? des_[q * dim_count_ + d] : 0));
     }
     return out;
   }
@@ -366,15 +320,7 @@ class volcano_capacity_model {
         if (e.value <= 0 || detail::capacity_ignored(e.id)) continue;
         const std::size_t d = find_dim(e.id);
         if (d == dim_count_) {
-          out.add(reason{volcano_capacity_model_name,
-                         "over_real_capability",
-                         specs_[n].name,
-                         e.id,
-                         detail::resource_label_view(reg_, e.id),
-                         e.value,
-                         0,
-                         0,
-                         {}});
+          out.add(queue_reason("over_real_capability", n, e.id, e.value, 0, 0));
           continue;
         }
         const auto i = n * dim_count_ + d;
@@ -382,15 +328,7 @@ class volcano_capacity_model {
         if (lim == detail::cap_unlimited) continue;
         const auto used = detail::checked_sub(detail::checked_add(alloc_[i], inq_[i]), elastic_[i]);
         if (detail::checked_add(e.value, used) > lim)
-          out.add(reason{volcano_capacity_model_name,
-                         "over_real_capability",
-                         specs_[n].name,
-                         e.id,
-                         detail::resource_label_view(reg_, e.id),
-                         e.value,
-                         used,
-                         lim,
-                         {}});
+          out.add(queue_reason("over_real_capability", n, e.id, e.value, used, lim));
       }
     }
     return out;
@@ -444,9 +382,9 @@ class volcano_capacity_model {
     std::vector<const task_entry*> walk;
     walk.reserve(candidates.size());
     for (const auto& id : candidates) {
-      auto it = tasks_.find(id);
-      if (it == tasks_.end()) throw unknown_entity_error(error_id::unknown_job, "task", id);
-      walk.push_back(&order_[it->second.seq]);
+      const auto* t = tasks_.find(id);
+      if (t == nullptr) throw unknown_entity_error(error_id::unknown_job, "task", id);
+      walk.push_back(t);
     }
     reclaim_walk(self, rq, walk, out);
   }
@@ -456,17 +394,9 @@ class volcano_capacity_model {
   /// lowest priority first, then the newest.
   void preemptable_in_queue(std::string_view queue, std::int32_t priority, std::vector<victim>& out) const {
     const auto q = index(queue);
-    std::vector<std::size_t> c;
-    for (std::size_t i = 0; i < order_.size(); ++i) {
-      const auto& t = order_[i];
-      if (!t.id.empty() && t.queue == q && t.meta.preemptible && t.meta.priority < priority) c.push_back(i);
-    }
-    std::stable_sort(c.begin(), c.end(), [&](std::size_t a, std::size_t b) {
-      if (order_[a].meta.priority != order_[b].meta.priority) return order_[a].meta.priority < order_[b].meta.priority;
-      return a > b;
+    tasks_.lower_priority(q, priority, [&](const task_entry& t) {
+      out.push_back(victim{t.id, volcano_capacity_model_name, "preempt_lower_priority", specs_[q].name});
     });
-    for (auto i : c)
-      out.push_back(victim{order_[i].id, volcano_capacity_model_name, "preempt_lower_priority", specs_[q].name});
   }
 
   /// reclaimable() over the running tasks in victim_order(), without the
@@ -490,7 +420,7 @@ class volcano_capacity_model {
     }
     if (!any) return;
     std::vector<const task_entry*> walk;
-    for (const auto& e : order_)
+    for (const auto& e : tasks_.order())
       if (!e.id.empty() && may[e.queue]) walk.push_back(&e);
     victim_queue_order(self, walk, [](const task_entry* t) { return t->queue; });
     reclaim_walk(self, rq, walk, out);
@@ -505,12 +435,7 @@ class volcano_capacity_model {
     return candidates;
   }
   /// Running tasks in allocation order.
-  [[nodiscard]] std::vector<std::string> running_tasks() const {
-    std::vector<std::string> r;
-    for (const auto& e : order_)
-      if (!e.id.empty()) r.push_back(e.id);
-    return r;
-  }
+  [[nodiscard]] std::vector<std::string> running_tasks() const { return tasks_.running(); }
 
   /// The registry whose names the model's reasons and introspection
   /// (quota/volcano_capacity_json.hpp) carry; it must outlive the model and its
@@ -519,17 +444,8 @@ class volcano_capacity_model {
   [[nodiscard]] const resource_registry* registry() const noexcept { return reg_; }
 
  private:
-  // A running task in allocation order (a released one: empty id, a hole
-  // until detail::count_released drops it) and its position by id.
-  struct task_entry {
-    std::string id;
-    std::size_t queue;
-    std::vector<std::int64_t> req;
-    volcano_capacity_task_meta meta;
-  };
-  struct task_pos {
-    std::size_t seq;
-  };
+  // A running task in allocation order (a released one: empty id, a hole).
+  using task_entry = detail::volcano_task_book<volcano_capacity_task_meta>::entry;
 
   // VictimQueueOrderFn (hierarchical only): a stable sort of `tasks` putting
   // the tasks of queues with a deeper common ancestor with `self` first; each
@@ -545,7 +461,7 @@ class volcano_capacity_model {
   }
 
   // ReclaimableFn's walk over tasks in victim order (see reclaimable()).
-  void reclaim_walk(std::size_t self, const std::vector<std::int64_t>& rq, const std::vector<const task_entry*>& walk,
+  void reclaim_walk(std::size_t self, const detail::dense_request& rq, const std::vector<const task_entry*>& walk,
                     std::vector<victim>& out) const {
     std::vector<std::int64_t> running(alloc_);
     std::vector<std::size_t> checked;
@@ -604,20 +520,32 @@ class volcano_capacity_model {
   }
 
   decision gate(std::size_t q) const {
-    if (!specs_[q].open)
-      return decision::deny(
-          reason{volcano_capacity_model_name, "queue_not_open", specs_[q].name, no_resource, {}, 0, 0, 0, {}});
-    if (hierarchical() && children_[q] != 0)
-      return decision::deny(reason{volcano_capacity_model_name,
-                                   "not_leaf",
-                                   specs_[q].name,
-                                   no_resource,
-                                   {},
-                                   0,
-                                   0,
-                                   0,
-                                   "only leaf queues hold jobs"});
+    if (!specs_[q].open) return decision::deny(queue_reason("queue_not_open", q, no_resource, 0, 0, 0));
+    if (hierarchical() && children_[q] != 0) {
+      auto r = queue_reason("not_leaf", q, no_resource, 0, 0, 0);
+      r.message = "only leaf queues hold jobs";
+      return decision::deny(std::move(r));
+    }
     return {};
+  }
+
+  /// A reason of this model about queue n (and resource r, or no_resource).
+  reason queue_reason(std::string_view rule, std::size_t n, resource_id r, std::int64_t requested, std::int64_t used,
+                      std::int64_t limit) const {
+    return detail::volcano_reason(volcano_capacity_model_name, rule, specs_[n].name, reg_, r, requested, used, limit);
+  }
+  /// Volcano's AllocatableFn at queue n: allocated + task <= realCapability
+  /// in every dimension the task asks for (pods left out); each one over it
+  /// is a reason in `out`.
+  void over_real_capability(std::size_t n, const resource_vector& task, decision& out) const {
+    for (const auto& e : task) {
+      if (e.value <= 0 || detail::capacity_ignored(e.id)) continue;
+      const std::size_t d = find_dim(e.id);
+      const auto used = d < dim_count_ ? alloc_[n * dim_count_ + d] : 0;
+      const auto lim = d < dim_count_ ? real_[n * dim_count_ + d] : 0;
+      if (lim != detail::cap_unlimited && detail::checked_add(used, e.value) > lim)
+        out.add(queue_reason("over_real_capability", n, e.id, e.value, used, lim));
+    }
   }
 
   bool under_deserved_somewhere(std::size_t q, const resource_vector& request) const {
@@ -631,7 +559,7 @@ class volcano_capacity_model {
   }
 
   /// Volcano's hasRelevantDeserved: the task and the queue's deserved share a non-zero dimension.
-  bool has_relevant_deserved(std::size_t q, const std::vector<std::int64_t>& req) const noexcept {
+  bool has_relevant_deserved(std::size_t q, const detail::dense_request& req) const noexcept {
     for (std::size_t d = 0; d < dim_count_; ++d)
       if (req[d] > 0 && des_[q * dim_count_ + d] > 0) return true;
     return false;
@@ -639,7 +567,7 @@ class volcano_capacity_model {
   /// Volcano's GreaterPartlyWithRelevantDimensions: running allocation above
   /// deserved in a dimension the task uses and the queue's deserved lists.
   bool exceeds_deserved(std::size_t q, const std::vector<std::int64_t>& running,
-                        const std::vector<std::int64_t>& req) const noexcept {
+                        const detail::dense_request& req) const noexcept {
     for (std::size_t d = 0; d < dim_count_; ++d)
       if (req[d] > 0 && des_set_[q * dim_count_ + d] && running[q * dim_count_ + d] > des_[q * dim_count_ + d] &&
           !detail::capacity_ignored(dims_[d]))
@@ -694,12 +622,12 @@ class volcano_capacity_model {
     return false;
   }
 
-  std::vector<std::int64_t> to_dense(const resource_vector& v, std::string_view owner) const {
-    return detail::dense_amounts(dims_, v, owner);
+  detail::dense_request to_dense(const resource_vector& v, std::string_view owner) const {
+    return detail::dense_request_of(dims_, v, owner);
   }
 
   /// v[n] += sign * delta for q and every ancestor; checks first, then writes (strong guarantee).
-  void add_chain(std::vector<std::int64_t>& v, std::size_t q, const std::vector<std::int64_t>& delta, int sign) {
+  void add_chain(std::vector<std::int64_t>& v, std::size_t q, const detail::dense_request& delta, int sign) {
     for (std::size_t n = q; n != npos; n = parent_[n])
       for (std::size_t d = 0; d < dim_count_; ++d)
         (void)(sign > 0 ? detail::checked_add(v[n * dim_count_ + d], delta[d])
@@ -930,7 +858,7 @@ class volcano_capacity_model {
   std::size_t root_ = npos;
   std::vector<std::int64_t> total_;
   std::vector<volcano_capacity_queue_spec> specs_;
-  std::unordered_map<std::string, std::size_t> by_name_;
+  std::unordered_map<std::string, std::size_t, detail::string_hash, std::equal_to<>> by_name_;
   // upstream mode: warnings of the specs (build_warn_) and of the current total (total_warn_)
   std::vector<diagnostic> build_warn_, total_warn_, warnings_;
   std::vector<std::size_t> parent_, children_, depth_, topo_;
@@ -942,9 +870,7 @@ class volcano_capacity_model {
   std::vector<std::int64_t> cap_, real_, des_, s_cap_, s_real_, s_des_;
   std::vector<std::uint8_t> des_set_, s_set_;
   std::vector<std::int64_t> alloc_, inq_, elastic_;
-  std::unordered_map<std::string, task_pos> tasks_;
-  std::vector<task_entry> order_;
-  std::size_t holes_ = 0;
+  detail::volcano_task_book<volcano_capacity_task_meta> tasks_;
 };
 
 /// quota::policy over capacity queues: job.queue = leaf queue name,

@@ -898,3 +898,41 @@ TEST_CASE("volcano_capacity: policy victims follow allocation order across relea
   CHECK_THROWS_AS(p.release("nope"), unknown_entity_error);
   CHECK(policy_victims(p, reclaimer) == reclaimable_over_running(p, reclaimer));
 }
+
+TEST_CASE("volcano_capacity: a task allocated after releasing the last one is the newest, in every order") {
+  auto c = flat_four();
+  const std::string long_id(40, 'y');
+  c.allocate("first", "q2", {{gpu, 1}}, volcano_capacity_task_meta{1, true});
+  for (int round = 0; round < 3; ++round) {
+    c.allocate(long_id, "q2", {{gpu, 2}}, volcano_capacity_task_meta{1, true});
+    c.deallocate(long_id);
+  }
+  c.allocate("second", "q2", {{gpu, 3}}, volcano_capacity_task_meta{1, true});
+  c.allocate(long_id, "q1", {{gpu, 2}}, volcano_capacity_task_meta{1, true});
+  CHECK(c.running_tasks() == std::vector<std::string>{"first", "second", long_id});
+  CHECK(c.task_queue(long_id) == c.index("q1"));
+  CHECK(alloc(c, "q2") == 4);
+  std::vector<victim> v;
+  c.preemptable_in_queue("q2", 5, v);
+  REQUIRE(v.size() == 2);
+  CHECK(v[0].job_id == "second");  // the newest first
+  CHECK(v[1].job_id == "first");
+}
+
+TEST_CASE("volcano_capacity: more tracked resources than fit inline are counted and checked alike") {
+  std::vector<resource_id> dims;
+  resource_vector total;
+  for (resource_id r = 100; r < 112; ++r) {
+    dims.push_back(r);
+    total.set(r, 10);
+  }
+  volcano_capacity_model c(dims, total, {cq("q", {{111, 4}})});
+  c.allocate("a", "q", {{111, 3}, {100, 2}});
+  CHECK(c.allocated(0, c.dim_index(111)) == 3);
+  CHECK(c.allocated(0, c.dim_index(100)) == 2);
+  REQUIRE_THROWS_AS(c.allocate("b", "q", {{105, -1}}), validation_error);
+  REQUIRE_THROWS_AS(c.allocate("b", "q", {{7, 1}}), unknown_entity_error);
+  CHECK(c.running_tasks().size() == 1);
+  c.deallocate("a");
+  CHECK(c.allocated(0, c.dim_index(111)) == 0);
+}

@@ -686,3 +686,122 @@ TEST_CASE("volcano: shares compare exactly where allocated x deserved passes 128
   CHECK(volcano_queue_share{-1, wide_fraction(2)} < volcano_queue_share{});
   CHECK(volcano_queue_share{3, wide_fraction(2)}.to_double() == 1.5);
 }
+
+// The policy skips the water-filling when every queue's request is what the
+// last one read; deserved must then be what a full recompute gives, through
+// admissions of pending and of unseen jobs, releases, withdrawals and a queue
+// added in place.
+TEST_CASE("volcano: deserved read through the policy equals a full recompute after every change") {
+  std::mt19937_64 rng(19);
+  volcano_model t({gpu, cpu}, resource_vector{{gpu, 40}, {cpu, 64'000}},
+                  {qs("queue1", 1, {{gpu, 4}}), qs("queue2", 2), qs("queue3", 1, {}, {{gpu, 12}})});
+  volcano_policy p(t);
+  const std::vector<std::string> queues{"queue1", "queue2", "queue3"};
+  std::vector<job> pending, running;
+  auto same_as_recomputed = [&] {
+    const volcano_model& now = p.tree();
+    volcano_model fresh = now;
+    fresh.compute_deserved();
+    for (std::size_t q = 0; q < now.size(); ++q)
+      for (std::size_t d = 0; d < now.dims().size(); ++d) {
+        REQUIRE(now.deserved_exact(q, d) == fresh.deserved_exact(q, d));
+        REQUIRE(now.deserved_floor(q, d) == fresh.deserved_floor(q, d));
+        REQUIRE(now.deserved_ceil(q, d) == fresh.deserved_ceil(q, d));
+      }
+  };
+  int next = 0;
+  for (int step = 0; step < 600; ++step) {
+    const auto pick = rng() % 5;
+    if (pick == 0 || (pending.empty() && running.empty())) {
+      job j;
+      j.id = "job-with-an-id-longer-than-short-strings-" + std::to_string(next++);
+      j.queue = queues[rng() % queues.size()];
+      j.request = {{gpu, 1 + static_cast<std::int64_t>(rng() % 6)}, {cpu, 1'000}};
+      if (rng() % 2) {
+        p.pending_added(j);
+        pending.push_back(j);
+      } else {
+        p.commit(j);  // a job the policy did not see waiting
+        running.push_back(j);
+      }
+    } else if (pick == 1 && !pending.empty()) {
+      const auto k = rng() % pending.size();
+      p.commit(pending[k]);
+      running.push_back(pending[k]);
+      pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(k));
+    } else if (pick == 2 && !pending.empty()) {
+      const auto k = rng() % pending.size();
+      p.pending_withdrawn(pending[k].id);
+      pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(k));
+    } else if (!running.empty()) {
+      // the last one most often: an admission and release of the same job
+      const auto k = rng() % 3 == 0 ? rng() % running.size() : running.size() - 1;
+      (void)p.check(running[k]);
+      p.release(running[k].id);
+      if (rng() % 2) {
+        p.commit(running[k]);  // admitted again: the request is as before the release
+      } else {
+        running.erase(running.begin() + static_cast<std::ptrdiff_t>(k));
+      }
+    }
+    same_as_recomputed();
+    if (step == 300) {
+      p.tree().add_queue(qs("queue4", 3, {{gpu, 2}}));
+      same_as_recomputed();
+    }
+  }
+}
+
+// A task allocated after the release of the last one takes the place the
+// release left at the end of the allocation order (the index keeps its node).
+TEST_CASE("volcano: a task allocated after releasing the last one is the newest, in every order") {
+  auto t = seed_three();
+  const std::string long_id(40, 'x');
+  t.allocate("first", "queue1", {{gpu, 1}}, volcano_task_meta{1, true});
+  for (int round = 0; round < 3; ++round) {
+    t.allocate(long_id, "queue1", {{gpu, 2}}, volcano_task_meta{1, true});
+    t.deallocate(long_id);
+  }
+  t.allocate("second", "queue1", {{gpu, 3}}, volcano_task_meta{1, true});
+  t.allocate(long_id, "queue2", {{gpu, 2}}, volcano_task_meta{1, true});
+  CHECK(t.running_tasks() == std::vector<std::string>{"first", "second", long_id});
+  CHECK(t.allocated(t.index("queue1"), 0) == 4);
+  CHECK(t.allocated(t.index("queue2"), 0) == 2);
+  std::vector<victim> v;
+  t.preemptable_in_queue("queue1", 5, v);
+  REQUIRE(v.size() == 2);
+  CHECK(v[0].job_id == "second");  // the newest first
+  CHECK(v[1].job_id == "first");
+  t.deallocate(long_id);
+  CHECK(t.allocated(t.index("queue2"), 0) == 0);
+  REQUIRE_THROWS_AS(t.deallocate(long_id), unknown_entity_error);
+}
+
+TEST_CASE("volcano: the elastic book passes a queue's new elastic sum to the model, and nothing for a whole gang") {
+  struct recorder {
+    std::vector<std::pair<std::string, quota::amount>> calls;
+    void set_elastic(std::string_view queue, const resource_vector& sum) {
+      calls.emplace_back(std::string(queue), sum.get(gpu));
+    }
+  } m;
+  quota::job part;
+  part.id = "a-1";
+  part.queue = "a";
+  part.pods = 4;
+  part.min_pods = 3;
+  part.request.set(gpu, 10);
+  quota::job whole = part;
+  whole.id = "a-2";
+  whole.min_pods = 4;
+  quota::detail::volcano_elastic_book book;
+  book.committed(part, m);
+  book.committed(whole, m);  // holds nothing beyond its minResources: no sum changes
+  book.released("a-2", m);
+  REQUIRE(m.calls.size() == 1);
+  CHECK(m.calls[0] == std::pair<std::string, quota::amount>{"a", 2});
+  book.released("a-1", m);
+  REQUIRE(m.calls.size() == 2);
+  CHECK(m.calls[1] == std::pair<std::string, quota::amount>{"a", 0});
+  book.released("a-1", m);  // already out
+  CHECK(m.calls.size() == 2);
+}

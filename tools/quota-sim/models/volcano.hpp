@@ -72,11 +72,11 @@ class volcano_sim_policy {
   }
   void commit(const job& j) {
     p_.commit(j);
-    p_.set_elastic(j.queue, elastic_.add(j));
+    elastic_.committed(j, p_);
   }
   void release(std::string_view id) {
     p_.release(id);
-    if (const auto* q = elastic_.remove(id)) p_.set_elastic(*q, elastic_.sum(*q));
+    elastic_.released(id, p_);
   }
   /// With the enqueue gates on, only a job that passes them (Volcano: an
   /// Inqueue job) reclaims.

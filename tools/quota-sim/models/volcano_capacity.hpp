@@ -55,11 +55,11 @@ class volcano_capacity_sim_policy {
   }
   void commit(const job& j) {
     p_.commit(j);
-    p_.model().set_elastic(j.queue, elastic_.add(j));
+    elastic_.committed(j, p_.model());
   }
   void release(std::string_view id) {
     p_.release(id);
-    if (const auto* q = elastic_.remove(id)) p_.model().set_elastic(*q, elastic_.sum(*q));
+    elastic_.released(id, p_.model());
   }
   /// Only a job that passes the enqueue step (Volcano: an Inqueue job) reclaims.
   void victims(const job& j, std::vector<victim>& out) const {
