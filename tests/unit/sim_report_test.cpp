@@ -270,3 +270,39 @@ TEST_CASE("report: time ticks are round steps, labelled in readable units") {
   CHECK(chart_unit("alibaba.com/gpu-milli") == "thousandths of a GPU");
   CHECK(chart_unit("cpu") == "cores");
 }
+
+TEST_CASE("report: jobs that differ only in user keep the refusals of the pass that last denied their own shape") {
+  // Kueue does not read users: once one job is refused in a pass, the others
+  // differing only in user share its refusal without a check of their own.
+  // A later pass that refuses a new user's job at other amounts leaves the
+  // earlier jobs' refusals as they were.
+  json doc = one_node("coarse", 16);
+  doc["scheduler"] = json{{"preemption", false}};
+  doc["tenant_by"] = "namespace";
+  doc["until"] = 30 * minute;
+  doc["policies"] = json::array({kueue_policy({{"t", 4}}, "BestEffortFIFO")});
+  const auto user_job = [](const std::string& id, const std::string& user, std::int64_t submit, int gpus) {
+    json j = job_json(id, "t", submit, gpus, hour);
+    j["user"] = user;
+    return j;
+  };
+  doc["jobs"].push_back(user_job("holder", "u0", 0, 3));
+  doc["jobs"].push_back(user_job("w1", "u1", minute, 2));          // 3 + 2 > 4
+  doc["jobs"].push_back(user_job("w2", "u2", minute, 2));          // the same answer as w1's, shared
+  doc["jobs"].push_back(user_job("filler", "u0", 2 * minute, 1));  // 3 + 1 fits: 4 in use
+  doc["jobs"].push_back(user_job("w3", "u3", 3 * minute, 2));      // refused at 4 in use
+  const json r = replay(doc);
+  const auto& w1 = job_of(r, "w1");
+  const auto& w2 = job_of(r, "w2");
+  const auto& w3 = job_of(r, "w3");
+  REQUIRE(w1["state"] == "pending");
+  REQUIRE(w3["state"] == "pending");
+  REQUIRE(w1.contains("reasons"));
+  REQUIRE(w3.contains("reasons"));
+  CHECK(w1["reason"].get<std::string>().rfind("kueue.", 0) == 0);
+  CHECK(w2["reason"] == w1["reason"]);
+  CHECK(w2["reasons"] == w1["reasons"]);
+  CHECK(w3["reason"] == w1["reason"]);
+  CHECK(w3["reasons"] != w1["reasons"]);  // other amounts in use
+  CHECK(job_of(r, "filler")["state"] == "running");
+}

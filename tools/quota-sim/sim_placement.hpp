@@ -385,7 +385,7 @@ inline void simulator_impl::start(std::size_t idx) {
   }
   jr.last_start = now_;
   ++admissions_total_;
-  usage_[jr.tenant].add_in_place(running_job(jr).request);
+  jr.ts->usage->add_in_place(running_job(jr).request);
   running_.insert(idx);
   running_by_priority_.insert({jr.spec->priority, idx});
   if (jr.spec->duration_ms >= 0) {
@@ -408,7 +408,7 @@ inline void simulator_impl::retire(std::size_t idx, job_state to) {
     finishes_.erase(jr.finish);
     jr.has_finish = false;
   }
-  usage_[jr.tenant].sub_in_place(running_job(jr).request);
+  jr.ts->usage->sub_in_place(running_job(jr).request);
   running_.erase(idx);
   running_by_priority_.erase({jr.spec->priority, idx});
   freed_ = true;

@@ -221,8 +221,8 @@ inline void simulator_impl::reason_full_text(const reason& r, std::string& out) 
   append_text(out, r, known ? sc_.registry.name(r.resource) : std::string_view());
 }
 
-inline void simulator_impl::count_denial(const std::string& tenant, std::string_view model, std::string_view rule) {
-  auto& counts = tenants_[tenant].denials;
+inline void simulator_impl::count_denial(tenant_stats& tenant, std::string_view model, std::string_view rule) {
+  auto& counts = tenant.denials;
   key_buf_.assign(model).append(".").append(rule);
   if (auto it = counts.find(key_buf_); it != counts.end())
     ++it->second;
@@ -239,7 +239,7 @@ inline bool simulator_impl::try_admit(std::size_t idx) {
     store_refusals(d, jr.last_refusals);
     bool agnostic = true, fixed = false;
     for (const auto& r : d.reasons()) {
-      count_denial(jr.tenant, r.model, r.rule);
+      count_denial(*jr.ts, r.model, r.rule);
       agnostic = agnostic && user_agnostic(r.model);
       fixed = fixed || permanent(r);
     }
@@ -254,7 +254,7 @@ inline bool simulator_impl::try_admit(std::size_t idx) {
     coarse_denied_ = true;
     jr.last_reason = "host.no_node_fits";
     jr.last_refusals.clear();
-    count_denial(jr.tenant, "host", "no_node_fits");
+    count_denial(*jr.ts, "host", "no_node_fits");
     return false;
   }
   const decision a = jr.partial ? engine_.admit(*jr.partial) : engine_.admit(jr.j);
@@ -508,7 +508,8 @@ inline std::pair<const std::string*, const simulator_impl::refusals*> simulator_
   std::pair<const std::string*, const refusals*> why{&jr.last_reason, &jr.last_refusals};
   if (jr.shape < shape_pass_.size() && shape_pass_[jr.shape] > latest) {
     latest = shape_pass_[jr.shape];
-    why = {&shape_reason_[jr.shape], &shape_refusals_[jr.shape]};
+    const why_rec& w = whys_[shape_why_[jr.shape]];
+    why = {&w.text, &w.list};
   }
   if (const std::size_t q = queue_of_[idx]; q < qblock_pass_.size() && qblock_pass_[q] > latest)
     why = {&qblock_reason_[q], &none};
@@ -584,14 +585,33 @@ inline void simulator_impl::block_queue(std::size_t q, std::size_t head) {
   qblock_reason_[q].assign("host.behind_queue_head [").append(jobs_[head].j.id).append("]");
 }
 
+inline std::uint32_t simulator_impl::new_why(const std::string& text, const refusals& list) {
+  std::uint32_t w;
+  if (!free_whys_.empty()) {
+    w = free_whys_.back();
+    free_whys_.pop_back();
+  } else {
+    w = static_cast<std::uint32_t>(whys_.size());
+    whys_.emplace_back();
+  }
+  whys_[w].text = text;
+  whys_[w].list = list;
+  return w;
+}
+
+inline void simulator_impl::hold_why(std::uint32_t& slot, std::uint32_t w) {
+  ++whys_[w].holders;
+  if (slot != no_why && --whys_[slot].holders == 0) free_whys_.push_back(slot);
+  slot = w;
+}
+
 inline bool simulator_impl::attempt(std::size_t idx) {
   auto& jr = jobs_[idx];
   if (shape_fixed_[jr.shape]) return false;  // denied for good: its shape's reason stands
   if (coarse_pass_[jr.coarse] == pass_) {
     // a job differing only in user/groups was denied in this pass by models that do not read them
     shape_pass_[jr.shape] = pass_;
-    shape_reason_[jr.shape] = coarse_reason_[jr.coarse];
-    shape_refusals_[jr.shape] = coarse_refusals_[jr.coarse];
+    hold_why(shape_why_[jr.shape], coarse_why_[jr.coarse]);
     return false;
   }
   // the reason it waited so far (an identical job's, its queue head's) becomes its own
@@ -606,12 +626,11 @@ inline bool simulator_impl::attempt(std::size_t idx) {
     unpend(idx);
   } else {
     shape_pass_[jr.shape] = pass_;
-    shape_reason_[jr.shape] = jr.last_reason;
-    shape_refusals_[jr.shape] = jr.last_refusals;
+    const std::uint32_t w = new_why(jr.last_reason, jr.last_refusals);
+    hold_why(shape_why_[jr.shape], w);
     if (coarse) {
       coarse_pass_[jr.coarse] = pass_;
-      coarse_reason_[jr.coarse] = jr.last_reason;
-      coarse_refusals_[jr.coarse] = jr.last_refusals;
+      hold_why(coarse_why_[jr.coarse], w);
     }
   }
   return ok;
@@ -626,14 +645,12 @@ inline void simulator_impl::schedule(bool full) {
   } const cycle_guard{engine_};
   if (shape_pass_.size() < shapes_.size()) {
     shape_pass_.resize(shapes_.size(), 0);
-    shape_reason_.resize(shapes_.size());
-    shape_refusals_.resize(shapes_.size());
+    shape_why_.resize(shapes_.size(), no_why);
     shape_fixed_.resize(shapes_.size(), false);
   }
   if (coarse_pass_.size() < coarse_shapes_.size()) {
     coarse_pass_.resize(coarse_shapes_.size(), 0);
-    coarse_reason_.resize(coarse_shapes_.size());
-    coarse_refusals_.resize(coarse_shapes_.size());
+    coarse_why_.resize(coarse_shapes_.size(), no_why);
   }
   // a binary heap per queue in buffers kept between passes (keys are unique,
   // so the order is the same as a sorted set's)
@@ -647,8 +664,15 @@ inline void simulator_impl::schedule(bool full) {
     std::push_heap(h.begin(), h.end(), later);
   };
   if (full) {
+    // every live shape's head: gathered, then each queue's heap built at once
     for (const std::size_t shape : live_shapes_)
-      if (!shape_fixed_[shape]) push(*by_shape_[shape].begin());
+      if (!shape_fixed_[shape]) {
+        const pkey& k = *by_shape_[shape].begin();
+        auto& h = qheads_[queue_of_[k.idx]];
+        if (h.empty()) active_.push_back(queue_of_[k.idx]);
+        h.push_back(k);
+      }
+    for (const std::size_t q : active_) std::make_heap(qheads_[q].begin(), qheads_[q].end(), later);
   } else {
     for (const auto idx : arrivals_) {
       if (jobs_[idx].state != job_state::pending) continue;

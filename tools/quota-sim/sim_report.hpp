@@ -25,7 +25,7 @@ inline void simulator_impl::push_sample(std::vector<sample>& series, amount v) c
 
 inline void simulator_impl::record_samples() {
   for (auto& [name, t] : tenants_) {
-    push_sample(t.samples, usage_[name].get(chart_));
+    push_sample(t.samples, t.usage->get(chart_));
     push_sample(t.pending_samples, t.pending);
   }
   // peak contention: the first instant with the most pending demand (the

@@ -57,6 +57,7 @@ class simulator_impl {
       tenants_[jobs_.back().tenant];
     }
     for (auto& jr : jobs_) jr.ts = &tenants_[jr.tenant];  // map nodes stay put
+    for (auto& [name, t] : tenants_) t.usage = &usage_[name];
     chart_ = sc_.registry.find(sc_.chart_resource).value_or(resources::nvidia_gpu);
     for (const auto& n : nodes_) capacity_.add_in_place(n.spec.allocatable);
     node_jobs_.resize(nodes_.size());
@@ -109,6 +110,7 @@ class simulator_impl {
     amount pending = 0;  // chart resource requested by its pending jobs now
     std::map<std::string, std::int64_t> denials;
     std::vector<sample> samples, pending_samples;
+    resource_vector* usage = nullptr;  // its entry of usage_
   };
   // One preemption (or eviction): who went, for whom, and why.
   struct preemption_mark {
@@ -381,7 +383,7 @@ class simulator_impl {
   void reason_full_text(const reason& r, std::string& out) const;
   static std::string reason_text(const decision& d);
   // one more denial of a tenant by model.rule (no allocation once the key exists)
-  void count_denial(const std::string& tenant, std::string_view model, std::string_view rule);
+  void count_denial(tenant_stats& tenant, std::string_view model, std::string_view rule);
 
   bool try_admit(std::size_t idx);
 
@@ -532,15 +534,29 @@ class simulator_impl {
   std::vector<std::size_t> arrivals_;
   std::vector<std::size_t> dev_scratch_;
   std::map<std::string, std::size_t> shapes_;
+  // A denial's reason text and refusals as shapes and coarse shapes hold
+  // them: written once, shared by every holder (a coarse denial passed on to
+  // the shapes it covers is not copied), back in the pool's free list when
+  // the last holder moves on (buffers reused).
+  struct why_rec {
+    std::string text;
+    refusals list;
+    std::uint32_t holders = 0;
+  };
+  static constexpr std::uint32_t no_why = static_cast<std::uint32_t>(-1);
+  std::vector<why_rec> whys_;
+  std::vector<std::uint32_t> free_whys_;
+  // a record of `text` and `list`, held by nobody yet
+  std::uint32_t new_why(const std::string& text, const refusals& list);
+  // `slot` holds record w (w's holders counted first: a slot may take the record it holds)
+  void hold_why(std::uint32_t& slot, std::uint32_t w);
   std::vector<std::uint64_t> shape_pass_;
-  std::vector<std::string> shape_reason_;  // by shape, as long as shape_pass_
-  std::vector<refusals> shape_refusals_;   // by shape: shape_reason_'s refusals
-  std::string key_buf_;                    // count_denial's key
-  std::vector<bool> shape_fixed_;          // shapes denied for good (permanent())
+  std::vector<std::uint32_t> shape_why_;  // by shape, as long as shape_pass_: its latest denial
+  std::string key_buf_;                   // count_denial's key
+  std::vector<bool> shape_fixed_;         // shapes denied for good (permanent())
   std::map<std::string, std::size_t> coarse_shapes_;
   std::vector<std::uint64_t> coarse_pass_;
-  std::vector<std::string> coarse_reason_;
-  std::vector<refusals> coarse_refusals_;
+  std::vector<std::uint32_t> coarse_why_;  // by coarse shape: its latest denial
   bool coarse_denied_ = false;
   std::vector<std::set<pkey>> by_shape_;       // pending jobs by shape id, in key order
   std::vector<std::size_t> live_shapes_;       // the shapes with pending jobs (any order)
