@@ -29,29 +29,26 @@ class node_pool {
   node_pool& operator=(node_pool&&) noexcept = default;
   ~node_pool() = default;
 
-  /// m.try_emplace(key, value), with a spare node when there is one.
+  /// m.try_emplace(key, value), with a spare node when there is one (a key
+  /// already present: nothing changes, but `value` may have been moved from).
   template <class K, class V>
   std::pair<iterator, bool> emplace(Map& m, const K& key, V&& value) {
     if (spare_.empty()) return m.try_emplace(typename Map::key_type(key), std::forward<V>(value));
-    if (auto it = m.find(key); it != m.end()) return {it, false};
     auto n = std::move(spare_.back());
     spare_.pop_back();
     n.key() = key;
     n.mapped() = std::forward<V>(value);
-    auto r = m.insert(std::move(n));
-    return {r.position, r.inserted};
+    return insert_node(m, std::move(n));
   }
 
   /// m.insert(key) for a set, with a spare node when there is one.
   template <class K>
   std::pair<iterator, bool> insert(Map& m, const K& key) {
     if (spare_.empty()) return m.emplace(key);
-    if (auto it = m.find(key); it != m.end()) return {it, false};
     auto n = std::move(spare_.back());
     spare_.pop_back();
     n.value() = key;
-    auto r = m.insert(std::move(n));
-    return {r.position, r.inserted};
+    return insert_node(m, std::move(n));
   }
 
   /// m.erase(it), keeping the node (up to `kept` of them).
@@ -74,6 +71,13 @@ class node_pool {
   [[nodiscard]] std::size_t spare() const noexcept { return spare_.size(); }
 
  private:
+  // One lookup: a key already present gives the node back to the spares
+  // (the slot it left is still reserved: no throw).
+  std::pair<iterator, bool> insert_node(Map& m, typename Map::node_type&& n) {
+    auto r = m.insert(std::move(n));
+    if (!r.inserted) spare_.push_back(std::move(r.node));
+    return {r.position, r.inserted};
+  }
   std::vector<typename Map::node_type> spare_;
 };
 
