@@ -4,8 +4,8 @@
 // enqueueable) with allocations per iteration. Capacity plugin: building the
 // queues (validation, realCapability, deserved) for 1,000 and 10,000 queues,
 // flat and hierarchical, and the same predicates.
-#include <quota/volcano_capacity.hpp>
 #include <quota/volcano.hpp>
+#include <quota/volcano_capacity.hpp>
 
 #include <random>
 #include <string>
@@ -153,7 +153,7 @@ BENCHMARK(bm_capacity_build)
 void bm_capacity_set_total(benchmark::State& state) {
   const bool hier = state.range(1) != 0;
   volcano_capacity_model c(dims4, capacity_total(), capacity_specs(static_cast<int>(state.range(0)), hier),
-                    {hier ? volcano_capacity_mode::hierarchical : volcano_capacity_mode::flat});
+                           {hier ? volcano_capacity_mode::hierarchical : volcano_capacity_mode::flat});
   auto a = capacity_total(), b = a;
   for (auto r : dims4) b.set(r, a.get(r) + 1);
   c.set_total(b);
@@ -177,7 +177,7 @@ BENCHMARK(bm_capacity_set_total)
 void bm_capacity_predicates(benchmark::State& state) {
   const bool hier = state.range(1) != 0;
   volcano_capacity_model c(dims4, capacity_total(), capacity_specs(1000, hier),
-                    {hier ? volcano_capacity_mode::hierarchical : volcano_capacity_mode::flat});
+                           {hier ? volcano_capacity_mode::hierarchical : volcano_capacity_mode::flat});
   const std::size_t q = c.index("c517");  // a leaf (depth 3 when hierarchical)
   c.allocate("t", "c517", {{resources::cpu, 1000}, {resources::nvidia_gpu, 1}});
   const resource_vector task{{resources::cpu, 1000}, {resources::nvidia_gpu, 1}};
@@ -204,4 +204,95 @@ void bm_capacity_predicates(benchmark::State& state) {
 BENCHMARK(bm_capacity_predicates)->Args({0, 0})->Args({1, 0})->Args({2, 0})->Args({0, 1})->Args({1, 1})->Args({2, 1});
 
 }  // namespace
+// Victim searches over ~5,000 running tasks in 16 queues, asked for one job:
+// Volcano's preempt (lower-priority tasks of the job's queue) and reclaim
+// (tasks of queues over deserved), proportion and capacity (flat) plugins.
+// Args: (0 = proportion preempt, 1 = proportion reclaim, 2 = capacity preempt,
+// 3 = capacity reclaim; 0 = the other queues hold about twice what they
+// deserve, most of their tasks are reclaim victims, 1 = about half of them
+// hold a little more than they deserve, a few tasks are).
+constexpr int victim_queues = 16;
+constexpr int victim_tasks = 5000;
+
+job victim_job(int queue, std::int32_t priority) {
+  job j;
+  j.id = "asker";
+  j.queue = "q" + std::to_string(queue);
+  j.priority = priority;
+  j.request.set(resources::cpu, 1000);
+  j.request.set(resources::memory, 1000);
+  return j;
+}
+
+template <class Policy>
+void fill_running(Policy& p, std::mt19937_64& rng) {
+  for (int i = 0; i < victim_tasks; ++i) {
+    job j;
+    j.id = "t" + std::to_string(i);
+    // queue 0 holds little, the others are over what they deserve
+    j.queue = "q" + std::to_string(1 + static_cast<int>(rng() % (victim_queues - 1)));
+    j.priority = static_cast<std::int32_t>(rng() % 10);
+    j.preemptible = rng() % 8 != 0;
+    j.request.set(resources::cpu, 1000 + static_cast<std::int64_t>(rng() % 1000));
+    j.request.set(resources::memory, 1000 + static_cast<std::int64_t>(rng() % 1000));
+    p.commit(j);
+  }
+}
+
+void bm_victims(benchmark::State& state) {
+  const auto which = state.range(0);
+  const bool light = state.range(1) != 0;
+  std::mt19937_64 rng(7);
+  resource_vector total;
+  const std::int64_t cluster = light ? 7'400'000 : 4'000'000;
+  total.set(resources::cpu, cluster);
+  total.set(resources::memory, cluster);
+  std::vector<victim> out;
+  auto run = [&](auto& p, const job& asker, bool preempt) {
+    out.reserve(victim_tasks);
+    const auto before = quota_bench::allocation_count();
+    for (auto _ : state) {
+      out.clear();
+      if (preempt)
+        p.node_candidates(asker, out);
+      else
+        p.victims(asker, out);
+      benchmark::DoNotOptimize(out.data());
+    }
+    state.counters["victims"] = static_cast<double>(out.size());
+    state.counters["allocs/iter"] = quota_bench::allocs_per_iteration(state, before);
+  };
+  if (which < 2) {
+    std::vector<volcano_queue_spec> specs;
+    for (int i = 0; i < victim_queues; ++i) {
+      volcano_queue_spec q;
+      q.name = "q" + std::to_string(i);
+      specs.push_back(std::move(q));
+    }
+    volcano_policy p(volcano_model({resources::cpu, resources::memory}, total, std::move(specs)));
+    fill_running(p, rng);
+    if (which == 0)
+      run(p, victim_job(3, 5), true);
+    else
+      run(p, victim_job(0, 5), false);
+  } else {
+    std::vector<volcano_capacity_queue_spec> specs;
+    for (int i = 0; i < victim_queues; ++i) {
+      volcano_capacity_queue_spec q;
+      q.name = "q" + std::to_string(i);
+      const std::int64_t deserved = light ? 490'000 : 250'000;
+      q.deserved.set(resources::cpu, deserved);
+      q.deserved.set(resources::memory, deserved);
+      specs.push_back(std::move(q));
+    }
+    volcano_capacity_policy p(volcano_capacity_model({resources::cpu, resources::memory}, total, std::move(specs)));
+    fill_running(p, rng);
+    if (which == 2)
+      run(p, victim_job(3, 5), true);
+    else
+      run(p, victim_job(0, 5), false);
+  }
+}
+BENCHMARK(bm_victims)->ArgsProduct({{0, 1, 2, 3}, {0, 1}})->Unit(benchmark::kMicrosecond);
+
 BENCHMARK_MAIN();

@@ -382,16 +382,23 @@ class volcano_model {
     for (const auto& id : candidates) {
       const auto* t = tasks_.find(id);
       if (t == nullptr) throw unknown_entity_error(error_id::unknown_job, "task", id);
-      reclaim_step(self, *t, running, out);
+      (void)reclaim_step(self, *t, running, out);
     }
   }
-  /// reclaimable() over running_tasks(), without building the list.
+  /// reclaimable() over running_tasks(), without building the list. The walk
+  /// stops once no queue it could take from still holds more than its
+  /// deserved floor (taking a task only lowers what its queue holds).
   void reclaimable_running(std::string_view preemptor_queue, std::vector<victim>& out) const {
     const auto self = index(preemptor_queue);
-    if (!any_over_deserved(self)) return;
+    std::size_t over = 0;  // reclaimable queues but self above their deserved floor in `running`
+    for (std::size_t q = 0; q < specs_.size(); ++q)
+      if (q != self && specs_[q].reclaimable && over_floor(q, alloc_)) ++over;
+    if (over == 0) return;
     std::vector<std::int64_t> running(alloc_);
-    for (const auto& t : tasks_.order())
-      if (!t.id.empty()) reclaim_step(self, t, running, out);
+    for (const auto& t : tasks_.order()) {
+      if (t.id.empty() || !reclaim_step(self, t, running, out) || over_floor(t.queue, running)) continue;
+      if (--over == 0) break;
+    }
   }
   /// Volcano's preempt action between the jobs of one queue: the running,
   /// preemptible tasks of `queue` whose job priority is below `priority`,
@@ -442,26 +449,28 @@ class volcano_model {
   // Some reclaimable queue other than `self` holds more than its deserved
   // floor in a dimension (otherwise reclaim finds no victim).
   [[nodiscard]] bool any_over_deserved(std::size_t self) const noexcept {
-    for (std::size_t q = 0; q < specs_.size(); ++q) {
-      if (q == self || !specs_[q].reclaimable) continue;
-      for (std::size_t d = 0; d < dim_count_; ++d)
-        if (alloc_[q * dim_count_ + d] > des_lo_[q * dim_count_ + d]) return true;
-    }
+    for (std::size_t q = 0; q < specs_.size(); ++q)
+      if (q != self && specs_[q].reclaimable && over_floor(q, alloc_)) return true;
+    return false;
+  }
+  // Queue q holds more than its deserved floor in some dimension of `held`.
+  [[nodiscard]] bool over_floor(std::size_t q, const std::vector<std::int64_t>& held) const noexcept {
+    for (std::size_t d = 0; d < dim_count_; ++d)
+      if (held[q * dim_count_ + d] > des_lo_[q * dim_count_ + d]) return true;
     return false;
   }
 
   // Reclaim's step over one running task t: a victim while its (reclaimable)
   // queue holds more than its deserved floor in some dimension of `running`.
-  void reclaim_step(std::size_t self, const task_entry& t, std::vector<std::int64_t>& running,
+  // Returns whether t was taken.
+  bool reclaim_step(std::size_t self, const task_entry& t, std::vector<std::int64_t>& running,
                     std::vector<victim>& out) const {
     const auto q = t.queue;
-    if (q == self || !specs_[q].reclaimable || !t.meta.preemptible) return;
-    bool exceeds = false;
-    for (std::size_t d = 0; d < dim_count_; ++d)
-      if (running[q * dim_count_ + d] > des_lo_[q * dim_count_ + d]) exceeds = true;
-    if (!exceeds) return;
+    if (q == self || !specs_[q].reclaimable || !t.meta.preemptible) return false;
+    if (!over_floor(q, running)) return false;
     for (std::size_t d = 0; d < dim_count_; ++d) running[q * dim_count_ + d] -= t.req[d];
     out.push_back(victim{t.id, volcano_model_name, "reclaim_over_deserved", specs_[q].name});
+    return true;
   }
 
   detail::dense_request to_dense(const resource_vector& v, std::string_view owner) const {

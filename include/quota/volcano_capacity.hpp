@@ -403,27 +403,39 @@ class volcano_capacity_model {
   /// tasks of queues that cannot give any: a victim's queue is another,
   /// reclaimable queue holding, in a dimension its task uses, either no
   /// deserved or more than deserved (the walk only lowers what queues hold),
-  /// so when no queue qualifies no task is read at all.
+  /// so when no queue qualifies no task is read at all, and the walk stops
+  /// once none still does.
   void reclaimable_running(std::string_view reclaimer_queue, const resource_vector& reclaimer_request,
                            std::vector<victim>& out) const {
     const auto self = index(reclaimer_queue);
     auto rq = to_dense(reclaimer_request, reclaimer_queue);
     std::vector<std::uint8_t> may(specs_.size(), 0);
-    bool any = false;
+    std::size_t left = 0;  // queues that may still give a victim
     for (std::size_t q = 0; q < specs_.size(); ++q) {
       if (q == self || !specs_[q].reclaimable) continue;
-      for (std::size_t d = 0; d < dim_count_ && !may[q]; ++d) {
-        const std::size_t k = q * dim_count_ + d;
-        if (alloc_[k] > 0 && (des_[k] <= 0 || (des_set_[k] && alloc_[k] > des_[k]))) may[q] = 1;
-      }
-      any = any || may[q];
+      may[q] = may_give(q, alloc_) ? 1 : 0;
+      left += may[q];
     }
-    if (!any) return;
+    if (left == 0) return;
+    std::vector<std::int64_t> running(alloc_);
+    std::vector<std::size_t> checked;
+    // after a victim of q: q leaves the walk once it cannot give another
+    const auto step = [&](const task_entry& e) {
+      if (!reclaim_step(self, rq, e, running, checked, out) || may_give(e.queue, running)) return true;
+      may[e.queue] = 0;
+      return --left != 0;
+    };
+    if (!hierarchical()) {  // the victim order is the allocation order
+      for (const auto& e : tasks_.order())
+        if (!e.id.empty() && may[e.queue] && !step(e)) break;
+      return;
+    }
     std::vector<const task_entry*> walk;
     for (const auto& e : tasks_.order())
       if (!e.id.empty() && may[e.queue]) walk.push_back(&e);
     victim_queue_order(self, walk, [](const task_entry* t) { return t->queue; });
-    reclaim_walk(self, rq, walk, out);
+    for (const task_entry* t : walk)
+      if (may[t->queue] && !step(*t)) break;
   }
 
   /// Volcano's VictimQueueOrderFn (hierarchical): tasks of queues closer to
@@ -465,46 +477,64 @@ class volcano_capacity_model {
                     std::vector<victim>& out) const {
     std::vector<std::int64_t> running(alloc_);
     std::vector<std::size_t> checked;
-    for (const task_entry* t : walk) {
-      const auto q = t->queue;
-      const auto& req = t->req;
-      if (q == self || !specs_[q].reclaimable || !t->meta.preemptible) continue;
-      // every test is a plain predicate on the running copy: the one that
-      // rejects most tasks (a queue at or below its deserved) goes first
-      const bool relevant = has_relevant_deserved(q, req);
-      if (relevant && !exceeds_deserved(q, running, req)) continue;
-      bool intersects = false;  // IntersectionWithIgnoredScalarResources
-      for (std::size_t d = 0; d < dim_count_; ++d)
-        if (req[d] > 0 && rq[d] > 0 && !detail::capacity_ignored(dims_[d])) intersects = true;
-      if (!intersects) continue;
-      bool keeps_guarantee = true;
-      for (std::size_t d = 0; d < dim_count_; ++d)
-        if (guar_[q * dim_count_ + d] > running[q * dim_count_ + d] - req[d]) keeps_guarantee = false;
-      if (!keeps_guarantee) continue;
-      std::string_view rule = "reclaim_over_deserved";
-      if (!relevant) {
-        if (hierarchical() && opts_.ancestor_reclaim_level > 0 && shares_ancestor_within_level(self, q) &&
-            !has_relevant_deserved(self, rq))
-          continue;
-        rule = "reclaim_no_deserved";
-      }
-      checked.clear();
-      bool eligible = true;
-      if (hierarchical())
-        for (int level = 1; level <= opts_.ancestor_reclaim_level && eligible; ++level) {
-          const auto a = ancestor_at(q, static_cast<std::size_t>(level));
-          if (a == npos || a == root_) continue;
-          if (ancestor_at(self, static_cast<std::size_t>(level)) == a) continue;
-          checked.push_back(a);
-          if (!has_relevant_deserved(a, req)) continue;
-          if (!exceeds_deserved(a, running, req)) eligible = false;
-        }
-      if (!eligible) continue;
-      for (std::size_t d = 0; d < dim_count_; ++d) running[q * dim_count_ + d] -= req[d];
-      for (const auto a : checked)
-        for (std::size_t d = 0; d < dim_count_; ++d) running[a * dim_count_ + d] -= req[d];
-      out.push_back(victim{t->id, volcano_capacity_model_name, rule, specs_[q].name});
+    for (const task_entry* t : walk) (void)reclaim_step(self, rq, *t, running, checked, out);
+  }
+
+  // A queue that can give a reclaim victim while it holds `held`: in some
+  // dimension it holds something and has no deserved or more than its
+  // listed deserved (every victim's queue does: its task holds part of it).
+  bool may_give(std::size_t q, const std::vector<std::int64_t>& held) const noexcept {
+    for (std::size_t d = 0; d < dim_count_; ++d) {
+      const std::size_t k = q * dim_count_ + d;
+      if (held[k] > 0 && (des_[k] <= 0 || (des_set_[k] && held[k] > des_[k]))) return true;
     }
+    return false;
+  }
+
+  // ReclaimableFn's step over task t with the running allocations: a victim
+  // goes to `out` and leaves `running`. Returns whether t was taken.
+  bool reclaim_step(std::size_t self, const detail::dense_request& rq, const task_entry& t,
+                    std::vector<std::int64_t>& running, std::vector<std::size_t>& checked,
+                    std::vector<victim>& out) const {
+    const auto q = t.queue;
+    const auto& req = t.req;
+    if (q == self || !specs_[q].reclaimable || !t.meta.preemptible) return false;
+    // every test is a plain predicate on the running copy: the one that
+    // rejects most tasks (a queue at or below its deserved) goes first
+    const bool relevant = has_relevant_deserved(q, req);
+    if (relevant && !exceeds_deserved(q, running, req)) return false;
+    bool intersects = false;  // IntersectionWithIgnoredScalarResources
+    for (std::size_t d = 0; d < dim_count_; ++d)
+      if (req[d] > 0 && rq[d] > 0 && !detail::capacity_ignored(dims_[d])) intersects = true;
+    if (!intersects) return false;
+    bool keeps_guarantee = true;
+    for (std::size_t d = 0; d < dim_count_; ++d)
+      if (guar_[q * dim_count_ + d] > running[q * dim_count_ + d] - req[d]) keeps_guarantee = false;
+    if (!keeps_guarantee) return false;
+    std::string_view rule = "reclaim_over_deserved";
+    if (!relevant) {
+      if (hierarchical() && opts_.ancestor_reclaim_level > 0 && shares_ancestor_within_level(self, q) &&
+          !has_relevant_deserved(self, rq))
+        return false;
+      rule = "reclaim_no_deserved";
+    }
+    checked.clear();
+    bool eligible = true;
+    if (hierarchical())
+      for (int level = 1; level <= opts_.ancestor_reclaim_level && eligible; ++level) {
+        const auto a = ancestor_at(q, static_cast<std::size_t>(level));
+        if (a == npos || a == root_) continue;
+        if (ancestor_at(self, static_cast<std::size_t>(level)) == a) continue;
+        checked.push_back(a);
+        if (!has_relevant_deserved(a, req)) continue;
+        if (!exceeds_deserved(a, running, req)) eligible = false;
+      }
+    if (!eligible) return false;
+    for (std::size_t d = 0; d < dim_count_; ++d) running[q * dim_count_ + d] -= req[d];
+    for (const auto a : checked)
+      for (std::size_t d = 0; d < dim_count_; ++d) running[a * dim_count_ + d] -= req[d];
+    out.push_back(victim{t.id, volcano_capacity_model_name, rule, specs_[q].name});
+    return true;
   }
 
   [[nodiscard]] std::size_t find_dim(resource_id r) const noexcept {

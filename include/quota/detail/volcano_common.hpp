@@ -64,6 +64,10 @@ using dense_request = boost::container::small_vector<std::int64_t, 8>;
 /// index keeps the nodes of released tasks (node_pool) and a new task takes
 /// the hole a release left at the end of the order, so admitting and
 /// releasing the same task again allocates nothing.
+///
+/// Each queue also keeps its preemptible tasks in preempt order (lowest job
+/// priority first, then the newest), updated at each add and erase, so the
+/// preempt action reads only the tasks it returns.
 template <class Meta>
 class volcano_task_book {
  public:
@@ -72,6 +76,7 @@ class volcano_task_book {
     std::size_t queue = 0;
     dense_request req;
     Meta meta{};
+    std::uint64_t stamp = 0;  // allocation count at the add: orders entries like their positions
   };
   struct position {
     std::size_t seq;
@@ -95,6 +100,10 @@ class volcano_task_book {
   /// Adds a task that does not run yet (the caller checked). Strong
   /// guarantee: when an allocation fails nothing changes.
   void add(std::string_view id, std::size_t queue, const dense_request& req, Meta meta) {
+    if (meta.preemptible) {  // room first: the insertion below cannot throw
+      if (preempt_.size() <= queue) preempt_.resize(queue + 1);
+      preempt_[queue].reserve(preempt_[queue].size() + 1);
+    }
     const bool reuse = !order_.empty() && order_.back().id.empty();  // the order stays the allocation order
     if (!reuse) order_.emplace_back();
     entry& e = order_.back();
@@ -111,13 +120,26 @@ class volcano_task_book {
     }
     e.queue = queue;
     e.meta = meta;
+    e.stamp = ++stamps_;
     if (reuse) --holes_;
+    if (meta.preemptible) {
+      auto& list = preempt_[queue];
+      const preempt_key k{meta.priority, e.stamp, order_.size() - 1};
+      list.insert(std::lower_bound(list.begin(), list.end(), k, preempts_first), k);
+    }
   }
   /// Removes the task at `it` (from locate()); its entry becomes a hole.
   void erase(iterator it) {
-    order_[it->second.seq].id.clear();
+    auto& e = order_[it->second.seq];
+    if (e.meta.preemptible) {
+      auto& list = preempt_[e.queue];
+      list.erase(std::lower_bound(list.begin(), list.end(), preempt_key{e.meta.priority, e.stamp, 0}, preempts_first));
+    }
+    e.id.clear();
     pool_.erase(index_, it);
+    const std::size_t before = order_.size();
     count_released(order_, holes_, index_, [](const entry& t) -> const std::string& { return t.id; });
+    if (order_.size() != before) renumber_preempt();
   }
 
   /// Volcano's preempt action between the jobs of one queue: each running,
@@ -125,16 +147,11 @@ class volcano_task_book {
   /// lowest priority first, then the newest.
   template <class F>
   void lower_priority(std::size_t q, std::int32_t priority, F&& each) const {
-    std::vector<std::size_t> c;
-    for (std::size_t i = 0; i < order_.size(); ++i) {
-      const auto& t = order_[i];
-      if (!t.id.empty() && t.queue == q && t.meta.preemptible && t.meta.priority < priority) c.push_back(i);
+    if (q >= preempt_.size()) return;
+    for (const auto& k : preempt_[q]) {
+      if (k.priority >= priority) break;
+      each(order_[k.seq]);
     }
-    std::sort(c.begin(), c.end(), [&](std::size_t a, std::size_t b) {
-      if (order_[a].meta.priority != order_[b].meta.priority) return order_[a].meta.priority < order_[b].meta.priority;
-      return a > b;
-    });
-    for (const auto i : c) each(order_[i]);
   }
   /// Running task ids in allocation order.
   [[nodiscard]] std::vector<std::string> running() const {
@@ -145,10 +162,33 @@ class volcano_task_book {
   }
 
  private:
+  // A preemptible task in its queue's preempt list; seq is its position in order_.
+  struct preempt_key {
+    std::int32_t priority;
+    std::uint64_t stamp;
+    std::size_t seq;
+  };
+  static bool preempts_first(const preempt_key& a, const preempt_key& b) noexcept {
+    if (a.priority != b.priority) return a.priority < b.priority;
+    return a.stamp > b.stamp;  // the newest first
+  }
+  // count_released moved the entries: each key takes its entry's new position
+  // (the lists' order does not change, it follows priority and stamp).
+  void renumber_preempt() noexcept {
+    for (std::size_t i = 0; i < order_.size(); ++i) {
+      const auto& e = order_[i];
+      if (!e.meta.preemptible) continue;
+      auto& list = preempt_[e.queue];
+      std::lower_bound(list.begin(), list.end(), preempt_key{e.meta.priority, e.stamp, 0}, preempts_first)->seq = i;
+    }
+  }
+
   std::vector<entry> order_;
   index_map index_;
   node_pool<index_map> pool_;
   std::size_t holes_ = 0;
+  std::uint64_t stamps_ = 0;
+  std::vector<std::vector<preempt_key>> preempt_;  // by queue, in preempt order
 };
 
 }  // namespace quota::detail
