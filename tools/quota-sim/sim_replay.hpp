@@ -379,6 +379,13 @@ inline bool simulator_impl::try_preempt_for(std::size_t idx) {
   // buffers kept across calls (a trial runs for every denied head of a full pass)
   auto& vs = victims_buf_;
   vs.clear();
+  // Each search asks something new, so none is kept for another: attempt()
+  // skips the rest of a refused shape for the pass (and of its coarse shape
+  // when no refusal read user or groups), the jobs of other shapes differ in
+  // a field some model's victims() reads (queue, request, priority, creation
+  // time, id), Kueue's head_denied may change its answer within the pass,
+  // and a later pass that asks the same job again (a full one) follows a
+  // release or a clock step.
   engine_.victims(jr.j, vs);
   auto& cand = cand_buf_;
   cand.clear();
