@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -199,7 +200,12 @@ class kueue_flavor_assigner {
               const std::int32_t* counts = nullptr, const amount* usage = nullptr) const {
     out.clear();
     out.cluster_queue = cq;
-    notes_.clear();
+    // the kept notes serve one call at a time; a concurrent call (checks may
+    // run concurrently) notes into its own vector
+    std::vector<detail::kueue_flavor_note> own;
+    const scratch_use use(scratch_);
+    auto& notes = use.owned ? scratch_.notes : own;
+    notes.clear();
     const auto& spec = f_->cluster_queue(cq);
     const amount* live = usage ? usage : f_->usage_table().data();
     out.pod_sets.resize(wl.pod_sets.size());
@@ -225,11 +231,11 @@ class kueue_flavor_assigner {
         bool any = false;
         for (auto r : grp.covered_resources) any = any || ps.per_pod.get(r) != 0;
         if (!any) continue;
-        assign_group(cq, spec, g, wl, ps, count, pa, out, live);
+        assign_group(cq, spec, g, wl, ps, count, pa, out, live, notes);
       }
       if (static_cast<int>(pa.mode) < static_cast<int>(out.mode)) out.mode = pa.mode;
     }
-    if (out.mode != kueue_fit_mode::fit) render_notes(out, spec.name, live);
+    if (out.mode != kueue_fit_mode::fit) render_notes(out, spec.name, live, notes);
   }
 
   /// Partial admission with Kueue's pod-set reducer: when the workload does
@@ -303,7 +309,8 @@ class kueue_flavor_assigner {
 
   void assign_group(kueue_node_index cq, const kueue_cluster_queue_spec& spec, std::size_t g, const kueue_workload& wl,
                     const kueue_pod_set& ps, std::int32_t count, kueue_pod_set_assignment& pa,
-                    kueue_flavor_assignment& out, const amount* live) const {
+                    kueue_flavor_assignment& out, const amount* live,
+                    std::vector<detail::kueue_flavor_note>& notes) const {
     using detail::kueue_granular;
     using detail::kueue_rank;
     const auto& grp = spec.resource_groups[g];
@@ -357,7 +364,7 @@ class kueue_flavor_assigner {
         if (f_->usage_in(live, cq, s) + val > f_->subtree_quota(cq, s)) borrow = true;
         if (rm == kueue_rank::fit) lv = f_->borrow_height_in(live, cq, s, val);
         if (rm != kueue_rank::fit)
-          notes_.push_back(
+          notes.push_back(
               {fl, r, val, avail, pot, detail::kueue_mode_of(rm), rm == kueue_rank::no_candidates, out.usage_of(s)});
         level = std::max(level, lv);
         // Kueue: the representative mode is the worst by the preference's order
@@ -409,8 +416,9 @@ class kueue_flavor_assigner {
   // otherwise: limit = what is unused, so requested - limit is how much more
   // is needed. requested: the total the workload needs in that flavor
   // (earlier pod sets included); used: the ClusterQueue's usage there.
-  void render_notes(kueue_flavor_assignment& out, const std::string& cq, const amount* live) const {
-    for (const auto& n : notes_) {
+  void render_notes(kueue_flavor_assignment& out, const std::string& cq, const amount* live,
+                    const std::vector<detail::kueue_flavor_note>& notes) const {
+    for (const auto& n : notes) {
       const int scale = n.resource < reg_->size() ? reg_->scale(n.resource) : 0;
       const auto q = [&](amount v) { return format_amount(v, scale); };
       const std::string res(rn(n.resource));
@@ -436,7 +444,28 @@ class kueue_flavor_assigner {
   const kueue_cohort_forest* f_;
   const resource_registry* reg_;
   const kueue_preemption_oracle* oracle_ = nullptr;
-  mutable std::vector<detail::kueue_flavor_note> notes_;
+  // The notes of the flavors that did not fit, kept between calls (their
+  // capacity) and used by one call at a time. A copy starts empty.
+  struct note_scratch {
+    std::vector<detail::kueue_flavor_note> notes;
+    std::atomic_flag busy;
+    note_scratch() = default;
+    note_scratch(const note_scratch&) noexcept {}
+    note_scratch& operator=(const note_scratch&) noexcept { return *this; }
+    ~note_scratch() = default;
+  };
+  struct scratch_use {
+    explicit scratch_use(note_scratch& s) noexcept
+        : scratch(s), owned(!s.busy.test_and_set(std::memory_order_acquire)) {}
+    scratch_use(const scratch_use&) = delete;
+    scratch_use& operator=(const scratch_use&) = delete;
+    ~scratch_use() {
+      if (owned) scratch.busy.clear(std::memory_order_release);
+    }
+    note_scratch& scratch;
+    const bool owned;
+  };
+  mutable note_scratch scratch_;
 };
 
 }  // namespace quota

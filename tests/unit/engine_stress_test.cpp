@@ -7,8 +7,9 @@
 // other threads at the same time. Afterwards every model's state equals the
 // sum of the committed operations. Meant to run under ThreadSanitizer too.
 #include <quota/engine.hpp>
-#include <quota/yunikorn_limits.hpp>
+#include <quota/kueue.hpp>
 #include <quota/running_limits.hpp>
+#include <quota/yunikorn_limits.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -209,4 +210,51 @@ TEST_CASE("stress: engine admit/release serialised by the host while limits relo
       "at commit by a concurrent reload\n",
       workers * ops, workers, static_cast<long long>(checks.load()), static_cast<long long>(reloads.load()),
       static_cast<long long>(reads.load()), static_cast<long long>(raced.load()));
+}
+
+TEST_CASE("stress: concurrent checks on one Kueue model give the answers of checks made alone") {
+  // Kueue's flavor assigner keeps scratch between calls; checks may run
+  // concurrently (docs/architecture.md), so each must get its own answer.
+  auto cq = [](std::string name, std::vector<std::string> flavors, amount each) {
+    kueue_cluster_queue_spec c;
+    c.name = std::move(name);
+    kueue_resource_group_spec g;
+    g.covered_resources = {resources::cpu};
+    for (auto& f : flavors) g.flavors.push_back({f, {kueue_resource_quota_spec{resources::cpu, each, {}, {}}}});
+    c.resource_groups.push_back(std::move(g));
+    return c;
+  };
+  kueue_config cfg;
+  cfg.resource_flavors = {"small", "big"};
+  cfg.cluster_queues.push_back(cq("cq", {"small", "big"}, 8000));
+  cfg.local_queues.push_back({"team", "main", "cq"});
+  kueue_policy k(cfg, resource_registry{});
+  auto make = [](std::string id, amount cpu) {
+    job j;
+    j.id = std::move(id);
+    j.ns = "team";
+    j.queue = "main";
+    j.request.set(resources::cpu, cpu);
+    return j;
+  };
+  k.commit(make("running", 6000));  // small has 2 cores left, big 8
+  // fits small / fits big only (a note for small) / fits nowhere (notes for both)
+  const std::vector<job> asks{make("a", 1000), make("b", 5000), make("c", 20000)};
+  std::vector<std::string> alone;
+  for (const auto& j : asks) alone.push_back(to_string(k.check(j)));
+  REQUIRE(alone[0] == "allowed");
+  REQUIRE(alone[1] == "allowed");
+  REQUIRE(alone[2] != "allowed");
+  const int rounds = under_tsan ? 200 : 2000;
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < rounds; ++i) {
+        const auto n = static_cast<std::size_t>((i + t) % 3);
+        if (to_string(k.check(asks[n])) != alone[n]) ++wrong;
+      }
+    });
+  for (auto& th : threads) th.join();
+  CHECK(wrong.load() == 0);
 }
