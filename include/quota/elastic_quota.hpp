@@ -21,6 +21,7 @@
 #include <quota/decision.hpp>
 #include <quota/detail/checked.hpp>
 #include <quota/detail/node_pool.hpp>
+#include <quota/detail/reserve.hpp>
 #include <quota/detail/resource_dims.hpp>
 #include <quota/error.hpp>
 #include <quota/policy.hpp>
@@ -294,7 +295,7 @@ class elastic_quota_model {
       ps.pod.request = request;
       if (q != npos) {
         auto& list = quotas_[q].running;
-        if (list.size() == list.capacity()) list.reserve(std::max<std::size_t>(8, 2 * list.size()));
+        detail::reserve_more(list, 1);
         apply_add(q, request);
       }
     } catch (...) {

@@ -23,6 +23,7 @@
 #include <quota/decision.hpp>
 #include <quota/detail/checked.hpp>
 #include <quota/detail/node_pool.hpp>
+#include <quota/detail/reserve.hpp>
 #include <quota/error.hpp>
 #include <quota/policy.hpp>
 #include <quota/resource.hpp>
@@ -206,12 +207,6 @@ struct claims_binding {
   }
   return true;
 }
-/// Room for `extra` more elements, growing geometrically (never one by one).
-template <class V>
-inline void claims_reserve_more(V& v, std::size_t extra) {
-  const std::size_t need = v.size() + extra;
-  if (need > v.capacity()) v.reserve(std::max(need, 2 * v.capacity()));
-}
 [[nodiscard]] inline bool claims_kai_gpu_class(std::string_view name) noexcept {
   // KAI today: a device class is a GPU class when its name contains "gpu" (any case).
   for (std::size_t i = 0; i + 3 <= name.size(); ++i) {
@@ -301,7 +296,7 @@ class kai_claims_model {
         throw overflow_error("claims: moving the claims of deleted queue '" + std::string(name) + "' overflows " +
                              (to == claim_none ? std::string("deducted") : "queue '" + queues_[to].name + "'"));
     }
-    if (actions) detail::claims_reserve_more(*actions, plan.size());
+    if (actions) detail::reserve_more(*actions, plan.size());
     for (const auto& [c, to] : plan) {
       auto& cl = claims_[c];
       const bool charged = cl.target == detail::claims_target::queue;
@@ -575,7 +570,7 @@ class kai_claims_model {
       const resource_vector& base = to == claim_none ? deducted_ : queues_[to].charge;
       if (!detail::claims_can_add(base, v)) throw overflow_error("claims: snapshot charges overflow");
     }
-    if (actions) detail::claims_reserve_more(*actions, plan.size());
+    if (actions) detail::reserve_more(*actions, plan.size());
     for (const auto& [c, to] : plan) {
       auto& cl = claims_[c];
       if (to == claim_none) {
@@ -597,7 +592,7 @@ class kai_claims_model {
     if (b >= bindings_.size() || !bindings_[b].live)
       throw unknown_entity_error(error_id::unknown_job, "claim binding", std::to_string(b));
     auto& bd = bindings_[b];
-    if (actions) detail::claims_reserve_more(*actions, bd.claims.size());
+    if (actions) detail::reserve_more(*actions, bd.claims.size());
     for (const claim_id c : bd.claims) release_one(c, bd.queue, bd.count, actions);
     bd.live = false;
     bd.claims.clear();
@@ -728,13 +723,13 @@ class kai_claims_model {
       if (fresh) bindings_.pop_back();
     };
     try {
-      if (fresh) detail::claims_reserve_more(free_, bindings_.size() - free_.size());
+      if (fresh) detail::reserve_more(free_, bindings_.size() - free_.size());
       bindings_[b].claims.assign(claims.begin(), claims.end());
       for (const claim_id c : claims) {
         auto& uses = claims_[c].uses;
         if (uses.size() == uses.capacity()) uses.reserve(uses.size() * 2 + 1);
       }
-      if (actions) detail::claims_reserve_more(*actions, 2 * claims.size());
+      if (actions) detail::reserve_more(*actions, 2 * claims.size());
     } catch (...) {
       undo_slot();
       throw;
@@ -955,7 +950,7 @@ class kai_claims_policy {
     p.queue = model_.queue(j.queue);
     std::vector<claim_action> acts;
     acts.reserve(2 * ids.size());
-    detail::claims_reserve_more(actions_, 2 * ids.size());
+    detail::reserve_more(actions_, 2 * ids.size());
     const claim_bind_result r = model_.bind(p, ids, &acts);
     try {
       bindings_pool_.emplace(bindings_, j.id, bound{r.binding, ++seq_});
