@@ -20,6 +20,7 @@
 #include <quota/decision.hpp>
 #include <quota/detail/allocation_order.hpp>
 #include <quota/detail/node_pool.hpp>
+#include <quota/detail/reserve.hpp>
 #include <quota/detail/resource_dims.hpp>
 #include <quota/resource.hpp>
 #include <quota/resource_vector.hpp>
@@ -102,7 +103,7 @@ class volcano_task_book {
   void add(std::string_view id, std::size_t queue, const dense_request& req, Meta meta) {
     if (meta.preemptible) {  // room first: the insertion below cannot throw
       if (preempt_.size() <= queue) preempt_.resize(queue + 1);
-      preempt_[queue].reserve(preempt_[queue].size() + 1);
+      reserve_more(preempt_[queue], 1);
     }
     const bool reuse = !order_.empty() && order_.back().id.empty();  // the order stays the allocation order
     if (!reuse) order_.emplace_back();
