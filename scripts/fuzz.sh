@@ -38,10 +38,15 @@ for p in tests/data/openb/*.csv; do
   case "$p" in */nodes.csv) continue ;; esac
   { cat tests/data/openb/nodes.csv; printf '\0'; cat "$p"; } >"$work/seeds/openb/$(basename "$p" .csv)"
 done
+# the regression inputs of tests/fuzz/crashes (docs/reliability.md), each to its harness
+for h in quantity openb; do
+  mkdir -p "$work/seeds/crashes/$h"
+  cp tests/fuzz/crashes/"$h"_* "$work/seeds/crashes/$h/"
+done
 
 seeds_for() {
   case "$1" in
-    quantity_fuzz) echo "$work/seeds/quantity" ;;
+    quantity_fuzz) echo "$work/seeds/quantity $work/seeds/crashes/quantity" ;;
     elastic_quota_json_fuzz) echo "examples/elastic_quota tests/data/elastic_quota" ;;
     volcano_json_fuzz) echo "examples/volcano tests/data/volcano" ;;
     yunikorn_limits_json_fuzz) echo "examples/yunikorn_limits tests/data/yunikorn_limits" ;;
@@ -50,7 +55,7 @@ seeds_for() {
     kueue_json_fuzz) echo "examples/kueue tests/data/kueue" ;;
     running_limits_json_fuzz) echo "$work/seeds/running_limits" ;;
     scenario_fuzz) echo "examples/scenarios tests/scenarios tests/data/robustness" ;;
-    openb_fuzz) echo "$work/seeds/openb" ;;
+    openb_fuzz) echo "$work/seeds/openb $work/seeds/crashes/openb" ;;
   esac
 }
 

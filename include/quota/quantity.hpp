@@ -127,7 +127,9 @@ class quantity {
     int e = exp10_;
     if (format_ == quantity_format::binary_si) {
       // m * 10^e * 1024^b: an integer value takes the largest binary suffix
-      // with an integer mantissa; a fractional one is written in decimal SI.
+      // with an integer mantissa; a fractional one, or a whole one no binary
+      // suffix divides, is written in decimal SI (so that the text reads back
+      // as itself: 62.5Ki prints as 64k, not as Kubernetes' 64000).
       m *= static_cast<detail::int128>(1) << (10 * exp1024_);
       while (e < 0 && m % 10 == 0) {
         m /= 10;
@@ -137,11 +139,12 @@ class quantity {
         for (; e > 0; --e) m *= 10;
         static constexpr const char* suffixes[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
         int s = 0;
-        while (s < 6 && m % 1024 == 0) {
-          m /= 1024;
+        detail::int128 b = m;
+        while (s < 6 && b % 1024 == 0) {
+          b /= 1024;
           ++s;
         }
-        return int128_to_string(m) + suffixes[s];
+        if (s > 0) return int128_to_string(b) + suffixes[s];
       }
       while (m % 10 == 0) {
         m /= 10;

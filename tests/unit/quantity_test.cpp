@@ -58,7 +58,7 @@ TEST_CASE("quantity: format(parse(x)) is canonical Kubernetes text") {
       {"2Gi", "2Gi"},     {"1.5Gi", "1536Mi"}, {"2048Ki", "2Mi"},     {"0.5Ki", "512"},
       {"1000m", "1"},     {"0", "0"},          {"-2", "-2"},          {"1024Ki", "1Mi"},
       {"1.5e3", "1500"},  {"10e-3", "10e-3"},  {"1.1Ki", "1126400m"}, {"500M", "500M"},
-      {"1000000k", "1G"},
+      {"1000000k", "1G"}, {"62.5Ki", "64k"},   {"1.5Ki", "1536"},     {"0.9765625Ki", "1k"},
   };
   for (const auto& [in, out] : rows) {
     INFO(in);
@@ -143,7 +143,11 @@ TEST_CASE("quantity: from_base formats amounts of base units") {
   CHECK(quota::format_amount(1500, 3) == "1500m");
   CHECK(quota::format_amount(2000, 3) == "2");
   CHECK(quota::format_amount(1LL << 30, 0, quota::quantity_format::binary_si) == "1Gi");
-  CHECK(quota::format_amount(1000, 0, quota::quantity_format::binary_si) == "1000");
+  // no binary suffix divides 1000: decimal SI, as Kubernetes prints a binary value below 1024
+  CHECK(quota::format_amount(1000, 0, quota::quantity_format::binary_si) == "1k");
+  // ... and above it too (Kubernetes prints 64000, which reads back as 64k)
+  CHECK(quota::format_amount(64000, 0, quota::quantity_format::binary_si) == "64k");
+  CHECK(quota::format_amount(500'000'000, 0, quota::quantity_format::binary_si) == "500M");
   CHECK(quota::format_amount(0, 3) == "0");
   CHECK(quota::format_amount(-1500, 3) == "-1500m");
   CHECK(quota::format_amount(INT64_MAX, 0) == "9223372036854775807");
