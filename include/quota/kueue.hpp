@@ -150,7 +150,11 @@ struct kueue_admission_attempt {
   }
 };
 
-class kueue_model {
+/// `Tag` has no meaning: the bodies of a class template compile only where
+/// they are used, which keeps this header cheap to include
+/// (docs/performance.md#include-cost).
+template <class Tag = void>
+class basic_kueue_model {
  public:
   /// The admitted workloads by name (looked up by string_view).
   using admitted_map =
@@ -159,7 +163,7 @@ class kueue_model {
   using local_queue_usage_map =
       std::unordered_map<std::string, kueue_local_queue_usage, quota::detail::string_hash, std::equal_to<>>;
 
-  kueue_model(const kueue_config& cfg, resource_registry reg)
+  basic_kueue_model(const kueue_config& cfg, resource_registry reg)
       : reg_(std::move(reg)), forest_(cfg, reg_), assigner_(forest_, reg_), oracle_(*this) {
     assigner_.set_oracle(&oracle_);
     afs_ = afs_states(forest_, {});
@@ -169,7 +173,7 @@ class kueue_model {
     }
   }
   /// A deep copy (the flavor assigner is re-bound to the copy's own forest).
-  kueue_model(const kueue_model& o)
+  basic_kueue_model(const basic_kueue_model& o)
       : reg_(o.reg_),
         forest_(o.forest_),
         assigner_(forest_, reg_),
@@ -186,7 +190,7 @@ class kueue_model {
         held_usage_(o.held_usage_) {
     assigner_.set_oracle(&oracle_);
   }
-  kueue_model& operator=(const kueue_model&) = delete;
+  basic_kueue_model& operator=(const basic_kueue_model&) = delete;
   /// Every admitted workload, by name.
   [[nodiscard]] const admitted_map& admitted() const noexcept { return admitted_; }
   /// Changes whenever the state changes (an admission, a finish, a quota
@@ -1508,7 +1512,7 @@ class kueue_model {
   // Kueue's target ClusterQueue ordering for fair-sharing preemption
   // (TargetClusterQueueOrdering), over a usage table the caller keeps up to date.
   struct fs_ordering {
-    fs_ordering(const kueue_model& m, const std::vector<amount>& u, kueue_node_index preemptor,
+    fs_ordering(const basic_kueue_model& m, const std::vector<amount>& u, kueue_node_index preemptor,
                 const std::vector<const kueue_admitted_workload*>& cands)
         : m_(m), u_(u), preemptor_(preemptor) {
       const std::size_t n = m.forest_.node_count();
@@ -1562,7 +1566,7 @@ class kueue_model {
       if (best_co != kueue_no_node && (best_cq == kueue_no_node || co_share >= cq_share)) return next_target(best_co);
       return best_cq;
     }
-    const kueue_model& m_;
+    const basic_kueue_model& m_;
     const std::vector<amount>& u_;
     kueue_node_index preemptor_;
     std::vector<kueue_node_index> path_;  // root ... preemptor
@@ -1572,12 +1576,12 @@ class kueue_model {
   };
   // the flavor assigner's oracle: this model's simulate_preemption
   struct model_oracle final : kueue_preemption_oracle {
-    explicit model_oracle(const kueue_model& m) noexcept : model(&m) {}
+    explicit model_oracle(const basic_kueue_model& m) noexcept : model(&m) {}
     [[nodiscard]] kueue_preemption_outlook simulate(kueue_node_index cq, const kueue_workload& wl, kueue_fr_slot s,
                                                     amount val) const override {
       return model->simulate_preemption(cq, wl, s, val);
     }
-    const kueue_model* model;
+    const basic_kueue_model* model;
   };
   resource_registry reg_;
   kueue_cohort_forest forest_;
@@ -1618,6 +1622,9 @@ class kueue_model {
   }
 };
 
+/// The model with its default parameters.
+using kueue_model = basic_kueue_model<>;
+
 /// quota::policy adapter. job.queue is a LocalQueue name in job.ns (or a
 /// ClusterQueue name); job.request is the total of job.pods identical pods
 /// (one pod set; minCount = job.min_pods when smaller); job.priority and
@@ -1629,13 +1636,17 @@ class kueue_model {
 /// higher priority then earlier creation; heads as Kueue's scheduler sorts a
 /// cycle's entries: the one that does not borrow first, then higher priority,
 /// then earlier creation.
-class kueue_policy {
+/// `Tag` has no meaning: the bodies of a class template compile only where
+/// they are used, which keeps this header cheap to include
+/// (docs/performance.md#include-cost).
+template <class Tag = void>
+class basic_kueue_policy {
  public:
-  explicit kueue_policy(kueue_model m) : m_(std::move(m)) {}
-  kueue_policy(const kueue_config& cfg, resource_registry reg) : m_(cfg, std::move(reg)) {}
+  explicit basic_kueue_policy(kueue_model m) : m_(std::move(m)) {}
+  basic_kueue_policy(const kueue_config& cfg, resource_registry reg) : m_(cfg, std::move(reg)) {}
   /// A copy owns a copy of the model (its scratch starts empty).
-  kueue_policy(const kueue_policy& o) : m_(o.m_) {}
-  kueue_policy& operator=(const kueue_policy&) = delete;
+  basic_kueue_policy(const basic_kueue_policy& o) : m_(o.m_) {}
+  basic_kueue_policy& operator=(const basic_kueue_policy&) = delete;
 
   [[nodiscard]] kueue_model& model() noexcept { return m_; }
   [[nodiscard]] const kueue_model& model() const noexcept { return m_; }
@@ -1906,6 +1917,9 @@ class kueue_policy {
   mutable bool at_valid_ = false;
   mutable bool at_allowed_ = false;
 };
+
+/// The adapter with its default parameters.
+using kueue_policy = basic_kueue_policy<>;
 
 static_assert(quota::policy<kueue_policy>);
 static_assert(quota::order_aware<kueue_policy>);

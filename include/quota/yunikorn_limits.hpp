@@ -80,6 +80,9 @@ enum class yunikorn_limits_locking {
   host,      ///< the host never calls the manager from two threads at once; no lock is taken
 };
 
+template <class Tag = void>
+class basic_yunikorn_limits_model;
+
 /// A usage prepared once by yunikorn_limits_model::prepare for the fused calls:
 /// dense by the manager's resource slots, reusable for any application and
 /// any number of calls. A request of another manager (or one with more than
@@ -91,7 +94,8 @@ class limits_request {
   [[nodiscard]] const resource_vector& usage() const noexcept { return usage_; }
 
  private:
-  friend class yunikorn_limits_model;
+  template <class>
+  friend class basic_yunikorn_limits_model;
   resource_vector usage_;
   std::array<amount, dense_width> dense_{};  // by slot; 0 past the request's resources
   std::uint64_t owner_ = 0;                  // the preparing manager's id (0: none)
@@ -101,10 +105,14 @@ class limits_request {
 /// The model's name in reasons and victims (equal to its quota-sim kind).
 inline constexpr std::string_view yunikorn_limits_model_name = "yunikorn_limits";
 
-class yunikorn_limits_model {
+/// `Tag` has no meaning: the bodies of a class template compile only where
+/// they are used, which keeps this header cheap to include
+/// (docs/performance.md#include-cost).
+template <class Tag>
+class basic_yunikorn_limits_model {
  public:
-  explicit yunikorn_limits_model(const resource_registry& reg,
-                                 yunikorn_limits_locking locking = yunikorn_limits_locking::internal)
+  explicit basic_yunikorn_limits_model(const resource_registry& reg,
+                                       yunikorn_limits_locking locking = yunikorn_limits_locking::internal)
       : reg_(&reg), mu_(locking == yunikorn_limits_locking::internal), id_(next_id()) {
     groups_.intern(limits_wildcard);  // id 0: the cumulative wildcard pool
     cfg_ = std::make_shared<const detail::limits_compiled>();
@@ -112,7 +120,8 @@ class yunikorn_limits_model {
   /// A copy is an independent manager with the same configuration, trackers
   /// and usage (taken under the source's lock); what the source caches for its
   /// hot path is resolved again in the copy on first use.
-  yunikorn_limits_model(const yunikorn_limits_model& o) : reg_(o.reg_), mu_(o.mu_.enabled()), id_(next_id()) {
+  basic_yunikorn_limits_model(const basic_yunikorn_limits_model& o)
+      : reg_(o.reg_), mu_(o.mu_.enabled()), id_(next_id()) {
     std::lock_guard lk(o.mu_);
     cfg_ = o.cfg_;
     gen_ = o.gen_ + 1;  // every cached plan and limit of the copy is stale
@@ -136,7 +145,7 @@ class yunikorn_limits_model {
     }
     last_app_ = o.last_app_;
   }
-  yunikorn_limits_model& operator=(const yunikorn_limits_model&) = delete;
+  basic_yunikorn_limits_model& operator=(const basic_yunikorn_limits_model&) = delete;
 
   // ---- configuration ------------------------------------------------------------------------
 
@@ -636,7 +645,7 @@ class yunikorn_limits_model {
     const auto u = user_locked(user);
     // an application first seen here is forgotten again unless the call left it running
     struct forget_guard {
-      yunikorn_limits_model* m;
+      basic_yunikorn_limits_model* m;
       std::uint32_t a;
       ~forget_guard() {
         if (a != detail::limits_none && !m->app_states_[a].live && !m->app_states_[a].pinned &&
@@ -1476,6 +1485,9 @@ class yunikorn_limits_model {
   static constexpr std::uint32_t limits_none = detail::limits_none;
 };
 
+/// The model with its default parameters.
+using yunikorn_limits_model = basic_yunikorn_limits_model<>;
+
 // ---- policy adapter --------------------------------------------------------------------------
 
 /// quota::policy over a yunikorn_limits_model: job.queue = queue path, job.user /
@@ -1490,24 +1502,28 @@ class yunikorn_limits_model {
 /// engine holding it, must outlive them). A copy of the adapter is an
 /// independent model: a copy of the manager with the same configuration and
 /// usage.
-class yunikorn_limits_policy {
+/// `Tag` has no meaning: the bodies of a class template compile only where
+/// they are used, which keeps this header cheap to include
+/// (docs/performance.md#include-cost).
+template <class Tag = void>
+class basic_yunikorn_limits_policy {
  public:
-  explicit yunikorn_limits_policy(const resource_registry& reg,
-                                  yunikorn_limits_locking locking = yunikorn_limits_locking::internal)
+  explicit basic_yunikorn_limits_policy(const resource_registry& reg,
+                                        yunikorn_limits_locking locking = yunikorn_limits_locking::internal)
       : m_(std::make_unique<yunikorn_limits_model>(reg, locking)) {}
   /// Takes over a manager (its configuration and usage).
-  explicit yunikorn_limits_policy(std::unique_ptr<yunikorn_limits_model> m) : m_(std::move(m)) {
-    if (!m_) throw state_error(error_id::state_conflict, "yunikorn_limits_policy: no yunikorn_limits_model");
+  explicit basic_yunikorn_limits_policy(std::unique_ptr<yunikorn_limits_model> m) : m_(std::move(m)) {
+    if (!m_) throw state_error(error_id::state_conflict, "basic_yunikorn_limits_policy: no yunikorn_limits_model");
   }
-  yunikorn_limits_policy(const yunikorn_limits_policy& o)
+  basic_yunikorn_limits_policy(const basic_yunikorn_limits_policy& o)
       : m_(std::make_unique<yunikorn_limits_model>(*o.m_)), requests_(o.requests_) {}
-  yunikorn_limits_policy& operator=(const yunikorn_limits_policy& o) {
-    if (this != &o) *this = yunikorn_limits_policy(o);
+  basic_yunikorn_limits_policy& operator=(const basic_yunikorn_limits_policy& o) {
+    if (this != &o) *this = basic_yunikorn_limits_policy(o);
     return *this;
   }
-  yunikorn_limits_policy(yunikorn_limits_policy&&) noexcept = default;
-  yunikorn_limits_policy& operator=(yunikorn_limits_policy&&) noexcept = default;
-  ~yunikorn_limits_policy() = default;
+  basic_yunikorn_limits_policy(basic_yunikorn_limits_policy&&) noexcept = default;
+  basic_yunikorn_limits_policy& operator=(basic_yunikorn_limits_policy&&) noexcept = default;
+  ~basic_yunikorn_limits_policy() = default;
 
   [[nodiscard]] std::string_view policy_name() const noexcept { return yunikorn_limits_model_name; }
   [[nodiscard]] const yunikorn_limits_model& manager() const noexcept { return *m_; }
@@ -1593,6 +1609,9 @@ class yunikorn_limits_policy {
   request_map requests_;
   detail::node_pool<request_map> pool_;  // spare nodes: an admission and a release allocate nothing once warm
 };
+
+/// The adapter with its default parameters.
+using yunikorn_limits_policy = basic_yunikorn_limits_policy<>;
 
 static_assert(policy<yunikorn_limits_policy>);
 
