@@ -90,7 +90,10 @@ TEST_CASE("stress: engine admit/release serialised by the host while limits relo
   for (int w = 0; w < workers; ++w)
     threads.emplace_back([&, w] {
       std::uint64_t x = 0x9E3779B97F4A7C15ULL * static_cast<std::uint64_t>(w + 1);
-      for (int i = 0; i < ops; ++i) {
+      // at least `ops` operations, and on until the reloader and the reader have
+      // each done two rounds while the workers ran (a loaded machine can leave
+      // them unscheduled for the whole of a short run)
+      for (int i = 0; i < ops || reloads.load() < 2 || reads.load() < 2; ++i) {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
@@ -203,8 +206,6 @@ TEST_CASE("stress: engine admit/release serialised by the host while limits relo
   CHECK(limits.user_usage("user0", "root").is_zero());
   CHECK(limits.user_usage("user1", "root").is_zero());
   CHECK(checks.load() > 0);
-  CHECK(reloads.load() > 0);
-  CHECK(reads.load() > 0);
   std::printf(
       "engine stress: %d admit/release ops on %d workers, %lld checks, %lld reloads, %lld reads, %lld admits refused "
       "at commit by a concurrent reload\n",
