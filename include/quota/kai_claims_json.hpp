@@ -12,9 +12,9 @@
 #include <unordered_set>
 #include <vector>
 
-#include <quota/kai_claims.hpp>
 #include <quota/detail/rfc3339.hpp>
 #include <quota/json.hpp>
+#include <quota/kai_claims.hpp>
 
 namespace quota {
 

@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include <quota/kueue_cohorts.hpp>
 #include <quota/detail/rfc3339.hpp>
-#include <quota/kueue_flavor_assignment.hpp>
 #include <quota/json.hpp>
 #include <quota/kueue.hpp>
+#include <quota/kueue_cohorts.hpp>
+#include <quota/kueue_flavor_assignment.hpp>
 
 namespace quota {
 
@@ -54,8 +54,8 @@ inline std::int64_t kueue_weight(const json& spec, const resource_registry&, con
   }
 }
 
-inline std::vector<kueue_resource_group_spec> kueue_groups(const json& spec, resource_registry& reg, const std::string& path,
-                                                     diagnostics& d) {
+inline std::vector<kueue_resource_group_spec> kueue_groups(const json& spec, resource_registry& reg,
+                                                           const std::string& path, diagnostics& d) {
   std::vector<kueue_resource_group_spec> out;
   if (!spec.contains("resourceGroups")) return out;
   const auto& gs = spec["resourceGroups"];
@@ -156,7 +156,7 @@ inline bool kueue_parse_time(const std::string& s, std::int64_t& out) {
 namespace detail {
 /// A metav1.LabelSelector. Absent or null -> nullopt (Kueue: matches nothing).
 inline std::optional<kueue_label_selector> kueue_selector(const json& spec, const char* key, const std::string& path,
-                                                    diagnostics& d) {
+                                                          diagnostics& d) {
   if (!spec.contains(key) || spec[key].is_null()) return std::nullopt;
   const auto& j = spec[key];
   const std::string p = quota::detail::join_path(path, key);
@@ -305,16 +305,16 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
         const std::string fp = obj + ".spec.flavorFungibility";
         cq.fungibility.when_can_borrow =
             detail::kueue_enum<kueue_fungibility_action>(f, "whenCanBorrow",
-                                                   {{"Borrow", kueue_fungibility_action::may_stop_search},
-                                                    {"MayStopSearch", kueue_fungibility_action::may_stop_search},
-                                                    {"TryNextFlavor", kueue_fungibility_action::try_next_flavor}},
-                                                   kueue_fungibility_action::may_stop_search, fp, d);
+                                                         {{"Borrow", kueue_fungibility_action::may_stop_search},
+                                                          {"MayStopSearch", kueue_fungibility_action::may_stop_search},
+                                                          {"TryNextFlavor", kueue_fungibility_action::try_next_flavor}},
+                                                         kueue_fungibility_action::may_stop_search, fp, d);
         cq.fungibility.when_can_preempt =
             detail::kueue_enum<kueue_fungibility_action>(f, "whenCanPreempt",
-                                                   {{"Preempt", kueue_fungibility_action::may_stop_search},
-                                                    {"MayStopSearch", kueue_fungibility_action::may_stop_search},
-                                                    {"TryNextFlavor", kueue_fungibility_action::try_next_flavor}},
-                                                   kueue_fungibility_action::try_next_flavor, fp, d);
+                                                         {{"Preempt", kueue_fungibility_action::may_stop_search},
+                                                          {"MayStopSearch", kueue_fungibility_action::may_stop_search},
+                                                          {"TryNextFlavor", kueue_fungibility_action::try_next_flavor}},
+                                                         kueue_fungibility_action::try_next_flavor, fp, d);
         if (f.contains("preference")) {
           const auto pref = detail::kueue_enum<std::optional<kueue_fungibility_preference>>(
               f, "preference",
@@ -330,14 +330,16 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
                                                               {"UsageBasedFairSharing", true},
                                                               {"NoAdmissionFairSharing", false}},
                                                              false, obj + ".spec.admissionScope", d);
-      cq.queueing = detail::kueue_enum<kueue_queueing_strategy>(
-          spec, "queueingStrategy",
-          {{"BestEffortFIFO", kueue_queueing_strategy::best_effort_fifo}, {"StrictFIFO", kueue_queueing_strategy::strict_fifo}},
-          kueue_queueing_strategy::best_effort_fifo, obj + ".spec", d);
-      cq.stop = detail::kueue_enum<kueue_stop_policy>(
-          spec, "stopPolicy",
-          {{"None", kueue_stop_policy::none}, {"Hold", kueue_stop_policy::hold}, {"HoldAndDrain", kueue_stop_policy::hold_and_drain}},
-          kueue_stop_policy::none, obj + ".spec", d);
+      cq.queueing =
+          detail::kueue_enum<kueue_queueing_strategy>(spec, "queueingStrategy",
+                                                      {{"BestEffortFIFO", kueue_queueing_strategy::best_effort_fifo},
+                                                       {"StrictFIFO", kueue_queueing_strategy::strict_fifo}},
+                                                      kueue_queueing_strategy::best_effort_fifo, obj + ".spec", d);
+      cq.stop = detail::kueue_enum<kueue_stop_policy>(spec, "stopPolicy",
+                                                      {{"None", kueue_stop_policy::none},
+                                                       {"Hold", kueue_stop_policy::hold},
+                                                       {"HoldAndDrain", kueue_stop_policy::hold_and_drain}},
+                                                      kueue_stop_policy::none, obj + ".spec", d);
       add.config.cluster_queues.push_back(std::move(cq));
     } else if (kind == "Cohort") {
       kueue_cohort_spec co;
@@ -477,9 +479,10 @@ inline bool kueue_parse_duration(const std::string& s, std::int64_t& out) {
 /// Kueue's configuration section `admissionFairSharing`:
 /// {"usageHalfLifeTime": "168h", "usageSamplingInterval": "5m", "resourceWeights": {"cpu": 2}}.
 /// Problems go to `d` with paths under `path`.
-[[nodiscard]] inline kueue_admission_fair_sharing_config parse_admission_fair_sharing(const json& j, resource_registry& reg,
-                                                                                const std::string& path,
-                                                                                diagnostics& d) {
+[[nodiscard]] inline kueue_admission_fair_sharing_config parse_admission_fair_sharing(const json& j,
+                                                                                      resource_registry& reg,
+                                                                                      const std::string& path,
+                                                                                      diagnostics& d) {
   kueue_admission_fair_sharing_config c;
   if (!j.is_object()) {
     d.add(path, "expected an object");
@@ -522,7 +525,8 @@ inline bool kueue_parse_duration(const std::string& s, std::int64_t& out) {
 
 /// A flavor assignment as JSON: {"clusterQueue", "mode", "borrowing",
 /// "podSets": [{"count", "flavors": {"cpu": "spot"}, "borrow": {...}}], "reasons"}.
-inline json assignment_to_json(const kueue_flavor_assignment& a, const kueue_cohort_forest& f, const resource_registry& reg) {
+inline json assignment_to_json(const kueue_flavor_assignment& a, const kueue_cohort_forest& f,
+                               const resource_registry& reg) {
   json j{{"clusterQueue", a.cluster_queue == kueue_no_node ? std::string() : f.at(a.cluster_queue).name},
          {"mode", std::string(to_string(a.mode))},
          {"borrowing", a.borrowing},

@@ -40,7 +40,9 @@ struct volcano_podgroup {
     q.capability = std::move(o.capability);
     q.guarantee = std::move(o.guarantee);
     // Unknown is the state of a queue Volcano lost track of: it schedules nothing new
-    q.state = o.state == "Open" ? volcano_queue_state::open : o.state == "Closing" ? volcano_queue_state::closing : volcano_queue_state::closed;
+    q.state = o.state == "Open"      ? volcano_queue_state::open
+              : o.state == "Closing" ? volcano_queue_state::closing
+                                     : volcano_queue_state::closed;
     out.push_back(std::move(q));
   });
   return out;
