@@ -24,15 +24,9 @@ namespace quota {
   std::vector<volcano_capacity_queue_spec> out;
   detail::for_each_volcano_queue(doc, reg, [&](detail::volcano_queue_object&& o) {
     volcano_capacity_queue_spec q;
-    q.name = std::move(o.name);
-    q.parent = std::move(o.parent);
-    q.priority = o.priority;
-    q.created_ms = o.created_ms;
-    q.reclaimable = o.reclaimable;
+    detail::move_common_queue_fields(o, q);
     q.open = o.state == "Open";
     q.deserved = std::move(o.deserved);
-    q.capability = std::move(o.capability);
-    q.guarantee = std::move(o.guarantee);
     out.push_back(std::move(q));
   });
   return out;
