@@ -20,6 +20,7 @@
 #include <quota/capabilities.hpp>
 #include <quota/decision.hpp>
 #include <quota/detail/checked.hpp>
+#include <quota/detail/job_queue_order.hpp>
 #include <quota/detail/node_pool.hpp>
 #include <quota/detail/resource_dims.hpp>
 #include <quota/detail/stale_mark.hpp>
@@ -971,7 +972,7 @@ class kai_fair_share_model {
 ///   release costs no division, as check() reads only limits and quotas. Until
 ///   then the requests are the host's (tree().set_request, then
 ///   tree().compute()).
-class kai_fair_share_policy {
+class kai_fair_share_policy : public detail::job_queue_order {
  public:
   explicit kai_fair_share_policy(kai_fair_share_model tree) : tree_(std::move(tree)) {}
   [[nodiscard]] static constexpr std::string_view policy_name() noexcept { return kai_fair_share_model_name; }
@@ -1054,11 +1055,7 @@ class kai_fair_share_policy {
     in_queue.pop_back();
     run_.pool.erase(run_.where, it);
   }
-  // ---- order ----
-  [[nodiscard]] std::string_view pending_queue(const job& j) const noexcept { return j.queue; }
-  [[nodiscard]] std::weak_ordering compare_pending(const job& a, const job& b) const noexcept {
-    return default_pending_order(a, b);
-  }
+  // ---- order: pending_queue and compare_pending from detail::job_queue_order ----
   /// KAI's queue order of the two heads' queues, each with its head's request.
   [[nodiscard]] std::weak_ordering compare_heads(const job& a, const job& b) const {
     fresh();
