@@ -399,28 +399,11 @@ class kai_fair_share_model {
         const amount lim = d < 0 ? kai_fair_share_unlimited : limit_[a * R_ + static_cast<std::size_t>(d)];
         const amount used = d < 0 ? 0 : alloc_[a * R_ + static_cast<std::size_t>(d)];
         if (lim >= 0 && static_cast<detail::int128>(used) + e.value > lim)
-          return decision::deny(reason{kai_fair_share_model_name,
-                                       "over_limit",
-                                       specs_[a].name,
-                                       e.id,
-                                       detail::resource_label_view(reg_, e.id),
-                                       e.value,
-                                       used,
-                                       lim,
-                                       {}});
+          return deny_over("over_limit", a, e, used, lim);
         if (!preemptible) {
           const amount qt = d < 0 ? 0 : quota_[a * R_ + static_cast<std::size_t>(d)];
           const amount np = d < 0 ? 0 : alloc_np_[a * R_ + static_cast<std::size_t>(d)];
-          if (qt >= 0 && static_cast<detail::int128>(np) + e.value > qt)
-            return decision::deny(reason{kai_fair_share_model_name,
-                                         "over_quota",
-                                         specs_[a].name,
-                                         e.id,
-                                         detail::resource_label_view(reg_, e.id),
-                                         e.value,
-                                         np,
-                                         qt,
-                                         {}});
+          if (qt >= 0 && static_cast<detail::int128>(np) + e.value > qt) return deny_over("over_quota", a, e, np, qt);
         }
       }
     }
@@ -595,6 +578,20 @@ class kai_fair_share_model {
   [[nodiscard]] const resource_registry* registry() const noexcept { return reg_; }
 
  private:
+  /// check_allocation's denial `rule` of queue a: the request e would take
+  /// `used` past `cap`.
+  [[nodiscard]] decision deny_over(std::string_view rule, queue_index a, const resource_vector::entry& e, amount used,
+                                   amount cap) const {
+    return decision::deny(reason{kai_fair_share_model_name,
+                                 rule,
+                                 specs_[a].name,
+                                 e.id,
+                                 detail::resource_label_view(reg_, e.id),
+                                 e.value,
+                                 used,
+                                 cap,
+                                 {}});
+  }
   [[nodiscard]] int dense(resource_id r) const noexcept { return r < dense_.size() ? dense_[r] : -1; }
   [[nodiscard]] amount value(const std::vector<amount>& v, queue_index q, resource_id r) const {
     if (q >= size()) throw unknown_entity_error(error_id::unknown_queue, "queue", std::to_string(q));
