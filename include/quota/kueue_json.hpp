@@ -133,14 +133,31 @@ E kueue_enum(const json& o, const char* key, std::initializer_list<std::pair<con
   return def;
 }
 
-/// An integer within int32 (Kueue's priorities); false for anything else (no silent wrap).
-inline bool kueue_int32(const json& v, std::int32_t& out) {
+/// An integer within [lo, hi] (lo <= 0 <= hi; by default all of int32, as
+/// Kueue's priorities) into `out`, an int32 or an optional one; false for
+/// anything else (no silent wrap), `out` then unchanged.
+template <class Out>
+inline bool kueue_int32(const json& v, Out& out, std::int64_t lo = INT32_MIN, std::int64_t hi = INT32_MAX) {
   if (!v.is_number_integer()) return false;
-  if (v.is_number_unsigned() ? v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT32_MAX)
-                             : (v.get<std::int64_t>() < INT32_MIN || v.get<std::int64_t>() > INT32_MAX))
+  if (v.is_number_unsigned() ? v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi)
+                             : (v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi))
     return false;
   out = v.get<std::int32_t>();
   return true;
+}
+
+/// What a ClusterQueue and a Cohort share: the name, the parent (spec.<key>,
+/// else its older spelling spec.<old_key>), the resource groups and the
+/// fair-sharing weight.
+template <class Spec>
+Spec kueue_quota_node(const std::string& name, const json& spec, const char* key, const char* old_key,
+                      std::string Spec::*parent, resource_registry& reg, const std::string& obj, diagnostics& d) {
+  Spec s;
+  s.name = name;
+  s.*parent = kueue_str(spec, key, obj + ".spec", d, kueue_str(spec, old_key, obj + ".spec", d));
+  s.resource_groups = kueue_groups(spec, reg, obj, d);
+  s.fair_weight_milli = kueue_weight(spec, reg, obj, d);
+  return s;
 }
 
 /// Seconds since the epoch (rounded down) of an RFC 3339 UTC time.
@@ -262,12 +279,8 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
       if (!add.config.namespaces) add.config.namespaces.emplace();
       add.config.namespaces->push_back(std::move(ns));
     } else if (kind == "ClusterQueue") {
-      kueue_cluster_queue_spec cq;
-      cq.name = name;
-      cq.cohort =
-          detail::kueue_str(spec, "cohortName", obj + ".spec", d, detail::kueue_str(spec, "cohort", obj + ".spec", d));
-      cq.resource_groups = detail::kueue_groups(spec, reg_copy, obj, d);
-      cq.fair_weight_milli = detail::kueue_weight(spec, reg_copy, obj, d);
+      auto cq = detail::kueue_quota_node(name, spec, "cohortName", "cohort", &kueue_cluster_queue_spec::cohort,
+                                         reg_copy, obj, d);
       cq.namespace_selector = detail::kueue_selector(spec, "namespaceSelector", obj + ".spec", d);
       if (const json* pre = object_section(spec, "preemption", obj + ".spec", d)) {
         const auto& p = *pre;
@@ -291,13 +304,9 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
               {{"Never", kueue_borrow_within_cohort_policy::never},
                {"LowerPriority", kueue_borrow_within_cohort_policy::lower_priority}},
               kueue_borrow_within_cohort_policy::never, pp + ".borrowWithinCohort", d);
-          if (b.contains("maxPriorityThreshold")) {
-            std::int32_t t = 0;
-            if (detail::kueue_int32(b["maxPriorityThreshold"], t))
-              cq.preemption.max_priority_threshold = t;
-            else
-              d.add(pp + ".borrowWithinCohort.maxPriorityThreshold", "expected a 32-bit integer");
-          }
+          if (b.contains("maxPriorityThreshold") &&
+              !detail::kueue_int32(b["maxPriorityThreshold"], cq.preemption.max_priority_threshold))
+            d.add(pp + ".borrowWithinCohort.maxPriorityThreshold", "expected a 32-bit integer");
         }
       }
       if (const json* ff = object_section(spec, "flavorFungibility", obj + ".spec", d)) {
@@ -342,13 +351,8 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
                                                       kueue_stop_policy::none, obj + ".spec", d);
       add.config.cluster_queues.push_back(std::move(cq));
     } else if (kind == "Cohort") {
-      kueue_cohort_spec co;
-      co.name = name;
-      co.parent =
-          detail::kueue_str(spec, "parentName", obj + ".spec", d, detail::kueue_str(spec, "parent", obj + ".spec", d));
-      co.resource_groups = detail::kueue_groups(spec, reg_copy, obj, d);
-      co.fair_weight_milli = detail::kueue_weight(spec, reg_copy, obj, d);
-      add.config.cohorts.push_back(std::move(co));
+      add.config.cohorts.push_back(
+          detail::kueue_quota_node(name, spec, "parentName", "parent", &kueue_cohort_spec::parent, reg_copy, obj, d));
     } else if (kind == "LocalQueue") {
       kueue_local_queue_spec lq;
       lq.ns = object_namespace(o);
@@ -362,10 +366,8 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
       w.ns = object_namespace(o);
       w.name = w.ns + "/" + name;
       w.queue = detail::kueue_str(spec, "queueName", obj + ".spec", d);
-      if (spec.contains("priority")) {
-        if (!detail::kueue_int32(spec["priority"], w.priority))
-          d.add(obj + ".spec.priority", "expected a 32-bit integer");
-      }
+      if (spec.contains("priority") && !detail::kueue_int32(spec["priority"], w.priority))
+        d.add(obj + ".spec.priority", "expected a 32-bit integer");
       if (o.contains("metadata") && o["metadata"].contains("creationTimestamp") &&
           o["metadata"]["creationTimestamp"].is_string()) {
         if (!detail::kueue_parse_time(o["metadata"]["creationTimestamp"].get<std::string>(), w.created))
@@ -379,20 +381,11 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
           const std::string pp = quota::detail::index_path(obj + ".spec.podSets", i);
           kueue_pod_set p;
           p.name = detail::kueue_str(ps[i], "name", pp, d, "main");
-          if (ps[i].contains("count")) {
-            if (ps[i]["count"].is_number_integer() && ps[i]["count"].get<std::int64_t>() >= 0 &&
-                ps[i]["count"].get<std::int64_t>() <= INT32_MAX)
-              p.count = ps[i]["count"].get<std::int32_t>();
-            else
-              d.add(pp + ".count", "expected a non-negative integer");
-          }
-          if (ps[i].contains("minCount") && !ps[i]["minCount"].is_null()) {
-            if (ps[i]["minCount"].is_number_integer() && ps[i]["minCount"].get<std::int64_t>() >= 0 &&
-                ps[i]["minCount"].get<std::int64_t>() <= p.count)
-              p.min_count = ps[i]["minCount"].get<std::int32_t>();
-            else
-              d.add(pp + ".minCount", "expected an integer within 0..count");
-          }
+          if (ps[i].contains("count") && !detail::kueue_int32(ps[i]["count"], p.count, 0))
+            d.add(pp + ".count", "expected a non-negative integer");
+          if (ps[i].contains("minCount") && !ps[i]["minCount"].is_null() &&
+              !detail::kueue_int32(ps[i]["minCount"], p.min_count, 0, p.count))
+            d.add(pp + ".minCount", "expected an integer within 0..count");
           // per-pod requests: the containers' requests summed; a plain "requests" object is accepted too
           if (ps[i].contains("requests"))
             p.per_pod = parse_resource_list(ps[i]["requests"], reg_copy, pp + ".requests", &d);
