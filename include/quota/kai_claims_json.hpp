@@ -12,9 +12,9 @@
 #include <unordered_set>
 #include <vector>
 
-#include <quota/kai_claims.hpp>
 #include <quota/detail/rfc3339.hpp>
 #include <quota/json.hpp>
+#include <quota/kai_claims.hpp>
 
 namespace quota {
 
@@ -37,15 +37,13 @@ struct claim_pod_object {
 
   /// The claim_pod view (valid while this object lives).
   [[nodiscard]] claim_pod as_pod(claim_queue_id q) const {
-    claim_pod p;
-    p.id = name;
-    p.ns = ns;
-    p.queue = q;
-    p.queue_name = queue;
-    p.preemptible = preemptible;
-    p.min_runtime_protected = min_runtime_protected;
-    p.created_ms = created_ms;
-    return p;
+    return {.id = name,
+            .ns = ns,
+            .queue = q,
+            .queue_name = queue,
+            .preemptible = preemptible,
+            .min_runtime_protected = min_runtime_protected,
+            .created_ms = created_ms};
   }
 };
 

@@ -20,6 +20,7 @@
 #include <quota/capabilities.hpp>
 #include <quota/decision.hpp>
 #include <quota/detail/checked.hpp>
+#include <quota/detail/job_queue_order.hpp>
 #include <quota/detail/node_pool.hpp>
 #include <quota/detail/resource_dims.hpp>
 #include <quota/detail/stale_mark.hpp>
@@ -398,28 +399,11 @@ class kai_fair_share_model {
         const amount lim = d < 0 ? kai_fair_share_unlimited : limit_[a * R_ + static_cast<std::size_t>(d)];
         const amount used = d < 0 ? 0 : alloc_[a * R_ + static_cast<std::size_t>(d)];
         if (lim >= 0 && static_cast<detail::int128>(used) + e.value > lim)
-          return decision::deny(reason{kai_fair_share_model_name,
-                                       "over_limit",
-                                       specs_[a].name,
-                                       e.id,
-                                       detail::resource_label_view(reg_, e.id),
-                                       e.value,
-                                       used,
-                                       lim,
-                                       {}});
+          return deny_over("over_limit", a, e, used, lim);
         if (!preemptible) {
           const amount qt = d < 0 ? 0 : quota_[a * R_ + static_cast<std::size_t>(d)];
           const amount np = d < 0 ? 0 : alloc_np_[a * R_ + static_cast<std::size_t>(d)];
-          if (qt >= 0 && static_cast<detail::int128>(np) + e.value > qt)
-            return decision::deny(reason{kai_fair_share_model_name,
-                                         "over_quota",
-                                         specs_[a].name,
-                                         e.id,
-                                         detail::resource_label_view(reg_, e.id),
-                                         e.value,
-                                         np,
-                                         qt,
-                                         {}});
+          if (qt >= 0 && static_cast<detail::int128>(np) + e.value > qt) return deny_over("over_quota", a, e, np, qt);
         }
       }
     }
@@ -594,6 +578,20 @@ class kai_fair_share_model {
   [[nodiscard]] const resource_registry* registry() const noexcept { return reg_; }
 
  private:
+  /// check_allocation's denial `rule` of queue a: the request e would take
+  /// `used` past `cap`.
+  [[nodiscard]] decision deny_over(std::string_view rule, queue_index a, const resource_vector::entry& e, amount used,
+                                   amount cap) const {
+    return decision::deny(reason{kai_fair_share_model_name,
+                                 rule,
+                                 specs_[a].name,
+                                 e.id,
+                                 detail::resource_label_view(reg_, e.id),
+                                 e.value,
+                                 used,
+                                 cap,
+                                 {}});
+  }
   [[nodiscard]] int dense(resource_id r) const noexcept { return r < dense_.size() ? dense_[r] : -1; }
   [[nodiscard]] amount value(const std::vector<amount>& v, queue_index q, resource_id r) const {
     if (q >= size()) throw unknown_entity_error(error_id::unknown_queue, "queue", std::to_string(q));
@@ -971,7 +969,7 @@ class kai_fair_share_model {
 ///   release costs no division, as check() reads only limits and quotas. Until
 ///   then the requests are the host's (tree().set_request, then
 ///   tree().compute()).
-class kai_fair_share_policy {
+class kai_fair_share_policy : public detail::job_queue_order {
  public:
   explicit kai_fair_share_policy(kai_fair_share_model tree) : tree_(std::move(tree)) {}
   [[nodiscard]] static constexpr std::string_view policy_name() noexcept { return kai_fair_share_model_name; }
@@ -1054,11 +1052,7 @@ class kai_fair_share_policy {
     in_queue.pop_back();
     run_.pool.erase(run_.where, it);
   }
-  // ---- order ----
-  [[nodiscard]] std::string_view pending_queue(const job& j) const noexcept { return j.queue; }
-  [[nodiscard]] std::weak_ordering compare_pending(const job& a, const job& b) const noexcept {
-    return default_pending_order(a, b);
-  }
+  // ---- order: pending_queue and compare_pending from detail::job_queue_order ----
   /// KAI's queue order of the two heads' queues, each with its head's request.
   [[nodiscard]] std::weak_ordering compare_heads(const job& a, const job& b) const {
     fresh();

@@ -100,21 +100,13 @@ struct kueue_label_selector {
     }
     for (const auto& r : match_expressions) {
       const auto* x = find(ls, r.key);
-      const bool listed = x && std::find(r.values.begin(), r.values.end(), *x) != r.values.end();
-      switch (r.oper) {
-        case op::in:
-          if (!listed) return false;
-          break;
-        case op::not_in:
-          if (listed) return false;
-          break;
-        case op::exists:
-          if (!x) return false;
-          break;
-        case op::does_not_exist:
-          if (x) return false;
-          break;
-      }
+      // In and NotIn test whether the value is listed, Exists and DoesNotExist
+      // whether the key is there; NotIn and DoesNotExist hold when the test fails
+      const bool on_value = r.oper == op::in || r.oper == op::not_in;
+      const bool found =
+          on_value ? x && std::find(r.values.begin(), r.values.end(), *x) != r.values.end() : x != nullptr;
+      const bool negated = r.oper == op::not_in || r.oper == op::does_not_exist;
+      if (found == negated) return false;
     }
     return true;
   }
@@ -788,13 +780,18 @@ inline void kueue_cohort_forest::build(const kueue_config& cfg, const resource_r
   }
   diag.throw_if_any();
 
-  // ---- build tables (nothing below throws a validation error) ----
+  // ---- build the tables in `next`, which replaces this forest once complete
+  // (nothing below throws a validation error) ----
+  kueue_cohort_forest next;
   const std::size_t cols = resource_of_column.size();
   const std::size_t nslots = flavors.size() * cols;
-  std::vector<amount> nominal(nodes.size() * nslots, 0), borrowing(nodes.size() * nslots, detail::kueue_unset),
-      lending(nodes.size() * nslots, detail::kueue_unset), subtree(nodes.size() * nslots, 0),
-      usage(nodes.size() * nslots, 0);
-  std::vector<std::uint8_t> defined(nodes.size() * nslots, 0);
+  const std::size_t cells = nodes.size() * nslots;
+  next.nominal_.assign(cells, 0);
+  next.borrowing_.assign(cells, detail::kueue_unset);
+  next.lending_.assign(cells, detail::kueue_unset);
+  next.subtree_.assign(cells, 0);
+  next.usage_.assign(cells, 0);
+  next.defined_.assign(cells, 0);
   auto flavor_idx = [&](const std::string& f) {
     return static_cast<kueue_flavor_index>(std::find(flavors.begin(), flavors.end(), f) - flavors.begin());
   };
@@ -808,10 +805,10 @@ inline void kueue_cohort_forest::build(const kueue_config& cfg, const resource_r
         if (gf) gf->back().push_back(f);
         for (const auto& rq : fq.resources) {
           const std::size_t i = n * nslots + f * cols + static_cast<std::size_t>(column_of[rq.resource]);
-          nominal[i] = rq.nominal;
-          borrowing[i] = rq.borrowing_limit ? *rq.borrowing_limit : detail::kueue_unset;
-          lending[i] = rq.lending_limit ? *rq.lending_limit : detail::kueue_unset;
-          defined[i] = 1;
+          next.nominal_[i] = rq.nominal;
+          next.borrowing_[i] = rq.borrowing_limit ? *rq.borrowing_limit : detail::kueue_unset;
+          next.lending_[i] = rq.lending_limit ? *rq.lending_limit : detail::kueue_unset;
+          next.defined_[i] = 1;
         }
       }
     }
@@ -821,7 +818,6 @@ inline void kueue_cohort_forest::build(const kueue_config& cfg, const resource_r
   for (std::size_t i = 0; i < nodes.size(); ++i)
     if (nodes[i].parent != kueue_no_node) nodes[nodes[i].parent].children.push_back(static_cast<kueue_node_index>(i));
 
-  kueue_cohort_forest next;
   next.cfg_ = cfg;
   next.flavors_ = std::move(flavors);
   next.nodes_ = std::move(nodes);
@@ -835,12 +831,6 @@ inline void kueue_cohort_forest::build(const kueue_config& cfg, const resource_r
   next.resource_of_column_ = std::move(resource_of_column);
   next.columns_ = cols;
   next.nslots_ = nslots;
-  next.nominal_ = std::move(nominal);
-  next.borrowing_ = std::move(borrowing);
-  next.lending_ = std::move(lending);
-  next.subtree_ = std::move(subtree);
-  next.usage_ = std::move(usage);
-  next.defined_ = std::move(defined);
   // subtree quotas, children before parents (post-order from each root)
   std::vector<std::pair<kueue_node_index, bool>> stack;
   for (kueue_node_index r = 0; r < next.nodes_.size(); ++r) {

@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include <quota/kueue_cohorts.hpp>
 #include <quota/detail/rfc3339.hpp>
-#include <quota/kueue_flavor_assignment.hpp>
 #include <quota/json.hpp>
 #include <quota/kueue.hpp>
+#include <quota/kueue_cohorts.hpp>
+#include <quota/kueue_flavor_assignment.hpp>
 
 namespace quota {
 
@@ -54,8 +54,8 @@ inline std::int64_t kueue_weight(const json& spec, const resource_registry&, con
   }
 }
 
-inline std::vector<kueue_resource_group_spec> kueue_groups(const json& spec, resource_registry& reg, const std::string& path,
-                                                     diagnostics& d) {
+inline std::vector<kueue_resource_group_spec> kueue_groups(const json& spec, resource_registry& reg,
+                                                           const std::string& path, diagnostics& d) {
   std::vector<kueue_resource_group_spec> out;
   if (!spec.contains("resourceGroups")) return out;
   const auto& gs = spec["resourceGroups"];
@@ -133,14 +133,31 @@ E kueue_enum(const json& o, const char* key, std::initializer_list<std::pair<con
   return def;
 }
 
-/// An integer within int32 (Kueue's priorities); false for anything else (no silent wrap).
-inline bool kueue_int32(const json& v, std::int32_t& out) {
+/// An integer within [lo, hi] (lo <= 0 <= hi; by default all of int32, as
+/// Kueue's priorities) into `out`, an int32 or an optional one; false for
+/// anything else (no silent wrap), `out` then unchanged.
+template <class Out>
+inline bool kueue_int32(const json& v, Out& out, std::int64_t lo = INT32_MIN, std::int64_t hi = INT32_MAX) {
   if (!v.is_number_integer()) return false;
-  if (v.is_number_unsigned() ? v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT32_MAX)
-                             : (v.get<std::int64_t>() < INT32_MIN || v.get<std::int64_t>() > INT32_MAX))
+  if (v.is_number_unsigned() ? v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi)
+                             : (v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi))
     return false;
   out = v.get<std::int32_t>();
   return true;
+}
+
+/// What a ClusterQueue and a Cohort share: the name, the parent (spec.<key>,
+/// else its older spelling spec.<old_key>), the resource groups and the
+/// fair-sharing weight.
+template <class Spec>
+Spec kueue_quota_node(const std::string& name, const json& spec, const char* key, const char* old_key,
+                      std::string Spec::*parent, resource_registry& reg, const std::string& obj, diagnostics& d) {
+  Spec s;
+  s.name = name;
+  s.*parent = kueue_str(spec, key, obj + ".spec", d, kueue_str(spec, old_key, obj + ".spec", d));
+  s.resource_groups = kueue_groups(spec, reg, obj, d);
+  s.fair_weight_milli = kueue_weight(spec, reg, obj, d);
+  return s;
 }
 
 /// Seconds since the epoch (rounded down) of an RFC 3339 UTC time.
@@ -156,7 +173,7 @@ inline bool kueue_parse_time(const std::string& s, std::int64_t& out) {
 namespace detail {
 /// A metav1.LabelSelector. Absent or null -> nullopt (Kueue: matches nothing).
 inline std::optional<kueue_label_selector> kueue_selector(const json& spec, const char* key, const std::string& path,
-                                                    diagnostics& d) {
+                                                          diagnostics& d) {
   if (!spec.contains(key) || spec[key].is_null()) return std::nullopt;
   const auto& j = spec[key];
   const std::string p = quota::detail::join_path(path, key);
@@ -262,12 +279,8 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
       if (!add.config.namespaces) add.config.namespaces.emplace();
       add.config.namespaces->push_back(std::move(ns));
     } else if (kind == "ClusterQueue") {
-      kueue_cluster_queue_spec cq;
-      cq.name = name;
-      cq.cohort =
-          detail::kueue_str(spec, "cohortName", obj + ".spec", d, detail::kueue_str(spec, "cohort", obj + ".spec", d));
-      cq.resource_groups = detail::kueue_groups(spec, reg_copy, obj, d);
-      cq.fair_weight_milli = detail::kueue_weight(spec, reg_copy, obj, d);
+      auto cq = detail::kueue_quota_node(name, spec, "cohortName", "cohort", &kueue_cluster_queue_spec::cohort,
+                                         reg_copy, obj, d);
       cq.namespace_selector = detail::kueue_selector(spec, "namespaceSelector", obj + ".spec", d);
       if (const json* pre = object_section(spec, "preemption", obj + ".spec", d)) {
         const auto& p = *pre;
@@ -291,13 +304,9 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
               {{"Never", kueue_borrow_within_cohort_policy::never},
                {"LowerPriority", kueue_borrow_within_cohort_policy::lower_priority}},
               kueue_borrow_within_cohort_policy::never, pp + ".borrowWithinCohort", d);
-          if (b.contains("maxPriorityThreshold")) {
-            std::int32_t t = 0;
-            if (detail::kueue_int32(b["maxPriorityThreshold"], t))
-              cq.preemption.max_priority_threshold = t;
-            else
-              d.add(pp + ".borrowWithinCohort.maxPriorityThreshold", "expected a 32-bit integer");
-          }
+          if (b.contains("maxPriorityThreshold") &&
+              !detail::kueue_int32(b["maxPriorityThreshold"], cq.preemption.max_priority_threshold))
+            d.add(pp + ".borrowWithinCohort.maxPriorityThreshold", "expected a 32-bit integer");
         }
       }
       if (const json* ff = object_section(spec, "flavorFungibility", obj + ".spec", d)) {
@@ -305,16 +314,16 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
         const std::string fp = obj + ".spec.flavorFungibility";
         cq.fungibility.when_can_borrow =
             detail::kueue_enum<kueue_fungibility_action>(f, "whenCanBorrow",
-                                                   {{"Borrow", kueue_fungibility_action::may_stop_search},
-                                                    {"MayStopSearch", kueue_fungibility_action::may_stop_search},
-                                                    {"TryNextFlavor", kueue_fungibility_action::try_next_flavor}},
-                                                   kueue_fungibility_action::may_stop_search, fp, d);
+                                                         {{"Borrow", kueue_fungibility_action::may_stop_search},
+                                                          {"MayStopSearch", kueue_fungibility_action::may_stop_search},
+                                                          {"TryNextFlavor", kueue_fungibility_action::try_next_flavor}},
+                                                         kueue_fungibility_action::may_stop_search, fp, d);
         cq.fungibility.when_can_preempt =
             detail::kueue_enum<kueue_fungibility_action>(f, "whenCanPreempt",
-                                                   {{"Preempt", kueue_fungibility_action::may_stop_search},
-                                                    {"MayStopSearch", kueue_fungibility_action::may_stop_search},
-                                                    {"TryNextFlavor", kueue_fungibility_action::try_next_flavor}},
-                                                   kueue_fungibility_action::try_next_flavor, fp, d);
+                                                         {{"Preempt", kueue_fungibility_action::may_stop_search},
+                                                          {"MayStopSearch", kueue_fungibility_action::may_stop_search},
+                                                          {"TryNextFlavor", kueue_fungibility_action::try_next_flavor}},
+                                                         kueue_fungibility_action::try_next_flavor, fp, d);
         if (f.contains("preference")) {
           const auto pref = detail::kueue_enum<std::optional<kueue_fungibility_preference>>(
               f, "preference",
@@ -330,23 +339,20 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
                                                               {"UsageBasedFairSharing", true},
                                                               {"NoAdmissionFairSharing", false}},
                                                              false, obj + ".spec.admissionScope", d);
-      cq.queueing = detail::kueue_enum<kueue_queueing_strategy>(
-          spec, "queueingStrategy",
-          {{"BestEffortFIFO", kueue_queueing_strategy::best_effort_fifo}, {"StrictFIFO", kueue_queueing_strategy::strict_fifo}},
-          kueue_queueing_strategy::best_effort_fifo, obj + ".spec", d);
-      cq.stop = detail::kueue_enum<kueue_stop_policy>(
-          spec, "stopPolicy",
-          {{"None", kueue_stop_policy::none}, {"Hold", kueue_stop_policy::hold}, {"HoldAndDrain", kueue_stop_policy::hold_and_drain}},
-          kueue_stop_policy::none, obj + ".spec", d);
+      cq.queueing =
+          detail::kueue_enum<kueue_queueing_strategy>(spec, "queueingStrategy",
+                                                      {{"BestEffortFIFO", kueue_queueing_strategy::best_effort_fifo},
+                                                       {"StrictFIFO", kueue_queueing_strategy::strict_fifo}},
+                                                      kueue_queueing_strategy::best_effort_fifo, obj + ".spec", d);
+      cq.stop = detail::kueue_enum<kueue_stop_policy>(spec, "stopPolicy",
+                                                      {{"None", kueue_stop_policy::none},
+                                                       {"Hold", kueue_stop_policy::hold},
+                                                       {"HoldAndDrain", kueue_stop_policy::hold_and_drain}},
+                                                      kueue_stop_policy::none, obj + ".spec", d);
       add.config.cluster_queues.push_back(std::move(cq));
     } else if (kind == "Cohort") {
-      kueue_cohort_spec co;
-      co.name = name;
-      co.parent =
-          detail::kueue_str(spec, "parentName", obj + ".spec", d, detail::kueue_str(spec, "parent", obj + ".spec", d));
-      co.resource_groups = detail::kueue_groups(spec, reg_copy, obj, d);
-      co.fair_weight_milli = detail::kueue_weight(spec, reg_copy, obj, d);
-      add.config.cohorts.push_back(std::move(co));
+      add.config.cohorts.push_back(
+          detail::kueue_quota_node(name, spec, "parentName", "parent", &kueue_cohort_spec::parent, reg_copy, obj, d));
     } else if (kind == "LocalQueue") {
       kueue_local_queue_spec lq;
       lq.ns = object_namespace(o);
@@ -360,10 +366,8 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
       w.ns = object_namespace(o);
       w.name = w.ns + "/" + name;
       w.queue = detail::kueue_str(spec, "queueName", obj + ".spec", d);
-      if (spec.contains("priority")) {
-        if (!detail::kueue_int32(spec["priority"], w.priority))
-          d.add(obj + ".spec.priority", "expected a 32-bit integer");
-      }
+      if (spec.contains("priority") && !detail::kueue_int32(spec["priority"], w.priority))
+        d.add(obj + ".spec.priority", "expected a 32-bit integer");
       if (o.contains("metadata") && o["metadata"].contains("creationTimestamp") &&
           o["metadata"]["creationTimestamp"].is_string()) {
         if (!detail::kueue_parse_time(o["metadata"]["creationTimestamp"].get<std::string>(), w.created))
@@ -377,20 +381,11 @@ inline void load_kueue_objects(const json& doc, resource_registry& reg, kueue_ob
           const std::string pp = quota::detail::index_path(obj + ".spec.podSets", i);
           kueue_pod_set p;
           p.name = detail::kueue_str(ps[i], "name", pp, d, "main");
-          if (ps[i].contains("count")) {
-            if (ps[i]["count"].is_number_integer() && ps[i]["count"].get<std::int64_t>() >= 0 &&
-                ps[i]["count"].get<std::int64_t>() <= INT32_MAX)
-              p.count = ps[i]["count"].get<std::int32_t>();
-            else
-              d.add(pp + ".count", "expected a non-negative integer");
-          }
-          if (ps[i].contains("minCount") && !ps[i]["minCount"].is_null()) {
-            if (ps[i]["minCount"].is_number_integer() && ps[i]["minCount"].get<std::int64_t>() >= 0 &&
-                ps[i]["minCount"].get<std::int64_t>() <= p.count)
-              p.min_count = ps[i]["minCount"].get<std::int32_t>();
-            else
-              d.add(pp + ".minCount", "expected an integer within 0..count");
-          }
+          if (ps[i].contains("count") && !detail::kueue_int32(ps[i]["count"], p.count, 0))
+            d.add(pp + ".count", "expected a non-negative integer");
+          if (ps[i].contains("minCount") && !ps[i]["minCount"].is_null() &&
+              !detail::kueue_int32(ps[i]["minCount"], p.min_count, 0, p.count))
+            d.add(pp + ".minCount", "expected an integer within 0..count");
           // per-pod requests: the containers' requests summed; a plain "requests" object is accepted too
           if (ps[i].contains("requests"))
             p.per_pod = parse_resource_list(ps[i]["requests"], reg_copy, pp + ".requests", &d);
@@ -477,9 +472,10 @@ inline bool kueue_parse_duration(const std::string& s, std::int64_t& out) {
 /// Kueue's configuration section `admissionFairSharing`:
 /// {"usageHalfLifeTime": "168h", "usageSamplingInterval": "5m", "resourceWeights": {"cpu": 2}}.
 /// Problems go to `d` with paths under `path`.
-[[nodiscard]] inline kueue_admission_fair_sharing_config parse_admission_fair_sharing(const json& j, resource_registry& reg,
-                                                                                const std::string& path,
-                                                                                diagnostics& d) {
+[[nodiscard]] inline kueue_admission_fair_sharing_config parse_admission_fair_sharing(const json& j,
+                                                                                      resource_registry& reg,
+                                                                                      const std::string& path,
+                                                                                      diagnostics& d) {
   kueue_admission_fair_sharing_config c;
   if (!j.is_object()) {
     d.add(path, "expected an object");
@@ -522,7 +518,8 @@ inline bool kueue_parse_duration(const std::string& s, std::int64_t& out) {
 
 /// A flavor assignment as JSON: {"clusterQueue", "mode", "borrowing",
 /// "podSets": [{"count", "flavors": {"cpu": "spot"}, "borrow": {...}}], "reasons"}.
-inline json assignment_to_json(const kueue_flavor_assignment& a, const kueue_cohort_forest& f, const resource_registry& reg) {
+inline json assignment_to_json(const kueue_flavor_assignment& a, const kueue_cohort_forest& f,
+                               const resource_registry& reg) {
   json j{{"clusterQueue", a.cluster_queue == kueue_no_node ? std::string() : f.at(a.cluster_queue).name},
          {"mode", std::string(to_string(a.mode))},
          {"borrowing", a.borrowing},

@@ -12,6 +12,7 @@
 
 #include <string>
 
+#include <quota/detail/config_document.hpp>
 #include <quota/json.hpp>
 #include <quota/priority_class_quota.hpp>
 
@@ -20,13 +21,8 @@ namespace quota {
 /// Reads the quota (see the file comment); `reg` must outlive the result.
 [[nodiscard]] inline priority_class_quota_policy load_priority_class_quota(const json& j, resource_registry& reg,
                                                                            const std::string& path = "") {
-  std::vector<diagnostic> problems;
-  auto bad = [&](const std::string& p, const std::string& msg) { problems.push_back({p, msg}); };
-  if (!j.is_object()) throw config_error(std::vector<diagnostic>{{path.empty() ? "$" : path, "expected an object"}});
-  resource_registry saved = reg;  // restored when the document is rejected (strong guarantee)
-  for (auto it = j.begin(); it != j.end(); ++it)
-    if (it.key() != "model" && it.key() != "tenant" && it.key() != "quotas")
-      bad(detail::join_path(path, it.key()), "unknown field (tenant, quotas)");
+  detail::config_document doc(j, reg, path);
+  doc.unknown_top_keys({"tenant", "quotas"});
   auto key = priority_class_quota_policy::tenant_key::queue;
   if (j.contains("tenant")) {
     const auto& t = j["tenant"];
@@ -37,7 +33,7 @@ namespace quota {
     else if (t == "user")
       key = priority_class_quota_policy::tenant_key::user;
     else
-      bad(detail::join_path(path, "tenant"), "expected queue | namespace | user, got " + t.dump());
+      doc.bad(detail::join_path(path, "tenant"), "expected queue | namespace | user, got " + t.dump());
   }
   struct item {
     std::string tenant, cls;
@@ -48,29 +44,28 @@ namespace quota {
   std::vector<item> items;
   const std::string qp = detail::join_path(path, "quotas");
   if (!j.contains("quotas") || !j["quotas"].is_object()) {
-    bad(qp, "expected an object of tenant: {class: {min, max}}");
+    doc.bad(qp, "expected an object of tenant: {class: {min, max}}");
   } else {
     for (auto t = j["quotas"].begin(); t != j["quotas"].end(); ++t) {
       const std::string tp = detail::join_path(qp, t.key());
       if (!t.value().is_object()) {
-        bad(tp, "expected an object of class: {min, max}");
+        doc.bad(tp, "expected an object of class: {min, max}");
         continue;
       }
       for (auto c = t.value().begin(); c != t.value().end(); ++c) {
         const std::string cp = detail::join_path(tp, c.key());
         if (!c.value().is_object()) {
-          bad(cp, "expected {min, max}");
+          doc.bad(cp, "expected {min, max}");
           continue;
         }
-        for (auto f = c.value().begin(); f != c.value().end(); ++f)
-          if (f.key() != "min" && f.key() != "max") bad(detail::join_path(cp, f.key()), "unknown field (min, max)");
+        doc.unknown_keys(c.value(), cp, {"min", "max"});
         diagnostics diag;
         item it{t.key(), c.key(), {}, {}, cp};
         if (c.value().contains("min"))
           it.min = parse_resource_list(c.value()["min"], reg, detail::join_path(cp, "min"), &diag);
         if (c.value().contains("max"))
           it.max = parse_resource_list<limit_vector>(c.value()["max"], reg, detail::join_path(cp, "max"), &diag);
-        for (const auto& d : diag.items()) bad(d.path, d.message);
+        doc.bad(diag);
         if (diag.empty()) items.push_back(std::move(it));
       }
     }
@@ -80,13 +75,10 @@ namespace quota {
     try {
       pq.set(it.tenant, it.cls, std::move(it.min), std::move(it.max));
     } catch (const config_error& e) {
-      for (const auto& d : e.problems()) bad(it.path, d.message);
+      for (const auto& d : e.problems()) doc.bad(it.path, d.message);
     }
   }
-  if (!problems.empty()) {
-    reg = std::move(saved);
-    throw config_error(std::move(problems));
-  }
+  doc.throw_if_any();
   return pq;
 }
 

@@ -12,6 +12,7 @@
 
 #include <string>
 
+#include <quota/detail/config_document.hpp>
 #include <quota/json.hpp>
 #include <quota/sharing_pools.hpp>
 
@@ -20,22 +21,18 @@ namespace quota {
 /// Reads the pools (see the file comment); `reg` must outlive the result.
 [[nodiscard]] inline sharing_pools_policy load_sharing_pools(const json& j, resource_registry& reg,
                                                              const std::string& path = "") {
-  std::vector<diagnostic> problems;
-  auto bad = [&](const std::string& p, const std::string& msg) { problems.push_back({p, msg}); };
-  if (!j.is_object()) throw config_error(std::vector<diagnostic>{{path.empty() ? "$" : path, "expected an object"}});
-  resource_registry saved = reg;  // restored when the document is rejected (strong guarantee)
-  for (auto it = j.begin(); it != j.end(); ++it)
-    if (it.key() != "model" && it.key() != "pools") bad(detail::join_path(path, it.key()), "unknown field (pools)");
+  detail::config_document doc(j, reg, path);
+  doc.unknown_top_keys({"pools"});
   std::vector<sharing_pool_spec> pools;
   const std::string pp = detail::join_path(path, "pools");
   if (!j.contains("pools") || !j["pools"].is_array()) {
-    bad(pp, "expected an array of pools");
+    doc.bad(pp, "expected an array of pools");
   } else {
     for (std::size_t i = 0; i < j["pools"].size(); ++i) {
       const auto& pj = j["pools"][i];
       const std::string ip = detail::index_path(pp, i);
       if (!pj.is_object()) {
-        bad(ip, "expected an object");
+        doc.bad(ip, "expected an object");
         continue;
       }
       sharing_pool_spec ps;
@@ -49,35 +46,33 @@ namespace quota {
         else if (k == "borrowAcross" && v.is_boolean())
           ps.borrow_across = v.get<bool>();
         else if (k != "quotas")
-          bad(detail::join_path(ip, k),
-              "unknown field or wrong type (name: string, lendAcross, borrowAcross: bool, "
-              "quotas: array)");
+          doc.bad(detail::join_path(ip, k),
+                  "unknown field or wrong type (name: string, lendAcross, borrowAcross: bool, "
+                  "quotas: array)");
       }
       if (!pj.contains("quotas") || !pj["quotas"].is_array()) {
-        bad(detail::join_path(ip, "quotas"), "expected an array of quotas");
+        doc.bad(detail::join_path(ip, "quotas"), "expected an array of quotas");
         continue;
       }
       for (std::size_t k = 0; k < pj["quotas"].size(); ++k) {
         const auto& qj = pj["quotas"][k];
         const std::string qp = detail::index_path(detail::join_path(ip, "quotas"), k);
         if (!qj.is_object() || !qj.contains("name") || !qj["name"].is_string()) {
-          bad(qp, "expected an object with a name");
+          doc.bad(qp, "expected an object with a name");
           continue;
         }
         pool_quota_spec q;
         q.name = qj["name"].get<std::string>();
-        for (auto it = qj.begin(); it != qj.end(); ++it)
-          if (it.key() != "name" && it.key() != "namespaces" && it.key() != "min" && it.key() != "max")
-            bad(detail::join_path(qp, it.key()), "unknown field (name, namespaces, min, max)");
+        doc.unknown_keys(qj, qp, {"name", "namespaces", "min", "max"});
         if (qj.contains("namespaces")) {
           if (!qj["namespaces"].is_array())
-            bad(detail::join_path(qp, "namespaces"), "expected an array of names");
+            doc.bad(detail::join_path(qp, "namespaces"), "expected an array of names");
           else
             for (const auto& n : qj["namespaces"]) {
               if (n.is_string())
                 q.namespaces.push_back(n.get<std::string>());
               else
-                bad(detail::join_path(qp, "namespaces"), "expected strings");
+                doc.bad(detail::join_path(qp, "namespaces"), "expected strings");
             }
         } else {
           q.namespaces.push_back(q.name);
@@ -86,22 +81,18 @@ namespace quota {
         if (qj.contains("min")) q.min = parse_resource_list(qj["min"], reg, detail::join_path(qp, "min"), &diag);
         if (qj.contains("max"))
           q.max = parse_resource_list<limit_vector>(qj["max"], reg, detail::join_path(qp, "max"), &diag);
-        for (const auto& d : diag.items()) bad(d.path, d.message);
+        doc.bad(diag);
         ps.quotas.push_back(std::move(q));
       }
       pools.push_back(std::move(ps));
     }
   }
-  if (!problems.empty()) {
-    reg = std::move(saved);
-    throw config_error(std::move(problems));
-  }
+  doc.throw_if_any();
   try {
     return sharing_pools_policy(std::move(pools), &reg);
   } catch (const config_error& e) {  // the pools' rules: their paths, under this document's
-    reg = std::move(saved);
-    for (const auto& d : e.problems()) problems.push_back({detail::join_path(path, d.path), d.message});
-    throw config_error(std::move(problems));
+    for (const auto& d : e.problems()) doc.bad(detail::join_path(path, d.path), d.message);
+    doc.reject();
   }
 }
 

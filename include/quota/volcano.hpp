@@ -21,6 +21,7 @@
 #include <quota/capabilities.hpp>
 #include <quota/decision.hpp>
 #include <quota/detail/checked.hpp>
+#include <quota/detail/job_queue_order.hpp>
 #include <quota/detail/node_pool.hpp>
 #include <quota/detail/resource_dims.hpp>
 #include <quota/detail/stale_mark.hpp>
@@ -720,7 +721,7 @@ class volcano_model {
 /// pending job (its request moves from pending to allocated) costs none, and
 /// neither does a job admitted and released again between two reads
 /// (volcano_model::update_deserved).
-class volcano_policy {
+class volcano_policy : public detail::job_queue_order {
  public:
   explicit volcano_policy(volcano_model tree) : tree_(std::move(tree)) { tree_.compute_deserved(); }
   [[nodiscard]] std::string_view policy_name() const noexcept { return volcano_model_name; }
@@ -783,11 +784,7 @@ class volcano_policy {
   }
   void charge_removed(std::string_view id) { release(id); }
 
-  // ---- order ----
-  [[nodiscard]] std::string_view pending_queue(const job& j) const noexcept { return j.queue; }
-  [[nodiscard]] std::weak_ordering compare_pending(const job& a, const job& b) const noexcept {
-    return default_pending_order(a, b);
-  }
+  // ---- order: pending_queue and compare_pending from detail::job_queue_order ----
   [[nodiscard]] std::weak_ordering compare_heads(const job& a, const job& b) const {
     fresh();
     const auto qa = tree_.find(a.queue), qb = tree_.find(b.queue);

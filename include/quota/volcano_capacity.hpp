@@ -19,6 +19,7 @@
 #include <quota/capabilities.hpp>
 #include <quota/decision.hpp>
 #include <quota/detail/checked.hpp>
+#include <quota/detail/job_queue_order.hpp>
 #include <quota/detail/resource_dims.hpp>
 #include <quota/detail/volcano_common.hpp>
 #include <quota/error.hpp>
@@ -907,7 +908,7 @@ class volcano_capacity_model {
 /// job.request = the task request; check = allocatable (leaf to root);
 /// victims = reclaimable over the running tasks in Volcano's victim queue
 /// order, when the job's queue is preemptive.
-class volcano_capacity_policy {
+class volcano_capacity_policy : public detail::job_queue_order {
  public:
   explicit volcano_capacity_policy(volcano_capacity_model q) : q_(std::move(q)) {}
   [[nodiscard]] std::string_view policy_name() const noexcept { return volcano_capacity_model_name; }
@@ -938,13 +939,10 @@ class volcano_capacity_policy {
   }
 
   // ---- order (quota/capabilities.hpp) ----
-  /// One queue per Volcano Queue; inside it, higher job priority then earlier
-  /// creation; heads by the capacity plugin's queue order, then the queues'
-  /// creation, then their names (Volcano's session fallback).
-  [[nodiscard]] std::string_view pending_queue(const job& j) const noexcept { return j.queue; }
-  [[nodiscard]] std::weak_ordering compare_pending(const job& a, const job& b) const noexcept {
-    return default_pending_order(a, b);
-  }
+  // One queue per Volcano Queue; inside it, higher job priority then earlier
+  // creation (pending_queue, compare_pending: detail::job_queue_order).
+  /// Heads by the capacity plugin's queue order, then the queues' creation,
+  /// then their names (Volcano's session fallback).
   [[nodiscard]] std::weak_ordering compare_heads(const job& a, const job& b) const {
     const auto qa = q_.find(a.queue), qb = q_.find(b.queue);
     if (!qa || !qb || *qa == *qb) return default_pending_order(a, b);

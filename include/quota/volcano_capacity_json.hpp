@@ -19,19 +19,14 @@ namespace quota {
 
 /// Parses Queue objects (single, List or array). Every problem of the
 /// document is reported at once in a validation_error naming the item.
-[[nodiscard]] inline std::vector<volcano_capacity_queue_spec> parse_volcano_capacity(const json& doc, resource_registry& reg) {
+[[nodiscard]] inline std::vector<volcano_capacity_queue_spec> parse_volcano_capacity(const json& doc,
+                                                                                     resource_registry& reg) {
   std::vector<volcano_capacity_queue_spec> out;
   detail::for_each_volcano_queue(doc, reg, [&](detail::volcano_queue_object&& o) {
     volcano_capacity_queue_spec q;
-    q.name = std::move(o.name);
-    q.parent = std::move(o.parent);
-    q.priority = o.priority;
-    q.created_ms = o.created_ms;
-    q.reclaimable = o.reclaimable;
+    detail::move_common_queue_fields(o, q);
     q.open = o.state == "Open";
     q.deserved = std::move(o.deserved);
-    q.capability = std::move(o.capability);
-    q.guarantee = std::move(o.guarantee);
     out.push_back(std::move(q));
   });
   return out;
@@ -40,7 +35,8 @@ namespace quota {
 /// Builds capacity queues from Queue objects. The tracked dimensions are the
 /// total's plus every resource a queue lists.
 [[nodiscard]] inline volcano_capacity_model load_volcano_capacity(const json& doc, resource_registry& reg,
-                                                          const resource_vector& total, volcano_capacity_options opts = {}) {
+                                                                  const resource_vector& total,
+                                                                  volcano_capacity_options opts = {}) {
   auto specs = parse_volcano_capacity(doc, reg);
   std::vector<resource_id> dims;
   auto note = [&](const resource_vector& v) {

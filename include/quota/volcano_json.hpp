@@ -31,16 +31,12 @@ struct volcano_podgroup {
   std::vector<volcano_queue_spec> out;
   detail::for_each_volcano_queue(doc, reg, [&](detail::volcano_queue_object&& o) {
     volcano_queue_spec q;
-    q.name = std::move(o.name);
-    q.parent = std::move(o.parent);
+    detail::move_common_queue_fields(o, q);
     q.weight = o.weight;
-    q.priority = o.priority;
-    q.created_ms = o.created_ms;
-    q.reclaimable = o.reclaimable;
-    q.capability = std::move(o.capability);
-    q.guarantee = std::move(o.guarantee);
     // Unknown is the state of a queue Volcano lost track of: it schedules nothing new
-    q.state = o.state == "Open" ? volcano_queue_state::open : o.state == "Closing" ? volcano_queue_state::closing : volcano_queue_state::closed;
+    q.state = o.state == "Open"      ? volcano_queue_state::open
+              : o.state == "Closing" ? volcano_queue_state::closing
+                                     : volcano_queue_state::closed;
     out.push_back(std::move(q));
   });
   return out;

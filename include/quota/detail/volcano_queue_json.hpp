@@ -30,6 +30,19 @@ struct volcano_queue_object {
   resource_vector guarantee;
 };
 
+/// Moves the fields both Volcano models' queue specs have (name, parent,
+/// priority, creation time, reclaimable, capability, guarantee) from `o` into `q`.
+template <class Spec>
+void move_common_queue_fields(volcano_queue_object& o, Spec& q) {
+  q.name = std::move(o.name);
+  q.parent = std::move(o.parent);
+  q.priority = o.priority;
+  q.created_ms = o.created_ms;
+  q.reclaimable = o.reclaimable;
+  q.capability = std::move(o.capability);
+  q.guarantee = std::move(o.guarantee);
+}
+
 /// Calls f(queue) for every Queue of `doc` (a single object, a List or an
 /// array). Every problem of the document is collected and thrown at once as
 /// one validation_error naming the item; f is then never called.
