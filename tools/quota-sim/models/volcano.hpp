@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // quota-sim integration of the volcano model (Volcano's proportion plugin):
-// registers it in model_kinds(); the capacity plugin is models/volcano_capacity.hpp.
+// builds "volcano" entries (listed in models.cpp); the capacity plugin is
+// models/volcano_capacity.hpp.
 //
 // Policy entry:
 //   {"model": "volcano",
@@ -24,7 +25,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -176,12 +176,5 @@ inline json volcano_synthesize(const std::vector<std::string>& tenants, const re
 }
 
 }  // namespace detail
-
-inline void register_volcano_model(std::map<std::string, model_kind>& kinds) {
-  kinds["volcano"] = model_kind{
-      "Volcano Queues (proportion plugin): {\"objects\": [Queue ...], \"options\": {\"plugin\": \"proportion\", "
-      "\"enqueue\": false, \"overcommitFactor\": 1.2, \"upstream\": false}}",
-      detail::volcano_make, detail::volcano_synthesize};
-}
 
 }  // namespace quota::sim

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // quota-sim integration of the volcano_capacity model (Volcano's capacity
-// plugin): registers it in model_kinds().
+// plugin): builds "volcano_capacity" entries (listed in models.cpp).
 //
 // Model "volcano_capacity" (the capacity plugin):
 //   {"model": "volcano_capacity", "objects": [Queue ...],
@@ -16,7 +16,6 @@
 #pragma once
 
 #include <algorithm>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -130,12 +129,5 @@ inline json volcano_capacity_synthesize(const std::vector<std::string>& tenants,
 }
 
 }  // namespace detail
-
-inline void register_volcano_capacity_model(std::map<std::string, model_kind>& kinds) {
-  kinds["volcano_capacity"] = model_kind{
-      "Volcano Queues (capacity plugin, flat or hierarchical): {\"objects\": [Queue ...], \"options\": "
-      "{\"hierarchy\": true, \"ancestorReclaimLevel\": 0, \"enqueue\": false, \"upstream\": false}}",
-      detail::volcano_capacity_make, detail::volcano_capacity_synthesize};
-}
 
 }  // namespace quota::sim
