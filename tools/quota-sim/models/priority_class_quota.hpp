@@ -19,10 +19,8 @@ namespace quota::sim {
 namespace detail {
 
 inline model_instance priority_class_quota_make(const policy_spec& ps, scenario& sc) {
-  auto pq = load_priority_class_quota(ps.body, sc.registry);
-  auto reg = std::make_shared<const resource_registry>(sc.registry);
-  pq.rebind_registry(reg.get());
-  return instance_of(registry_bound<priority_class_quota_policy>(std::move(reg), std::move(pq)));
+  return registry_bound_instance<priority_class_quota_policy>(load_priority_class_quota(ps.body, sc.registry),
+                                                              sc.registry);
 }
 
 inline json priority_class_quota_synthesize(const std::vector<std::string>& tenants, const resource_vector& capacity,

@@ -18,10 +18,7 @@ namespace quota::sim {
 namespace detail {
 
 inline model_instance sharing_pools_make(const policy_spec& ps, scenario& sc) {
-  auto sp = load_sharing_pools(ps.body, sc.registry);
-  auto reg = std::make_shared<const resource_registry>(sc.registry);
-  sp.rebind_registry(reg.get());
-  return instance_of(registry_bound<sharing_pools_policy>(std::move(reg), std::move(sp)));
+  return registry_bound_instance<sharing_pools_policy>(load_sharing_pools(ps.body, sc.registry), sc.registry);
 }
 
 inline json sharing_pools_synthesize(const std::vector<std::string>& tenants, const resource_vector& capacity,
