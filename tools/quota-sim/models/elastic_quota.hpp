@@ -130,11 +130,12 @@ inline model_instance elastic_quota_make(const policy_spec& ps, scenario& sc) {
         entry, sc, "elastic_quota",
         [](std::string_view r) { return r == "nvidia.com/gpu" || r.starts_with("nvidia.com/mig-") ? 0 : -1; },
         "a pod's GPU memory is counted per whole GPU and MIG slice");
-  for (const auto& x : sc.expectations)
-    if (x.query && x.query->model == "elastic_quota" &&
-        std::none_of(specs.begin(), specs.end(),
-                     [&](const elastic_quota_spec& sp) { return sp.name == x.query->queue; }))
-      entry.add(x.query->path + ".quota.name", "no ElasticQuota '" + x.query->queue + "' in the model");
+  check_query_names(
+      entry, sc, "elastic_quota", ".quota.name",
+      [&](const std::string& q) {
+        return std::any_of(specs.begin(), specs.end(), [&](const elastic_quota_spec& sp) { return sp.name == q; });
+      },
+      [](const std::string& q) { return "no ElasticQuota '" + q + "' in the model"; });
   entry.throw_if_any();
   auto reg = std::make_shared<const resource_registry>(sc.registry);
   elastic_quota_model set(std::move(specs), opt, reg.get());

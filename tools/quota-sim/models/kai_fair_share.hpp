@@ -83,11 +83,13 @@ inline model_instance kai_fair_share_make(const policy_spec& ps, scenario& sc) {
   std::vector<kai_fair_share_queue_spec> specs;
   entry.load("objects", [&] { specs = load_kai_fair_share_queues(entry["objects"], sc.registry, opt); });
   entry.throw_if_any();
-  for (const auto& x : sc.expectations)
-    if (x.query && x.query->model == "kai_fair_share" &&
-        std::none_of(specs.begin(), specs.end(),
-                     [&](const kai_fair_share_queue_spec& sp) { return sp.name == x.query->queue; }))
-      entry.add(x.query->path + ".queue.name", "no KAI Queue '" + x.query->queue + "' in the kai_fair_share model");
+  check_query_names(
+      entry, sc, "kai_fair_share", ".queue.name",
+      [&](const std::string& q) {
+        return std::any_of(specs.begin(), specs.end(),
+                           [&](const kai_fair_share_queue_spec& sp) { return sp.name == q; });
+      },
+      [](const std::string& q) { return "no KAI Queue '" + q + "' in the kai_fair_share model"; });
   entry.throw_if_any();
   if (fopt.upstream) fopt.whole_units = kai_fair_share_whole_units(sc.registry, opt);
   std::unique_ptr<kai_fair_share_model> tree;

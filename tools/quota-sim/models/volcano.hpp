@@ -134,9 +134,10 @@ inline model_instance volcano_make(const policy_spec& ps, scenario& sc) {
       entry.add("$.jobs[" + std::to_string(i) + "].queue",
                 "job '" + js.id + "': no Volcano Queue '" + js.queue + "' in the volcano model");
   }
-  for (const auto& x : sc.expectations)
-    if (x.query && x.query->model == "volcano" && std::find(names.begin(), names.end(), x.query->queue) == names.end())
-      entry.add(x.query->path + ".queue.name", "no Volcano Queue '" + x.query->queue + "' in the volcano model");
+  check_query_names(
+      entry, sc, "volcano", ".queue.name",
+      [&](const std::string& q) { return std::find(names.begin(), names.end(), q) != names.end(); },
+      [](const std::string& q) { return "no Volcano Queue '" + q + "' in the volcano model"; });
   entry.throw_if_any();
   take_volcano_warnings(sc, ps, tree->warnings());
   volcano_sim_policy pol(std::move(*tree), sc.registry, enqueue_gate, factor_milli, 1000);
