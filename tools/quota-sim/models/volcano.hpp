@@ -90,8 +90,7 @@ inline void to_json(json& j, const volcano_sim_policy& p) {
 }
 
 inline model_instance volcano_make(const policy_spec& ps, scenario& sc) {
-  policy_entry entry(ps, {"objects", "options"});
-  entry.require("objects", "the Volcano Queue objects of the model");
+  policy_entry entry = volcano_entry(ps);
   bool enqueue_gate = false;
   volcano_options topts;
   double factor = 1.2;

@@ -82,6 +82,13 @@ template <class A>
 concept volcano_adapter_capabilities =
     policy<A> && demand_aware<A> && node_preemption_aware<A> && charge_receiver<A> && order_aware<A>;
 
+/// A Volcano model's policy entry: its Queue objects (required) and options.
+inline policy_entry volcano_entry(const policy_spec& ps) {
+  policy_entry entry(ps, {"objects", "options"});
+  entry.require("objects", "the Volcano Queue objects of the model");
+  return entry;
+}
+
 /// Upstream mode of a Volcano model: Volcano's Resource holds cpu and scalar
 /// resources as MilliValue and memory and pods as Value, so a scenario
 /// quantity finer than that is refused.

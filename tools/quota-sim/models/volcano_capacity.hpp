@@ -68,8 +68,7 @@ inline void to_json(json& j, const volcano_capacity_sim_policy& p) {
 }
 
 inline model_instance volcano_capacity_make(const policy_spec& ps, scenario& sc) {
-  policy_entry entry(ps, {"objects", "options"});
-  entry.require("objects", "the Volcano Queue objects of the model");
+  policy_entry entry = volcano_entry(ps);
   volcano_capacity_options opts;
   bool enqueue_gate = false;
   entry.options({{"hierarchy",
