@@ -862,19 +862,26 @@ inline bool node_ready(const json& status) {
     }
     const bool claimed = with_claims && !claims.empty();
     if (claimed) j["claims"] = std::move(claims);
-    // a waiting PodGroup member: its gang's duration is sampled with the gang
-    if (node.empty() && group) {
+    // a pod that waits (alone or in its gang): it arrives at its creation
+    // time, which moves t0 without --now, and keeps its node selector
+    auto arrival = [&]() -> std::optional<std::int64_t> {
       std::int64_t created = 0;
       if (!created_ms(md, created)) {
         d.add(p.label + ".metadata.creationTimestamp", "missing or not an RFC 3339 UTC time");
-        continue;
+        return std::nullopt;
       }
       if (o.now.empty()) t0 = std::min(t0, created);
       if (selector && !selector->empty()) j["node_selector"] = *selector;
+      return created;
+    };
+    // a waiting PodGroup member: its gang's duration is sampled with the gang
+    if (node.empty() && group) {
+      const auto created = arrival();
+      if (!created) continue;
       group->waiting.push_back(members.size());
       members.push_back(std::move(j));
       member_requests.push_back(std::move(req));
-      member_created.push_back(created);
+      member_created.push_back(*created);
       ++sum.pending;
       continue;
     }
@@ -909,15 +916,10 @@ inline bool node_ready(const json& status) {
       ++sum.running;
       if (group) ++group->running;
     } else {
-      std::int64_t created = 0;
-      if (!created_ms(md, created)) {
-        d.add(p.label + ".metadata.creationTimestamp", "missing or not an RFC 3339 UTC time");
-        continue;
-      }
-      if (o.now.empty()) t0 = std::min(t0, created);
-      if (selector && !selector->empty()) j["node_selector"] = *selector;
+      const auto created = arrival();
+      if (!created) continue;
       tenant_set.insert(*queue);
-      order.emplace_back(created, pending.size());
+      order.emplace_back(*created, pending.size());
       pending.push_back(std::move(j));
       ++sum.pending;
     }

@@ -9,10 +9,13 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <initializer_list>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "compare.hpp"
@@ -86,6 +89,56 @@ const char* validate_help =
 
 const char* models_help = "quota-sim models\n\nLists the models a scenario's policies[] may name.\n";
 
+const char* import_help =
+    "quota-sim import openb --nodes NODES.csv --pods PODS.csv [--tenants N] [--tenant-rule hash|qos]\n"
+    "                       [--policy a,b] [--seed S] [--time-scale F] [--hold] [-o FILE]\n"
+    "\n"
+    "Turns the Alibaba openb GPU trace into a scenario (docs/trace-replay.md): nodes with their GPU\n"
+    "devices and types, one job per pod (arrival, run time, fractional GPU share, GPU-type\n"
+    "constraint, QoS priority), tenants by a stable hash of the pod name (or by QoS class), and\n"
+    "quotas of the named models derived from the capacity. --time-scale F compresses arrivals F\n"
+    "times (run times kept) to create contention; --hold keeps every pod until the end (the\n"
+    "paper's fill-the-cluster runs; pod lists without time columns always hold).\n"
+    "Nothing is written on an error.\n";
+
+const char* import_cluster_help =
+    "quota-sim import cluster DUMP.json [--from-objects] [--policy a,b] [--queue-by volcano|kueue|kai|namespace]\n"
+    "                         [--duration D] [--seed S] [--now T] [--yunikorn QUEUES.yaml] [-o FILE]\n"
+    "\n"
+    "Turns a `kubectl get nodes,pods,... -A -o json` dump into a scenario (docs/cluster-import.md):\n"
+    "schedulable nodes become the cluster, bound pods run at time 0 on their node, unbound pending pods\n"
+    "arrive at their creation time (relative to --now, an RFC 3339 time, or the earliest one).\n"
+    "  --from-objects  the dump's quota objects configure the models that read them\n"
+    "  --policy a,b    models whose quotas are derived from the capacity (quota-sim generate's rules)\n"
+    "  --queue-by R    whose rule gives a pod's queue (default: volcano, kueue, kai, namespace,\n"
+    "                  the first the dump has objects of)\n"
+    "  --duration D    how long each pod runs: 2h, uniform:30m-4h, exponential:2h, end (default 1h)\n"
+    "  --seed S        the seed of the sampled durations (default 1)\n"
+    "  --yunikorn F    a YuniKorn queues.yaml: a yunikorn_limits entry\n"
+    "Prints what was read, left out and decided; nothing is written on an error.\n";
+
+const char* replay_help =
+    "quota-sim replay openb --nodes NODES.csv --pods PODS.csv [--tenants N] [--tenant-rule hash|qos]\n"
+    "                       [--policy a,b] [--seed S] [--time-scale F] [--hold]\n"
+    "                       [--report FILE] [--svg FILE] [--quiet] [--check-invariants]\n"
+    "\n"
+    "Imports the openb trace and replays it in one process, without writing or parsing the\n"
+    "scenario JSON: the report is byte-identical to `import openb ... -o S.json` then `run S.json`.\n"
+    "The import options are those of quota-sim import openb, the others those of quota-sim run\n"
+    "(default report/chart: the pod list's base name with .report.json / .svg).\n";
+
+const char* compare_help =
+    "quota-sim compare SCENARIO --policies none,a,b+c [--report FILE] [--svg FILE]\n"
+    "quota-sim compare openb --nodes NODES.csv --pods PODS.csv [import options] --policies none,a,b+c ...\n"
+    "\n"
+    "Replays SCENARIO's workload (or the openb trace, imported in the same process) once per policy set (none, or "
+    "model names joined by '+'),\n"
+    "with quotas each model derives from the cluster capacity and the scenario's tenants,\n"
+    "and writes one side-by-side report (utilisation, GPU fragmentation, wait percentiles,\n"
+    "preemptions, per-tenant usage, never-admitted jobs with reasons) and one SVG.\n"
+    "The set 'scenario' replays SCENARIO's own policies as written (quota-sim import cluster\n"
+    "--from-objects: the cluster's own quota objects).\n";
+
 std::string base_name(const std::string& path) {
   auto slash = path.find_last_of('/');
   std::string b = slash == std::string::npos ? path : path.substr(slash + 1);
@@ -108,6 +161,56 @@ bool write_file(const std::string& path, const std::string& text) {
   if (!out) return false;
   out << text;
   return static_cast<bool>(out);
+}
+
+/// Walks a command's arguments from args[first]: --help or -h, wherever it
+/// stands, prints the command's help and ends it (exit_ok); every other
+/// argument goes to each(i), which may take the ones after it (advancing i)
+/// and returns the exit status that ends the command, or nothing to go on.
+std::optional<int> walk_args(const std::vector<std::string>& args, std::size_t first, const char* help,
+                             const std::function<std::optional<int>(std::size_t& i)>& each) {
+  for (std::size_t i = first; i < args.size(); ++i) {
+    if (args[i] == "--help" || args[i] == "-h") {
+      std::cout << help;
+      return exit_ok;
+    }
+    if (auto rc = each(i)) return rc;
+  }
+  return std::nullopt;
+}
+
+/// The value of the option at args[i], taken (i advances to it); nullptr,
+/// with `quota-sim CMD: OPTION needs a value` and then `help` when given,
+/// when the option is the last argument.
+const std::string* option_value(const std::vector<std::string>& args, std::size_t& i, const char* cmd,
+                                const char* help = nullptr) {
+  if (i + 1 >= args.size()) {
+    std::cerr << "quota-sim " << cmd << ": " << args[i] << " needs a value\n" << (help ? help : "");
+    return nullptr;
+  }
+  return &args[++i];
+}
+
+/// Where the value of option `a` goes among `options` (name, target), or
+/// nullptr when `a` is none of them.
+std::string* value_target(const std::string& a,
+                          std::initializer_list<std::pair<std::string_view, std::string*>> options) {
+  for (const auto& [name, target] : options)
+    if (a == name) return target;
+  return nullptr;
+}
+
+/// Appends the model names of a --policy value (a,b or a+b) to `out`.
+void append_policies(const std::string& value, std::vector<std::string>& out) {
+  std::string p;
+  for (char c : value + ",") {
+    if (c == ',' || c == '+') {
+      if (!p.empty()) out.push_back(p);
+      p.clear();
+    } else {
+      p.push_back(c);
+    }
+  }
 }
 
 struct loaded {
@@ -245,41 +348,31 @@ int cmd_run(const std::vector<std::string>& args) {
   bool quiet = false;
   quota::sim::run_options opt;
   opt.peak_snapshot = true;  // the report shows the models at peak contention
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const auto& a = args[i];
-    auto need = [&](std::string& out) {
-      if (i + 1 >= args.size()) {
-        std::cerr << "quota-sim run: " << a << " needs a value\n";
-        return false;
-      }
-      out = args[++i];
-      return true;
-    };
-    if (a == "--help" || a == "-h") {
-      std::cout << run_help;
-      return exit_ok;
-    } else if (a == "--report") {
-      if (!need(report_path)) return exit_usage;
-    } else if (a == "--svg") {
-      if (!need(svg_path)) return exit_usage;
-    } else if (a == "--until") {
-      if (!need(until_text)) return exit_usage;
-    } else if (a == "--cycle") {
-      if (!need(cycle_text)) return exit_usage;
-    } else if (a == "--quiet") {
-      quiet = true;
-    } else if (a == "--check-invariants") {
-      opt.check_invariants = true;
-    } else if (!a.empty() && a[0] == '-') {
-      std::cerr << "quota-sim run: unknown option " << a << "\n" << run_help;
-      return exit_usage;
-    } else if (file.empty()) {
-      file = a;
-    } else {
-      std::cerr << "quota-sim run: one scenario at a time\n";
-      return exit_usage;
-    }
-  }
+  if (auto rc = walk_args(args, 0, run_help, [&](std::size_t& i) -> std::optional<int> {
+        const auto& a = args[i];
+        if (std::string* text = value_target(a, {{"--report", &report_path},
+                                                 {"--svg", &svg_path},
+                                                 {"--until", &until_text},
+                                                 {"--cycle", &cycle_text}})) {
+          const std::string* v = option_value(args, i, "run");
+          if (!v) return exit_usage;
+          *text = *v;
+        } else if (a == "--quiet") {
+          quiet = true;
+        } else if (a == "--check-invariants") {
+          opt.check_invariants = true;
+        } else if (!a.empty() && a[0] == '-') {
+          std::cerr << "quota-sim run: unknown option " << a << "\n" << run_help;
+          return exit_usage;
+        } else if (file.empty()) {
+          file = a;
+        } else {
+          std::cerr << "quota-sim run: one scenario at a time\n";
+          return exit_usage;
+        }
+        return std::nullopt;
+      }))
+    return *rc;
   if (file.empty()) {
     std::cerr << run_help;
     return exit_usage;
@@ -316,21 +409,20 @@ int cmd_run(const std::vector<std::string>& args) {
 
 int cmd_validate(const std::vector<std::string>& args) {
   std::string file;
-  for (const auto& a : args) {
-    if (a == "--help" || a == "-h") {
-      std::cout << validate_help;
-      return exit_ok;
-    }
-    if (!a.empty() && a[0] == '-' && a != "-") {
-      std::cerr << "quota-sim validate: unknown option " << a << "\n" << validate_help;
-      return exit_usage;
-    }
-    if (!file.empty()) {
-      std::cerr << "quota-sim validate: one scenario at a time\n" << validate_help;
-      return exit_usage;
-    }
-    file = a;
-  }
+  if (auto rc = walk_args(args, 0, validate_help, [&](std::size_t& i) -> std::optional<int> {
+        const auto& a = args[i];
+        if (!a.empty() && a[0] == '-' && a != "-") {
+          std::cerr << "quota-sim validate: unknown option " << a << "\n" << validate_help;
+          return exit_usage;
+        }
+        if (!file.empty()) {
+          std::cerr << "quota-sim validate: one scenario at a time\n" << validate_help;
+          return exit_usage;
+        }
+        file = a;
+        return std::nullopt;
+      }))
+    return *rc;
   if (file.empty()) {
     std::cerr << validate_help;
     return exit_usage;
@@ -355,67 +447,53 @@ int cmd_validate(const std::vector<std::string>& args) {
 std::optional<int> parse_openb_args(const std::vector<std::string>& args, quota::sim::openb_options& o, const char* cmd,
                                     const char* help,
                                     const std::function<int(const std::string&, const std::string*)>& extra) {
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    const auto& a = args[i];
-    if (a == "--help" || a == "-h") {
-      std::cout << help;
-      return exit_ok;
-    }
-    if (a == "--hold") {
-      o.hold = true;
-      continue;
-    }
-    const std::string* next = i + 1 < args.size() ? &args[i + 1] : nullptr;
-    const int took = extra(a, next);
-    if (took == 1) continue;
-    if (took == 2) {
-      ++i;
-      continue;
-    }
-    const bool known = a == "--nodes" || a == "--pods" || a == "--tenants" || a == "--tenant-rule" || a == "--seed" ||
-                       a == "--time-scale" || a == "--policy";
-    if (took == 0 && !known) {
-      std::cerr << "quota-sim " << cmd << ": unknown option " << a << "\n" << help;
-      return exit_usage;
-    }
-    if (!next) {
-      std::cerr << "quota-sim " << cmd << ": " << a << " needs a value\n" << help;
-      return exit_usage;
-    }
-    const std::string v = args[++i];
-    try {
-      if (a == "--nodes")
-        o.nodes_file = v;
-      else if (a == "--pods")
-        o.pods_file = v;
-      else if (a == "--tenants")
-        o.tenants = static_cast<std::int64_t>(quota::sim::parse_count(v, 1, 1000).value());
-      else if (a == "--tenant-rule")
-        o.tenant_rule = v;
-      else if (a == "--seed")
-        o.seed = quota::sim::parse_count(v, 0, UINT64_MAX).value();
-      else if (a == "--time-scale")
-        o.time_scale = static_cast<std::int64_t>(quota::sim::parse_count(v, 1, 1'000'000).value());
-      else {  // --policy a,b (or a+b)
-        std::string p;
-        for (char c : v + ",") {
-          if (c == ',' || c == '+') {
-            if (!p.empty()) o.policies.push_back(p);
-            p.clear();
-          } else {
-            p.push_back(c);
-          }
+  if (auto rc = walk_args(args, 1, help, [&](std::size_t& i) -> std::optional<int> {
+        const auto& a = args[i];
+        if (a == "--hold") {
+          o.hold = true;
+          return std::nullopt;
         }
-      }
-    } catch (const std::exception&) {
-      const char* range = a == "--tenants"      ? " (an integer from 1 to 1000)"
-                          : a == "--time-scale" ? " (an integer from 1 to 1000000)"
-                          : a == "--seed"       ? " (an integer from 0 to 18446744073709551615)"
-                                                : "";
-      std::cerr << "quota-sim " << cmd << ": bad value for " << a << ": '" << v << "'" << range << "\n";
-      return exit_usage;
-    }
-  }
+        const int took = extra(a, i + 1 < args.size() ? &args[i + 1] : nullptr);
+        if (took == 1) return std::nullopt;
+        if (took == 2) {
+          ++i;
+          return std::nullopt;
+        }
+        const bool known = a == "--nodes" || a == "--pods" || a == "--tenants" || a == "--tenant-rule" ||
+                           a == "--seed" || a == "--time-scale" || a == "--policy";
+        if (took == 0 && !known) {
+          std::cerr << "quota-sim " << cmd << ": unknown option " << a << "\n" << help;
+          return exit_usage;
+        }
+        const std::string* value = option_value(args, i, cmd, help);
+        if (!value) return exit_usage;
+        const std::string& v = *value;
+        try {
+          if (a == "--nodes")
+            o.nodes_file = v;
+          else if (a == "--pods")
+            o.pods_file = v;
+          else if (a == "--tenants")
+            o.tenants = static_cast<std::int64_t>(quota::sim::parse_count(v, 1, 1000).value());
+          else if (a == "--tenant-rule")
+            o.tenant_rule = v;
+          else if (a == "--seed")
+            o.seed = quota::sim::parse_count(v, 0, UINT64_MAX).value();
+          else if (a == "--time-scale")
+            o.time_scale = static_cast<std::int64_t>(quota::sim::parse_count(v, 1, 1'000'000).value());
+          else  // --policy a,b (or a+b)
+            append_policies(v, o.policies);
+        } catch (const std::exception&) {
+          const char* range = a == "--tenants"      ? " (an integer from 1 to 1000)"
+                              : a == "--time-scale" ? " (an integer from 1 to 1000000)"
+                              : a == "--seed"       ? " (an integer from 0 to 18446744073709551615)"
+                                                    : "";
+          std::cerr << "quota-sim " << cmd << ": bad value for " << a << ": '" << v << "'" << range << "\n";
+          return exit_usage;
+        }
+        return std::nullopt;
+      }))
+    return rc;
   if (o.nodes_file.empty() || o.pods_file.empty()) {
     std::cerr << "quota-sim " << cmd << " openb: --nodes and --pods are required\n";
     return exit_usage;
@@ -425,79 +503,50 @@ std::optional<int> parse_openb_args(const std::vector<std::string>& args, quota:
 
 /// quota-sim import cluster: a kubectl dump as a scenario (docs/cluster-import.md).
 int cmd_import_cluster(const std::vector<std::string>& args) {
-  static const char* help =
-      "quota-sim import cluster DUMP.json [--from-objects] [--policy a,b] [--queue-by volcano|kueue|kai|namespace]\n"
-      "                         [--duration D] [--seed S] [--now T] [--yunikorn QUEUES.yaml] [-o FILE]\n"
-      "\n"
-      "Turns a `kubectl get nodes,pods,... -A -o json` dump into a scenario (docs/cluster-import.md):\n"
-      "schedulable nodes become the cluster, bound pods run at time 0 on their node, unbound pending pods\n"
-      "arrive at their creation time (relative to --now, an RFC 3339 time, or the earliest one).\n"
-      "  --from-objects  the dump's quota objects configure the models that read them\n"
-      "  --policy a,b    models whose quotas are derived from the capacity (quota-sim generate's rules)\n"
-      "  --queue-by R    whose rule gives a pod's queue (default: volcano, kueue, kai, namespace,\n"
-      "                  the first the dump has objects of)\n"
-      "  --duration D    how long each pod runs: 2h, uniform:30m-4h, exponential:2h, end (default 1h)\n"
-      "  --seed S        the seed of the sampled durations (default 1)\n"
-      "  --yunikorn F    a YuniKorn queues.yaml: a yunikorn_limits entry\n"
-      "Prints what was read, left out and decided; nothing is written on an error.\n";
   quota::sim::cluster_import_options o;
   std::string out;
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    const auto& a = args[i];
-    if (a == "--help" || a == "-h") {
-      std::cout << help;
-      return exit_ok;
-    }
-    if (a == "--from-objects") {
-      o.from_objects = true;
-      continue;
-    }
-    const bool valued = a == "--policy" || a == "--queue-by" || a == "--duration" || a == "--seed" || a == "--now" ||
-                        a == "--yunikorn" || a == "-o";
-    if (!valued && !a.empty() && a[0] == '-') {
-      std::cerr << "quota-sim import cluster: unknown option " << a << "\n" << help;
-      return exit_usage;
-    }
-    if (!valued) {
-      if (!o.dump_file.empty()) {
-        std::cerr << "quota-sim import cluster: one dump at a time\n";
-        return exit_usage;
-      }
-      o.dump_file = a;
-      continue;
-    }
-    if (i + 1 >= args.size()) {
-      std::cerr << "quota-sim import cluster: " << a << " needs a value\n" << help;
-      return exit_usage;
-    }
-    const std::string v = args[++i];
-    if (a == "--policy") {
-      std::string p;
-      for (char c : v + ",") {
-        if (c == ',' || c == '+') {
-          if (!p.empty()) o.policies.push_back(p);
-          p.clear();
-        } else {
-          p.push_back(c);
+  if (auto rc = walk_args(args, 1, import_cluster_help, [&](std::size_t& i) -> std::optional<int> {
+        const auto& a = args[i];
+        if (a == "--from-objects") {
+          o.from_objects = true;
+          return std::nullopt;
         }
-      }
-    } else if (a == "--seed") {
-      const auto s = quota::sim::parse_count(v, 0, UINT64_MAX);
-      if (!s) {
-        std::cerr << "quota-sim import cluster: bad value for --seed: '" << v << "'\n";
-        return exit_usage;
-      }
-      o.seed = *s;
-    } else {
-      (a == "--queue-by"   ? o.queue_by
-       : a == "--duration" ? o.duration
-       : a == "--now"      ? o.now
-       : a == "--yunikorn" ? o.yunikorn_file
-                           : out) = v;
-    }
-  }
+        std::string* text = value_target(a, {{"--queue-by", &o.queue_by},
+                                             {"--duration", &o.duration},
+                                             {"--now", &o.now},
+                                             {"--yunikorn", &o.yunikorn_file},
+                                             {"-o", &out}});
+        if (!text && a != "--policy" && a != "--seed") {
+          if (!a.empty() && a[0] == '-') {
+            std::cerr << "quota-sim import cluster: unknown option " << a << "\n" << import_cluster_help;
+            return exit_usage;
+          }
+          if (!o.dump_file.empty()) {
+            std::cerr << "quota-sim import cluster: one dump at a time\n";
+            return exit_usage;
+          }
+          o.dump_file = a;
+          return std::nullopt;
+        }
+        const std::string* v = option_value(args, i, "import cluster", import_cluster_help);
+        if (!v) return exit_usage;
+        if (text) {
+          *text = *v;
+        } else if (a == "--policy") {
+          append_policies(*v, o.policies);
+        } else {  // --seed
+          const auto seed = quota::sim::parse_count(*v, 0, UINT64_MAX);
+          if (!seed) {
+            std::cerr << "quota-sim import cluster: bad value for --seed: '" << *v << "'\n";
+            return exit_usage;
+          }
+          o.seed = *seed;
+        }
+        return std::nullopt;
+      }))
+    return *rc;
   if (o.dump_file.empty()) {
-    std::cerr << help;
+    std::cerr << import_cluster_help;
     return exit_usage;
   }
 #ifdef __GLIBC__
@@ -528,22 +577,28 @@ int cmd_import_cluster(const std::vector<std::string>& args) {
   }
 }
 
-int cmd_import(const std::vector<std::string>& args) {
-  static const char* help =
-      "quota-sim import openb --nodes NODES.csv --pods PODS.csv [--tenants N] [--tenant-rule hash|qos]\n"
-      "                       [--policy a,b] [--seed S] [--time-scale F] [--hold] [-o FILE]\n"
-      "\n"
-      "Turns the Alibaba openb GPU trace into a scenario (docs/trace-replay.md): nodes with their GPU\n"
-      "devices and types, one job per pod (arrival, run time, fractional GPU share, GPU-type\n"
-      "constraint, QoS priority), tenants by a stable hash of the pod name (or by QoS class), and\n"
-      "quotas of the named models derived from the capacity. --time-scale F compresses arrivals F\n"
-      "times (run times kept) to create contention; --hold keeps every pod until the end (the\n"
-      "paper's fill-the-cluster runs; pod lists without time columns always hold).\n"
-      "Nothing is written on an error.\n";
-  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-    std::cout << help;
-    return args.empty() ? exit_usage : exit_ok;
+/// quota-sim import and replay: their help without arguments (exit_usage) or
+/// with --help or -h first (exit_ok).
+std::optional<int> leading_help(const std::vector<std::string>& args, const char* help) {
+  if (!args.empty() && args[0] != "--help" && args[0] != "-h") return std::nullopt;
+  std::cout << help;
+  return args.empty() ? exit_usage : exit_ok;
+}
+
+/// What body() returns; a quota::error it throws ends the command with its
+/// message and exit_invalid (quota-sim import openb and replay openb).
+template <class F>
+int or_invalid(const char* cmd, F&& body) {
+  try {
+    return body();
+  } catch (const quota::error& e) {
+    std::cerr << "quota-sim " << cmd << ": " << e.what() << "\n";
+    return exit_invalid;
   }
+}
+
+int cmd_import(const std::vector<std::string>& args) {
+  if (auto rc = leading_help(args, import_help)) return *rc;
   if (args[0] == "cluster") return cmd_import_cluster(args);
   if (args[0] != "openb") {
     std::cerr << "quota-sim import: unknown trace format '" << args[0] << "' (openb, cluster)\n";
@@ -551,14 +606,14 @@ int cmd_import(const std::vector<std::string>& args) {
   }
   quota::sim::openb_options o;
   std::string out;
-  if (auto rc = parse_openb_args(args, o, "import", help, [&](const std::string& a, const std::string* v) {
+  if (auto rc = parse_openb_args(args, o, "import", import_help, [&](const std::string& a, const std::string* v) {
         if (a != "-o") return 0;
         if (!v) return -1;
         out = *v;
         return 2;
       }))
     return *rc;
-  try {
+  return or_invalid("import", [&] {
     const std::string text = quota::sim::import_openb(o).dump(1) + "\n";
     if (out.empty()) {
       std::cout << text;
@@ -567,26 +622,11 @@ int cmd_import(const std::vector<std::string>& args) {
       return exit_usage;
     }
     return exit_ok;
-  } catch (const quota::error& e) {
-    std::cerr << "quota-sim import: " << e.what() << "\n";
-    return exit_invalid;
-  }
+  });
 }
 
 int cmd_replay(const std::vector<std::string>& args) {
-  static const char* help =
-      "quota-sim replay openb --nodes NODES.csv --pods PODS.csv [--tenants N] [--tenant-rule hash|qos]\n"
-      "                       [--policy a,b] [--seed S] [--time-scale F] [--hold]\n"
-      "                       [--report FILE] [--svg FILE] [--quiet] [--check-invariants]\n"
-      "\n"
-      "Imports the openb trace and replays it in one process, without writing or parsing the\n"
-      "scenario JSON: the report is byte-identical to `import openb ... -o S.json` then `run S.json`.\n"
-      "The import options are those of quota-sim import openb, the others those of quota-sim run\n"
-      "(default report/chart: the pod list's base name with .report.json / .svg).\n";
-  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-    std::cout << help;
-    return args.empty() ? exit_usage : exit_ok;
-  }
+  if (auto rc = leading_help(args, replay_help)) return *rc;
   if (args[0] != "openb") {
     std::cerr << "quota-sim replay: unknown trace format '" << args[0] << "' (openb)\n";
     return exit_usage;
@@ -596,78 +636,66 @@ int cmd_replay(const std::vector<std::string>& args) {
   bool quiet = false;
   quota::sim::run_options opt;
   opt.peak_snapshot = true;  // the report shows the models at peak contention
-  if (auto rc = parse_openb_args(args, o, "replay", help, [&](const std::string& a, const std::string* v) {
+  if (auto rc = parse_openb_args(args, o, "replay", replay_help, [&](const std::string& a, const std::string* v) {
         if (a == "--quiet" || a == "--check-invariants") {
           (a == "--quiet" ? quiet : opt.check_invariants) = true;
           return 1;
         }
-        if (a != "--report" && a != "--svg") return 0;
+        std::string* text = value_target(a, {{"--report", &report_path}, {"--svg", &svg_path}});
+        if (!text) return 0;
         if (!v) return -1;
-        (a == "--report" ? report_path : svg_path) = *v;
+        *text = *v;
         return 2;
       }))
     return *rc;
   if (report_path.empty()) report_path = base_name(o.pods_file.substr(0, o.pods_file.rfind('.'))) + ".report.json";
   if (svg_path.empty()) svg_path = base_name(o.pods_file.substr(0, o.pods_file.rfind('.'))) + ".svg";
-  try {
+  return or_invalid("replay", [&] {
     quota::sim::register_models();
     quota::sim::scenario sc = quota::sim::openb_scenario(quota::sim::read_openb(o));
     auto models = quota::sim::build_models(sc);
     quota::sim::simulator sim(std::move(sc), std::move(models));
     return replay_and_write(sim, report_path, svg_path, -1, quiet, opt);
-  } catch (const quota::error& e) {
-    std::cerr << "quota-sim replay: " << e.what() << "\n";
-    return exit_invalid;
-  }
+  });
 }
 
 int cmd_compare(const std::vector<std::string>& args) {
-  static const char* help =
-      "quota-sim compare SCENARIO --policies none,a,b+c [--report FILE] [--svg FILE]\n"
-      "quota-sim compare openb --nodes NODES.csv --pods PODS.csv [import options] --policies none,a,b+c ...\n"
-      "\n"
-      "Replays SCENARIO's workload (or the openb trace, imported in the same process) once per policy set (none, or "
-      "model names joined by '+'),\n"
-      "with quotas each model derives from the cluster capacity and the scenario's tenants,\n"
-      "and writes one side-by-side report (utilisation, GPU fragmentation, wait percentiles,\n"
-      "preemptions, per-tenant usage, never-admitted jobs with reasons) and one SVG.\n"
-      "The set 'scenario' replays SCENARIO's own policies as written (quota-sim import cluster\n"
-      "--from-objects: the cluster's own quota objects).\n";
   std::string file, sets_text = "none", report_path, svg_path;
   quota::sim::openb_options o;
   const bool openb = !args.empty() && args[0] == "openb";
+  // the options of compare's own, in both forms
+  auto output = [&](const std::string& a) {
+    return value_target(a, {{"--policies", &sets_text}, {"--report", &report_path}, {"--svg", &svg_path}});
+  };
   if (openb) {
-    if (auto rc = parse_openb_args(args, o, "compare", help, [&](const std::string& a, const std::string* v) {
-          if (a != "--policies" && a != "--report" && a != "--svg") return 0;
+    if (auto rc = parse_openb_args(args, o, "compare", compare_help, [&](const std::string& a, const std::string* v) {
+          std::string* text = output(a);
+          if (!text) return 0;
           if (!v) return -1;
-          (a == "--policies" ? sets_text : a == "--report" ? report_path : svg_path) = *v;
+          *text = *v;
           return 2;
         }))
       return *rc;
     file = o.pods_file.substr(0, o.pods_file.rfind('.'));
     o.policies.clear();  // each set brings its own
-  }
-  for (std::size_t i = 0; i < args.size() && !openb; ++i) {
-    const auto& a = args[i];
-    if (a == "--help" || a == "-h") {
-      std::cout << help;
-      return exit_ok;
-    }
-    if (a == "--policies" || a == "--report" || a == "--svg") {
-      if (i + 1 >= args.size()) {
-        std::cerr << "quota-sim compare: " << a << " needs a value\n";
-        return exit_usage;
-      }
-      (a == "--policies" ? sets_text : a == "--report" ? report_path : svg_path) = args[++i];
-    } else if (!a.empty() && a[0] != '-' && file.empty()) {
-      file = a;
-    } else {
-      std::cerr << "quota-sim compare: unexpected argument " << a << "\n" << help;
-      return exit_usage;
-    }
+  } else if (auto rc = walk_args(args, 0, compare_help, [&](std::size_t& i) -> std::optional<int> {
+               const auto& a = args[i];
+               if (std::string* text = output(a)) {
+                 const std::string* v = option_value(args, i, "compare");
+                 if (!v) return exit_usage;
+                 *text = *v;
+               } else if (!a.empty() && a[0] != '-' && file.empty()) {
+                 file = a;
+               } else {
+                 std::cerr << "quota-sim compare: unexpected argument " << a << "\n" << compare_help;
+                 return exit_usage;
+               }
+               return std::nullopt;
+             })) {
+    return *rc;
   }
   if (file.empty()) {
-    std::cerr << help;
+    std::cerr << compare_help;
     return exit_usage;
   }
   std::vector<std::string> sets;

@@ -100,6 +100,15 @@ inline void to_json(json& j, const registry_bound<P>& m) {
   to_json(j, m.policy());
 }
 
+/// A model instance of policy P built from `model`, which names resources by
+/// a shared copy of the scenario's registry (the scenario's own moves).
+template <class P, class M>
+model_instance registry_bound_instance(M model, const resource_registry& scenario_registry) {
+  auto reg = std::make_shared<const resource_registry>(scenario_registry);
+  model.rebind_registry(reg.get());
+  return instance_of(registry_bound<P>(std::move(reg), std::move(model)));
+}
+
 /// The GPU dimension of a capacity vector for synthesized quotas: whole
 /// nvidia.com/gpu devices, else alibaba.com/gpu-milli (thousandths, as the
 /// openb import counts them). Returns the id and how many units make one GPU.

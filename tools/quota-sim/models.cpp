@@ -3,6 +3,9 @@
 // quota_sim library.
 #include "models.hpp"
 
+#include <map>
+#include <string>
+
 #include "models/budget.hpp"
 #include "models/elastic_quota.hpp"
 #include "models/kai_claims.hpp"
@@ -22,17 +25,66 @@ namespace quota::sim {
 void register_models() {
   auto& k = model_kinds();
   if (!k.empty()) return;
-  register_budget_model(k);
-  register_kai_claims_model(k);
-  register_elastic_quota_model(k);
-  register_kai_fair_share_model(k);
-  register_kueue_model(k);
-  register_yunikorn_limits_model(k);
-  register_priority_class_quota_model(k);
-  register_running_limits_model(k);
-  register_sharing_pools_model(k);
-  register_volcano_model(k);
-  register_volcano_capacity_model(k);
+  // every model: its name in policies[].model, what `quota-sim models` says of
+  // its entry, how the entry is built and how quota-sim generate derives one
+  // for synthetic tenants (models/<name>.hpp, namespace detail)
+  using namespace detail;
+  k = std::map<std::string, model_kind>{
+      {"budget",
+       model_kind{"budget over time per tenant: {\"resource\", \"tenant\": queue|namespace|user|group, \"window\": "
+                  "calendar|rolling, \"windowStart\", \"windowLength\", \"defaultDuration\", \"onExhausted\": "
+                  "deny|admit_preemptible, \"budgets\": {\"team-a\": \"500h\", \"*\": ...}}",
+                  budget_make, budget_synthesize}},
+      {"elastic_quota",
+       model_kind{
+           "nos ElasticQuota / CompositeElasticQuota: {\"objects\": List, \"options\": {\"upstream\", \"missing\", "
+           "\"preemption\", \"labelOrder\", \"gpuMemoryPerGPU\"}}; job.namespace selects the quota",
+           elastic_quota_make, elastic_quota_synthesize}},
+      {"kai_claims",
+       model_kind{
+           "shared DRA ResourceClaims with one owning queue per claim (KAI's claim-sharing design, or KAI today with "
+           "mode upstream): {\"objects\": [ResourceClaim, DeviceClass ...], \"pods\": [Pod ...], \"options\": "
+           "{\"locking\": \"deny_foreign\", \"orphans\": \"deduct\", \"opt_out\": [...]}}; jobs name claims in "
+           "`claims`",
+           claims_make, claims_synthesize}},
+      {"kai_fair_share",
+       model_kind{
+           "KAI hierarchical fair share: {\"objects\": [KAI Queue objects], \"options\": {\"gpuResource\": ...}}",
+           kai_fair_share_make, kai_fair_share_synthesize}},
+      {"kueue",
+       model_kind{
+           "Kueue ClusterQueues in cohorts of any depth with flavors, nominal quota, borrowing and lending limits, "
+           "preemption and fair sharing: {\"objects\": [ResourceFlavor, ClusterQueue, Cohort, LocalQueue ...], "
+           "\"options\": {\"fairSharing\": false}}",
+           kueue_make, kueue_synthesize}},
+      {"priority_class_quota", model_kind{"min/max per (tenant, PriorityClass): {\"tenant\": queue|namespace|user, "
+                                          "\"quotas\": {\"team-a\": {\"high\": "
+                                          "{\"min\": {...}, \"max\": {...}}}, \"*\": {...}}}",
+                                          priority_class_quota_make, priority_class_quota_synthesize}},
+      {"running_limits", model_kind{"running-job limits per queue, user and namespace: {\"queues\": {\"team-a\": 3, "
+                                    "\"*\": 10}, \"users\": {...}, "
+                                    "\"namespaces\": {...}}",
+                                    running_limits_make, running_limits_synthesize}},
+      {"sharing_pools",
+       model_kind{"elastic quotas grouped in sharing pools: {\"pools\": [{\"name\", \"lendAcross\", \"borrowAcross\", "
+                  "\"quotas\": [{\"name\", \"namespaces\", \"min\", \"max\"}]}]}; job.namespace selects the quota",
+                  sharing_pools_make, sharing_pools_synthesize}},
+      {"volcano",
+       model_kind{
+           "Volcano Queues (proportion plugin): {\"objects\": [Queue ...], \"options\": {\"plugin\": \"proportion\", "
+           "\"enqueue\": false, \"overcommitFactor\": 1.2, \"upstream\": false}}",
+           volcano_make, volcano_synthesize}},
+      {"volcano_capacity",
+       model_kind{"Volcano Queues (capacity plugin, flat or hierarchical): {\"objects\": [Queue ...], \"options\": "
+                  "{\"hierarchy\": true, \"ancestorReclaimLevel\": 0, \"enqueue\": false, \"upstream\": false}}",
+                  volcano_capacity_make, volcano_capacity_synthesize}},
+      {"yunikorn_limits",
+       model_kind{
+           "YuniKorn user and group limits (maxresources, maxapplications per user and group at every queue level, "
+           "wildcards, cumulative group pool): {\"config\": {\"partitions\": [{\"queues\": [{\"name\": \"root\", "
+           "\"limits\": [...], \"queues\": [...]}]}]}, \"options\": {\"partition\": \"default\", \"vcoreAsCpu\": true, "
+           "\"upstream\": false}}",
+           yunikorn_limits_make, yunikorn_limits_synthesize}}};
 }
 
 std::vector<model_instance> build_models(scenario& sc) {

@@ -414,12 +414,9 @@ struct openb_trace {
     const openb_pod& p = tr.pods[i];
     job_spec js;
     js.id = p.name;
-    js.submit_ms = p.submit_ms;
-    js.created_ms = p.submit_ms;
+    js.submit_ms = js.created_ms = p.submit_ms;  // created when it arrives
     js.duration_ms = p.duration_ms;
-    js.ns = p.tenant;
-    js.queue = p.tenant;
-    js.user = p.tenant;
+    js.ns = js.queue = js.user = p.tenant;  // the tenant is the pod's namespace, queue and user at once
     js.priority = p.priority;
     js.priority_class = p.qos;
     js.preemptible = p.qos != "LS";

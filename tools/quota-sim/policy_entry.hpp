@@ -260,4 +260,15 @@ inline void refuse_finer_scales(policy_entry& entry, const scenario& sc, std::st
   return std::nullopt;
 }
 
+/// Every query expectation to `model` names one of its objects: one whose
+/// name is not `known` is a problem of the entry at the expectation's path
+/// plus `field` (".queue.name"), saying `missing(name)`.
+template <class Known, class Missing>
+void check_query_names(policy_entry& entry, const scenario& sc, std::string_view model, std::string_view field,
+                       const Known& known, const Missing& missing) {
+  for (const auto& x : sc.expectations)
+    if (x.query && x.query->model == model && !known(x.query->queue))
+      entry.add(x.query->path + std::string(field), missing(x.query->queue));
+}
+
 }  // namespace quota::sim

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // quota-sim integration of the budget model (docs/extra-policies.md):
-// registers "budget" ({"model": "budget", ...}, quota/budget_json.hpp).
+// builds "budget" entries ({"model": "budget", ...}, quota/budget_json.hpp;
+// listed in models.cpp).
 //
 // Time for budgets. The simulator moves the budget's clock at the start of
 // every instant (model_instance::on_time, before that instant's finishes),
@@ -102,26 +103,26 @@ inline void to_json(json& j, const sim_budget& b) {
   to_json(j, b.policy());
 }
 
-inline void register_budget_model(std::map<std::string, model_kind>& kinds) {
-  kinds["budget"] = model_kind{
-      "budget over time per tenant: {\"resource\", \"tenant\": queue|namespace|user|group, \"window\": "
-      "calendar|rolling, \"windowStart\", \"windowLength\", \"defaultDuration\", \"onExhausted\": "
-      "deny|admit_preemptible, \"budgets\": {\"team-a\": \"500h\", \"*\": ...}}",
-      [](const policy_spec& ps, scenario& sc) {
-        auto mi = instance_of(sim_budget(load_budget(ps.body, sc.registry, ps.path)));
-        mi.on_time = [](any_policy& p, std::int64_t now) { p.target<sim_budget>()->advance_to(now); };
-        mi.next_wake = [](const any_policy& p, std::int64_t) { return p.target<sim_budget>()->next_reset(); };
-        return mi;
-      },
-      [](const std::vector<std::string>& tenants, const resource_vector& capacity, const resource_registry& reg) {
-        // each tenant: its even GPU share for a whole week
-        const auto [gpu, unit] = gpu_dimension(capacity, reg);
-        const auto share = std::max<amount>(
-            1, capacity.get(gpu) / unit / static_cast<amount>(std::max<std::size_t>(1, tenants.size())));
-        json p{{"model", "budget"}, {"resource", std::string(reg.name(gpu))}, {"budgets", json::object()}};
-        for (const auto& t : tenants) p["budgets"][t] = std::to_string(share * 168 * unit) + "h";
-        return p;
-      }};
+namespace detail {
+
+inline model_instance budget_make(const policy_spec& ps, scenario& sc) {
+  auto mi = instance_of(sim_budget(load_budget(ps.body, sc.registry, ps.path)));
+  mi.on_time = [](any_policy& p, std::int64_t now) { p.target<sim_budget>()->advance_to(now); };
+  mi.next_wake = [](const any_policy& p, std::int64_t) { return p.target<sim_budget>()->next_reset(); };
+  return mi;
 }
+
+inline json budget_synthesize(const std::vector<std::string>& tenants, const resource_vector& capacity,
+                              const resource_registry& reg) {
+  // each tenant: its even GPU share for a whole week
+  const auto [gpu, unit] = gpu_dimension(capacity, reg);
+  const auto share =
+      std::max<amount>(1, capacity.get(gpu) / unit / static_cast<amount>(std::max<std::size_t>(1, tenants.size())));
+  json p{{"model", "budget"}, {"resource", std::string(reg.name(gpu))}, {"budgets", json::object()}};
+  for (const auto& t : tenants) p["budgets"][t] = std::to_string(share * 168 * unit) + "h";
+  return p;
+}
+
+}  // namespace detail
 
 }  // namespace quota::sim

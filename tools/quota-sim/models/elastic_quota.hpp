@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota-sim integration of the nos elastic-quota model: registers
-// "elastic_quota". A policy entry holds the ElasticQuota and
+// quota-sim integration of the nos elastic-quota model: builds
+// "elastic_quota" entries (listed in models.cpp). A policy entry holds the ElasticQuota and
 // CompositeElasticQuota objects as kubectl prints them (List or array) and
 // options: {"upstream": bool (decide as nos does, elastic_options::upstream),
 // "missing": "unlimited" | "upstream" (only cpu/memory missing from a limit
@@ -98,68 +98,67 @@ inline json elastic_quota_answer(const any_policy& current, const query_spec& q)
   throw state_error(error_id::state_conflict, "elastic_quota query: no quota " + q.queue);
 }
 
-inline void register_elastic_quota_model(std::map<std::string, model_kind>& kinds) {
-  kinds["elastic_quota"] = model_kind{
-      "nos ElasticQuota / CompositeElasticQuota: {\"objects\": List, \"options\": {\"upstream\", \"missing\", "
-      "\"preemption\", \"labelOrder\", \"gpuMemoryPerGPU\"}}; job.namespace selects the quota",
-      [](const policy_spec& ps, scenario& sc) {
-        policy_entry entry(ps, {"objects", "options"});
-        elastic_options opt;
-        std::int64_t gb_per_gpu = 0;
-        entry.options(
-            {flag_option("upstream", opt.upstream),
-             choice_option<elastic_missing_policy>(
-                 "missing",
-                 {{"unlimited", elastic_missing_policy::unlimited}, {"upstream", elastic_missing_policy::upstream}},
-                 opt.missing),
-             choice_option<elastic_preemption_policy>(
-                 "preemption",
-                 {{"nos", elastic_preemption_policy::nos},
-                  {"capacity_scheduling", elastic_preemption_policy::capacity_scheduling}},
-                 opt.preemption),
-             choice_option<elastic_label_order>(
-                 "labelOrder",
-                 {{"nos", elastic_label_order::nos}, {"creation_then_size", elastic_label_order::creation_then_size}},
-                 opt.label_order),
-             integer_option("gpuMemoryPerGPU", 1, INT64_MAX, gb_per_gpu)});
-        std::vector<elastic_quota_spec> specs;
-        entry.load("objects",
-                   [&] { specs = load_elastic_quotas(ps.body.value("objects", json::array()), sc.registry); });
-        entry.throw_if_any();
-        if (opt.upstream) opt.missing = elastic_missing_policy::upstream;
-        // nos always computes a pod's GPU memory (the chart's GB per GPU by default)
-        if (opt.upstream && gb_per_gpu == 0) gb_per_gpu = default_gb_per_gpu;
-        if (gb_per_gpu != 0)
-          refuse_finer_scales(
-              entry, sc, "elastic_quota",
-              [](std::string_view r) { return r == "nvidia.com/gpu" || r.starts_with("nvidia.com/mig-") ? 0 : -1; },
-              "a pod's GPU memory is counted per whole GPU and MIG slice");
-        for (const auto& x : sc.expectations)
-          if (x.query && x.query->model == "elastic_quota" &&
-              std::none_of(specs.begin(), specs.end(),
-                           [&](const elastic_quota_spec& sp) { return sp.name == x.query->queue; }))
-            entry.add(x.query->path + ".quota.name", "no ElasticQuota '" + x.query->queue + "' in the model");
-        entry.throw_if_any();
-        auto reg = std::make_shared<const resource_registry>(sc.registry);
-        elastic_quota_model set(std::move(specs), opt, reg.get());
-        model_instance mi = instance_of(sim_elastic_quota(std::move(set), std::move(reg), gb_per_gpu,
-                                                          opt.upstream ? mig_name_match::nos : mig_name_match::exact));
-        mi.query = [](const any_policy& current, const query_spec& q) { return elastic_quota_answer(current, q); };
-        return mi;
+namespace detail {
+
+inline model_instance elastic_quota_make(const policy_spec& ps, scenario& sc) {
+  policy_entry entry(ps, {"objects", "options"});
+  elastic_options opt;
+  std::int64_t gb_per_gpu = 0;
+  entry.options({flag_option("upstream", opt.upstream),
+                 choice_option<elastic_missing_policy>(
+                     "missing",
+                     {{"unlimited", elastic_missing_policy::unlimited}, {"upstream", elastic_missing_policy::upstream}},
+                     opt.missing),
+                 choice_option<elastic_preemption_policy>(
+                     "preemption",
+                     {{"nos", elastic_preemption_policy::nos},
+                      {"capacity_scheduling", elastic_preemption_policy::capacity_scheduling}},
+                     opt.preemption),
+                 choice_option<elastic_label_order>("labelOrder",
+                                                    {{"nos", elastic_label_order::nos},
+                                                     {"creation_then_size", elastic_label_order::creation_then_size}},
+                                                    opt.label_order),
+                 integer_option("gpuMemoryPerGPU", 1, INT64_MAX, gb_per_gpu)});
+  std::vector<elastic_quota_spec> specs;
+  entry.load("objects", [&] { specs = load_elastic_quotas(ps.body.value("objects", json::array()), sc.registry); });
+  entry.throw_if_any();
+  if (opt.upstream) opt.missing = elastic_missing_policy::upstream;
+  // nos always computes a pod's GPU memory (the chart's GB per GPU by default)
+  if (opt.upstream && gb_per_gpu == 0) gb_per_gpu = default_gb_per_gpu;
+  if (gb_per_gpu != 0)
+    refuse_finer_scales(
+        entry, sc, "elastic_quota",
+        [](std::string_view r) { return r == "nvidia.com/gpu" || r.starts_with("nvidia.com/mig-") ? 0 : -1; },
+        "a pod's GPU memory is counted per whole GPU and MIG slice");
+  check_query_names(
+      entry, sc, "elastic_quota", ".quota.name",
+      [&](const std::string& q) {
+        return std::any_of(specs.begin(), specs.end(), [&](const elastic_quota_spec& sp) { return sp.name == q; });
       },
-      [](const std::vector<std::string>& tenants, const resource_vector& capacity, const resource_registry& reg) {
-        const auto [gpu, unit] = gpu_dimension(capacity, reg);
-        (void)unit;
-        const amount share = capacity.get(gpu) / static_cast<amount>(std::max<std::size_t>(1, tenants.size()));
-        json items = json::array();
-        for (const auto& t : tenants)
-          items.push_back({{"apiVersion", "nos.nebuly.com/v1alpha1"},
-                           {"kind", "ElasticQuota"},
-                           {"metadata", {{"name", t}, {"namespace", t}}},
-                           {"spec", {{"min", {{std::string(reg.name(gpu)), share}}}}}});
-        return json{{"model", "elastic_quota"},
-                    {"objects", {{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}}}};
-      }};
+      [](const std::string& q) { return "no ElasticQuota '" + q + "' in the model"; });
+  entry.throw_if_any();
+  auto reg = std::make_shared<const resource_registry>(sc.registry);
+  elastic_quota_model set(std::move(specs), opt, reg.get());
+  model_instance mi = instance_of(sim_elastic_quota(std::move(set), std::move(reg), gb_per_gpu,
+                                                    opt.upstream ? mig_name_match::nos : mig_name_match::exact));
+  mi.query = [](const any_policy& current, const query_spec& q) { return elastic_quota_answer(current, q); };
+  return mi;
 }
+
+inline json elastic_quota_synthesize(const std::vector<std::string>& tenants, const resource_vector& capacity,
+                                     const resource_registry& reg) {
+  const auto [gpu, unit] = gpu_dimension(capacity, reg);
+  (void)unit;
+  const amount share = capacity.get(gpu) / static_cast<amount>(std::max<std::size_t>(1, tenants.size()));
+  json items = json::array();
+  for (const auto& t : tenants)
+    items.push_back({{"apiVersion", "nos.nebuly.com/v1alpha1"},
+                     {"kind", "ElasticQuota"},
+                     {"metadata", {{"name", t}, {"namespace", t}}},
+                     {"spec", {{"min", {{std::string(reg.name(gpu)), share}}}}}});
+  return json{{"model", "elastic_quota"}, {"objects", {{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}}}};
+}
+
+}  // namespace detail
 
 }  // namespace quota::sim

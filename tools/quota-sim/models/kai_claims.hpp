@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // quota-sim integration of the claims model (shared DRA ResourceClaims, one
-// owning queue per claim): registers it in model_kinds() as "kai_claims".
+// owning queue per claim): builds "kai_claims" entries (listed in models.cpp).
 //
 // Policy entry:
 //   {"model": "kai_claims",
@@ -190,18 +190,11 @@ inline model_instance claims_make(const policy_spec& ps, scenario& sc) {
   return instance_of(std::move(pol));
 }
 
-}  // namespace detail
-
-inline void register_kai_claims_model(std::map<std::string, model_kind>& kinds) {
-  kinds["kai_claims"] = model_kind{
-      "shared DRA ResourceClaims with one owning queue per claim (KAI's claim-sharing design, or KAI today with "
-      "mode upstream): {\"objects\": [ResourceClaim, DeviceClass ...], \"pods\": [Pod ...], \"options\": "
-      "{\"locking\": \"deny_foreign\", \"orphans\": \"deduct\", \"opt_out\": [...]}}; jobs name claims in `claims`",
-      detail::claims_make,
-      // claims cannot be synthesized: an entry with no claims (every job without claims is allowed)
-      [](const std::vector<std::string>&, const resource_vector&, const resource_registry&) {
-        return json{{"model", "kai_claims"}, {"objects", json::array()}};
-      }};
+// claims cannot be synthesized: an entry with no claims (every job without claims is allowed)
+inline json claims_synthesize(const std::vector<std::string>&, const resource_vector&, const resource_registry&) {
+  return json{{"model", "kai_claims"}, {"objects", json::array()}};
 }
+
+}  // namespace detail
 
 }  // namespace quota::sim

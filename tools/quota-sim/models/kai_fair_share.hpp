@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota-sim integration of KAI's hierarchical fair share: registers it in
-// model_kinds() as "kai_fair_share".
+// quota-sim integration of KAI's hierarchical fair share: builds
+// "kai_fair_share" entries (listed in models.cpp).
 //
 // Policy entry:
 //   {"model": "kai_fair_share",
@@ -21,7 +21,6 @@
 #pragma once
 
 #include <algorithm>
-#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -84,11 +83,13 @@ inline model_instance kai_fair_share_make(const policy_spec& ps, scenario& sc) {
   std::vector<kai_fair_share_queue_spec> specs;
   entry.load("objects", [&] { specs = load_kai_fair_share_queues(entry["objects"], sc.registry, opt); });
   entry.throw_if_any();
-  for (const auto& x : sc.expectations)
-    if (x.query && x.query->model == "kai_fair_share" &&
-        std::none_of(specs.begin(), specs.end(),
-                     [&](const kai_fair_share_queue_spec& sp) { return sp.name == x.query->queue; }))
-      entry.add(x.query->path + ".queue.name", "no KAI Queue '" + x.query->queue + "' in the kai_fair_share model");
+  check_query_names(
+      entry, sc, "kai_fair_share", ".queue.name",
+      [&](const std::string& q) {
+        return std::any_of(specs.begin(), specs.end(),
+                           [&](const kai_fair_share_queue_spec& sp) { return sp.name == q; });
+      },
+      [](const std::string& q) { return "no KAI Queue '" + q + "' in the kai_fair_share model"; });
   entry.throw_if_any();
   if (fopt.upstream) fopt.whole_units = kai_fair_share_whole_units(sc.registry, opt);
   std::unique_ptr<kai_fair_share_model> tree;
@@ -118,48 +119,44 @@ inline model_instance kai_fair_share_make(const policy_spec& ps, scenario& sc) {
   return mi;
 }
 
-}  // namespace detail
-
-inline void register_kai_fair_share_model(std::map<std::string, model_kind>& kinds) {
-  kinds["kai_fair_share"] = model_kind{
-      "KAI hierarchical fair share: {\"objects\": [KAI Queue objects], \"options\": {\"gpuResource\": ...}}",
-      [](const policy_spec& ps, scenario& sc) { return detail::kai_fair_share_make(ps, sc); },
-      [](const std::vector<std::string>& tenants, const resource_vector& capacity, const resource_registry& reg) {
-        // one queue per tenant under a root; quota = even share of the GPUs, weight 1, no limit
-        // the `gpu` amounts are read in the units of gpuResource (devices for
-        // nvidia.com/gpu, thousandths for alibaba.com/gpu-milli), so the even
-        // share is written in those units
-        const auto gpu = gpu_dimension(capacity, reg).first;
-        const std::string gname(reg.name(gpu));
-        const auto n = static_cast<amount>(std::max<std::size_t>(1, tenants.size()));
-        json objs = json::array();
-        const json unlimited{{"quota", -1}, {"overQuotaWeight", 1}, {"limit", -1}};
-        json root;
-        root["metadata"]["name"] = "root";
-        root["spec"]["resources"]["gpu"] = unlimited;
-        root["spec"]["resources"]["cpu"] = unlimited;
-        root["spec"]["resources"]["memory"] = unlimited;
-        objs.push_back(root);
-        for (const auto& t : tenants) {
-          json q;
-          q["metadata"]["name"] = t;
-          q["spec"]["parentQueue"] = "root";
-          q["spec"]["resources"]["gpu"] = json{{"quota", capacity.get(gpu) / n}, {"overQuotaWeight", 1}, {"limit", -1}};
-          // cpu and memory get an even share too: an omitted quota is 0, and
-          // non-preemptible jobs must fit within quota in every resource
-          // (KAI units: cpu millicores, memory MB of 10^6 bytes)
-          q["spec"]["resources"]["cpu"] =
-              json{{"quota", capacity.get(resources::cpu) / n}, {"overQuotaWeight", 1}, {"limit", -1}};
-          q["spec"]["resources"]["memory"] =
-              json{{"quota", capacity.get(resources::memory) / 1'000'000 / n}, {"overQuotaWeight", 1}, {"limit", -1}};
-          objs.push_back(q);
-        }
-        json out;
-        out["model"] = "kai_fair_share";
-        out["objects"] = objs;
-        out["options"]["gpuResource"] = gname;
-        return out;
-      }};
+inline json kai_fair_share_synthesize(const std::vector<std::string>& tenants, const resource_vector& capacity,
+                                      const resource_registry& reg) {
+  // one queue per tenant under a root; quota = even share of the GPUs, weight 1, no limit
+  // the `gpu` amounts are read in the units of gpuResource (devices for
+  // nvidia.com/gpu, thousandths for alibaba.com/gpu-milli), so the even
+  // share is written in those units
+  const auto gpu = gpu_dimension(capacity, reg).first;
+  const std::string gname(reg.name(gpu));
+  const auto n = static_cast<amount>(std::max<std::size_t>(1, tenants.size()));
+  json objs = json::array();
+  const json unlimited{{"quota", -1}, {"overQuotaWeight", 1}, {"limit", -1}};
+  json root;
+  root["metadata"]["name"] = "root";
+  root["spec"]["resources"]["gpu"] = unlimited;
+  root["spec"]["resources"]["cpu"] = unlimited;
+  root["spec"]["resources"]["memory"] = unlimited;
+  objs.push_back(root);
+  for (const auto& t : tenants) {
+    json q;
+    q["metadata"]["name"] = t;
+    q["spec"]["parentQueue"] = "root";
+    q["spec"]["resources"]["gpu"] = json{{"quota", capacity.get(gpu) / n}, {"overQuotaWeight", 1}, {"limit", -1}};
+    // cpu and memory get an even share too: an omitted quota is 0, and
+    // non-preemptible jobs must fit within quota in every resource
+    // (KAI units: cpu millicores, memory MB of 10^6 bytes)
+    q["spec"]["resources"]["cpu"] =
+        json{{"quota", capacity.get(resources::cpu) / n}, {"overQuotaWeight", 1}, {"limit", -1}};
+    q["spec"]["resources"]["memory"] =
+        json{{"quota", capacity.get(resources::memory) / 1'000'000 / n}, {"overQuotaWeight", 1}, {"limit", -1}};
+    objs.push_back(q);
+  }
+  json out;
+  out["model"] = "kai_fair_share";
+  out["objects"] = objs;
+  out["options"]["gpuResource"] = gname;
+  return out;
 }
+
+}  // namespace detail
 
 }  // namespace quota::sim

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota-sim integration of the kueue model: registers it in model_kinds().
+// quota-sim integration of the kueue model: builds "kueue" entries (listed in models.cpp).
 //
 // Policy entry:
 //   {"model": "kueue",
@@ -129,13 +129,5 @@ inline json kueue_synthesize(const std::vector<std::string>& tenants, const reso
 }
 
 }  // namespace detail
-
-inline void register_kueue_model(std::map<std::string, model_kind>& kinds) {
-  kinds["kueue"] = model_kind{
-      "Kueue ClusterQueues in cohorts of any depth with flavors, nominal quota, borrowing and lending limits, "
-      "preemption and fair sharing: {\"objects\": [ResourceFlavor, ClusterQueue, Cohort, LocalQueue ...], "
-      "\"options\": {\"fairSharing\": false}}",
-      detail::kueue_make, detail::kueue_synthesize};
-}
 
 }  // namespace quota::sim

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // quota-sim integration of the priority-class quota model
-// (docs/extra-policies.md): registers "priority_class_quota"
-// ({"model": "priority_class_quota", ...}, quota/priority_class_quota_json.hpp).
+// (docs/extra-policies.md): builds "priority_class_quota" entries
+// ({"model": "priority_class_quota", ...}, quota/priority_class_quota_json.hpp;
+// listed in models.cpp).
 #pragma once
 
-#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -16,25 +16,24 @@
 
 namespace quota::sim {
 
-inline void register_priority_class_quota_model(std::map<std::string, model_kind>& kinds) {
-  kinds["priority_class_quota"] = model_kind{
-      "min/max per (tenant, PriorityClass): {\"tenant\": queue|namespace|user, \"quotas\": {\"team-a\": {\"high\": "
-      "{\"min\": {...}, \"max\": {...}}}, \"*\": {...}}}",
-      [](const policy_spec& ps, scenario& sc) {
-        auto pq = load_priority_class_quota(ps.body, sc.registry);
-        auto reg = std::make_shared<const resource_registry>(sc.registry);
-        pq.rebind_registry(reg.get());
-        return instance_of(registry_bound<priority_class_quota_policy>(std::move(reg), std::move(pq)));
-      },
-      [](const std::vector<std::string>& tenants, const resource_vector& capacity, const resource_registry& reg) {
-        // at most half the cluster's GPUs at class "high" per tenant
-        const auto [gpu, unit] = gpu_dimension(capacity, reg);
-        (void)unit;
-        json p{{"model", "priority_class_quota"}, {"quotas", json::object()}};
-        for (const auto& t : tenants)
-          p["quotas"][t] = json{{"high", {{"max", {{std::string(reg.name(gpu)), capacity.get(gpu) / 2}}}}}};
-        return p;
-      }};
+namespace detail {
+
+inline model_instance priority_class_quota_make(const policy_spec& ps, scenario& sc) {
+  return registry_bound_instance<priority_class_quota_policy>(load_priority_class_quota(ps.body, sc.registry),
+                                                              sc.registry);
 }
+
+inline json priority_class_quota_synthesize(const std::vector<std::string>& tenants, const resource_vector& capacity,
+                                            const resource_registry& reg) {
+  // at most half the cluster's GPUs at class "high" per tenant
+  const auto [gpu, unit] = gpu_dimension(capacity, reg);
+  (void)unit;
+  json p{{"model", "priority_class_quota"}, {"quotas", json::object()}};
+  for (const auto& t : tenants)
+    p["quotas"][t] = json{{"high", {{"max", {{std::string(reg.name(gpu)), capacity.get(gpu) / 2}}}}}};
+  return p;
+}
+
+}  // namespace detail
 
 }  // namespace quota::sim

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // quota-sim integration of the volcano model (Volcano's proportion plugin):
-// registers it in model_kinds(); the capacity plugin is models/volcano_capacity.hpp.
+// builds "volcano" entries (listed in models.cpp); the capacity plugin is
+// models/volcano_capacity.hpp.
 //
 // Policy entry:
 //   {"model": "volcano",
@@ -24,7 +25,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -32,95 +32,57 @@
 #include <vector>
 
 #include <quota/big_int.hpp>
-#include <quota/detail/volcano_elastic.hpp>
 #include <quota/volcano_json.hpp>
 
 #include "../model_registry.hpp"
 #include "../policy_entry.hpp"
+#include "volcano_adapter.hpp"
 
 namespace quota::sim {
 
 namespace detail {
 
-using quota::detail::volcano_elastic_book;
-using quota::detail::volcano_min_resources;
-
 /// The proportion adapter (which owns its queue tree and follows pending
 /// demand) plus the enqueue gates; copies are deep. Order and demand are the
 /// adapter's.
-class volcano_sim_policy {
+class volcano_sim_policy : public volcano_adapter<volcano_sim_policy, volcano_policy, volcano_model> {
  public:
   volcano_sim_policy(volcano_model t, const resource_registry& reg, bool enqueue_gate = false,
                      std::int64_t factor_num = 6, std::int64_t factor_den = 5)
-      : reg_(std::make_shared<const resource_registry>(reg)),
-        p_(bound(std::move(t), reg_.get())),
-        enqueue_gate_(enqueue_gate),
-        factor_num_(factor_num),
-        factor_den_(factor_den) {}
+      : volcano_adapter(std::move(t), reg, enqueue_gate), factor_num_(factor_num), factor_den_(factor_den) {}
   [[nodiscard]] std::string_view policy_name() const noexcept { return "volcano"; }
   [[nodiscard]] decision check(const job& j) const {
-    if (!enqueue_gate_) return p_.check(j);
+    if (!enqueue_gate()) return plugin().check(j);
     // Volcano's enqueue action before allocate: the job (its whole request as
     // minResources) must be enqueueable and pass the overcommit gate.
-    const auto& tree = p_.tree();
+    const auto& tree = plugin().tree();
     const auto q = tree.index(j.queue);
     const auto min = volcano_min_resources(j);
     auto d = tree.job_enqueueable(q, min);
     if (d.allowed()) d = tree.overcommit_gate(q, min, factor_num_, factor_den_);
-    if (d.allowed()) d = p_.check(j);
+    if (d.allowed()) d = plugin().check(j);
     return d;
-  }
-  void commit(const job& j) {
-    p_.commit(j);
-    elastic_.committed(j, p_);
-  }
-  void release(std::string_view id) {
-    p_.release(id);
-    elastic_.released(id, p_);
   }
   /// With the enqueue gates on, only a job that passes them (Volcano: an
   /// Inqueue job) reclaims.
   void victims(const job& j, std::vector<victim>& out) const {
-    if (enqueue_gate_) {
-      const auto& tree = p_.tree();
+    if (enqueue_gate()) {
+      const auto& tree = plugin().tree();
       const auto q = tree.index(j.queue);
       const auto min = volcano_min_resources(j);
       if (tree.job_enqueueable(q, min).denied() || tree.overcommit_gate(q, min, factor_num_, factor_den_).denied())
         return;
     }
-    p_.victims(j, out);
+    plugin().victims(j, out);
   }
-  void node_candidates(const job& j, std::vector<victim>& out) const { p_.node_candidates(j, out); }
-  [[nodiscard]] std::string_view pending_queue(const job& j) const { return p_.pending_queue(j); }
-  [[nodiscard]] std::weak_ordering compare_pending(const job& a, const job& b) const {
-    return p_.compare_pending(a, b);
-  }
-  [[nodiscard]] std::weak_ordering compare_heads(const job& a, const job& b) const { return p_.compare_heads(a, b); }
-  void pending_added(const job& j) { p_.pending_added(j); }
-  void pending_withdrawn(std::string_view id) { p_.pending_withdrawn(id); }
-  [[nodiscard]] const volcano_model& tree() const noexcept { return p_.tree(); }
-  /// A charge model's charges (KAI claims' shared devices) are allocated to their queue.
-  void charge_added(const job& c) { p_.charge_added(c); }
-  void charge_removed(std::string_view id) { p_.charge_removed(id); }
-  [[nodiscard]] const resource_registry& registry() const noexcept { return *reg_; }
+  [[nodiscard]] const volcano_model& tree() const noexcept { return plugin().tree(); }
+  /// The queues' elastic sums go through the proportion adapter, which keeps its tree's.
+  static volcano_policy& elastic_target(volcano_policy& p) noexcept { return p; }
 
  private:
-  /// The model naming resources (reasons, introspection) by the registry's names.
-  static volcano_model bound(volcano_model t, const resource_registry* reg) {
-    t.rebind_registry(reg);
-    return t;
-  }
-  std::shared_ptr<const resource_registry> reg_;  // a copy: the scenario's registry moves
-  volcano_policy p_;
-  volcano_elastic_book elastic_;
-  bool enqueue_gate_ = false;
   std::int64_t factor_num_ = 6, factor_den_ = 5;
 };
-static_assert(policy<volcano_sim_policy>);
-static_assert(order_aware<volcano_sim_policy>);
-static_assert(demand_aware<volcano_sim_policy>);
-static_assert(node_preemption_aware<volcano_sim_policy>);
-static_assert(charge_receiver<volcano_sim_policy>);
+static_assert(volcano_adapter_capabilities<volcano_sim_policy>);
 
 /// The model's introspection (quota/volcano_json.hpp), resources named by the scenario's registry.
 inline void to_json(json& j, const volcano_sim_policy& p) {
@@ -128,8 +90,7 @@ inline void to_json(json& j, const volcano_sim_policy& p) {
 }
 
 inline model_instance volcano_make(const policy_spec& ps, scenario& sc) {
-  policy_entry entry(ps, {"objects", "options"});
-  entry.require("objects", "the Volcano Queue objects of the model");
+  policy_entry entry = volcano_entry(ps);
   bool enqueue_gate = false;
   volcano_options topts;
   double factor = 1.2;
@@ -141,18 +102,13 @@ inline model_instance volcano_make(const policy_spec& ps, scenario& sc) {
                  flag_option("enqueue", enqueue_gate),
                  number_option("overcommitFactor", 1, 1000, factor),
                  flag_option("upstream", topts.upstream)});
-  // Volcano's Resource: MilliValue of cpu and of scalar resources, Value of memory and pods
-  if (topts.upstream)
-    refuse_finer_scales(
-        entry, sc, "volcano", [](std::string_view r) { return r == "memory" || r == "pods" ? 0 : 3; },
-        "Volcano's Resource: cpu and scalar resources in thousandths, memory and pods in whole units");
+  if (topts.upstream) refuse_finer_than_volcano(entry, sc, "volcano");
   entry.throw_if_any();
   const auto factor_milli = static_cast<std::int64_t>(std::llround(factor * 1000.0));
   std::vector<volcano_queue_spec> specs;
   entry.load("objects", [&] { specs = parse_volcano_queues(entry["objects"], sc.registry); });
   entry.throw_if_any();
-  resource_vector total;
-  for (const auto& n : sc.nodes) total.add_in_place(n.allocatable);
+  const resource_vector total = volcano_cluster_total(sc);
   std::vector<resource_id> dims;
   for (const auto& e : total) dims.push_back(e.id);
   for (const auto& s : specs) {
@@ -177,11 +133,12 @@ inline model_instance volcano_make(const policy_spec& ps, scenario& sc) {
       entry.add("$.jobs[" + std::to_string(i) + "].queue",
                 "job '" + js.id + "': no Volcano Queue '" + js.queue + "' in the volcano model");
   }
-  for (const auto& x : sc.expectations)
-    if (x.query && x.query->model == "volcano" && std::find(names.begin(), names.end(), x.query->queue) == names.end())
-      entry.add(x.query->path + ".queue.name", "no Volcano Queue '" + x.query->queue + "' in the volcano model");
+  check_query_names(
+      entry, sc, "volcano", ".queue.name",
+      [&](const std::string& q) { return std::find(names.begin(), names.end(), q) != names.end(); },
+      [](const std::string& q) { return "no Volcano Queue '" + q + "' in the volcano model"; });
   entry.throw_if_any();
-  for (const auto& w : tree->warnings()) sc.warnings.push_back({ps.path + ".objects: " + w.path, w.message});
+  take_volcano_warnings(sc, ps, tree->warnings());
   volcano_sim_policy pol(std::move(*tree), sc.registry, enqueue_gate, factor_milli, 1000);
   model_instance mi = instance_of(std::move(pol));
   // a queue's share (Volcano's updateQueueAttrShare: the largest allocated /
@@ -219,12 +176,5 @@ inline json volcano_synthesize(const std::vector<std::string>& tenants, const re
 }
 
 }  // namespace detail
-
-inline void register_volcano_model(std::map<std::string, model_kind>& kinds) {
-  kinds["volcano"] = model_kind{
-      "Volcano Queues (proportion plugin): {\"objects\": [Queue ...], \"options\": {\"plugin\": \"proportion\", "
-      "\"enqueue\": false, \"overcommitFactor\": 1.2, \"upstream\": false}}",
-      detail::volcano_make, detail::volcano_synthesize};
-}
 
 }  // namespace quota::sim

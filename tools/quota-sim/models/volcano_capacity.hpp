@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // quota-sim integration of the volcano_capacity model (Volcano's capacity
-// plugin): registers it in model_kinds().
+// plugin): builds "volcano_capacity" entries (listed in models.cpp).
 //
 // Model "volcano_capacity" (the capacity plugin):
 //   {"model": "volcano_capacity", "objects": [Queue ...],
@@ -16,89 +16,51 @@
 #pragma once
 
 #include <algorithm>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <quota/detail/volcano_elastic.hpp>
 #include <quota/volcano_capacity_json.hpp>
 
 #include "../model_registry.hpp"
 #include "../policy_entry.hpp"
+#include "volcano_adapter.hpp"
 
 namespace quota::sim {
 
 namespace detail {
 
-using quota::detail::volcano_elastic_book;
-using quota::detail::volcano_min_resources;
-
 /// The capacity plugin: owns its queues (any_policy copies the model).
-class volcano_capacity_sim_policy {
+class volcano_capacity_sim_policy
+    : public volcano_adapter<volcano_capacity_sim_policy, volcano_capacity_policy, volcano_capacity_model> {
  public:
   volcano_capacity_sim_policy(volcano_capacity_model q, const resource_registry& reg, bool enqueue_gate = false)
-      : reg_(std::make_shared<const resource_registry>(reg)),
-        p_(bound(std::move(q), reg_.get())),
-        enqueue_gate_(enqueue_gate) {}
+      : volcano_adapter(std::move(q), reg, enqueue_gate) {}
   [[nodiscard]] std::string_view policy_name() const noexcept { return "volcano_capacity"; }
   /// With "enqueue": the capacity plugin's own enqueue step (its
   /// JobEnqueueableFn with the job's minResources, leaf to root) first.
   [[nodiscard]] decision check(const job& j) const {
-    if (enqueue_gate_ && p_.jobs_in_inner_queues() == 0) {
-      const auto& m = p_.model();
+    if (enqueue_gate() && plugin().jobs_in_inner_queues() == 0) {
+      const auto& m = plugin().model();
       auto d = m.job_enqueueable(m.index(j.queue), volcano_min_resources(j));
       if (d.denied()) return d;
     }
-    return p_.check(j);
-  }
-  void commit(const job& j) {
-    p_.commit(j);
-    elastic_.committed(j, p_.model());
-  }
-  void release(std::string_view id) {
-    p_.release(id);
-    elastic_.released(id, p_.model());
+    return plugin().check(j);
   }
   /// Only a job that passes the enqueue step (Volcano: an Inqueue job) reclaims.
   void victims(const job& j, std::vector<victim>& out) const {
-    if (enqueue_gate_) {
-      const auto& m = p_.model();
+    if (enqueue_gate()) {
+      const auto& m = plugin().model();
       if (m.job_enqueueable(m.index(j.queue), volcano_min_resources(j)).denied()) return;
     }
-    p_.victims(j, out);
+    plugin().victims(j, out);
   }
-  void pending_added(const job& j) { p_.pending_added(j); }
-  void pending_withdrawn(std::string_view id) { p_.pending_withdrawn(id); }
-  void node_candidates(const job& j, std::vector<victim>& out) const { p_.node_candidates(j, out); }
-  /// A charge model's charges (KAI claims' shared devices) are allocated to their queue.
-  void charge_added(const job& c) { p_.charge_added(c); }
-  void charge_removed(std::string_view id) { p_.charge_removed(id); }
-  [[nodiscard]] std::string_view pending_queue(const job& j) const { return p_.pending_queue(j); }
-  [[nodiscard]] std::weak_ordering compare_pending(const job& a, const job& b) const {
-    return p_.compare_pending(a, b);
-  }
-  [[nodiscard]] std::weak_ordering compare_heads(const job& a, const job& b) const { return p_.compare_heads(a, b); }
-  [[nodiscard]] const volcano_capacity_model& queues() const noexcept { return p_.model(); }
-  [[nodiscard]] const resource_registry& registry() const noexcept { return *reg_; }
-
- private:
-  /// The model naming resources (reasons, introspection) by the registry's names.
-  static volcano_capacity_model bound(volcano_capacity_model q, const resource_registry* reg) {
-    q.rebind_registry(reg);
-    return q;
-  }
-  std::shared_ptr<const resource_registry> reg_;  // a copy: the scenario's registry moves
-  volcano_capacity_policy p_;
-  volcano_elastic_book elastic_;
-  bool enqueue_gate_ = false;
+  [[nodiscard]] const volcano_capacity_model& queues() const noexcept { return plugin().model(); }
+  /// The queues' elastic sums go to the capacity model itself.
+  static volcano_capacity_model& elastic_target(volcano_capacity_policy& p) noexcept { return p.model(); }
 };
-static_assert(policy<volcano_capacity_sim_policy>);
-static_assert(demand_aware<volcano_capacity_sim_policy>);
-static_assert(node_preemption_aware<volcano_capacity_sim_policy>);
-static_assert(charge_receiver<volcano_capacity_sim_policy>);
-static_assert(order_aware<volcano_capacity_sim_policy>);
+static_assert(volcano_adapter_capabilities<volcano_capacity_sim_policy>);
 
 /// The model's introspection (quota/volcano_capacity_json.hpp), resources named by the scenario's registry.
 inline void to_json(json& j, const volcano_capacity_sim_policy& p) {
@@ -106,8 +68,7 @@ inline void to_json(json& j, const volcano_capacity_sim_policy& p) {
 }
 
 inline model_instance volcano_capacity_make(const policy_spec& ps, scenario& sc) {
-  policy_entry entry(ps, {"objects", "options"});
-  entry.require("objects", "the Volcano Queue objects of the model");
+  policy_entry entry = volcano_entry(ps);
   volcano_capacity_options opts;
   bool enqueue_gate = false;
   entry.options({{"hierarchy",
@@ -121,14 +82,9 @@ inline model_instance volcano_capacity_make(const policy_spec& ps, scenario& sc)
                  flag_option("rootBoundedByTotal", opts.root_bounded_by_total),
                  flag_option("enqueue", enqueue_gate),
                  flag_option("upstream", opts.upstream)});
-  // Volcano's Resource: MilliValue of cpu and of scalar resources, Value of memory and pods
-  if (opts.upstream)
-    refuse_finer_scales(
-        entry, sc, "volcano_capacity", [](std::string_view r) { return r == "memory" || r == "pods" ? 0 : 3; },
-        "Volcano's Resource: cpu and scalar resources in thousandths, memory and pods in whole units");
+  if (opts.upstream) refuse_finer_than_volcano(entry, sc, "volcano_capacity");
   entry.throw_if_any();
-  resource_vector total;
-  for (const auto& n : sc.nodes) total.add_in_place(n.allocatable);
+  const resource_vector total = volcano_cluster_total(sc);
   std::optional<volcano_capacity_model> queues;
   entry.load("objects", [&] { queues.emplace(load_volcano_capacity(entry["objects"], sc.registry, total, opts)); });
   entry.throw_if_any();
@@ -150,7 +106,7 @@ inline model_instance volcano_capacity_make(const policy_spec& ps, scenario& sc)
                   "job '" + js.id + "': resource '" + std::string(sc.registry.name(e.id)) + "' is not on any node");
   }
   entry.throw_if_any();
-  for (const auto& w : queues->warnings()) sc.warnings.push_back({ps.path + ".objects: " + w.path, w.message});
+  take_volcano_warnings(sc, ps, queues->warnings());
   return instance_of(volcano_capacity_sim_policy(std::move(*queues), sc.registry, enqueue_gate));
 }
 
@@ -172,12 +128,5 @@ inline json volcano_capacity_synthesize(const std::vector<std::string>& tenants,
 }
 
 }  // namespace detail
-
-inline void register_volcano_capacity_model(std::map<std::string, model_kind>& kinds) {
-  kinds["volcano_capacity"] = model_kind{
-      "Volcano Queues (capacity plugin, flat or hierarchical): {\"objects\": [Queue ...], \"options\": "
-      "{\"hierarchy\": true, \"ancestorReclaimLevel\": 0, \"enqueue\": false, \"upstream\": false}}",
-      detail::volcano_capacity_make, detail::volcano_capacity_synthesize};
-}
 
 }  // namespace quota::sim

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota-sim integration of the YuniKorn user/group limits model: registers it
-// in model_kinds() as "yunikorn_limits".
+// quota-sim integration of the YuniKorn user/group limits model: builds
+// "yunikorn_limits" entries (listed in models.cpp).
 //
 // Policy entry:
 //   {"model": "yunikorn_limits",
@@ -160,14 +160,5 @@ inline json yunikorn_limits_synthesize(const std::vector<std::string>& tenants, 
 }
 
 }  // namespace detail
-
-inline void register_yunikorn_limits_model(std::map<std::string, model_kind>& kinds) {
-  kinds["yunikorn_limits"] = model_kind{
-      "YuniKorn user and group limits (maxresources, maxapplications per user and group at every queue level, "
-      "wildcards, cumulative group pool): {\"config\": {\"partitions\": [{\"queues\": [{\"name\": \"root\", "
-      "\"limits\": [...], \"queues\": [...]}]}]}, \"options\": {\"partition\": \"default\", \"vcoreAsCpu\": true, "
-      "\"upstream\": false}}",
-      detail::yunikorn_limits_make, detail::yunikorn_limits_synthesize};
-}
 
 }  // namespace quota::sim
