@@ -1,16 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota-sim import cluster: a kubectl dump of 5,000 nodes and 100,000 pods
-// (60% running, 40% pending, in 50 namespaces with Volcano queues), written
-// to a temporary file once, then read, parsed, mapped and written as
-// scenario text per iteration (range 0: the import alone; 1: also checked as
-// the command checks it, models built and the running pods restored; 2: the
-// import alone of the same pods in Volcano PodGroups of 8, as Volcano jobs
-// make them: 12,500 PodGroups, the 40,000 waiting pods gathered into 5,000
-// gang jobs).
+// quota-sim import cluster on a generated kubectl dump of 5,000 nodes and
+// 100,000 pods (range 0: import; 1: import and check; 2: PodGroup gangs).
 //   import_bench --benchmark_filter=bm_import_cluster
-//   import_bench --write-dump=FILE   (writes the dump and exits: to time the
-//                                     whole command, quota-sim import cluster FILE)
-//   import_bench --write-group-dump=FILE   (the same with the PodGroups of range 2)
+// Docs: docs/performance.md ("Cluster import")
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 #ifdef __GLIBC__
@@ -112,6 +104,9 @@ BENCHMARK(bm_import_cluster)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMilliseco
 
 }  // namespace
 
+// --write-dump=FILE writes the dump and exits (to time the whole command:
+// quota-sim import cluster FILE); --write-group-dump=FILE writes the dump of
+// range 2 (pods in PodGroups of 8) and exits.
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
     if (std::strncmp(argv[i], "--write-dump=", 13) == 0) {

@@ -1,13 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota-sim on the Alibaba openb GPU trace (figures: docs/performance.md, "Trace replay"):
-// import + replay of the default pod list under one policy set, in one
-// process (what `quota-sim replay openb` does) and through the scenario JSON
-// (`import openb -o S.json` then `run S.json`), and `compare` of the six
-// policy sets. Each iteration reads the CSV files, replays, and serialises
-// the report and the chart. The trace is read in place from the folder
-// QUOTA_TRACE_DIR (a CMake cache path); without it every benchmark reports an
-// error and measures nothing.
+// quota-sim on the Alibaba openb GPU trace: import and replay, through the
+// scenario JSON, and compare of six policy sets (trace read from QUOTA_TRACE_DIR).
 //   openb_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+// Docs: docs/performance.md ("Trace replay")
 #include <benchmark/benchmark.h>
 
 #include <filesystem>

@@ -1,21 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// A reference host scheduler in one file: the loop a scheduler engineer copies.
-//
-//   when a job is submitted: tell the engine it waits (models that follow
-//   demand, such as Volcano's deserved share, count it from then on);
-//   in each scheduling pass, in the order the models give (docs/architecture.md):
-//     the ordering model picks among the queues' heads (select_head), asked
-//     again at every pick; inside a queue, compare_pending order;
-//     1. ask the quota engine (every model) whether the job may be admitted;
-//     2. place its pods on nodes (first-fit or best-fit);
-//     3. if either fails, ask the engine for victims and preempt them, one at a
-//        time, until the job fits (or put them back); a preempted job waits again;
-//     4. admit: the engine commits in every model or in none.
-//   when a job ends: release it in the engine and free its nodes.
-//
-// It composes three models: Volcano queues (which order the pending work and
-// follow demand), a per-queue GPU cap written here (to show how small a
-// policy can be) and the library's running-job limits.
+// A reference host scheduler in one file: the loop a scheduler engineer copies,
+// over Volcano queues, a per-queue GPU cap written here and running-job limits.
+// Docs: docs/architecture.md ("The host loop")
 #include <quota/engine.hpp>
 #include <quota/fmt.hpp>
 #include <quota/volcano.hpp>
@@ -142,11 +128,13 @@ int main() {
   };
   // Tries one job; true when it runs. Preempted jobs join `requeued`.
   auto try_job = [&](pod_job& j, std::vector<pod_job>& requeued) {
+    // 1. every model decides; 2. its pods go on nodes, all or none
     decision d = quotas.check(j.spec);
     auto placed = d.allowed() ? place(nodes, j, fit_mode::best_fit) : std::nullopt;
     std::vector<pod_job> taken;
     if (!placed) {
-      // 3. preemption: the models' victims, else lower-priority running jobs
+      // 3. preemption: the models' victims, else lower-priority running jobs, taken one at
+      // a time until the job fits
       std::vector<victim> vs;
       quotas.victims(j.spec, vs);
       std::vector<std::string> ids;
@@ -191,7 +179,9 @@ int main() {
     running.push_back(std::move(j));
     return true;
   };
-  // One scheduling pass over what waits, in the models' order.
+  // One scheduling pass over what waits, in the models' order: inside a queue by
+  // compare_pending; among the queues' heads the one select_head picks, asked again at
+  // every pick (shares move).
   auto schedule = [&] {
     std::map<std::string, std::deque<pod_job>> by_queue;  // front() = head
     for (auto& j : pending) by_queue[std::string(quotas.pending_queue(j.spec))].push_back(std::move(j));
@@ -227,7 +217,7 @@ int main() {
   submit({make_job("serve-1", "prod", 100, 2, 4), make_job("serve-2", "prod", 100, 1, 4)});
   schedule();
 
-  // when jobs end, they are released everywhere
+  // when jobs end, they are released everywhere and their nodes freed
   fmt::print("-- end: {} jobs admitted, {} waiting, research running {}\n", quotas.admitted_count(), pending.size(),
              quotas.model<running_limits_policy>().running(running_limits_policy::scope::queue, "research"));
   for (auto& r : running) {

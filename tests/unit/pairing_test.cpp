@@ -1,22 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Pairing tests: each extra policy (budgets, per-priority-class
-// quota, running-job limits, sharing pools, the quota shrink tracker) in one
-// engine with each model it makes sense to pair it with. Every pairing runs
-// the same scenario in both engines (basic_engine and the type-erased
-// engine), with outcomes read back from each side's own introspection:
-//   * a job the model denies and the extra policy allows: denied with the
-//     model's reasons only; neither side changes;
-//   * a job both allow: admitted and counted in both;
-//   * a job the extra policy denies and the model allows: denied with the
-//     extra policy's reason only; neither side changes;
-//   * bad configuration of the extra policy: a typed error naming the item;
-//     neither side changes;
-//   * release frees both; a second release is an unknown_entity_error
-//     (engine.hpp) and changes nothing.
-// The shrink tracker pairs differently (it never denies): the model's limit
-// is lowered, on_limit_change is called, and the plan must follow the
-// model's own victim order (then the tracker's fallback order).
-// docs/extra-policies.md ("Pairings") lists the pairings and the ones skipped.
+// Pairing tests: each extra policy in one engine with each model it makes
+// sense to pair it with, in both engines, outcomes read back from each side.
+// Docs: docs/extra-policies.md ("Pairings")
 #include <quota/budget.hpp>
 #include <quota/budget_json.hpp>
 #include <quota/volcano_capacity.hpp>

@@ -1,16 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // quota-sim compare: the same workload under several policy sets, side by side.
-//
 //   quota-sim compare SCENARIO --policies none,running_limits,kueue+yunikorn_limits
-//
-// Each set is `none`, `scenario` (the scenario's own policies, as written) or
-// model names joined by '+'. For each other set the scenario's
-// own policies are replaced by policies every model derives from the cluster
-// capacity and the scenario's tenants (quota-sim generate uses the same rules),
-// its expectations are dropped, and it is replayed. The report holds, per
-// set: utilisation, GPU fragmentation, wait percentiles, preemptions, each
-// tenant's average usage, and the jobs never admitted with their reasons. The
-// SVG draws the chart resource in use over time, one line per set.
+// Docs: docs/trace-replay.md ("Compare")
 #pragma once
 
 #include <algorithm>

@@ -1,18 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota-sim explain SCENARIO --at T --job FILE [--json]
-//
-// Replays SCENARIO up to time T, then asks the composed engine what it would
-// do with the job in FILE at that moment (engine.explain: every model's
-// decision and reasons, the victims each denying model would need, the
-// earliest time a model can tell), without admitting it. FILE holds one job
-// in the scenario's job format (docs/scenario-format.md); its `submit` is
-// ignored: the job is asked about at T.
-//
-// When no model can tell a time, a replay estimate is added: on a copy of the
-// engine, the running jobs end at their declared times (nothing else is
-// admitted meanwhile) and the first end after which each denying model, and
-// then every model, allows the job is reported. Quota only: node placement is
-// not part of it.
+// quota-sim explain SCENARIO --at T --job FILE [--json]: what the composed
+// engine would do with one job at time T, and a replay estimate of when it fits.
+// Docs: docs/extra-policies.md ("Live what-if (explain)")
 #pragma once
 
 #include <iostream>

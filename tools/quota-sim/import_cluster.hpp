@@ -1,38 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // quota-sim import cluster: a `kubectl get ... -A -o json` dump of a live
-// cluster (one List of mixed kinds) as a scenario. See docs/cluster-import.md
-// for the rules; in short:
-//
-// * Nodes become the cluster (allocatable but `pods`, labels); cordoned and
-//   not-ready nodes are left out and reported, with the pods bound to them;
-// * Pods: bound (spec.nodeName) and Running or Pending run at time 0 on their
-//   node; unbound Pending pods arrive at their creationTimestamp (relative
-//   to --now, or to the earliest creationTimestamp of those pods);
-//   Succeeded, Failed and Unknown pods are skipped and counted. A pod's
-//   request is the Kubernetes effective request (containers and sidecar init
-//   containers summed, the largest init phase if larger, plus
-//   spec.overhead); YuniKorn's user comes from the
-//   yunikorn.apache.org/user.info annotation;
-// * a pod's queue follows one scheduler's rule (--queue-by): Volcano's
-//   PodGroup queue or queue-name annotation, Kueue's queue-name label, KAI's
-//   queue label, or the namespace;
-// * the waiting pods of a Volcano PodGroup become one gang job (pods: the
-//   waiting members, min_pods: what minMember still needs); its running pods
-//   stay one running job each, on their nodes; so do the waiting pods of a
-//   Kueue pod group (a Workload owned by its pods) that waits for quota, and
-//   a waiting Workload without pods (a suspended Job) is a job of its podSets;
-// * a pod's DRA claims: shared ResourceClaims by name, and a per-pod claim
-//   made from the ResourceClaimTemplate it names (or the claim the cluster
-//   made from it, when the dump has it);
-// * --from-objects: the quota objects of the dump go, as they are, into the
-//   entry of the model that reads them; --policy derives quotas for models
-//   that are not installed (quota-sim generate's rules);
-// * durations are not in a dump: --duration gives them (fixed, uniform or
-//   exponential, sampled with --seed).
-//
-// Malformed objects of the kinds read are errors naming Kind/namespace/name
-// and the field; unknown kinds are listed and skipped. Every problem is
-// collected and nothing is written on an error.
+// cluster (one List of mixed kinds) read as a scenario: nodes, pods, gangs,
+// claims and quota objects; every problem is collected, nothing written on one.
+// Docs: docs/cluster-import.md
 #pragma once
 
 #include <algorithm>

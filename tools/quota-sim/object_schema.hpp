@@ -1,14 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // quota-sim: the fields of the upstream Kubernetes objects a scenario's
-// policies hold (Volcano and KAI Queues, nos ElasticQuotas, Kueue objects,
-// DRA DeviceClasses and ResourceClaims, YuniKorn's queue configuration), so that a misspelt field
-// (`spec.wieght`) is reported instead of silently read as absent, as
-// `kubectl apply --validate=strict` does. The tables list every field of the
-// upstream API, also those quota-sim does not use: a field the upstream
-// object may carry is never an error. Maps of resources, label maps and the
-// structures quota-sim does not read (selectors, tolerations, pod templates)
-// are not looked into. Objects of other kinds (Pod, Namespace) are left to
-// their loaders.
+// policies hold, so that a misspelt field (`spec.wieght`) is reported, as
+// `kubectl apply --validate=strict` does.
+// Docs: docs/scenario-format.md ("Validation and limits")
 #pragma once
 
 #include <string>

@@ -1,20 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota-sim import openb: the Alibaba "openb" GPU-cluster trace (2023) as a
-// scenario. See docs/trace-replay.md for the rules; in short:
-//
-// * nodes: cpu_milli, memory_mib, and `gpu` devices of GPU type `model`;
-//   allocatable also carries alibaba.com/gpu-milli = gpu x 1000, the
-//   resource quotas count (a share of one GPU in thousandths);
-// * pods: one job each, arriving at creation_time, running for
-//   deletion_time - scheduled_time (pods that never ran: deletion - creation,
-//   and they may stay pending); num_gpu devices of gpu_milli each (a pod with
-//   num_gpu 1 and gpu_milli < 1000 shares a device); gpu_spec limits the GPU
-//   types; QoS gives the priority (LS 300 > Guaranteed 200 > Burstable 100 > BE 0);
-// * tenants: FNV-1a hash of the pod name modulo N (`hash`, default) or the QoS
-//   class (`qos`); each policy set derives its quotas from the capacity.
-//
-// Malformed CSV gives a parse_error naming the file, line and column, and
-// nothing is written.
+// quota-sim import openb: the Alibaba "openb" GPU-cluster trace (2023) read as
+// a scenario (nodes, one job per pod, tenants, derived quotas).
+// Docs: docs/trace-replay.md ("Import rules")
 #pragma once
 
 #include <algorithm>

@@ -1,19 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // quota-sim: the reader every model adapter reads its policies[] entry (or a
-// reload event's body) with. It checks the entry's keys, reads typed options
-// and runs the library's loaders, and reports every problem with a path
-// relative to the entry ("options.enqueue", "objects: Queue/a.spec.weight");
-// build_models and validate_reloads put the entry's own path in front
-// ("$.policies[0]: options.enqueue"). Paths that start with "$" (a job of the
-// scenario) are kept as they are.
-//
-// One wording for every model:
-//   unknown key (expected objects, options)
-//   missing: <what the key holds>
-//   expected an object
-//   unknown option (expected a, b, c)
-//   expected true or false | expected one of a, b | expected an integer from
-//   lo to hi | expected a non-empty string | ...
+// reload event's body) with: keys, typed options and the library's loaders,
+// problems reported relative to the entry in one wording for every model.
+// Docs: docs/scenario-format.md ("Validation and limits")
 #pragma once
 
 #include <cstdint>
@@ -42,6 +31,15 @@ struct entry_option {
 };
 
 /// A policies[] entry being read; problems gather until throw_if_any().
+/// build_models and validate_reloads put the entry's own path in front of each
+/// problem; paths that start with "$" (a job of the scenario) are kept as they
+/// are. One wording for every model:
+///   unknown key (expected objects, options)
+///   missing: <what the key holds>
+///   expected an object
+///   unknown option (expected a, b, c)
+///   expected true or false | expected one of a, b | expected an integer from
+///   lo to hi | expected a non-empty string | ...
 class policy_entry {
  public:
   /// `keys`: the keys the entry may hold besides "model" (in the order the

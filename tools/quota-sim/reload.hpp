@@ -1,19 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // quota-sim reload events: which models accept a new configuration at a
 // given time, and the load-time check of every reload body.
-//
-//   {"at": "30m", "type": "reload", "policy": 0 | "<model>", ...new entry...}
-//
-// The new entry is the event without at, type and policy; it is checked like
-// a policies[] entry of that model (errors carry the event's JSON path), so
-// nothing runs until every reload in the file is valid. At run time the
-// simulator (simulator.hpp, reload_policy) applies it all or nothing:
-// yunikorn_limits reloads its config in place (yunikorn_limits_model::reload keeps
-// the usage); the other supported models are rebuilt aside, the running jobs
-// committed into the new model in the order they started, then swapped in.
-// Models whose state is more than their configuration, the waiting and the
-// running jobs (budget: spent history; kai_claims: claim ownership) are
-// rejected at load time.
+// Docs: docs/scenario-format.md ("Reload events and quota shrink")
 #pragma once
 
 #include <algorithm>

@@ -2,18 +2,7 @@
 // quota-sim: a deterministic replay of a scenario through a reference host
 // scheduler (the same loop as examples/custom_scheduler) and the composed
 // quota engine.
-//
-// At each instant, in this order: finished jobs are released, deletions and
-// node events applied, new jobs submitted, then one scheduling pass runs over
-// the pending jobs (priority descending, then submission time, then file
-// order), then the expectations due at that instant are checked.
-//
-// A pending job is admitted when the engine allows it and its pods can be
-// placed on nodes (first-fit or best-fit, honouring node selectors). When
-// not, and preemption is on, the host asks the engine for victims (or, when
-// only placement failed, takes running jobs of lower priority), removes them
-// one at a time until the job fits, and puts them back if it never does.
-// Preempted jobs go back to the pending list.
+// Docs: docs/scenario-format.md ("The replay")
 #pragma once
 
 #include <algorithm>

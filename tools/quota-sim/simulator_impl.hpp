@@ -1,14 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The state of quota-sim's replay (simulator.hpp describes the replay): the
-// class, its members and the declarations of its parts, each defined in its
-// own header:
-//   sim_replay.hpp      the replay loop: instants, scheduling passes, admission, preemption
-//   sim_placement.hpp   nodes, GPU devices, shared claims; starting and stopping jobs
-//   sim_reload.hpp      events, reloads and quota shrink
-//   sim_invariants.hpp  the invariants and the scenario's expectations
-//   sim_report.hpp      samples, the report and the SVG chart
-// Included only by simulator.cpp, so the whole loop and the composed engine
-// are compiled once, into the quota_sim library.
+// The state of quota-sim's replay: the class, its members and the declarations
+// of its parts (sim_replay, sim_placement, sim_reload, sim_invariants and
+// sim_report .hpp). Included only by simulator.cpp, so it is compiled once.
+// Docs: docs/architecture.md ("Layout")
 #pragma once
 
 #include <algorithm>

@@ -1,16 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota-sim integration of the budget model (docs/extra-policies.md):
-// builds "budget" entries ({"model": "budget", ...}, quota/budget_json.hpp;
-// listed in models.cpp).
-//
-// Time for budgets. The simulator moves the budget's clock at the start of
-// every instant (model_instance::on_time, before that instant's finishes),
-// and wakes up while jobs are pending (model_instance::next_wake): at each
-// calendar window boundary, or, for rolling windows, at the first time
-// enough released spending has left the window for a job the budget denied
-// (the smallest one of each tenant), so such a job starts then even if
-// nothing else happens. A host does the same with budget_policy::advance_to
-// on its own tick.
+// quota-sim integration of the budget model: builds "budget" entries
+// (quota/budget_json.hpp; listed in models.cpp); the simulator moves the
+// budget's clock and wakes up for it.
+// Docs: docs/budget.md
 #pragma once
 
 #include <map>
@@ -107,6 +99,11 @@ namespace detail {
 
 inline model_instance budget_make(const policy_spec& ps, scenario& sc) {
   auto mi = instance_of(sim_budget(load_budget(ps.body, sc.registry, ps.path)));
+  // The budget's clock moves at the start of every instant, before that
+  // instant's finishes; while jobs wait, the replay wakes up at next_reset (a
+  // calendar window boundary, or when a rolling window has let enough spending
+  // go for the smallest denied job of a tenant). A host calls advance_to on its
+  // own tick the same way.
   mi.on_time = [](any_policy& p, std::int64_t now) { p.target<sim_budget>()->advance_to(now); };
   mi.next_wake = [](const any_policy& p, std::int64_t) { return p.target<sim_budget>()->next_reset(); };
   return mi;

@@ -1,26 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // quota-sim integration of the claims model (shared DRA ResourceClaims, one
 // owning queue per claim): builds "kai_claims" entries (listed in models.cpp).
-//
-// Policy entry:
-//   {"model": "kai_claims",
-//    "objects": [ResourceClaim, DeviceClass ... as kubectl prints them (an array or a List)],
-//    "pods": [Pod ...]   (optional: pods already holding claims at the start, restored as a
-//                         snapshot; they never leave — this is how orphans are expressed),
-//    "options": {"mode": "owning_queue" | "upstream", "locking": "deny_foreign" | "pin" | "transfer",
-//                "min_runtime_locks": true, "owner_evicts": false, "orphans": "deduct" | "attribute",
-//                "owner_deleted": "deduct" | "transfer", "queue_label_key": "kai.scheduler/queue",
-//                "max_consumers": 256, "opt_out": ["team-a"], "accounted_classes": ["gpu.nvidia.com"],
-//                "class_flag_key": "quota.dev/accounted",
-//                "charge_as": {"gpu.nvidia.com": "nvidia.com/gpu"}}}
-// Charges flow (quota/capabilities.hpp): a claim's devices are charged once, to
-// the owning queue, in the models composed with it that account charges
-// (kai_fair_share, volcano, volcano_capacity), as charge_as names them (GPU
-// classes count as nvidia.com/gpu by default).
-// A job is a pod (or a gang of `pods` pods) of queue `queue` in `namespace`;
-// its `claims` name shared claims ("name" in the job's namespace, or
-// "namespace/name"); `preemptible: false` makes it non-preemptible (locking).
-// The model's introspection (`"model": "kai_claims"`) is to_json(kai_claims_policy).
+// Docs: docs/kai-claims.md ("In quota-sim")
 #pragma once
 
 #include <optional>

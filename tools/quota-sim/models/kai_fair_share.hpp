@@ -1,23 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // quota-sim integration of KAI's hierarchical fair share: builds
 // "kai_fair_share" entries (listed in models.cpp).
-//
-// Policy entry:
-//   {"model": "kai_fair_share",
-//    "objects": [ KAI Queue objects (scheduling.run.ai/v2), a List or one object ],
-//    "options": {"gpuResource": "nvidia.com/gpu", "upstream": false, "remainderAfterAllBuckets": false,
-//                "saturationMultiplier": [3, 2], "saturationPlacement": "sibling_ratio"}}
-// A job's `queue` is the leaf queue; its request (pods x per-pod request) is
-// the allocation checked against the queue's limits (and, for
-// non-preemptible jobs, its quota), leaf to root. The cluster capacity is the
-// sum of the nodes' allocatable. Demand is live: a job counts towards its
-// queue's request from its submission until it ends (the adapter follows
-// demand, docs/kai-fair-share.md "In quota-sim"), and pending jobs are offered in
-// KAI's queue order. Denials read `fair_share.<rule> [<queue>]`; reclaim
-// victims are proposed with the rule `reclaim`. The introspection is the
-// model's (quota/kai_fair_share_json.hpp); the query {"model":
-// "kai_fair_share", "queue": {"name": N}} answers the queue's fair share,
-// allocated and dominant share (docs/scenario-format.md, "Queries").
+// Docs: docs/kai-fair-share.md ("In quota-sim")
 #pragma once
 
 #include <algorithm>

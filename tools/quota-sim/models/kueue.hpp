@@ -1,24 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// quota-sim integration of the kueue model: builds "kueue" entries (listed in models.cpp).
-//
-// Policy entry:
-//   {"model": "kueue",
-//    "objects": [ResourceFlavor, ClusterQueue, Cohort, LocalQueue, Namespace ... as kubectl
-//                prints them (an array or a List)],
-//    "options": {"fairSharing": false}}
-// A job goes to the ClusterQueue of the LocalQueue `queue` in its `namespace`
-// (or to the ClusterQueue named `queue`); its workload is one pod set of
-// `pods` pods with the per-pod `request` (minCount = `min_pods` when smaller).
-// Problems are reported relative to the policy entry (quota-sim prefixes its
-// path): unknown keys, bad options, the objects' own problems under
-// `objects: Kind/name.field`, and jobs naming no queue of the model.
-// Namespace objects (name, labels) turn on the ClusterQueues' namespaceSelector
-// for the jobs' namespaces (a namespace not listed is then inadmissible).
-// Admission fair sharing is not driven here: quota-sim orders pending jobs
-// itself (priority, then submission) and has no usage sampling hook.
-// Every scheduling pass is a Kueue scheduling cycle (quota::cycle_aware): a
-// ClusterQueue's head that must preempt but has no candidates holds its quota
-// for the rest of the pass (docs/kueue.md, scheduling cycles).
+// quota-sim integration of the kueue model: builds "kueue" entries (listed in
+// models.cpp); every scheduling pass is one Kueue scheduling cycle.
+// Docs: docs/kueue.md ("quota-sim")
 #pragma once
 
 #include <algorithm>

@@ -2,25 +2,7 @@
 // quota-sim integration of the volcano model (Volcano's proportion plugin):
 // builds "volcano" entries (listed in models.cpp); the capacity plugin is
 // models/volcano_capacity.hpp.
-//
-// Policy entry:
-//   {"model": "volcano",
-//    "objects": [Volcano Queue objects as kubectl prints them (array or List)],
-//    "options": {"plugin": "proportion"}}
-// The cluster total is the sum of the scenario nodes' allocatable. A job goes
-// to the Queue named by its `queue`; its request is pods x per-pod request.
-// Pending demand (for deserved) is every submitted job not yet admitted
-// (the adapter follows demand); pending jobs are offered in Volcano
-// proportion's queue order (quota/capabilities.hpp).
-// Options of "volcano": "plugin": "proportion"; "enqueue": true adds the
-// enqueue gates to every check (job enqueueable against realCapability with
-// the job's minResources, then the overcommit gate with the seed's guarantee
-// exception); "overcommitFactor" (default 1.2, exact to 1/1000); "upstream":
-// true decides as Volcano does (docs/volcano.md, "Differences from upstream").
-//
-// A job's minResources (its PodGroup's) is min_pods x the per-pod request.
-// Upstream mode's warnings (what Volcano only logs) go to the scenario's
-// warnings, which quota-sim prints.
+// Docs: docs/volcano.md ("In quota-sim")
 #pragma once
 
 #include <algorithm>

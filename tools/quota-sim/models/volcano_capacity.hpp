@@ -1,18 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // quota-sim integration of the volcano_capacity model (Volcano's capacity
 // plugin): builds "volcano_capacity" entries (listed in models.cpp).
-//
-// Model "volcano_capacity" (the capacity plugin):
-//   {"model": "volcano_capacity", "objects": [Queue ...],
-//    "options": {"hierarchy": true, "ancestorReclaimLevel": 0, "rootBoundedByTotal": false,
-//                "enqueue": false, "upstream": false}}
-// check = allocatable (leaf up to the root), victims = reclaimable when the
-// job's queue is preemptive, in Volcano's victim queue order; "enqueue" puts
-// the capacity plugin's own enqueue step (job enqueueable, leaf to root) first.
-//
-// A job's minResources (its PodGroup's) is min_pods x the per-pod request.
-// Upstream mode's warnings (what Volcano only logs) go to the scenario's
-// warnings, which quota-sim prints.
+// Docs: docs/volcano-capacity.md ("In quota-sim")
 #pragma once
 
 #include <algorithm>

@@ -1,20 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // quota-sim integration of the YuniKorn user/group limits model: builds
 // "yunikorn_limits" entries (listed in models.cpp).
-//
-// Policy entry:
-//   {"model": "yunikorn_limits",
-//    "config": {"partitions": [{"name": "default", "queues": [{"name": "root", "limits": [...],
-//                                                              "queues": [...]}]}]},
-//    "options": {"partition": "default", "vcoreAsCpu": true, "upstream": false}}
-// `config` is the YuniKorn queue configuration with the field names of
-// queues.yaml, as JSON (see quota/yunikorn_limits_json.hpp); `upstream` applies
-// YuniKorn's rules exactly (yunikorn_limits_json_options::upstream). A job runs in the queue
-// `queue`: a full path ("root.team-a") or a name that is qualified with
-// "root." ("team-a"), as YuniKorn does for a provided queue; it must be a leaf
-// queue of the config. `user` and `groups` are the identity, the job id is the
-// application and its request (pods x per-pod request) the usage. Denials
-// read `yunikorn_limits.<rule> [user:<name>@<queue path>]` (or `group:`).
+// Docs: docs/yunikorn-limits.md ("In quota-sim")
 #pragma once
 
 #include <algorithm>
