@@ -30,7 +30,7 @@ inline model_instance claims_make(const policy_spec& ps, scenario& sc) {
   const entry_option accounted = names_option("accounted_classes", accounted_names);
   entry.options(
       {choice_option<kai_claims_mode>(
-           "mode", {{"design", kai_claims_mode::owning_queue}, {"upstream", kai_claims_mode::upstream}}, cfg.mode),
+           "mode", {{"owning_queue", kai_claims_mode::owning_queue}, {"upstream", kai_claims_mode::upstream}}, cfg.mode),
        choice_option<claim_locking>("locking",
                                     {{"deny_foreign", claim_locking::deny_foreign},
                                      {"pin", claim_locking::pin},
