@@ -188,6 +188,21 @@ TEST_CASE("report: a job that waited only for the next cycle says so") {
   CHECK(j["wait_reason"] == "host.next_cycle");
 }
 
+TEST_CASE(
+    "report: a job admitted at its first cycle boundary waited for the cycle, not for an identical job's denial") {
+  json doc = one_node("cycle-identical");
+  doc["scheduler"] = json{{"cycle", "1m"}};
+  doc["jobs"].push_back(job_json("x", "a", 0, 8, 90'000));         // fills the node until 90 s
+  doc["jobs"].push_back(job_json("early", "a", 0, 8, hour));       // denied at 0 and at 1m (no node fits)
+  doc["jobs"].push_back(job_json("late", "a", 100'000, 8, hour));  // the same shape, submitted after both passes
+  doc["events"] = json::array({json{{"at", "95s"}, {"type", "delete"}, {"job", "early"}}});
+  const json r = replay(doc);
+  const auto& late = job_of(r, "late");
+  CHECK(late["started_ms"] == 120'000);
+  CHECK(late["wait_ms"] == 20'000);
+  CHECK(late["wait_reason"] == "host.next_cycle");
+}
+
 TEST_CASE("report: a job held back behind a StrictFIFO head names the head") {
   json doc = one_node("strict", 16);
   doc["scheduler"] = json{{"preemption", false}};

@@ -511,7 +511,9 @@ inline std::pair<const std::string*, const simulator_impl::refusals*> simulator_
   static const refusals none;
   const auto& jr = jobs_[idx];
   if (jr.state != job_state::pending && jr.state != job_state::requeued) return {&jr.last_reason, &jr.last_refusals};
-  std::uint64_t latest = jr.tried_pass;
+  // only a pass that began after the job was pending speaks for it (not an
+  // identical job's denial before this one was submitted)
+  std::uint64_t latest = std::max(jr.tried_pass, jr.pended_pass);
   std::pair<const std::string*, const refusals*> why{&jr.last_reason, &jr.last_refusals};
   if (jr.shape < shape_pass_.size() && shape_pass_[jr.shape] > latest) {
     latest = shape_pass_[jr.shape];
