@@ -47,6 +47,7 @@ struct budget_config {
   std::int64_t start_ms = 0;
 };
 
+/// The model's name in reasons and victims (equal to its quota-sim kind).
 inline constexpr std::string_view budget_model_name = "budget";
 
 /// Where a job stands against its tenant's budget (what check decides, and why).

@@ -121,6 +121,7 @@ struct elastic_label_change {
   friend bool operator==(const elastic_label_change&, const elastic_label_change&) = default;
 };
 
+/// The model's name in reasons and victims (equal to its quota-sim kind).
 inline constexpr std::string_view elastic_quota_model_name = "elastic_quota";
 
 /// The set of elastic quotas of a cluster and the running pods they account.

@@ -100,6 +100,7 @@ struct kueue_flavor_assignment {
   }
 };
 
+/// The model's name in reasons and victims (equal to its quota-sim kind).
 inline constexpr std::string_view kueue_model_name = "kueue";
 
 /// What preemption could do for one (flavor, resource) that needs it

@@ -23,6 +23,7 @@
 
 namespace quota {
 
+/// The model's name in reasons and victims (equal to its quota-sim kind).
 inline constexpr std::string_view priority_class_quota_model_name = "priority_class_quota";
 
 struct priority_class_limits {

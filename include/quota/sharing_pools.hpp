@@ -23,8 +23,11 @@
 
 namespace quota {
 
+/// The model's name in reasons and victims (equal to its quota-sim kind).
 inline constexpr std::string_view sharing_pools_model_name = "sharing_pools";
 
+/// One elastic quota of a pool: its guaranteed `min` and its `max`, over the
+/// namespaces it covers.
 struct pool_quota_spec {
   std::string name;
   std::vector<std::string> namespaces;
@@ -32,6 +35,7 @@ struct pool_quota_spec {
   limit_vector max;  // absent dimension = unlimited
 };
 
+/// A pool: its quotas, and whether they lend to and borrow from other pools.
 struct sharing_pool_spec {
   std::string name;
   std::vector<pool_quota_spec> quotas;
