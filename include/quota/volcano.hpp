@@ -188,13 +188,17 @@ class volcano_model {
     return detail::checked_add(alloc_[q * dim_count_ + d], pending_[q * dim_count_ + d]);
   }
   /// Deserved is exact; it may be fractional: floor and ceiling are kept.
-  [[nodiscard]] std::int64_t deserved_floor(std::size_t q, std::size_t d) const { return des_lo_[q * dim_count_ + d]; }
-  [[nodiscard]] std::int64_t deserved_ceil(std::size_t q, std::size_t d) const { return des_hi_[q * dim_count_ + d]; }
+  [[nodiscard]] std::int64_t deserved_floor(std::size_t q, std::size_t d) const {
+    return deserved_floor_[q * dim_count_ + d];
+  }
+  [[nodiscard]] std::int64_t deserved_ceil(std::size_t q, std::size_t d) const {
+    return deserved_ceil_[q * dim_count_ + d];
+  }
   /// The exact deserved, a fraction in lowest terms (after compute_deserved).
   [[nodiscard]] wide_fraction deserved_exact(std::size_t q, std::size_t d) const {
     const std::size_t k = q * dim_count_ + d;
-    if (k >= des_num_.size()) return wide_fraction(0);
-    return wide_fraction(des_num_[k], des_den_[k]);
+    if (k >= deserved_num_.size()) return wide_fraction(0);
+    return wide_fraction(deserved_num_[k], deserved_den_[k]);
   }
   [[nodiscard]] std::size_t dim_index(resource_id r) const {
     for (std::size_t d = 0; d < dim_count_; ++d)
@@ -286,8 +290,8 @@ class volcano_model {
     volcano_queue_share s;
     for (std::size_t d = 0; d < dim_count_; ++d) {
       const std::size_t k = q * dim_count_ + d;
-      if (des_num_[k] <= 0) continue;
-      const volcano_queue_share v{alloc_[k], wide_fraction(des_num_[k], des_den_[k])};
+      if (deserved_num_[k] <= 0) continue;
+      const volcano_queue_share v{alloc_[k], wide_fraction(deserved_num_[k], deserved_den_[k])};
       if (v > s) s = v;
     }
     return s;
@@ -316,7 +320,7 @@ class volcano_model {
   /// deserved <= allocated in every tracked dimension.
   [[nodiscard]] bool overused(std::size_t q) const noexcept {
     for (std::size_t d = 0; d < dim_count_; ++d)
-      if (des_hi_[q * dim_count_ + d] > alloc_[q * dim_count_ + d]) return false;
+      if (deserved_ceil_[q * dim_count_ + d] > alloc_[q * dim_count_ + d]) return false;
     return true;
   }
   /// minResources + allocated + inqueue - elastic <= realCapability in every
@@ -457,7 +461,7 @@ class volcano_model {
   // Queue q holds more than its deserved floor in some dimension of `held`.
   [[nodiscard]] bool over_floor(std::size_t q, const std::vector<std::int64_t>& held) const noexcept {
     for (std::size_t d = 0; d < dim_count_; ++d)
-      if (held[q * dim_count_ + d] > des_lo_[q * dim_count_ + d]) return true;
+      if (held[q * dim_count_ + d] > deserved_floor_[q * dim_count_ + d]) return true;
     return false;
   }
 
@@ -500,7 +504,7 @@ class volcano_model {
     specs_.push_back(std::move(q));
     cap_.insert(cap_.end(), cap.begin(), cap.end());
     guar_.insert(guar_.end(), g.begin(), g.end());
-    for (auto* v : {&real_cap_, &alloc_, &inq_, &elastic_, &pending_, &des_lo_, &des_hi_})
+    for (auto* v : {&real_cap_, &alloc_, &inq_, &elastic_, &pending_, &deserved_floor_, &deserved_ceil_})
       v->resize(specs_.size() * dim_count_, 0);
   }
 
@@ -571,7 +575,7 @@ class volcano_model {
       for (std::size_t i = 0; i < dim_count_; ++i)
         if (dims_[i] == e.id) d = i;
       const auto used = d < dim_count_ ? alloc_[q * dim_count_ + d] : 0;
-      const auto lim = d < dim_count_ ? des_lo_[q * dim_count_ + d] : 0;
+      const auto lim = d < dim_count_ ? deserved_floor_[q * dim_count_ + d] : 0;
       if (detail::checked_add(used, e.value) > lim)
         out.add(queue_reason(rule == "allocatable" ? "over_deserved" : "preemptive_over_deserved", q, e.id, e.value,
                              used, lim));
@@ -582,10 +586,10 @@ class volcano_model {
   // compute_deserved's water-filling over every dimension.
   void fill_deserved() {
     const std::size_t n = specs_.size();
-    des_lo_.assign(n * dim_count_, 0);
-    des_hi_.assign(n * dim_count_, 0);
-    des_num_.assign(n * dim_count_, 0);
-    des_den_.assign(n * dim_count_, 1);
+    deserved_floor_.assign(n * dim_count_, 0);
+    deserved_ceil_.assign(n * dim_count_, 0);
+    deserved_num_.assign(n * dim_count_, 0);
+    deserved_den_.assign(n * dim_count_, 1);
     // Volcano's loop stops before its first round when the queues with jobs
     // weigh 0 together: every deserved stays 0, guarantees included.
     if (opts_.upstream && demand_weight_is_zero()) return;
@@ -621,9 +625,9 @@ class volcano_model {
       for (std::size_t q = 0; q < n; ++q) {
         const auto g = fill_guarantee(q, d);
         const auto v = specs_[q].weight > 0 ? std::max(g, std::min(real_cap_[q * dim_count_ + d], request(q, d))) : g;
-        des_lo_[q * dim_count_ + d] = des_hi_[q * dim_count_ + d] = v;
-        des_num_[q * dim_count_ + d] = v;  // exact: a whole amount
-        des_den_[q * dim_count_ + d] = 1;
+        deserved_floor_[q * dim_count_ + d] = deserved_ceil_[q * dim_count_ + d] = v;
+        deserved_num_[q * dim_count_ + d] = v;  // exact: a whole amount
+        deserved_den_[q * dim_count_ + d] = 1;
       }
       return;
     }
@@ -682,10 +686,10 @@ class volcano_model {
         lo = hi = g;
         num = g;
       }
-      des_lo_[q * dim_count_ + d] = lo;
-      des_hi_[q * dim_count_ + d] = hi;
-      des_num_[q * dim_count_ + d] = num;
-      des_den_[q * dim_count_ + d] = den;
+      deserved_floor_[q * dim_count_ + d] = lo;
+      deserved_ceil_[q * dim_count_ + d] = hi;
+      deserved_num_[q * dim_count_ + d] = num;
+      deserved_den_[q * dim_count_ + d] = den;
     }
   }
 
@@ -697,8 +701,8 @@ class volcano_model {
   std::vector<std::int64_t> total_;
   std::vector<volcano_queue_spec> specs_;
   std::unordered_map<std::string, std::size_t, detail::string_hash, std::equal_to<>> by_name_;
-  std::vector<std::int64_t> cap_, guar_, real_cap_, alloc_, inq_, elastic_, pending_, des_lo_, des_hi_;
-  std::vector<detail::int128> des_num_, des_den_;  // exact deserved = num / den
+  std::vector<std::int64_t> cap_, guar_, real_cap_, alloc_, inq_, elastic_, pending_, deserved_floor_, deserved_ceil_;
+  std::vector<detail::int128> deserved_num_, deserved_den_;  // exact deserved = num / den
   detail::volcano_task_book<volcano_task_meta> tasks_;
   std::vector<event> events_;
   std::vector<std::uint8_t> absent_;   // upstream: queues without jobs (compute_deserved)
