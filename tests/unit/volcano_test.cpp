@@ -9,8 +9,8 @@
 
 #include "quota_catch.hpp"
 
-#include <quota/detail/volcano_elastic.hpp>
 #include <quota/big_int.hpp>
+#include <quota/detail/volcano_elastic.hpp>
 #include <quota/volcano.hpp>
 
 using namespace quota;
@@ -20,7 +20,8 @@ namespace {
 constexpr resource_id gpu = resources::nvidia_gpu;
 constexpr resource_id cpu = resources::cpu;
 
-volcano_queue_spec qs(std::string name, std::int64_t weight, resource_vector guarantee = {}, resource_vector capability = {}) {
+volcano_queue_spec qs(std::string name, std::int64_t weight, resource_vector guarantee = {},
+                      resource_vector capability = {}) {
   volcano_queue_spec q;
   q.name = std::move(name);
   q.weight = weight;
@@ -31,7 +32,7 @@ volcano_queue_spec qs(std::string name, std::int64_t weight, resource_vector gua
 
 volcano_model seed_three() {
   return volcano_model({gpu}, resource_vector{{gpu, 30}},
-                    {qs("queue1", 1, {{gpu, 5}}), qs("queue2", 1), qs("queue3", 1, {}, {{gpu, 10}})});
+                       {qs("queue1", 1, {{gpu, 5}}), qs("queue2", 1), qs("queue3", 1, {}, {{gpu, 10}})});
 }
 
 std::int64_t rc(const volcano_model& t, std::string_view q) {
@@ -81,7 +82,8 @@ TEST_CASE("volcano: seed variant queue4 asks for only 2 GPUs gets its guarantee 
 }
 
 TEST_CASE("volcano: capability semantics cpu 0 unlimited, listed gpu 0 is zero") {
-  volcano_model t({cpu, gpu}, resource_vector{{cpu, 8000}, {gpu, 4}}, {qs("a", 1, {}, {{cpu, 0}, {gpu, 0}}), qs("b", 1)});
+  volcano_model t({cpu, gpu}, resource_vector{{cpu, 8000}, {gpu, 4}},
+                  {qs("a", 1, {}, {{cpu, 0}, {gpu, 0}}), qs("b", 1)});
   CHECK(t.real_capability(0, 0) == 8000);
   CHECK(t.real_capability(0, 1) == 0);
   CHECK(t.real_capability(1, 1) == 4);
@@ -90,7 +92,7 @@ TEST_CASE("volcano: capability semantics cpu 0 unlimited, listed gpu 0 is zero")
 TEST_CASE("volcano: validation names the queue and lists all problems") {
   try {
     volcano_model t({gpu}, resource_vector{{gpu, 10}},
-                 {qs("g_over_cap", 1, {{gpu, 6}}, {{gpu, 5}}), qs("neg", -1, {{gpu, 6}}), qs("orphan", 1)});
+                    {qs("g_over_cap", 1, {{gpu, 6}}, {{gpu, 5}}), qs("neg", -1, {{gpu, 6}}), qs("orphan", 1)});
     FAIL("expected validation_error");
   } catch (const validation_error& e) {
     const std::string w = e.what();
@@ -403,8 +405,8 @@ TEST_CASE("volcano: Volcano Queue and PodGroup JSON reproduce the seed table") {
   CHECK(t.real_capability(1, 0) == 15);
   CHECK(t.real_capability(2, 0) == 10);
   CHECK(t.real_capability(3, 0) == 25);
-  const auto pgs =
-      parse_volcano_podgroups(load_json_file(std::string(QUOTA_SOURCE_DIR) + "/tests/data/volcano/podgroups.json"), reg);
+  const auto pgs = parse_volcano_podgroups(
+      load_json_file(std::string(QUOTA_SOURCE_DIR) + "/tests/data/volcano/podgroups.json"), reg);
   REQUIRE(pgs.size() == 1);
   CHECK(pgs[0].queue == "queue4");
   CHECK(pgs[0].min_resources.get(gpu) == 2);
@@ -475,7 +477,7 @@ TEST_CASE("volcano: upstream pods take no part in allocatable, preemptive, enque
   constexpr resource_id pods = resources::pods;
   for (const bool upstream : {false, true}) {
     volcano_model t({gpu, pods}, resource_vector{{gpu, 8}, {pods, 4}}, {qs("q1", 1), qs("q2", 1)},
-                 volcano_options{upstream});
+                    volcano_options{upstream});
     t.set_pending("q1", {{gpu, 4}, {pods, 2}});
     t.set_pending("q2", {{gpu, 4}, {pods, 2}});
     t.compute_deserved();
@@ -502,7 +504,7 @@ TEST_CASE("volcano: upstream pods take no part in allocatable, preemptive, enque
 TEST_CASE("volcano: upstream all queue weights 0 give every queue deserved 0; the default keeps guarantees") {
   auto make = [](bool upstream) {
     volcano_model t({gpu}, resource_vector{{gpu, 10}}, {qs("z1", 0, {{gpu, 4}}), qs("z2", 0), qs("idle", 1)},
-                 volcano_options{upstream});
+                    volcano_options{upstream});
     t.set_pending("z1", {{gpu, 6}});
     t.set_pending("z2", {{gpu, 6}});
     t.compute_deserved();
@@ -528,7 +530,9 @@ TEST_CASE("volcano: upstream all queue weights 0 give every queue deserved 0; th
 }
 
 TEST_CASE("volcano: upstream sum of guarantees above the cluster total is a warning, with Volcano's realCapability") {
-  auto specs = [] { return std::vector<volcano_queue_spec>{qs("a", 1, {{gpu, 8}}), qs("b", 1, {{gpu, 6}}), qs("c", 1)}; };
+  auto specs = [] {
+    return std::vector<volcano_queue_spec>{qs("a", 1, {{gpu, 8}}), qs("b", 1, {{gpu, 6}}), qs("c", 1)};
+  };
   CHECK_THROWS_AS(volcano_model({gpu}, resource_vector{{gpu, 10}}, specs()), validation_error);
   volcano_model t({gpu}, resource_vector{{gpu, 10}}, specs(), volcano_options{true});
   REQUIRE(t.warnings().size() == 1);
@@ -554,7 +558,7 @@ TEST_CASE("volcano: upstream sum of guarantees above the cluster total is a warn
 TEST_CASE("volcano: upstream overcommit gate has no guarantee exception") {
   for (const bool upstream : {false, true}) {
     volcano_model t({gpu}, resource_vector{{gpu, 30}}, {qs("queue1", 1), qs("queue4", 2, {{gpu, 10}})},
-                 volcano_options{upstream});
+                    volcano_options{upstream});
     t.allocate("a", "queue1", {{gpu, 36}});  // 30 x 1.2: nothing idle
     // the reservation design admits a job that fits queue4's unused guarantee; Volcano's
     // overcommit plugin compares with the idle cluster only
@@ -593,7 +597,7 @@ TEST_CASE("volcano: upstream a queue without jobs sets no guarantee aside in des
   // counts every Queue) but is not taken out of what the loop hands out.
   auto make = [](bool upstream) {
     volcano_model t({gpu}, resource_vector{{gpu, 10}}, {qs("idle", 1, {{gpu, 5}}), qs("a", 1), qs("b", 1)},
-                 volcano_options{upstream});
+                    volcano_options{upstream});
     t.set_pending("a", {{gpu, 10}});
     t.set_pending("b", {{gpu, 10}});
     t.compute_deserved();
@@ -613,7 +617,7 @@ TEST_CASE("volcano: upstream share leaves out dimensions with deserved 0") {
   // updateQueueAttrShare walks deserved.ResourceNames(): a dimension with
   // deserved 0 takes no part in the share, whatever is allocated in it.
   volcano_model t({gpu, cpu}, resource_vector{{gpu, 10}, {cpu, 10}}, {qs("a", 1, {}, {{gpu, 0}}), qs("b", 1)},
-               volcano_options{true});
+                  volcano_options{true});
   t.set_pending("a", {{cpu, 9}});
   t.set_pending("b", {{cpu, 8}});
   t.allocate("ta", "a", {{gpu, 2}, {cpu, 1}});  // capability gpu 0: deserved gpu 0
