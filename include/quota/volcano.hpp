@@ -631,33 +631,66 @@ class volcano_model {
       }
       return;
     }
-    std::sort(events_.begin(), events_.end(), [](const event& x, const event& y) {
+    const auto before = [](const event& x, const event& y) {
       const auto l = static_cast<detail::int128>(x.num) * y.w, r = static_cast<detail::int128>(y.num) * x.w;
       if (l != r) return l < r;
       return x.start < y.start;  // ends before starts at the same level
-    });
-    detail::int128 B = 0;  // sum of weights of growing queues
+    };
+    const auto apply = [](const event& e, detail::int128& a, detail::int128& b) {
+      if (e.start) {
+        a -= e.num;
+        b += e.w;
+      } else {
+        a += e.num;
+        b -= e.w;
+      }
+    };
+    // f at an event's level (A + B * num/w over the events before it) reaches T
+    const auto reached = [&](const event& e, detail::int128 a, detail::int128 b) {
+      return (T - a) * e.w <= static_cast<detail::int128>(e.num) * b;
+    };
+    // The first event, in level order, at whose level f reaches T: f grows
+    // with the level, so a binary search over positions of the level order
+    // finds it, each step placing one event with nth_element and summing the
+    // events before it (expected linear time instead of a full sort).
+    std::size_t first_at = 0, last_at = events_.size();
+    detail::int128 B = 0;  // sum of weights of growing queues (before events_[first_at])
+    while (first_at < last_at) {
+      const std::size_t mid = first_at + (last_at - first_at) / 2;
+      const auto from = events_.begin() + static_cast<std::ptrdiff_t>(first_at);
+      std::nth_element(from, events_.begin() + static_cast<std::ptrdiff_t>(mid),
+                       events_.begin() + static_cast<std::ptrdiff_t>(last_at), before);
+      detail::int128 a = A, b = B;
+      for (std::size_t i = first_at; i < mid; ++i) apply(events_[i], a, b);
+      if (reached(events_[mid], a, b)) {
+        last_at = mid;
+      } else {
+        apply(events_[mid], a, b);
+        A = a;
+        B = b;
+        first_at = mid + 1;
+      }
+    }
     // Level as a fraction ln / ld.
     detail::int128 ln = 0, ld = 1;
     bool solved = false;
-    for (std::size_t i = 0; i < events_.size(); ++i) {
-      const auto& e = events_[i];
-      // f at this event's level: A + B * (num/w). Solve before it if reachable.
-      if (B > 0) {
-        // L* = (T - A) / B; is L* <= e.num / e.w ?
-        if ((T - A) * e.w <= static_cast<detail::int128>(e.num) * B) {
+    if (first_at < events_.size() && B > 0) {
+      ln = T - A;
+      ld = B;
+      solved = true;
+    } else if (first_at < events_.size()) {
+      // no queue grows below that level (the guarantees alone reach T): the
+      // first event after it with a growing queue before it sets the level
+      std::sort(events_.begin() + static_cast<std::ptrdiff_t>(first_at), events_.end(), before);
+      for (std::size_t i = first_at; i < events_.size(); ++i) {
+        const auto& e = events_[i];
+        if (B > 0 && reached(e, A, B)) {
           ln = T - A;
           ld = B;
           solved = true;
           break;
         }
-      }
-      if (e.start) {
-        A -= e.num;
-        B += e.w;
-      } else {
-        A += e.num;
-        B -= e.w;
+        apply(e, A, B);
       }
     }
     if (!solved && B > 0) {

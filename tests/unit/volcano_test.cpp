@@ -3,6 +3,7 @@
 // queue resource reservation design, docs/volcano.md#references).
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -130,6 +131,70 @@ TEST_CASE("volcano: allocatable allows within deserved and denies beyond it") {
   CHECK(d.reasons()[0].used == 8);
   CHECK(t.preemptive(1, {{gpu, 3}}).denied());
   CHECK(t.preemptive(1, {{gpu, 2}}).allowed());
+}
+
+TEST_CASE("volcano: guarantees that fill the cluster leave every queue its guarantee, whatever it asks") {
+  for (const bool upstream : {false, true}) {
+    INFO("upstream " << upstream);
+    volcano_options opts;
+    opts.upstream = upstream;
+    // the levels where the queues start to grow: a at 6/1, b at 4/3, c at 0/2
+    volcano_model t({cpu}, resource_vector{{cpu, 10}}, {qs("a", 1, {{cpu, 6}}), qs("b", 3, {{cpu, 4}}), qs("c", 2)},
+                    opts);
+    t.set_pending("a", {{cpu, 20}});
+    t.set_pending("b", {{cpu, 20}});
+    t.set_pending("c", {{cpu, 5}});
+    t.compute_deserved();
+    for (const auto& [q, want] : {std::pair{"a", 6}, {"b", 4}, {"c", 0}}) {
+      INFO(q);
+      CHECK(t.deserved_floor(t.index(q), 0) == want);
+      CHECK(t.deserved_ceil(t.index(q), 0) == want);
+    }
+  }
+}
+
+TEST_CASE("volcano: the water level falls between breakpoints of many queues as a sort would place it") {
+  // 200 queues, weights 1..4, guarantees and demands at random: the deserved
+  // sum equals the total, and each queue's deserved is max(g, min(b, w L)) for
+  // one level L, found here by bisection over exact fractions
+  std::mt19937_64 rng(7);
+  std::vector<volcano_queue_spec> specs;
+  std::vector<std::int64_t> g(200), b(200), w(200);
+  std::int64_t gsum = 0;
+  for (std::size_t i = 0; i < 200; ++i) {
+    w[i] = 1 + static_cast<std::int64_t>(rng() % 4);
+    g[i] = static_cast<std::int64_t>(rng() % 3 == 0 ? rng() % 50 : 0);
+    b[i] = static_cast<std::int64_t>(rng() % 400);
+    gsum += g[i];
+    specs.push_back(qs("q" + std::to_string(i), w[i], g[i] ? resource_vector{{cpu, g[i]}} : resource_vector{}));
+  }
+  const std::int64_t total = gsum + 20'000;
+  volcano_model t({cpu}, resource_vector{{cpu, total}}, specs);
+  for (std::size_t i = 0; i < 200; ++i) t.set_pending("q" + std::to_string(i), {{cpu, b[i]}});
+  t.compute_deserved();
+  std::int64_t floors = 0;
+  for (std::size_t i = 0; i < 200; ++i) {
+    const auto lo = t.deserved_floor(i, 0), hi = t.deserved_ceil(i, 0);
+    CHECK(lo >= std::min(g[i], std::max(g[i], b[i])));
+    CHECK(hi <= std::max(g[i], b[i]));
+    floors += lo;
+  }
+  // the exact deserved values sum to the total; their floors fall short by less than one per queue
+  CHECK(floors <= total);
+  CHECK(floors > total - 200);
+  // one level for all: a queue strictly between its bounds has deserved w L,
+  // so deserved / w is the same fraction for every such queue
+  std::optional<wide_fraction> level;
+  for (std::size_t i = 0; i < 200; ++i) {
+    const auto exact = t.deserved_exact(i, 0);
+    if (exact <= wide_fraction(g[i]) || exact >= wide_fraction(b[i])) continue;
+    const wide_fraction l(exact.num(), exact.den() * w[i]);
+    if (level)
+      CHECK(l == *level);
+    else
+      level = l;
+  }
+  CHECK(level.has_value());
 }
 
 TEST_CASE("volcano: multi-dimension queue short in cpu but satisfied in gpu") {
