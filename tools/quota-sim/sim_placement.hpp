@@ -156,12 +156,14 @@ inline std::optional<std::size_t> simulator_impl::pick_node(const job_spec& js, 
   std::optional<std::size_t> best;
   amount best_left = 0;
   for (std::size_t n = tree_first(0, nd); n != npos && n < nodes_.size(); n = tree_first(n + 1, nd)) {
-    if (!node_fits(n, js, per_pod)) continue;
+    // the first node with the least left wins: a node that would leave no
+    // less than the best so far is not checked further
     const amount left = nodes_[n].free.get(chart_) - need;
-    if (!best || left < best_left) {
-      best = n;
-      best_left = left;
-    }
+    if (best && left >= best_left) continue;
+    if (!node_fits(n, js, per_pod)) continue;
+    best = n;
+    best_left = left;
+    if (left <= 0) break;  // nothing leaves less than a node that covers the need exactly
   }
   return best;
 }
