@@ -14,7 +14,9 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <type_traits>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -1158,6 +1160,14 @@ inline scenario load_scenario(const json& doc, diagnostics& out, const input_lim
     r.problem("jobs", "is required: an array of jobs");
   } else {
     std::map<std::string, int> seen;
+    // the first node of each name, built when a job first names a node
+    std::unordered_map<std::string_view, std::size_t> node_at;
+    const auto find_node = [&](const std::string& name) {
+      if (node_at.empty())
+        for (std::size_t k = 0; k < sc.nodes.size(); ++k) node_at.emplace(sc.nodes[k].name, k);
+      const auto it = node_at.find(name);
+      return it == node_at.end() ? sc.nodes.end() : sc.nodes.begin() + static_cast<std::ptrdiff_t>(it->second);
+    };
     const auto& jobs = doc["jobs"];
     const bool expand = detail::copies_fit(r, jobs, "jobs", lim.max_jobs, "jobs", lim);
     copies_skipped = copies_skipped || !expand;
@@ -1222,8 +1232,7 @@ inline scenario load_scenario(const json& doc, diagnostics& out, const input_lim
       if (js.running && js.submit_ms != 0)
         r.problem(join_path(p, "submit"), "a job running at the start is submitted at 0");
       if (jj.contains("node") && r.name(jj, "node", js.node, p, false, lim.max_name_bytes)) {
-        const auto n =
-            std::find_if(sc.nodes.begin(), sc.nodes.end(), [&](const node_spec& ns) { return ns.name == js.node; });
+        const auto n = find_node(js.node);
         if (!js.running)
           r.problem(join_path(p, "node"), "a node is named for a job running at the start (with \"running\": true)");
         else if (!js.claims.empty())
