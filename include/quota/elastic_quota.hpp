@@ -9,7 +9,7 @@
 #include <compare>
 #include <cstdint>
 #include <limits>
-#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -21,6 +21,7 @@
 #include <quota/decision.hpp>
 #include <quota/detail/checked.hpp>
 #include <quota/detail/node_pool.hpp>
+#include <quota/detail/priority_counts.hpp>
 #include <quota/detail/reserve.hpp>
 #include <quota/detail/resource_dims.hpp>
 #include <quota/error.hpp>
@@ -297,6 +298,7 @@ class elastic_quota_model {
       if (q != npos) {
         auto& list = quotas_[q].running;
         detail::reserve_more(list, 1);
+        quotas_[q].priorities.reserve_one();
         apply_add(q, request);
       }
     } catch (...) {
@@ -309,6 +311,7 @@ class elastic_quota_model {
                                 [this](const pod_state* a, const pod_state* b) { return before(*a, *b); });
     const auto k = static_cast<std::size_t>(pos - list.begin());
     list.insert(pos, &ps);  // within the capacity reserved: no throw
+    quotas_[q].priorities.add(priority);
     relabel_after_insert(quotas_[q], k, changes);
   }
 
@@ -343,6 +346,7 @@ class elastic_quota_model {
       --s.in_quota;
     }
     list.erase(pos);
+    s.priorities.remove(it->second.pod.priority);
     pod_pool_.erase(pods_, it);
     extend_in_quota(s, changes);
   }
@@ -479,20 +483,25 @@ class elastic_quota_model {
     };
     std::vector<cand> cands;
     if (more_than_min) {
-      for (const auto* p : qa.running)
-        if (p->pod.priority < preemptor.priority && same_scope(*p, preemptor))
-          cands.push_back({p, "same_quota_lower_priority"});
+      if (qa.priorities.any_below(preemptor.priority))
+        for (const auto* p : qa.running)
+          if (p->pod.priority < preemptor.priority && same_scope(*p, preemptor))
+            cands.push_back({p, "same_quota_lower_priority"});
       if (nos && within_guaranteed(a, preemptor.request))
         for (std::uint32_t b = 0; b < quotas_.size(); ++b) {
           if (b == a || !over_guaranteed(b, preemptor.request)) continue;
-          for (const auto* p : quotas_[b].running)
+          for (const auto* p : over_quota_pods(quotas_[b]))
             if (p->label == elastic_capacity::over_quota) cands.push_back({p, "over_quota_fair_share"});
         }
     } else {
       for (std::uint32_t b = 0; b < quotas_.size(); ++b) {
         if (b == a || !borrowing(b)) continue;
-        for (const auto* p : quotas_[b].running)
-          if (!nos || p->label == elastic_capacity::over_quota) cands.push_back({p, "borrowed_from_guaranteed"});
+        if (!nos) {
+          for (const auto* p : quotas_[b].running) cands.push_back({p, "borrowed_from_guaranteed"});
+          continue;
+        }
+        for (const auto* p : over_quota_pods(quotas_[b]))
+          if (p->label == elastic_capacity::over_quota) cands.push_back({p, "borrowed_from_guaranteed"});
       }
     }
     std::sort(cands.begin(), cands.end(), [](const cand& x, const cand& y) {
@@ -519,14 +528,15 @@ class elastic_quota_model {
       if (!within_guaranteed(a, preemptor.request)) return;
       for (std::uint32_t b = 0; b < quotas_.size(); ++b) {
         if (b == a || !over_guaranteed(b, preemptor.request)) continue;
-        for (const auto* p : quotas_[b].running)
+        for (const auto* p : over_quota_pods(quotas_[b]))
           if (p->label == elastic_capacity::over_quota) cands.push_back({p, "over_quota_fair_share"});
       }
     } else {
       if (over_min_with(qa, preemptor.request, opt_.upstream)) {
-        for (const auto* p : qa.running)
-          if (p->pod.priority < preemptor.priority && same_scope(*p, preemptor))
-            cands.push_back({p, "same_quota_lower_priority"});
+        if (qa.priorities.any_below(preemptor.priority))
+          for (const auto* p : qa.running)
+            if (p->pod.priority < preemptor.priority && same_scope(*p, preemptor))
+              cands.push_back({p, "same_quota_lower_priority"});
       } else {
         for (std::uint32_t b = 0; b < quotas_.size(); ++b) {
           if (b == a || !borrowing(b)) continue;
@@ -567,7 +577,12 @@ class elastic_quota_model {
     std::size_t in_quota = 0;                          // the leading pods of running labelled in-quota
     boost::container::small_vector<amount, 8> in_sum;  // their sum on min's resources, in min's order
     std::uint32_t weight = 0;                          // times counted in the cluster sums (weight())
+    detail::priority_counts priorities;                // of the running pods
   };
+  // The pods of s labelled over-quota: those after its in-quota prefix.
+  static std::span<pod_state* const> over_quota_pods(const quota_state& s) noexcept {
+    return std::span<pod_state* const>(s.running).subspan(std::min(s.in_quota, s.running.size()));
+  }
 
   const quota_state& at(std::uint32_t q) const {
     if (q >= quotas_.size()) throw unknown_entity_error(error_id::unknown_entity, "elastic quota", std::to_string(q));

@@ -950,10 +950,14 @@ class engine_base {
   void with_order_model(F&& f) const {
     const auto i = order_model();
     if (!i) return;
-    std::size_t k = 0;
-    self().for_each_model([&](const auto& m) {
-      if (k++ == *i) f(m);
-    });
+    if constexpr (requires { self().model(std::size_t{}); }) {
+      f(self().model(*i));  // models held by index (the type-erased engine)
+    } else {
+      std::size_t k = 0;
+      self().for_each_model([&](const auto& m) {
+        if (k++ == *i) f(m);
+      });
+    }
   }
   std::size_t order_model_ = 0;
   bool order_chosen_ = false;

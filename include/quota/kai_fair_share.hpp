@@ -22,6 +22,8 @@
 #include <quota/detail/checked.hpp>
 #include <quota/detail/job_queue_order.hpp>
 #include <quota/detail/node_pool.hpp>
+#include <quota/detail/priority_counts.hpp>
+#include <quota/detail/reserve.hpp>
 #include <quota/detail/resource_dims.hpp>
 #include <quota/detail/stale_mark.hpp>
 #include <quota/error.hpp>
@@ -1018,7 +1020,9 @@ class kai_fair_share_policy : public detail::job_queue_order {
     // everything that may throw before any change
     if (run_.by_queue.size() < tree_.size()) run_.by_queue.resize(tree_.size());
     auto& in_queue = run_.by_queue[q];
-    in_queue.reserve(in_queue.size() + 1);
+    detail::reserve_more(in_queue, 1);
+    if (run_.priorities.size() < tree_.size()) run_.priorities.resize(tree_.size());
+    if (j.preemptible) run_.priorities[q].reserve_one();
     running r{q, j.request, j.preemptible, j.priority, j.created_ms, nullptr};
     const auto w = run_.pool.emplace(run_.where, j.id, place{q, in_queue.size()}).first;
     try {
@@ -1029,6 +1033,7 @@ class kai_fair_share_policy : public detail::job_queue_order {
     }
     r.at = &*w;
     in_queue.push_back(std::move(r));  // room reserved: no throw
+    if (j.preemptible) run_.priorities[q].add(j.priority);
     if (waiting != pending_.end()) {
       // its demand moves from pending to allocated: the request is unchanged
       pending_sum_[waiting->second.queue].sub_in_place(waiting->second.request);
@@ -1044,6 +1049,7 @@ class kai_fair_share_policy : public detail::job_queue_order {
     auto& in_queue = run_.by_queue[q];
     const auto& r = in_queue[pos];
     tree_.deallocate(r.queue, r.request, r.preemptible);
+    if (r.preemptible) run_.priorities[q].remove(r.priority);
     if (live_) refresh_demand(r.queue);
     if (pos + 1 != in_queue.size()) {  // swap-remove: the last job takes its place
       in_queue[pos] = std::move(in_queue.back());
@@ -1258,12 +1264,13 @@ class kai_fair_share_policy : public detail::job_queue_order {
   // entries.
   struct running_set {
     std::vector<std::vector<running>> by_queue;
+    std::vector<detail::priority_counts> priorities;  // of the preemptible jobs, by leaf queue
     where_map where;
     // spare map nodes: an admission and a release allocate nothing once warm
     detail::node_pool<where_map> pool;
 
     running_set() = default;
-    running_set(const running_set& o) : by_queue(o.by_queue), where(o.where) {
+    running_set(const running_set& o) : by_queue(o.by_queue), priorities(o.priorities), where(o.where) {
       for (auto& e : where) by_queue[e.second.queue][e.second.pos].at = &e;
     }
     running_set(running_set&&) noexcept = default;
@@ -1291,7 +1298,8 @@ class kai_fair_share_policy : public detail::job_queue_order {
               static_cast<detail::int128>(tree_.allocated_non_preemptible(a, e.id)) + e.value > qt)
             return;
         }
-    if (q >= run_.by_queue.size()) return;
+    // a victim has a lower priority than the preemptor and is preemptible
+    if (q >= run_.by_queue.size() || q >= run_.priorities.size() || !run_.priorities[q].any_below(j.priority)) return;
     std::vector<const running*> pre;
     for (const auto& r : run_.by_queue[q])
       if (tree_.can_preempt(j.priority, r.queue, r.priority, r.preemptible, r.started_ms, now_ms_)) pre.push_back(&r);

@@ -189,6 +189,7 @@ class basic_kueue_model {
         cycle_seen_(o.cycle_seen_),
         held_usage_(o.held_usage_) {
     assigner_.set_oracle(&oracle_);
+    admitted_by_cq_ = index_by_cluster_queue(admitted_, forest_.cluster_queue_count());
   }
   basic_kueue_model& operator=(const basic_kueue_model&) = delete;
   /// Every admitted workload, by name.
@@ -366,6 +367,10 @@ class basic_kueue_model {
       w.usage.assign(a.usage.begin(), a.usage.end());
       local_queue_key(w.local_queue);
     };
+    // room in the ClusterQueue's list first: the push below cannot throw
+    if (admitted_by_cq_.size() < forest_.cluster_queue_count()) admitted_by_cq_.resize(forest_.cluster_queue_count());
+    auto& listed = admitted_by_cq_[a.cluster_queue];
+    if (listed.size() == listed.capacity()) listed.reserve(std::max<std::size_t>(8, 2 * listed.size()));
     admitted_map::iterator it;
     if (spare_.empty()) {
       it = admitted_.try_emplace(wl.name).first;
@@ -383,6 +388,7 @@ class basic_kueue_model {
       spare_.pop_back();
     }
     ++seq_;
+    listed.push_back(&it->second);
     if (in_cycle_ && a.cluster_queue < cycle_seen_.size()) cycle_seen_[a.cluster_queue] = 1;
     if (lq_state) lq_state->penalty = std::move(penalty);
     for (const auto& [s, v] : it->second.usage) forest_.add_usage(it->second.cluster_queue, s, v);
@@ -741,6 +747,7 @@ class basic_kueue_model {
     ++version_;
     drop_holds();
     for (const auto& [s, v] : it->second.usage) forest_.remove_usage(it->second.cluster_queue, s, v);
+    unindex(it->second);
     // the node is kept for a later admission (up to spare_kept of them)
     if (spare_.size() < spare_kept && (spare_.capacity() > 0 || try_reserve_spare()))
       spare_.push_back(admitted_.extract(it));  // within the reserved capacity: no throw
@@ -831,16 +838,19 @@ class basic_kueue_model {
     std::array<std::vector<cand>, 6> lists;
     bool any_afs = false;  // the LocalQueue-usage criterion needs the full comparison
     for (kueue_node_index q = 0; q < forest_.cluster_queue_count() && !any_afs; ++q) any_afs = afs_enabled(q);
-    for (const auto& [name, w] : admitted_) {
-      const auto& vi = visits[w.cluster_queue];
+    for (kueue_node_index q = 0; q < visits.size() && q < admitted_by_cq_.size(); ++q) {
+      const auto& vi = visits[q];
       if (!vi.searched) continue;
-      const auto v = classify(wl, w, cq, frs, vi.advantage);
-      if (v == preemption_variant::never) continue;
-      const std::size_t k = (v == preemption_variant::hierarchical_reclaim   ? 0
-                             : v == preemption_variant::within_cluster_queue ? 2
-                                                                             : 1) +
-                            (w.evicted ? 0 : 3);
-      lists[k].push_back({&w, vi.lca, v, w.cluster_queue == cq, w.priority, w.reserved_at});
+      for (const kueue_admitted_workload* wp : admitted_by_cq_[q]) {
+        const auto& w = *wp;
+        const auto v = classify(wl, w, cq, frs, vi.advantage);
+        if (v == preemption_variant::never) continue;
+        const std::size_t k = (v == preemption_variant::hierarchical_reclaim   ? 0
+                               : v == preemption_variant::within_cluster_queue ? 2
+                                                                               : 1) +
+                              (w.evicted ? 0 : 3);
+        lists[k].push_back({&w, vi.lca, v, w.cluster_queue == cq, w.priority, w.reserved_at});
+      }
     }
     // candidate_order on the cached keys (the Evicted mark is constant within a list)
     auto before = [&](const cand& x, const cand& y) {
@@ -1105,8 +1115,10 @@ class basic_kueue_model {
       }
     }
     auto afs = afs_states(next, afs_);
+    auto by_cq = index_by_cluster_queue(adm, next.cluster_queue_count());  // adm's nodes move into admitted_
     forest_ = std::move(next);
     admitted_ = std::move(adm);
+    admitted_by_cq_ = std::move(by_cq);
     afs_ = std::move(afs);
     holds_.clear();  // the new forest counts admitted workloads only
     cycle_seen_.assign(forest_.cluster_queue_count(), 0);
@@ -1583,11 +1595,34 @@ class basic_kueue_model {
     }
     const basic_kueue_model* model;
   };
+  [[nodiscard]] static std::vector<std::vector<const kueue_admitted_workload*>> index_by_cluster_queue(
+      const admitted_map& adm, std::size_t cluster_queues) {
+    std::vector<std::vector<const kueue_admitted_workload*>> out(cluster_queues);
+    for (const auto& [name, w] : adm)
+      if (w.cluster_queue < out.size()) out[w.cluster_queue].push_back(&w);
+    return out;
+  }
+  // Takes w out of its ClusterQueue's list (newest first: a trial victim put
+  // back, or a job released right after its admission, is found at once).
+  void unindex(const kueue_admitted_workload& w) noexcept {
+    if (w.cluster_queue >= admitted_by_cq_.size()) return;
+    auto& l = admitted_by_cq_[w.cluster_queue];
+    for (std::size_t i = l.size(); i-- > 0;)
+      if (l[i] == &w) {
+        l[i] = l.back();
+        l.pop_back();
+        return;
+      }
+  }
+
   resource_registry reg_;
   kueue_cohort_forest forest_;
   kueue_flavor_assigner assigner_;
   model_oracle oracle_;
   admitted_map admitted_;
+  // admitted_'s workloads by ClusterQueue (in no particular order), so that a
+  // preemption search reads only the ClusterQueues it searches
+  std::vector<std::vector<const kueue_admitted_workload*>> admitted_by_cq_;
   std::uint64_t version_ = 0;  // state_version()
   std::uint64_t seq_ = 0;
   local_queue_usage_map afs_;
@@ -1664,9 +1699,8 @@ class basic_kueue_policy {
   }
   /// A denied head of a StrictFIFO ClusterQueue holds back the rest of it.
   [[nodiscard]] bool head_blocks_queue(const job& head) const {
-    const std::optional<kueue_node_index> cq = m_.forest().find_local_queue(head.ns, head.queue)
-                                                   ? m_.forest().find_local_queue(head.ns, head.queue)
-                                                   : m_.forest().find_cluster_queue(head.queue);
+    std::optional<kueue_node_index> cq = m_.forest().find_local_queue(head.ns, head.queue);
+    if (!cq) cq = m_.forest().find_cluster_queue(head.queue);
     return cq && m_.forest().cluster_queue(*cq).queueing == kueue_queueing_strategy::strict_fifo;
   }
   [[nodiscard]] std::weak_ordering compare_heads(const job& a, const job& b) const {

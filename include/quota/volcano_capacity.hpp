@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include <quota/capabilities.hpp>
 #include <quota/decision.hpp>
 #include <quota/detail/checked.hpp>
@@ -215,10 +217,17 @@ class volcano_capacity_model {
       throw state_error(error_id::state_duplicate,
                         "queue " + std::string(queue) + ": task '" + std::string(task_id) + "' is already allocated");
     const auto dense = to_dense(req, queue);
+    if (task_dims_.size() < specs_.size()) task_dims_.resize(specs_.size());
     add_chain(alloc_, q, dense, +1);  // checks every sum before it changes one
+    bool counted = false;
     try {
+      if (meta.preemptible) {
+        count_task_dims(q, dense, +1);
+        counted = true;
+      }
       tasks_.add(task_id, q, dense, meta);  // strong on its own
     } catch (...) {
+      if (counted) count_task_dims(q, dense, -1);  // lowering a count allocates nothing
       add_chain(alloc_, q, dense, -1);
       throw;
     }
@@ -228,6 +237,7 @@ class volcano_capacity_model {
     if (it == tasks_.end()) throw unknown_entity_error(error_id::unknown_job, "task", task_id);
     const auto& e = tasks_.at(it);
     add_chain(alloc_, e.queue, e.req, -1);
+    if (e.meta.preemptible) count_task_dims(e.queue, e.req, -1);
     tasks_.erase(it);
   }
   [[nodiscard]] bool has_task(std::string_view id) const { return tasks_.contains(id); }
@@ -414,7 +424,7 @@ class volcano_capacity_model {
     std::size_t left = 0;  // queues that may still give a victim
     for (std::size_t q = 0; q < specs_.size(); ++q) {
       if (q == self || !specs_[q].reclaimable) continue;
-      may[q] = may_give(q, alloc_) ? 1 : 0;
+      may[q] = may_give(q, alloc_) && some_task_past_deserved_test(q) ? 1 : 0;
       left += may[q];
     }
     if (left == 0) return;
@@ -479,6 +489,48 @@ class volcano_capacity_model {
     std::vector<std::int64_t> running(alloc_);
     std::vector<std::size_t> checked;
     for (const task_entry* t : walk) (void)reclaim_step(self, rq, *t, running, checked, out);
+  }
+
+  // The dimensions a request asks for (bit d: dimension d), when there are at most 64.
+  [[nodiscard]] std::uint64_t dims_asked(const detail::dense_request& req) const noexcept {
+    std::uint64_t m = 0;
+    for (std::size_t d = 0; d < dim_count_ && d < 64; ++d)
+      if (req[d] > 0) m |= std::uint64_t{1} << d;
+    return m;
+  }
+  // How many preemptible tasks of q ask for each combination of dimensions.
+  void count_task_dims(std::size_t q, const detail::dense_request& req, int sign) {
+    if (dim_count_ > 64) return;
+    const std::uint64_t m = dims_asked(req);
+    auto& list = task_dims_[q];
+    for (auto it = list.begin(); it != list.end(); ++it)
+      if (it->dims == m) {
+        if (sign > 0) {
+          ++it->tasks;
+        } else if (--it->tasks == 0) {
+          list.erase(it);
+        }
+        return;
+      }
+    if (sign > 0) list.push_back(dims_count{m, 1});
+  }
+  // Whether some preemptible task of q passes reclaim_step's first test on
+  // the current allocation: it asks for no dimension where q has deserved,
+  // or for one where q holds more than its listed deserved. A walk only
+  // lowers what queues hold, so a queue without such a task gives no victim
+  // and its tasks are never read. Always true beyond 64 dimensions.
+  [[nodiscard]] bool some_task_past_deserved_test(std::size_t q) const noexcept {
+    if (dim_count_ > 64) return true;
+    if (q >= task_dims_.size()) return false;
+    std::uint64_t relevant = 0, exceeded = 0;
+    for (std::size_t d = 0; d < dim_count_; ++d) {
+      const std::size_t k = q * dim_count_ + d;
+      if (des_[k] > 0) relevant |= std::uint64_t{1} << d;
+      if (des_set_[k] && alloc_[k] > des_[k] && !detail::capacity_ignored(dims_[d])) exceeded |= std::uint64_t{1} << d;
+    }
+    for (const auto& c : task_dims_[q])
+      if ((c.dims & relevant) == 0 || (c.dims & exceeded) != 0) return true;
+    return false;
   }
 
   // A queue that can give a reclaim victim while it holds `held`: in some
@@ -902,6 +954,12 @@ class volcano_capacity_model {
   std::vector<std::uint8_t> des_set_, s_set_;
   std::vector<std::int64_t> alloc_, inq_, elastic_;
   detail::volcano_task_book<volcano_capacity_task_meta> tasks_;
+  // per queue: the combinations of dimensions its preemptible tasks ask for, with their counts
+  struct dims_count {
+    std::uint64_t dims;
+    std::size_t tasks;
+  };
+  std::vector<boost::container::small_vector<dims_count, 2>> task_dims_;
 };
 
 /// quota::policy over capacity queues: job.queue = leaf queue name,

@@ -985,6 +985,75 @@ TEST_CASE("elastic_quota: node-level candidates follow SelectVictimsOnNode (quot
   }
 }
 
+// node_candidates skips a quota's own pods when none has a lower priority
+// than the preemptor (counts kept on every add and removal) and reads only
+// the over-quota tail of other quotas: after random adds and removals, a
+// model's candidates equal those of a model given only the live pods.
+TEST_CASE("elastic_quota: node candidates after adds and removals equal those of a fresh model") {
+  {
+    // a lower-priority pod is found beside higher ones, and not once it is gone
+    elastic_quota_model m({eq("A", "a", {{gm, 1}}, {{gm, 12}})});
+    const auto ask = [&](std::int32_t prio) {
+      std::vector<victim> v;
+      m.node_candidates(pod("a/new", "a", {{gm, 1}}, 100, prio), v);
+      std::vector<std::string> ids;
+      for (const auto& x : v) ids.push_back(x.job_id);
+      return ids;
+    };
+    m.add_pod(pod("a/p3", "a", {{gm, 1}}, 1, 3));
+    m.add_pod(pod("a/p0", "a", {{gm, 1}}, 2, 0));
+    CHECK(ask(2) == std::vector<std::string>{"a/p0"});
+    CHECK(ask(4) == std::vector<std::string>{"a/p0", "a/p3"});
+    m.remove_pod("a/p0");
+    CHECK(ask(2).empty());
+    m.add_pod(pod("a/p1", "a", {{gm, 1}}, 3, 1));
+    m.remove_pod("a/p3");
+    CHECK(ask(2) == std::vector<std::string>{"a/p1"});
+    CHECK(ask(1).empty());
+  }
+  std::mt19937_64 rng(20261128);
+  for (auto mode : {elastic_preemption_policy::capacity_scheduling, elastic_preemption_policy::nos}) {
+    CAPTURE(static_cast<int>(mode));
+    elastic_options o;
+    o.preemption = mode;
+    const std::vector<elastic_quota_spec> specs{
+        eq("A", "a", {{gm, 4}}, {{gm, 12}}), eq("B", "b", {{gm, 6}}, {{gm, 12}}), eq("C", "c", {{gm, 2}}, {{gm, 12}})};
+    elastic_quota_model m(specs, o);
+    std::vector<elastic_pod> live;
+    const std::vector<std::string> nss{"a", "b", "c"};
+    std::size_t compared = 0, named = 0;
+    for (int step = 0; step < 300; ++step) {
+      if (!live.empty() && rng() % 3 == 0) {
+        const auto k = static_cast<std::size_t>(rng() % live.size());
+        m.remove_pod(live[k].name);
+        live.erase(live.begin() + static_cast<std::ptrdiff_t>(k));
+      } else {
+        const auto& ns = nss[rng() % nss.size()];
+        live.push_back(pod(ns + "/" + std::to_string(step), ns, {{gm, 1 + static_cast<amount>(rng() % 2)}}, step,
+                           static_cast<std::int32_t>(rng() % 4)));
+        m.add_pod(live.back());
+      }
+      elastic_quota_model fresh(specs, o);
+      for (auto it = live.rbegin(); it != live.rend(); ++it) fresh.add_pod(*it);
+      for (const auto& ns : nss) {
+        const auto preemptor = pod(ns + "/new", ns, {{gm, 2}}, 1000, static_cast<std::int32_t>(rng() % 5));
+        std::vector<victim> got, want;
+        m.node_candidates(preemptor, got);
+        fresh.node_candidates(preemptor, want);
+        REQUIRE(got.size() == want.size());
+        for (std::size_t i = 0; i < got.size(); ++i) {
+          CHECK(got[i].job_id == want[i].job_id);
+          CHECK(got[i].rule == want[i].rule);
+        }
+        ++compared;
+        named += got.size();
+      }
+    }
+    CHECK(compared == 900);
+    CHECK(named > 100);
+  }
+}
+
 // ---- upstream mode: every decision as nos's scheduler makes it ---------------------------------
 
 namespace {

@@ -508,6 +508,73 @@ TEST_CASE("kai_fair_share: victims do not depend on commit or release order, and
   CHECK(victims_of(p, asks_b).empty());
 }
 
+// preempt candidates are looked for only in a queue holding a preemptible
+// job of lower priority than the preemptor (counts kept on every commit and
+// release): after random commits and releases, the candidates equal those of
+// a policy given only the running jobs.
+TEST_CASE("kai_fair_share: preempt candidates after commits and releases equal those of a fresh policy") {
+  auto fresh = [] {
+    kai_fair_share_model t({q("a", "", 2, 1), q("b", "", 2, 1)});
+    t.set_capacity(gpu(64));
+    for (const char* n : {"a", "b"}) t.set_request(t.at(n), gpu(64));
+    t.compute();
+    return kai_fair_share_policy(std::move(t));
+  };
+  {
+    // a lower-priority preemptible job is found beside higher ones, and not once it is gone
+    auto p = fresh();
+    const auto ask = [&](std::int32_t prio) {
+      std::vector<victim> v;
+      p.node_candidates(mk("new", "a", prio, gpu(1)), v);
+      std::vector<std::string> ids;
+      for (const auto& x : v) ids.push_back(x.job_id);
+      return ids;
+    };
+    p.commit(mk("p3", "a", 3, gpu(1)));
+    p.commit(mk("p0", "a", 0, gpu(1)));
+    job pinned = mk("pinned", "a", 0, gpu(1));
+    pinned.preemptible = false;
+    p.commit(pinned);
+    CHECK(ask(2) == std::vector<std::string>{"p0"});
+    p.release("p0");
+    CHECK(ask(2).empty());
+    p.commit(mk("p1", "a", 1, gpu(1)));
+    p.release("p3");
+    CHECK(ask(2) == std::vector<std::string>{"p1"});
+    CHECK(ask(1).empty());
+  }
+  std::mt19937_64 rng(20261128);
+  auto p = fresh();
+  std::vector<job> live;
+  std::size_t compared = 0, named = 0;
+  for (int step = 0; step < 300; ++step) {
+    if (!live.empty() && rng() % 3 == 0) {
+      const auto k = static_cast<std::size_t>(rng() % live.size());
+      p.release(live[k].id);
+      live.erase(live.begin() + static_cast<std::ptrdiff_t>(k));
+    } else {
+      job j = mk("j" + std::to_string(step), rng() % 2 == 0 ? "a" : "b", static_cast<std::int32_t>(rng() % 4), gpu(1));
+      j.preemptible = rng() % 4 != 0;
+      p.commit(j);
+      live.push_back(j);
+    }
+    auto r = fresh();
+    for (auto it = live.rbegin(); it != live.rend(); ++it) r.commit(*it);
+    for (const char* queue : {"a", "b"}) {
+      const job asks = mk("new", queue, static_cast<std::int32_t>(rng() % 5), gpu(1));
+      std::vector<victim> got, want;
+      p.node_candidates(asks, got);
+      r.node_candidates(asks, want);
+      REQUIRE(got.size() == want.size());
+      for (std::size_t i = 0; i < got.size(); ++i) CHECK(got[i].job_id == want[i].job_id);
+      ++compared;
+      named += got.size();
+    }
+  }
+  CHECK(compared == 600);
+  CHECK(named > 100);
+}
+
 TEST_CASE("kai_fair_share: a copy's running jobs are its own after the original reuses its entries") {
   kai_fair_share_model t({q("a", "", 2, 1), q("b", "", 2, 1)});
   t.set_capacity(gpu(12));

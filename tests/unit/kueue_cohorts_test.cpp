@@ -487,6 +487,55 @@ TEST_CASE("kueue: reclaimWithinCohort takes back lent quota from borrowing queue
   }
 }
 
+// A preemption search reads only the admitted workloads of the ClusterQueues
+// it searches, through lists kept on admission, finish and reload: after
+// random admissions, finishes (whose entries later admissions reuse) and a
+// reload, the targets equal those of a copy, whose lists are built anew.
+TEST_CASE("kueue: preemption targets after admissions, finishes and a reload equal those of a copy") {
+  resource_registry reg;
+  kueue_config cfg;
+  cfg.resource_flavors = {"f"};
+  for (const char* n : {"a", "b", "c"}) {
+    cfg.cluster_queues.push_back(cq_cpu(n, "co", {{"f", rq(resources::cpu, cpu(6))}}));
+    cfg.cluster_queues.back().preemption.reclaim_within_cohort = kueue_reclaim_within_cohort_policy::any;
+    cfg.cluster_queues.back().preemption.within_cluster_queue = kueue_within_cluster_queue_policy::lower_priority;
+  }
+  kueue_model m(cfg, reg);
+  std::mt19937_64 rng(20261128);
+  std::vector<std::string> live;
+  std::size_t compared = 0, named = 0;
+  for (int step = 0; step < 400; ++step) {
+    if (step == 200) {  // a reload: b's quota grows, admitted workloads stay
+      cfg.cluster_queues[1].resource_groups[0].flavors[0].resources[0].nominal = cpu(8);
+      m.update_config(cfg);
+    }
+    if (!live.empty() && rng() % 3 == 0) {
+      const auto k = static_cast<std::size_t>(rng() % live.size());
+      m.finish(live[k]);
+      live.erase(live.begin() + static_cast<std::ptrdiff_t>(k));
+    } else {
+      const std::string q(1, static_cast<char>('a' + rng() % 3));
+      const auto w = wl("w" + std::to_string(step), q, cpu(1 + static_cast<amount>(rng() % 3)), 1,
+                        static_cast<std::int32_t>(rng() % 4), step);
+      if (m.admit(w).allowed()) live.push_back(w.name);
+    }
+    const kueue_model copy(m);
+    for (const char* q : {"a", "b", "c"}) {
+      const auto in = wl("probe", q, cpu(1 + static_cast<amount>(rng() % 5)), 1, 3, 1000);
+      kueue_flavor_assignment fa;
+      m.assign(in, fa);
+      if (fa.mode != kueue_fit_mode::preempt) continue;
+      const auto got = m.preemption_targets(in, fa), want = copy.preemption_targets(in, fa);
+      REQUIRE(got.size() == want.size());
+      for (std::size_t i = 0; i < got.size(); ++i) CHECK(got[i].name == want[i].name);
+      ++compared;
+      named += got.size();
+    }
+  }
+  CHECK(compared > 100);
+  CHECK(named > 50);
+}
+
 TEST_CASE("kueue: borrowWithinCohort preempts while borrowing up to maxPriorityThreshold") {
   resource_registry reg;
   kueue_config cfg;
