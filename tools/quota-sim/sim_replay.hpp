@@ -160,6 +160,8 @@ inline void simulator_impl::set_up_order() {
                                                         "' does not order pending jobs (models that do: elastic_quota, "
                                                         "volcano, volcano_capacity, kai_fair_share, kueue)");
       engine_.set_order_model(i);
+    } else if (const auto first = engine_.order_model()) {
+      engine_.set_order_model(*first);  // the default (the first model that orders), found once
     }
     ordered_ = engine_.offers_order();
   }
