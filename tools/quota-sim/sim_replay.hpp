@@ -616,15 +616,16 @@ inline void simulator_impl::hold_why(std::uint32_t& slot, std::uint32_t w) {
   slot = w;
 }
 
-inline bool simulator_impl::attempt(std::size_t idx) {
-  auto& jr = jobs_[idx];
-  if (shape_fixed_[jr.shape]) return false;  // denied for good: its shape's reason stands
-  if (coarse_pass_[jr.coarse] == pass_) {
+inline simulator_impl::offer simulator_impl::attempt(std::size_t idx) {
+  const auto [shape, coarse_shape] = shape_ids_[idx];
+  if (shape_fixed_[shape]) return offer::skipped;  // denied for good: its shape's reason stands
+  if (coarse_pass_[coarse_shape] == pass_) {
     // a job differing only in user/groups was denied in this pass by models that do not read them
-    shape_pass_[jr.shape] = pass_;
-    hold_why(shape_why_[jr.shape], coarse_why_[jr.coarse]);
-    return false;
+    shape_pass_[shape] = pass_;
+    hold_why(shape_why_[shape], coarse_why_[coarse_shape]);
+    return offer::skipped;
   }
+  auto& jr = jobs_[idx];
   // the reason it waited so far (an identical job's, its queue head's) becomes its own
   // (its refusals need no copy: try_admit below sets or clears them)
   if (const auto why = why_of(idx); why.first != &jr.last_reason) jr.last_reason = *why.first;
@@ -644,7 +645,7 @@ inline bool simulator_impl::attempt(std::size_t idx) {
       hold_why(coarse_why_[jr.coarse], w);
     }
   }
-  return ok;
+  return ok ? offer::admitted : offer::refused;
 }
 
 inline void simulator_impl::schedule(bool full) {
@@ -720,10 +721,10 @@ inline void simulator_impl::schedule(bool full) {
     };
     if (h.empty()) drop_queue();
     const auto& jr = jobs_[k.idx];
-    const std::size_t shape = jr.shape;
+    const std::size_t shape = shape_ids_[k.idx].shape;
     if (!full && (jr.state != job_state::pending || shape_pass_[shape] == pass_)) continue;
-    if (!attempt(k.idx)) {  // the rest of this shape is skipped for this pass
-      if (jr.tried_pass == pass_) engine_.head_denied(jr.j);
+    if (const offer o = attempt(k.idx); o != offer::admitted) {  // the rest of this shape is skipped for this pass
+      if (o == offer::refused) engine_.head_denied(jr.j);
       // a StrictFIFO head holds back the rest of its queue
       if (!h.empty() && ordered_ && engine_.head_blocks_queue(jr.j)) {
         block_queue(active_[best], k.idx);

@@ -37,6 +37,7 @@ class simulator_impl {
       nodes_.push_back(
           node_state{n, n.allocatable, true, std::vector<std::int32_t>(static_cast<std::size_t>(n.gpu.count), 1000)});
     jobs_.reserve(sc_.jobs.size());
+    shape_ids_.reserve(sc_.jobs.size());
     index_.reserve(sc_.jobs.size());
     for (std::size_t i = 0; i < sc_.jobs.size(); ++i) {
       const auto& js = sc_.jobs[i];
@@ -46,6 +47,7 @@ class simulator_impl {
       jr.tenant = tenant_of(js);
       jr.shape = shape_of(js);
       jr.coarse = coarse_shape_of(js);
+      shape_ids_.push_back({jr.shape, jr.coarse});
       index_[js.id] = i;
       jobs_.push_back(std::move(jr));
       tenants_[jobs_.back().tenant];
@@ -422,7 +424,10 @@ class simulator_impl {
   // Queue q waits behind its head `head` in this pass (the rest of the queue is not tried).
   void block_queue(std::size_t q, std::size_t head);
 
-  bool attempt(std::size_t idx);
+  // What a pass's offer of a head came to: admitted, refused after a try, or
+  // skipped without one (its shape refused for good, or its coarse shape in this pass).
+  enum class offer { admitted, refused, skipped };
+  offer attempt(std::size_t idx);
 
   // One pass over the pending jobs. Each job waits in a queue of the ordering
   // model (one queue when none orders), in rank order; the queues' heads
@@ -561,6 +566,12 @@ class simulator_impl {
   std::vector<shared_state> shared_;           // shared allocations (a claim's devices), by first use
   bool ordered_ = false;                       // a model orders pending work
   std::vector<std::size_t> queue_of_, rank_;   // per job: its queue, its rank inside it
+  // per job: its shape and coarse shape, apart from the job's record so that
+  // a pass skipping a head reads a few bytes instead of the record
+  struct shape_pair {
+    std::size_t shape, coarse;
+  };
+  std::vector<shape_pair> shape_ids_;
   std::vector<std::size_t> queue_first_rank_;  // per queue: the smallest rank of its jobs
   std::vector<std::uint64_t> qblock_pass_;     // per queue: the last pass its head held it back
   std::vector<std::string> qblock_reason_;     // per queue: "host.behind_queue_head [head]"
