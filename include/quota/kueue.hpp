@@ -26,6 +26,7 @@
 
 #include <quota/capabilities.hpp>
 #include <quota/decision.hpp>
+#include <quota/detail/reserve.hpp>
 #include <quota/error.hpp>
 #include <quota/kueue_cohorts.hpp>
 #include <quota/kueue_flavor_assignment.hpp>
@@ -370,7 +371,7 @@ class basic_kueue_model {
     // room in the ClusterQueue's list first: the push below cannot throw
     if (admitted_by_cq_.size() < forest_.cluster_queue_count()) admitted_by_cq_.resize(forest_.cluster_queue_count());
     auto& listed = admitted_by_cq_[a.cluster_queue];
-    if (listed.size() == listed.capacity()) listed.reserve(std::max<std::size_t>(8, 2 * listed.size()));
+    detail::reserve_more(listed, 1);
     admitted_map::iterator it;
     if (spare_.empty()) {
       it = admitted_.try_emplace(wl.name).first;
