@@ -483,10 +483,9 @@ class elastic_quota_model {
     };
     std::vector<cand> cands;
     if (more_than_min) {
-      if (qa.priorities.any_below(preemptor.priority))
-        for (const auto* p : qa.running)
-          if (p->pod.priority < preemptor.priority && same_scope(*p, preemptor))
-            cands.push_back({p, "same_quota_lower_priority"});
+      lower_priority_pods(qa, preemptor, [&](const pod_state* p) {
+        cands.push_back({p, "same_quota_lower_priority"});
+      });
       if (nos && within_guaranteed(a, preemptor.request))
         for (std::uint32_t b = 0; b < quotas_.size(); ++b) {
           if (b == a || !over_guaranteed(b, preemptor.request)) continue;
@@ -533,10 +532,9 @@ class elastic_quota_model {
       }
     } else {
       if (over_min_with(qa, preemptor.request, opt_.upstream)) {
-        if (qa.priorities.any_below(preemptor.priority))
-          for (const auto* p : qa.running)
-            if (p->pod.priority < preemptor.priority && same_scope(*p, preemptor))
-              cands.push_back({p, "same_quota_lower_priority"});
+        lower_priority_pods(qa, preemptor, [&](const pod_state* p) {
+          cands.push_back({p, "same_quota_lower_priority"});
+        });
       } else {
         for (std::uint32_t b = 0; b < quotas_.size(); ++b) {
           if (b == a || !borrowing(b)) continue;
@@ -579,6 +577,15 @@ class elastic_quota_model {
     std::uint32_t weight = 0;                          // times counted in the cluster sums (weight())
     detail::priority_counts priorities;                // of the running pods
   };
+  // f(pod) for each running pod of qa the preemptor may take for its lower
+  // priority (its own namespace only in upstream mode); none is read when no
+  // pod of qa has a lower priority.
+  template <class F>
+  void lower_priority_pods(const quota_state& qa, const elastic_pod& preemptor, F&& f) const {
+    if (!qa.priorities.any_below(preemptor.priority)) return;
+    for (const pod_state* p : qa.running)
+      if (p->pod.priority < preemptor.priority && same_scope(*p, preemptor)) f(p);
+  }
   // The pods of s labelled over-quota: those after its in-quota prefix.
   static std::span<pod_state* const> over_quota_pods(const quota_state& s) noexcept {
     return std::span<pod_state* const>(s.running).subspan(std::min(s.in_quota, s.running.size()));
