@@ -246,7 +246,7 @@ inline bool simulator_impl::try_admit(std::size_t idx) {
       fixed = fixed || permanent(r);
     }
     if (agnostic) coarse_denied_ = true;
-    if (fixed) shape_fixed_[jr.shape] = true;
+    if (fixed) shape_fixed_[shape_ids_[idx].shape] = true;
     return false;
   }
   // admitted partially: the host runs exactly the admitted pods
@@ -481,7 +481,7 @@ inline void simulator_impl::pend(std::size_t idx) {
   jobs_[idx].pended_pass = pass_;
   pending_.insert(pending_key(idx));
   count_pending(idx, true);
-  const std::size_t sh = jobs_[idx].shape;
+  const std::size_t sh = shape_ids_[idx].shape;
   if (by_shape_.size() <= sh) {
     by_shape_.resize(sh + 1);
     live_pos_.resize(sh + 1, npos);
@@ -496,7 +496,7 @@ inline void simulator_impl::pend(std::size_t idx) {
 
 inline void simulator_impl::unpend(std::size_t idx) {
   if (pending_.erase(pending_key(idx)) == 1) count_pending(idx, false);
-  const std::size_t sh = jobs_[idx].shape;
+  const std::size_t sh = shape_ids_[idx].shape;
   if (sh >= by_shape_.size()) return;
   auto& keys = by_shape_[sh];
   keys.erase(pending_key(idx));
@@ -517,9 +517,9 @@ inline std::pair<const std::string*, const simulator_impl::refusals*> simulator_
   // identical job's denial before this one was submitted)
   std::uint64_t latest = std::max(jr.tried_pass, jr.pended_pass);
   std::pair<const std::string*, const refusals*> why{&jr.last_reason, &jr.last_refusals};
-  if (jr.shape < shape_pass_.size() && shape_pass_[jr.shape] > latest) {
-    latest = shape_pass_[jr.shape];
-    const why_rec& w = whys_[shape_why_[jr.shape]];
+  if (const std::size_t shape = shape_ids_[idx].shape; shape < shape_pass_.size() && shape_pass_[shape] > latest) {
+    latest = shape_pass_[shape];
+    const why_rec& w = whys_[shape_why_[shape]];
     why = {&w.text, &w.list};
   }
   if (const std::size_t q = queue_of_[idx]; q < qblock_pass_.size() && qblock_pass_[q] > latest)
@@ -637,12 +637,12 @@ inline simulator_impl::offer simulator_impl::attempt(std::size_t idx) {
   if (ok) {
     unpend(idx);
   } else {
-    shape_pass_[jr.shape] = pass_;
+    shape_pass_[shape] = pass_;
     const std::uint32_t w = new_why(jr.last_reason, jr.last_refusals);
-    hold_why(shape_why_[jr.shape], w);
+    hold_why(shape_why_[shape], w);
     if (coarse) {
-      coarse_pass_[jr.coarse] = pass_;
-      hold_why(coarse_why_[jr.coarse], w);
+      coarse_pass_[coarse_shape] = pass_;
+      hold_why(coarse_why_[coarse_shape], w);
     }
   }
   return ok ? offer::admitted : offer::refused;

@@ -45,9 +45,7 @@ class simulator_impl {
       jr.spec = &sc_.jobs[i];
       jr.j = job_of(js, js.created_ms);
       jr.tenant = tenant_of(js);
-      jr.shape = shape_of(js);
-      jr.coarse = coarse_shape_of(js);
-      shape_ids_.push_back({jr.shape, jr.coarse});
+      shape_ids_.push_back({shape_of(js), coarse_shape_of(js)});
       index_[js.id] = i;
       jobs_.push_back(std::move(jr));
       tenants_[jobs_.back().tenant];
@@ -148,7 +146,6 @@ class simulator_impl {
     std::string wait_reason;  // why it waited before its first start (report: wait_reason)
     tenant_stats* ts = nullptr;
     int preempted = 0;
-    std::size_t shape = 0, coarse = 0;
     std::uint64_t tried_pass = 0;
     std::uint64_t pended_pass = 0;
     std::vector<std::size_t> devices, device_nodes;               // GPU devices held (device index, node)
