@@ -437,6 +437,28 @@ class reader {
   std::int64_t max_time_ = std::int64_t{1} << 62;
 };
 
+/// Looks items up by name, each name to the first item that has it; the
+/// index is built at the first lookup (a scenario that names no node never
+/// builds it). `name_of(item)` gives an item's name, which must outlive this.
+template <class Items, class NameOf>
+class first_by_name {
+ public:
+  first_by_name(const Items& items, NameOf name_of) : items_(items), name_of_(name_of) {}
+  /// The index of the first item named `name`, or nullopt.
+  [[nodiscard]] std::optional<std::size_t> find(std::string_view name) {
+    if (at_.empty())
+      for (std::size_t k = 0; k < items_.size(); ++k) at_.emplace(name_of_(items_[k]), k);
+    const auto it = at_.find(name);
+    if (it == at_.end()) return std::nullopt;
+    return it->second;
+  }
+
+ private:
+  const Items& items_;
+  NameOf name_of_;
+  std::unordered_map<std::string_view, std::size_t> at_;
+};
+
 /// Before anything is copied: do the `count` copies of the entries of `arr`
 /// (nodes or jobs) stay within `max_total` entries and the expansion memory
 /// limit? Reports the entry where a limit is passed and returns false; the
@@ -1160,13 +1182,10 @@ inline scenario load_scenario(const json& doc, diagnostics& out, const input_lim
     r.problem("jobs", "is required: an array of jobs");
   } else {
     std::map<std::string, int> seen;
-    // the first node of each name, built when a job first names a node
-    std::unordered_map<std::string_view, std::size_t> node_at;
+    detail::first_by_name node_named(sc.nodes, [](const node_spec& n) -> std::string_view { return n.name; });
     const auto find_node = [&](const std::string& name) {
-      if (node_at.empty())
-        for (std::size_t k = 0; k < sc.nodes.size(); ++k) node_at.emplace(sc.nodes[k].name, k);
-      const auto it = node_at.find(name);
-      return it == node_at.end() ? sc.nodes.end() : sc.nodes.begin() + static_cast<std::ptrdiff_t>(it->second);
+      const auto k = node_named.find(name);
+      return k ? sc.nodes.begin() + static_cast<std::ptrdiff_t>(*k) : sc.nodes.end();
     };
     const auto& jobs = doc["jobs"];
     const bool expand = detail::copies_fit(r, jobs, "jobs", lim.max_jobs, "jobs", lim);

@@ -436,18 +436,15 @@ inline void simulator_impl::retire(std::size_t idx, job_state to) {
 
 inline void simulator_impl::set_up_running() {
   diagnostics diag;
-  std::unordered_map<std::string_view, std::size_t> node_at;  // the first node of each name, built on first use
+  detail::first_by_name node_named(nodes_, [](const node_state& n) -> std::string_view { return n.spec.name; });
   for (std::size_t idx = 0; idx < jobs_.size(); ++idx) {
     auto& jr = jobs_[idx];
     const auto& js = *jr.spec;
     if (!js.running) continue;
     const std::string path = "$.jobs[" + std::to_string(js.entry) + "]";
     std::size_t on = npos;
-    if (!js.node.empty()) {
-      if (node_at.empty())
-        for (std::size_t n = 0; n < nodes_.size(); ++n) node_at.emplace(nodes_[n].spec.name, n);
-      if (const auto it = node_at.find(js.node); it != node_at.end()) on = it->second;
-    }
+    if (!js.node.empty())
+      if (const auto n = node_named.find(js.node)) on = *n;
     if (!(on == npos ? place(idx) : place_on(idx, on))) {
       diag.add(path + (on == npos ? ".running" : ".node"),
                "job '" + js.id + "' runs at the start but its pods fit " +
