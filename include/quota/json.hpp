@@ -115,25 +115,32 @@ inline constexpr std::string_view unlimited_text = "unlimited";
 
 // ---- resource lists ------------------------------------------------------------
 
+/// One quantity value (a string, or a JSON number) as a quantity; a negative
+/// one unless allowed -> parse_error (as are text and type problems).
+[[nodiscard]] inline quantity parse_quantity_value(const json& v, bool allow_negative = false) {
+  quantity q;
+  if (v.is_string())
+    q = quantity::parse(v.get_ref<const std::string&>());
+  else if (v.is_number_integer() && (!v.is_number_unsigned() ||
+                                     v.get<std::uint64_t>() <= std::uint64_t{std::numeric_limits<std::int64_t>::max()}))
+    q = quantity::from_base(v.get<std::int64_t>(), 0);
+  else if (v.is_number()) {
+    // JSON numbers with a fraction or beyond int64: parse their shortest text exactly
+    q = quantity::parse(v.dump());
+  } else
+    throw parse_error(error_id::parse_wrong_type,
+                      "expected a quantity (string or number), got " + std::string(v.type_name()));
+  if (q.is_negative() && !allow_negative)
+    throw parse_error(error_id::parse_negative_quantity, "quantity '" + q.to_string() + "' is negative");
+  return q;
+}
+
 /// Parses one quantity value (string or integer) of resource `id` to base units.
 /// Problems go to `diag` (returning 0) when given, else throw parse_error.
 inline amount parse_resource_amount(const json& v, resource_id id, const resource_registry& reg,
                                     const std::string& path, diagnostics* diag = nullptr, bool allow_negative = false) {
   try {
-    quantity q;
-    if (v.is_string())
-      q = quantity::parse(v.get_ref<const std::string&>());
-    else if (v.is_number_integer())
-      q = quantity::from_base(v.get<std::int64_t>(), 0);
-    else if (v.is_number_float()) {
-      // JSON numbers with a fraction: parse their shortest text exactly
-      q = quantity::parse(v.dump());
-    } else
-      throw parse_error(error_id::parse_wrong_type,
-                        "expected a quantity (string or number), got " + std::string(v.type_name()));
-    if (q.is_negative() && !allow_negative)
-      throw parse_error(error_id::parse_negative_quantity, "quantity '" + q.to_string() + "' is negative");
-    return q.to_base(reg.scale(id));
+    return parse_quantity_value(v, allow_negative).to_base(reg.scale(id));
   } catch (const error& e) {
     if (!diag) throw parse_error(static_cast<error_id>(e.id()), path + ": " + e.what());
     diag->add(path, e.what());

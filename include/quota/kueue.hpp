@@ -586,7 +586,7 @@ class basic_kueue_model {
     out.assignment.clear();
     if (auto d = gate(wl, cq)) return *d;
     for (const auto& ps : wl.pod_sets) out.counts.push_back(ps.count);
-    const amount* table = cycle_table(cq);
+    const kueue_amount* table = cycle_table(cq);
     assigner_.assign(cq, wl, out.assignment, nullptr, table);
     if (out.assignment.mode == kueue_fit_mode::fit) return decision::allow();
     if (out.assignment.mode == kueue_fit_mode::preempt) {
@@ -621,7 +621,7 @@ class basic_kueue_model {
     if (targets.empty())
       return {kueue_preemption_possibility::no_candidates,
               forest_.borrow_height_in(forest_.usage_table().data(), cq, s, val)};
-    std::vector<amount> u = forest_.usage_table();
+    std::vector<kueue_amount> u = forest_.usage_table();
     bool own = false;
     for (const auto& t : targets) {
       own = own || t.cluster_queue == cq;
@@ -661,7 +661,7 @@ class basic_kueue_model {
   }
   /// Usage of node n in slot s as a workload of a ClusterQueue whose head the
   /// cycle has not seen is checked: with what the cycle holds.
-  [[nodiscard]] amount cycle_usage(kueue_node_index n, kueue_fr_slot s) const {
+  [[nodiscard]] kueue_amount cycle_usage(kueue_node_index n, kueue_fr_slot s) const {
     return holds_.empty() ? forest_.usage(n, s) : forest_.usage_in(held_usage_.data(), n, s);
   }
   /// Whether a workload of ClusterQueue `cq` is checked now with capacity the
@@ -711,20 +711,19 @@ class basic_kueue_model {
     if (at.assignment.mode != kueue_fit_mode::preempt || !at.targets.empty()) return;
     const std::size_t first = holds_.size();
     for (const auto& [sl, v] : at.assignment.usage) {
-      const amount used = forest_.usage(*cq, sl), nominal = forest_.nominal(*cq, sl);
-      amount keep = 0;
+      const kueue_amount used = forest_.usage(*cq, sl), nominal = forest_.nominal(*cq, sl);
+      kueue_amount keep = 0;  // at most v: an int64
       if (at.assignment.borrow_level > 0) {
         keep = v;
-        amount cap = 0;
-        if (const auto bl = forest_.borrowing_limit(*cq, sl); bl && quota::detail::try_add(nominal, *bl, cap))
-          keep = std::min(v, cap - used);
+        // each below 2^89: no overflow
+        if (const auto bl = forest_.borrowing_limit(*cq, sl)) keep = std::min<kueue_amount>(v, nominal + *bl - used);
       } else {
-        keep = std::min(v, nominal - used);
+        keep = std::min<kueue_amount>(v, nominal - used);
       }
-      if (keep > 0) holds_.push_back({*cq, sl, keep});
+      if (keep > 0) holds_.push_back({*cq, sl, static_cast<amount>(keep)});
     }
     if (holds_.size() == first) return;
-    std::vector<amount>& u = scratch_usage_;
+    std::vector<kueue_amount>& u = scratch_usage_;
     if (first == 0)
       u.assign(forest_.usage_table().begin(), forest_.usage_table().end());
     else
@@ -788,9 +787,9 @@ class basic_kueue_model {
     // (flavor, resource)s needing preemption: requested where the total does not fit what is available
     std::vector<kueue_fr_slot> frs;
     for (const auto& [s, v] : a.usage)
-      if (v > std::max<amount>(0, forest_.available(cq, s))) frs.push_back(s);
+      if (v > std::max<kueue_amount>(0, forest_.available(cq, s))) frs.push_back(s);
     if (frs.empty()) return out;
-    const amount* live = forest_.usage_table().data();
+    const kueue_amount* live = forest_.usage_table().data();
 
     // which ClusterQueues are searched, with their lowest common ancestor and advantage
     struct visit {
@@ -893,7 +892,7 @@ class basic_kueue_model {
     else if (borrow_forbidden && no_hier)
       runs = {false, true};
 
-    std::vector<amount> u;
+    std::vector<kueue_amount> u;
     std::vector<std::size_t> targets;  // indices into order
     for (std::size_t r = 0; r < nruns; ++r) {
       const bool borrow = runs[r];
@@ -961,9 +960,9 @@ class basic_kueue_model {
     const std::size_t ns = forest_.slot_count();
     std::vector<kueue_fr_slot> frs;
     for (const auto& [s, v] : a.usage)
-      if (v > std::max<amount>(0, forest_.available(cq, s))) frs.push_back(s);
+      if (v > std::max<kueue_amount>(0, forest_.available(cq, s))) frs.push_back(s);
     if (frs.empty()) return out;
-    const amount* live = forest_.usage_table().data();
+    const kueue_amount* live = forest_.usage_table().data();
     const kueue_node_index root = root_of(cq);
     std::vector<const kueue_admitted_workload*> cands;
     for (const auto& [name, w] : admitted_) {
@@ -987,13 +986,13 @@ class basic_kueue_model {
     if (cands.empty()) return out;
     std::sort(cands.begin(), cands.end(), [&](auto* x, auto* y) { return candidate_order(*x, *y, cq) < 0; });
 
-    std::vector<amount> u = forest_.usage_table();
+    std::vector<kueue_amount> u = forest_.usage_table();
     for (const auto& [s, v] : a.usage) forest_.add_usage_in(u.data(), cq, s, v);  // the preemptor, simulated
-    const auto take_away = [&](std::vector<amount>& t, const kueue_admitted_workload* w) {
+    const auto take_away = [&](std::vector<kueue_amount>& t, const kueue_admitted_workload* w) {
       for (const auto& [s, v] : w->usage) forest_.remove_usage_in(t.data(), w->cluster_queue, s, v);
     };
     const auto fits_now = [&] {
-      std::vector<amount> t = u;
+      std::vector<kueue_amount> t = u;
       for (const auto& [s, v] : a.usage) forest_.remove_usage_in(t.data(), cq, s, v);
       return fits(t.data(), cq, a, true);
     };
@@ -1032,7 +1031,7 @@ class basic_kueue_model {
         }
         while (ord.has_workload(t)) {
           const kueue_admitted_workload* w = ord.pop(t);
-          std::vector<amount> after = u;
+          std::vector<kueue_amount> after = u;
           take_away(after, w);
           const auto target_new = forest_.share_in(after.data(), pb);
           const bool passed = strategies[0] == kueue_fair_preemption_strategy::less_than_or_equal_to_final_share
@@ -1145,7 +1144,7 @@ class basic_kueue_model {
                                                           std::int64_t now, std::int64_t grace) const {
     std::vector<std::string> out;
     if (p == kueue_shrink_policy::keep || now - shrink_time < grace) return out;
-    std::vector<amount> u = forest_.usage_table();
+    std::vector<kueue_amount> u = forest_.usage_table();
     std::vector<const kueue_admitted_workload*> ws;
     for (const auto& [n, w] : admitted_) ws.push_back(&w);
     std::sort(ws.begin(), ws.end(), [](auto* x, auto* y) {
@@ -1281,7 +1280,7 @@ class basic_kueue_model {
   [[nodiscard]] std::size_t fair_tournament(std::span<const fair_head> heads) const {
     struct entry {
       std::vector<kueue_node_index> path;  // root ... ClusterQueue
-      std::vector<amount> after;           // usage table with the head admitted
+      std::vector<kueue_amount> after;     // usage table with the head admitted
       bool alive = true;
     };
     std::vector<entry> es(heads.size());
@@ -1420,19 +1419,22 @@ class basic_kueue_model {
   /// Kueue's QuantitiesFitInQuota: does `req` fit within node n's subtree
   /// quota (usage table u)? `req` becomes what is left after n's unused
   /// guaranteed quota (what must come from n's parent).
-  [[nodiscard]] bool quantities_fit(const amount* u, kueue_node_index n,
+  [[nodiscard]] bool quantities_fit(const kueue_amount* u, kueue_node_index n,
                                     std::vector<std::pair<kueue_fr_slot, amount>>& req) const {
     const std::size_t ns = forest_.slot_count();
     bool ok = true;
     for (auto& [s, v] : req) {
-      const amount used = u[static_cast<std::size_t>(n) * ns + s];
+      const kueue_amount used = u[static_cast<std::size_t>(n) * ns + s];
       if (forest_.subtree_quota(n, s) < used + v) ok = false;
-      v = std::max<amount>(0, v - std::max<amount>(0, forest_.guaranteed(n, s) - used));
+      // what is left is at most v: an int64
+      v = static_cast<amount>(
+          std::max<kueue_amount>(0, v - std::max<kueue_amount>(0, forest_.guaranteed(n, s) - used)));
     }
     return ok;
   }
   /// Kueue's IsWithinNominalInResources: usage <= subtree quota in every slot of frs.
-  [[nodiscard]] bool within_nominal(const amount* u, kueue_node_index n, const std::vector<kueue_fr_slot>& frs) const {
+  [[nodiscard]] bool within_nominal(const kueue_amount* u, kueue_node_index n,
+                                    const std::vector<kueue_fr_slot>& frs) const {
     const std::size_t ns = forest_.slot_count();
     for (const auto s : frs)
       if (u[static_cast<std::size_t>(n) * ns + s] > forest_.subtree_quota(n, s)) return false;
@@ -1478,8 +1480,9 @@ class basic_kueue_model {
   /// candidate of another ClusterQueue is skipped when the run allows
   /// borrowing and it may only be reclaimed without, or when its queue, or a
   /// cohort between it and the lowest common ancestor, is within its quota.
-  [[nodiscard]] bool candidate_valid(const amount* u, kueue_node_index cq, kueue_node_index t, kueue_node_index lca,
-                                     preemption_variant v, const std::vector<kueue_fr_slot>& frs, bool borrow) const {
+  [[nodiscard]] bool candidate_valid(const kueue_amount* u, kueue_node_index cq, kueue_node_index t,
+                                     kueue_node_index lca, preemption_variant v, const std::vector<kueue_fr_slot>& frs,
+                                     bool borrow) const {
     if (t == cq) return true;
     if (borrow && v == preemption_variant::reclaim_without_borrowing) return false;
     if (within_nominal(u, t, frs)) return false;
@@ -1507,25 +1510,26 @@ class basic_kueue_model {
         return "InCohortReclamation";
     }
   }
-  [[nodiscard]] bool is_borrowing(const amount* u, kueue_node_index cq, const std::vector<kueue_fr_slot>& frs) const {
+  [[nodiscard]] bool is_borrowing(const kueue_amount* u, kueue_node_index cq,
+                                  const std::vector<kueue_fr_slot>& frs) const {
     const std::size_t ns = forest_.slot_count();
     for (auto s : frs)
       if (u[cq * ns + s] > forest_.subtree_quota(cq, s)) return true;
     return false;
   }
-  [[nodiscard]] bool fits(const amount* u, kueue_node_index cq, const kueue_flavor_assignment& a,
+  [[nodiscard]] bool fits(const kueue_amount* u, kueue_node_index cq, const kueue_flavor_assignment& a,
                           bool allow_borrowing) const {
     const std::size_t ns = forest_.slot_count();
     for (const auto& [s, v] : a.usage) {
       if (!allow_borrowing && u[cq * ns + s] + v > forest_.subtree_quota(cq, s)) return false;
-      if (v > std::max<amount>(0, forest_.available_in(u, cq, s))) return false;
+      if (v > std::max<kueue_amount>(0, forest_.available_in(u, cq, s))) return false;
     }
     return true;
   }
   // Kueue's target ClusterQueue ordering for fair-sharing preemption
   // (TargetClusterQueueOrdering), over a usage table the caller keeps up to date.
   struct fs_ordering {
-    fs_ordering(const basic_kueue_model& m, const std::vector<amount>& u, kueue_node_index preemptor,
+    fs_ordering(const basic_kueue_model& m, const std::vector<kueue_amount>& u, kueue_node_index preemptor,
                 const std::vector<const kueue_admitted_workload*>& cands)
         : m_(m), u_(u), preemptor_(preemptor) {
       const std::size_t n = m.forest_.node_count();
@@ -1580,7 +1584,7 @@ class basic_kueue_model {
       return best_cq;
     }
     const basic_kueue_model& m_;
-    const std::vector<amount>& u_;
+    const std::vector<kueue_amount>& u_;
     kueue_node_index preemptor_;
     std::vector<kueue_node_index> path_;  // root ... preemptor
     std::vector<std::vector<const kueue_admitted_workload*>> lists_;
@@ -1632,8 +1636,8 @@ class basic_kueue_model {
   bool in_cycle_ = false;
   std::vector<cycle_hold> holds_;         // counted in held_usage_ until end_cycle
   std::vector<std::uint8_t> cycle_seen_;  // ClusterQueues whose head the cycle saw
-  std::vector<amount> held_usage_;        // forest_'s usage plus the holds (valid while holds_ is not empty)
-  std::vector<amount> scratch_usage_;
+  std::vector<kueue_amount> held_usage_;  // forest_'s usage plus the holds (valid while holds_ is not empty)
+  std::vector<kueue_amount> scratch_usage_;
   // Nodes of finished workloads, reused by admissions (not copied: memory, not state).
   static constexpr std::size_t spare_kept = 64;
   std::vector<admitted_map::node_type> spare_;
@@ -1652,7 +1656,7 @@ class basic_kueue_model {
   // The usage table a workload of `cq` is checked against: with the cycle's
   // holds while its ClusterQueue's head is still to come in the cycle (a
   // workload after it is Kueue's next cycle, which holds nothing).
-  [[nodiscard]] const amount* cycle_table(kueue_node_index cq) const noexcept {
+  [[nodiscard]] const kueue_amount* cycle_table(kueue_node_index cq) const noexcept {
     if (holds_.empty() || cq >= cycle_seen_.size() || cycle_seen_[cq]) return nullptr;
     return held_usage_.data();
   }

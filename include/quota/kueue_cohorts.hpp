@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,14 +27,26 @@
 
 namespace quota {
 
+/// A Kueue quota or usage amount in base units (millicores, bytes, devices):
+/// 128-bit, so a quantity Kubernetes accepts whose base units do not fit in
+/// int64 (`nominalQuota: 1E` cpu is 10^21 millicores) is kept exactly.
+using kueue_amount = quota::detail::int128;
+/// The largest quota value, and the largest sum of one (flavor, resource)'s
+/// nominal quotas over a configuration: 2^88 - 1 base units (about 3.1e26;
+/// 3.1e23 cpu cores). Every subtree quota and potential availability is at
+/// most that sum, and every dominant-share product stays inside 128 bits.
+inline constexpr kueue_amount kueue_amount_max = (kueue_amount{1} << 88) - 1;
+/// The largest usage of one node in one (flavor, resource): 2^89 base units.
+inline constexpr kueue_amount kueue_usage_max = kueue_amount{1} << 89;
+
 // ---- specification (what the API objects say) ---------------------------------
 
 /// Quota of one resource in one flavor of a ClusterQueue or Cohort.
 struct kueue_resource_quota_spec {
   resource_id resource = no_resource;
-  amount nominal = 0;
-  std::optional<amount> borrowing_limit;
-  std::optional<amount> lending_limit;
+  kueue_amount nominal = 0;
+  std::optional<kueue_amount> borrowing_limit;
+  std::optional<kueue_amount> lending_limit;
 };
 
 struct kueue_flavor_quotas_spec {
@@ -199,8 +212,9 @@ struct kueue_config {
 /// available), the largest ratio in per-mille, divided by the fair-sharing
 /// weight. Compared exactly (Kueue compares floating-point values).
 /// borrowed and lendable are sums over at most 2^16 flavors of terms below
-/// 2^65 in magnitude, so below 2^81: a 128-bit integer holds them, and a
-/// comparison's products (two of them and a 64-bit weight, below 2^226) are
+/// 2^90 in magnitude (usage up to kueue_usage_max, quotas up to
+/// kueue_amount_max), so below 2^106: a 128-bit integer holds them, and a
+/// comparison's products (two of them and a 64-bit weight, below 2^276) are
 /// taken in 320 bits (quota::detail::compare_products).
 struct kueue_dominant_share {
   quota::detail::int128 borrowed = 0;  // of the dominant resource
@@ -233,7 +247,7 @@ struct kueue_dominant_share {
   [[nodiscard]] std::int64_t rounded() const {
     if (is_zero()) return 0;
     if (weight_milli == 0) return std::numeric_limits<std::int64_t>::max();
-    // num < 2^81 * 2^20; a den beyond 128 bits is larger than num > 0, so the ceiling is 1
+    // num < 2^106 * 2^20; a den beyond 128 bits is larger than num > 0, so the ceiling is 1
     const quota::detail::int128 num = borrowed * 1000000;
     quota::detail::int128 den = 0;
     if (__builtin_mul_overflow(lendable, static_cast<quota::detail::int128>(weight_milli), &den)) return 1;
@@ -253,7 +267,7 @@ using kueue_fr_slot = std::uint32_t;
 inline constexpr kueue_fr_slot kueue_no_slot = 0xFFFFFFFFu;
 
 namespace detail {
-inline constexpr amount kueue_unset = std::numeric_limits<amount>::min();
+inline constexpr kueue_amount kueue_unset = -(kueue_amount{1} << 120);  // no limit (valid values are >= 0)
 
 inline const char* kueue_rule_name(kueue_within_cluster_queue_policy p) {
   switch (p) {
@@ -360,72 +374,72 @@ class kueue_cohort_forest {
   }
 
   // ---- quotas --------------------------------------------------------------------
-  [[nodiscard]] amount nominal(kueue_node_index n, kueue_fr_slot s) const { return nominal_[idx(n, s)]; }
-  [[nodiscard]] std::optional<amount> borrowing_limit(kueue_node_index n, kueue_fr_slot s) const {
-    const amount v = borrowing_[idx(n, s)];
-    return v == detail::kueue_unset ? std::nullopt : std::optional<amount>(v);
+  [[nodiscard]] kueue_amount nominal(kueue_node_index n, kueue_fr_slot s) const { return nominal_[idx(n, s)]; }
+  [[nodiscard]] std::optional<kueue_amount> borrowing_limit(kueue_node_index n, kueue_fr_slot s) const {
+    const kueue_amount v = borrowing_[idx(n, s)];
+    return v == detail::kueue_unset ? std::nullopt : std::optional<kueue_amount>(v);
   }
-  [[nodiscard]] std::optional<amount> lending_limit(kueue_node_index n, kueue_fr_slot s) const {
-    const amount v = lending_[idx(n, s)];
-    return v == detail::kueue_unset ? std::nullopt : std::optional<amount>(v);
+  [[nodiscard]] std::optional<kueue_amount> lending_limit(kueue_node_index n, kueue_fr_slot s) const {
+    const kueue_amount v = lending_[idx(n, s)];
+    return v == detail::kueue_unset ? std::nullopt : std::optional<kueue_amount>(v);
   }
   /// Does the ClusterQueue/Cohort define quota for this (flavor, resource)?
   [[nodiscard]] bool has_quota(kueue_node_index n, kueue_fr_slot s) const { return defined_[idx(n, s)] != 0; }
-  [[nodiscard]] amount subtree_quota(kueue_node_index n, kueue_fr_slot s) const { return subtree_[idx(n, s)]; }
-  [[nodiscard]] amount guaranteed(kueue_node_index n, kueue_fr_slot s) const {
-    const amount ll = lending_[idx(n, s)];
+  [[nodiscard]] kueue_amount subtree_quota(kueue_node_index n, kueue_fr_slot s) const { return subtree_[idx(n, s)]; }
+  [[nodiscard]] kueue_amount guaranteed(kueue_node_index n, kueue_fr_slot s) const {
+    const kueue_amount ll = lending_[idx(n, s)];
     if (ll == detail::kueue_unset) return 0;
-    return std::max<amount>(0, subtree_[idx(n, s)] - ll);
+    return std::max<kueue_amount>(0, subtree_[idx(n, s)] - ll);
   }
 
   // ---- usage ---------------------------------------------------------------------
-  [[nodiscard]] amount usage(kueue_node_index n, kueue_fr_slot s) const { return usage_[idx(n, s)]; }
+  [[nodiscard]] kueue_amount usage(kueue_node_index n, kueue_fr_slot s) const { return usage_[idx(n, s)]; }
   /// Usage of node n in slot s on usage table `u` (same layout as usage_table()).
-  [[nodiscard]] amount usage_in(const amount* u, kueue_node_index n, kueue_fr_slot s) const noexcept {
+  [[nodiscard]] kueue_amount usage_in(const kueue_amount* u, kueue_node_index n, kueue_fr_slot s) const noexcept {
     return u[idx(n, s)];
   }
-  [[nodiscard]] const std::vector<amount>& usage_table() const noexcept { return usage_; }
-  /// Borrowed amount of a node in a slot: usage above its subtree quota.
-  [[nodiscard]] amount borrowed(kueue_node_index n, kueue_fr_slot s) const {
-    return std::max<amount>(0, usage_[idx(n, s)] - subtree_[idx(n, s)]);
+  [[nodiscard]] const std::vector<kueue_amount>& usage_table() const noexcept { return usage_; }
+  /// Borrowed kueue_amount of a node in a slot: usage above its subtree quota.
+  [[nodiscard]] kueue_amount borrowed(kueue_node_index n, kueue_fr_slot s) const {
+    return std::max<kueue_amount>(0, usage_[idx(n, s)] - subtree_[idx(n, s)]);
   }
 
   /// What node n can still get in slot s now (usage table `u`, default: live).
-  [[nodiscard]] amount available(kueue_node_index n, kueue_fr_slot s) const noexcept {
+  [[nodiscard]] kueue_amount available(kueue_node_index n, kueue_fr_slot s) const noexcept {
     return available_in(usage_.data(), n, s);
   }
-  [[nodiscard]] amount available_in(const amount* u, kueue_node_index n, kueue_fr_slot s) const noexcept {
+  [[nodiscard]] kueue_amount available_in(const kueue_amount* u, kueue_node_index n, kueue_fr_slot s) const noexcept {
     const std::size_t i = idx(n, s);
-    const amount g = guaranteed(n, s);
+    const kueue_amount g = guaranteed(n, s);
     if (nodes_[n].parent == kueue_no_node) return subtree_[i] - u[i];
-    const amount local = std::max<amount>(0, g - u[i]);
-    amount from_parent = available_in(u, nodes_[n].parent, s);
-    const amount bl = borrowing_[i];
+    const kueue_amount local = std::max<kueue_amount>(0, g - u[i]);
+    kueue_amount from_parent = available_in(u, nodes_[n].parent, s);
+    const kueue_amount bl = borrowing_[i];
     if (bl != detail::kueue_unset) {
-      const amount stored = subtree_[i] - g;
-      const amount used_in_parent = std::max<amount>(0, u[i] - g);
+      const kueue_amount stored = subtree_[i] - g;
+      const kueue_amount used_in_parent = std::max<kueue_amount>(0, u[i] - g);
       from_parent = std::min(from_parent, stored - used_in_parent + bl);
     }
     return local + from_parent;
   }
   /// The most node n could get in slot s if nothing at all were in use.
-  [[nodiscard]] amount potential_available(kueue_node_index n, kueue_fr_slot s) const noexcept {
+  [[nodiscard]] kueue_amount potential_available(kueue_node_index n, kueue_fr_slot s) const noexcept {
     return potential_[idx(n, s)];
   }
   /// Kueue's "may reclaim in the hierarchy": the ClusterQueue has a cohort and
   /// `val` more would fit without borrowing in itself or in some ancestor
   /// below the root (so preempting inside that subtree could make room).
-  [[nodiscard]] bool may_reclaim_in_hierarchy(kueue_node_index cq, kueue_fr_slot s, amount val) const noexcept {
+  [[nodiscard]] bool may_reclaim_in_hierarchy(kueue_node_index cq, kueue_fr_slot s, kueue_amount val) const noexcept {
     return may_reclaim_in_hierarchy_in(usage_.data(), cq, s, val);
   }
-  [[nodiscard]] bool may_reclaim_in_hierarchy_in(const amount* u, kueue_node_index cq, kueue_fr_slot s,
-                                                 amount val) const noexcept {
+  [[nodiscard]] bool may_reclaim_in_hierarchy_in(const kueue_amount* u, kueue_node_index cq, kueue_fr_slot s,
+                                                 kueue_amount val) const noexcept {
     if (nodes_[cq].parent == kueue_no_node) return false;
     if (u[idx(cq, s)] + val <= subtree_[idx(cq, s)]) return true;
-    amount remaining = val - std::max<amount>(0, guaranteed(cq, s) - u[idx(cq, s)]);
+    kueue_amount remaining = val - std::max<kueue_amount>(0, guaranteed(cq, s) - u[idx(cq, s)]);
     for (kueue_node_index cur = nodes_[cq].parent; cur != kueue_no_node; cur = nodes_[cur].parent) {
       if (u[idx(cur, s)] + remaining <= subtree_[idx(cur, s)]) return nodes_[cur].parent != kueue_no_node;
-      remaining -= std::max<amount>(0, guaranteed(cur, s) - u[idx(cur, s)]);
+      remaining -= std::max<kueue_amount>(0, guaranteed(cur, s) - u[idx(cur, s)]);
     }
     return false;
   }
@@ -435,13 +449,14 @@ class kueue_cohort_forest {
   /// what reaches it (val less the unused guaranteed parts on the way up),
   /// or of the root when none does. A cohort's height: 1 for one with
   /// children, plus the height of its tallest child cohort.
-  [[nodiscard]] std::int32_t borrow_height_in(const amount* u, kueue_node_index cq, kueue_fr_slot s, amount val) const {
+  [[nodiscard]] std::int32_t borrow_height_in(const kueue_amount* u, kueue_node_index cq, kueue_fr_slot s,
+                                              kueue_amount val) const {
     if (nodes_[cq].parent == kueue_no_node || u[idx(cq, s)] + val <= subtree_[idx(cq, s)]) return 0;
-    amount remaining = val - std::max<amount>(0, guaranteed(cq, s) - u[idx(cq, s)]);
+    kueue_amount remaining = val - std::max<kueue_amount>(0, guaranteed(cq, s) - u[idx(cq, s)]);
     kueue_node_index top = cq;
     for (kueue_node_index cur = nodes_[cq].parent; cur != kueue_no_node; cur = nodes_[cur].parent) {
       if (u[idx(cur, s)] + remaining <= subtree_[idx(cur, s)]) return height(cur);
-      remaining -= std::max<amount>(0, guaranteed(cur, s) - u[idx(cur, s)]);
+      remaining -= std::max<kueue_amount>(0, guaranteed(cur, s) - u[idx(cur, s)]);
       top = cur;
     }
     return height(top);
@@ -451,60 +466,63 @@ class kueue_cohort_forest {
   /// Would ancestor-or-self `top` of `cq` stay within its subtree quota in
   /// slot s if `val` more were used in cq (usage table u)? What reaches `top`
   /// is val less the unused guaranteed parts on the way up.
-  [[nodiscard]] bool within_quota_at_in(const amount* u, kueue_node_index cq, kueue_node_index top, kueue_fr_slot s,
-                                        amount val) const noexcept {
-    amount remaining = val;
+  [[nodiscard]] bool within_quota_at_in(const kueue_amount* u, kueue_node_index cq, kueue_node_index top,
+                                        kueue_fr_slot s, kueue_amount val) const noexcept {
+    kueue_amount remaining = val;
     for (kueue_node_index cur = cq; cur != kueue_no_node; cur = nodes_[cur].parent) {
       if (cur == top) return u[idx(cur, s)] + remaining <= subtree_[idx(cur, s)];
-      remaining -= std::max<amount>(0, guaranteed(cur, s) - u[idx(cur, s)]);
+      remaining -= std::max<kueue_amount>(0, guaranteed(cur, s) - u[idx(cur, s)]);
     }
     return false;
   }
   /// Is n using more than its subtree quota in slot s (usage table u)?
-  [[nodiscard]] bool over_quota_in(const amount* u, kueue_node_index n, kueue_fr_slot s) const noexcept {
+  [[nodiscard]] bool over_quota_in(const kueue_amount* u, kueue_node_index n, kueue_fr_slot s) const noexcept {
     return u[idx(n, s)] > subtree_[idx(n, s)];
   }
 
   /// Adds `v` to node n's usage in slot s on table u, propagating upward what
-  /// is drawn from the parents. Checked for overflow (throws before changing).
-  void add_usage_in(amount* u, kueue_node_index n, kueue_fr_slot s, amount v) const {
+  /// is drawn from the parents. A usage beyond kueue_usage_max throws
+  /// overflow_error (can_add_usage tells beforehand).
+  void add_usage_in(kueue_amount* u, kueue_node_index n, kueue_fr_slot s, kueue_amount v) const {
     for (kueue_node_index cur = n; cur != kueue_no_node && v > 0; cur = nodes_[cur].parent) {
       const std::size_t i = idx(cur, s);
-      const amount local = std::max<amount>(0, guaranteed(cur, s) - u[i]);
-      u[i] = quota::detail::checked_add(u[i], v);
-      v = std::max<amount>(0, v - local);
+      const kueue_amount local = std::max<kueue_amount>(0, guaranteed(cur, s) - u[i]);
+      if (v > kueue_usage_max - u[i]) quota::detail::throw_overflow("a Kueue usage (beyond 2^89 base units)");
+      u[i] += v;
+      v = std::max<kueue_amount>(0, v - local);
     }
   }
-  void remove_usage_in(amount* u, kueue_node_index n, kueue_fr_slot s, amount v) const noexcept {
+  void remove_usage_in(kueue_amount* u, kueue_node_index n, kueue_fr_slot s, kueue_amount v) const noexcept {
     for (kueue_node_index cur = n; cur != kueue_no_node && v > 0; cur = nodes_[cur].parent) {
       const std::size_t i = idx(cur, s);
-      const amount stored = u[i] - guaranteed(cur, s);
+      const kueue_amount stored = u[i] - guaranteed(cur, s);
       u[i] -= v;
       if (stored <= 0) return;
       v = std::min(v, stored);
     }
   }
-  /// Checks that adding `v` along the path cannot overflow (for strong guarantee).
-  [[nodiscard]] bool can_add_usage(kueue_node_index n, kueue_fr_slot s, amount v) const noexcept {
-    for (kueue_node_index cur = n; cur != kueue_no_node; cur = nodes_[cur].parent) {
-      amount r = 0;
-      if (!quota::detail::try_add(usage_[idx(cur, s)], v, r)) return false;
-    }
+  /// Checks that adding `v` keeps every usage on the path within
+  /// kueue_usage_max (for the strong guarantee).
+  [[nodiscard]] bool can_add_usage(kueue_node_index n, kueue_fr_slot s, kueue_amount v) const noexcept {
+    for (kueue_node_index cur = n; cur != kueue_no_node; cur = nodes_[cur].parent)
+      if (v > kueue_usage_max - usage_[idx(cur, s)]) return false;
     return true;
   }
-  void add_usage(kueue_node_index n, kueue_fr_slot s, amount v) { add_usage_in(usage_.data(), n, s, v); }
-  void remove_usage(kueue_node_index n, kueue_fr_slot s, amount v) noexcept { remove_usage_in(usage_.data(), n, s, v); }
+  void add_usage(kueue_node_index n, kueue_fr_slot s, kueue_amount v) { add_usage_in(usage_.data(), n, s, v); }
+  void remove_usage(kueue_node_index n, kueue_fr_slot s, kueue_amount v) noexcept {
+    remove_usage_in(usage_.data(), n, s, v);
+  }
 
   /// Dominant resource share of a node, exact (see dominant_share). `extra`
   /// (optional, per slot) is a request added to the node's own usage first.
-  [[nodiscard]] kueue_dominant_share share_in(const amount* u, kueue_node_index n,
-                                              const amount* extra = nullptr) const {
+  [[nodiscard]] kueue_dominant_share share_in(const kueue_amount* u, kueue_node_index n,
+                                              const kueue_amount* extra = nullptr) const {
     const node& nd = nodes_.at(n);
     kueue_dominant_share d;
     d.weight_milli = nd.fair_weight_milli;
     if (nd.parent == kueue_no_node) return d;
     for (std::size_t c = 0; c < columns_; ++c) {
-      // at most 2^16 flavors (flavor_index), each term below 2^65 in magnitude: no overflow
+      // at most 2^16 flavors (flavor_index), each term below 2^90 in magnitude: no overflow
       static_assert(sizeof(kueue_flavor_index) <= 2);
       quota::detail::int128 borrowed_sum = 0, lendable = 0;
       for (kueue_flavor_index f = 0; f < flavors_.size(); ++f) {
@@ -529,19 +547,19 @@ class kueue_cohort_forest {
     }
     return d;
   }
-  [[nodiscard]] kueue_dominant_share share(kueue_node_index n, const amount* extra = nullptr) const {
+  [[nodiscard]] kueue_dominant_share share(kueue_node_index n, const kueue_amount* extra = nullptr) const {
     return share_in(usage_.data(), n, extra);
   }
   /// Kueue's rounded weighted share (the integer of its status): ceil of
   /// 1000 * borrowed / lendable / weight; the maximum int64 for a borrowing
   /// zero-weight node; 0 at a root or when not borrowing.
-  [[nodiscard]] std::int64_t dominant_resource_share(kueue_node_index n, const amount* extra = nullptr,
+  [[nodiscard]] std::int64_t dominant_resource_share(kueue_node_index n, const kueue_amount* extra = nullptr,
                                                      resource_id* dominant = nullptr) const {
     const auto d = share(n, extra);
     if (dominant) *dominant = d.dominant;
     return d.rounded();
   }
-  [[nodiscard]] std::int64_t dominant_resource_share_in(const amount* u, kueue_node_index n) const {
+  [[nodiscard]] std::int64_t dominant_resource_share_in(const kueue_amount* u, kueue_node_index n) const {
     return share_in(u, n).rounded();
   }
 
@@ -557,11 +575,11 @@ class kueue_cohort_forest {
     return static_cast<std::size_t>(n) * nslots_ + s;
   }
   // What potential_available reads: computed once from the quotas (parents first).
-  [[nodiscard]] amount compute_potential(kueue_node_index n, kueue_fr_slot s) const noexcept {
+  [[nodiscard]] kueue_amount compute_potential(kueue_node_index n, kueue_fr_slot s) const noexcept {
     const std::size_t i = idx(n, s);
     if (nodes_[n].parent == kueue_no_node) return subtree_[i];
-    amount a = guaranteed(n, s) + potential_[idx(nodes_[n].parent, s)];
-    const amount bl = borrowing_[i];
+    kueue_amount a = guaranteed(n, s) + potential_[idx(nodes_[n].parent, s)];
+    const kueue_amount bl = borrowing_[i];
     if (bl != detail::kueue_unset) a = std::min(a, subtree_[i] + bl);
     return a;
   }
@@ -587,8 +605,8 @@ class kueue_cohort_forest {
   std::vector<resource_id> resource_of_column_;
   std::size_t columns_ = 0;
   std::size_t nslots_ = 0;  // flavors_.size() * columns_
-  std::vector<amount> nominal_, borrowing_, lending_, subtree_, usage_;
-  std::vector<amount> potential_;     // potential_available, per (node, slot)
+  std::vector<kueue_amount> nominal_, borrowing_, lending_, subtree_, usage_;
+  std::vector<kueue_amount> potential_;  // potential_available, per (node, slot)
   std::vector<std::int32_t> height_;  // height, per node
   std::vector<std::uint8_t> defined_;
 };
@@ -621,6 +639,20 @@ inline void kueue_cohort_forest::build(const kueue_config& cfg, const resource_r
       column_of[r] = static_cast<int>(resource_of_column.size());
       resource_of_column.push_back(r);
     }
+  };
+
+  // quotas are kept exactly up to kueue_amount_max base units, per value and
+  // per (flavor, resource) summed over the whole configuration
+  const auto bound_text = [&](resource_id r) {
+    return "2^88 - 1 base units (" + quota::detail::int128_to_string(kueue_amount_max) + " of " + rname(r) +
+           "'s base unit)";
+  };
+  std::map<std::pair<std::string, resource_id>, kueue_amount> nominal_sums;
+  resource_id current_resource = no_resource;
+  const auto too_large = [&](const std::string& path, kueue_amount v) {
+    if (v > kueue_amount_max)
+      diag.add(path, quota::detail::int128_to_string(v) + " base units is more than the largest quota kept exactly, " +
+                         bound_text(current_resource));
   };
 
   // check resource groups (shared by ClusterQueues and Cohorts)
@@ -662,7 +694,15 @@ inline void kueue_cohort_forest::build(const kueue_config& cfg, const resource_r
             continue;
           }
           add_column(rq.resource);
+          current_resource = rq.resource;
           if (rq.nominal < 0) diag.add(rp + ".nominalQuota", "must not be negative");
+          too_large(rp + ".nominalQuota", rq.nominal);
+          if (rq.nominal >= 0 && rq.nominal <= kueue_amount_max) {
+            auto& sum = nominal_sums[{fq.flavor, rq.resource}];
+            sum += rq.nominal;  // at most 2^88 per term and 2^32 terms: no overflow
+          }
+          if (rq.borrowing_limit) too_large(rp + ".borrowingLimit", *rq.borrowing_limit);
+          if (rq.lending_limit) too_large(rp + ".lendingLimit", *rq.lending_limit);
           if (rq.borrowing_limit) {
             if (*rq.borrowing_limit < 0) diag.add(rp + ".borrowingLimit", "must not be negative");
             if (!has_parent) diag.add(rp + ".borrowingLimit", "must be empty when there is no cohort/parent");
@@ -749,6 +789,11 @@ inline void kueue_cohort_forest::build(const kueue_config& cfg, const resource_r
     }
     if (cycle) diag.add("Cohort/" + nodes[i].name + ".spec.parentName", "cohort is part of a cycle");
   }
+  for (const auto& [key, sum] : nominal_sums)
+    if (sum > kueue_amount_max)
+      diag.add("ResourceFlavor/" + key.first + "[" + rname(key.second) + "]",
+               "the nominal quotas of every ClusterQueue and Cohort sum to " + quota::detail::int128_to_string(sum) +
+                   " base units, more than the largest total kept exactly, " + bound_text(key.second));
   for (std::size_t i = 0; i < cfg.local_queues.size(); ++i) {
     const auto& l = cfg.local_queues[i];
     const std::string obj = "LocalQueue/" + l.ns + "/" + l.name;
@@ -845,9 +890,9 @@ inline void kueue_cohort_forest::build(const kueue_config& cfg, const resource_r
         continue;
       }
       for (kueue_fr_slot s = 0; s < nslots; ++s) {
-        amount v = next.nominal_[n * nslots + s];
+        kueue_amount v = next.nominal_[n * nslots + s];
         for (auto c : next.nodes_[n].children)
-          v = quota::detail::checked_add(v, next.subtree_[c * nslots + s] - next.guaranteed(c, s));
+          v += next.subtree_[c * nslots + s] - next.guaranteed(c, s);  // at most the nominal total: no overflow
         next.subtree_[n * nslots + s] = v;
       }
     }

@@ -59,7 +59,7 @@ struct kueue_resource_assignment {
   kueue_flavor_index flavor = kueue_no_flavor;
   kueue_fr_slot slot = kueue_no_slot;
   amount request = 0;  // for this pod set
-  amount borrow = 0;   // how much of the ClusterQueue total would be above its quota
+  kueue_amount borrow = 0;  // how much of the ClusterQueue total would be above its quota
   kueue_fit_mode mode = kueue_fit_mode::no_fit;
 };
 
@@ -134,11 +134,26 @@ namespace detail {
 struct kueue_flavor_note {
   kueue_flavor_index flavor;
   resource_id resource;
-  amount request, available, potential;
+  amount request;
+  kueue_amount available, potential;
   kueue_fit_mode mode;
   bool no_candidates = false;
   amount earlier = 0;  // what earlier pod sets of the workload put in the same (flavor, resource)
 };
+
+/// A reason's numbers are int64: a Kueue amount beyond that range (a usage
+/// above 2^63 base units, possible only under quotas beyond int64) is given
+/// there as the nearest int64, and exactly in the reason's message.
+[[nodiscard]] inline std::int64_t kueue_reason_amount(kueue_amount v) noexcept {
+  constexpr auto hi = static_cast<kueue_amount>(std::numeric_limits<std::int64_t>::max());
+  constexpr auto lo = static_cast<kueue_amount>(std::numeric_limits<std::int64_t>::min());
+  return static_cast<std::int64_t>(v > hi ? hi : v < lo ? lo : v);
+}
+/// format_amount for Kueue amounts; one beyond int64 is written in base units.
+[[nodiscard]] inline std::string kueue_format_amount(kueue_amount v, int scale) {
+  if (v == static_cast<kueue_amount>(kueue_reason_amount(v))) return format_amount(static_cast<std::int64_t>(v), scale);
+  return quota::detail::int128_to_string(v) + " base units";
+}
 
 /// Kueue's finer modes of a flavor, worst to best: no fit, preemption without
 /// candidates, preemption inside the ClusterQueue, reclaim, fit.
@@ -198,7 +213,7 @@ class kueue_flavor_assigner {
   /// `usage`: the usage table to assign against (the layout of
   /// cohort_forest::usage_table()); default: the forest's own.
   void assign(kueue_node_index cq, const kueue_workload& wl, kueue_flavor_assignment& out,
-              const std::int32_t* counts = nullptr, const amount* usage = nullptr) const {
+              const std::int32_t* counts = nullptr, const kueue_amount* usage = nullptr) const {
     out.clear();
     out.cluster_queue = cq;
     // the kept notes serve one call at a time; a concurrent call (checks may
@@ -208,7 +223,7 @@ class kueue_flavor_assigner {
     auto& notes = use.owned ? scratch_.notes : own;
     notes.clear();
     const auto& spec = f_->cluster_queue(cq);
-    const amount* live = usage ? usage : f_->usage_table().data();
+    const kueue_amount* live = usage ? usage : f_->usage_table().data();
     out.pod_sets.resize(wl.pod_sets.size());
     for (std::size_t p = 0; p < wl.pod_sets.size(); ++p) {
       const auto& ps = wl.pod_sets[p];
@@ -310,7 +325,7 @@ class kueue_flavor_assigner {
 
   void assign_group(kueue_node_index cq, const kueue_cluster_queue_spec& spec, std::size_t g, const kueue_workload& wl,
                     const kueue_pod_set& ps, std::int32_t count, kueue_pod_set_assignment& pa,
-                    kueue_flavor_assignment& out, const amount* live,
+                    kueue_flavor_assignment& out, const kueue_amount* live,
                     std::vector<detail::kueue_flavor_note>& notes) const {
     using detail::kueue_granular;
     using detail::kueue_rank;
@@ -332,8 +347,8 @@ class kueue_flavor_assigner {
         const amount req = quota::detail::checked_mul<amount>(per, count);
         const kueue_fr_slot s = f_->slot(fl, r);
         const amount val = quota::detail::checked_add(req, out.usage_of(s));
-        const amount pot = f_->potential_available(cq, s);
-        const amount avail = f_->available_in(live, cq, s);
+        const kueue_amount pot = f_->potential_available(cq, s);
+        const kueue_amount avail = f_->available_in(live, cq, s);
         kueue_rank rm;
         if (val > pot) {
           rm = kueue_rank::no_fit;
@@ -404,7 +419,7 @@ class kueue_flavor_assigner {
         }
       if (!merged) out.usage.emplace_back(s, req);
       const amount total = out.usage_of(s);
-      ra.borrow = std::max<amount>(0, f_->usage_in(live, cq, s) + total - f_->subtree_quota(cq, s));
+      ra.borrow = std::max<kueue_amount>(0, f_->usage_in(live, cq, s) + total - f_->subtree_quota(cq, s));
       pa.resources.push_back(ra);
     }
     if (best_borrow) out.borrowing = true;
@@ -417,11 +432,11 @@ class kueue_flavor_assigner {
   // otherwise: limit = what is unused, so requested - limit is how much more
   // is needed. requested: the total the workload needs in that flavor
   // (earlier pod sets included); used: the ClusterQueue's usage there.
-  void render_notes(kueue_flavor_assignment& out, const std::string& cq, const amount* live,
+  void render_notes(kueue_flavor_assignment& out, const std::string& cq, const kueue_amount* live,
                     const std::vector<detail::kueue_flavor_note>& notes) const {
     for (const auto& n : notes) {
       const int scale = n.resource < reg_->size() ? reg_->scale(n.resource) : 0;
-      const auto q = [&](amount v) { return format_amount(v, scale); };
+      const auto q = [&](kueue_amount v) { return detail::kueue_format_amount(v, scale); };
       const std::string res(rn(n.resource));
       std::string msg = (n.mode == kueue_fit_mode::no_fit ? "no fit" : "needs preemption");
       msg += " in flavor " + f_->flavor_name(n.flavor) + " for " + res + ": ";
@@ -431,14 +446,16 @@ class kueue_flavor_assigner {
         if (n.earlier != 0) msg += " (" + q(n.earlier) + " by earlier pod sets)";
         msg += ", more than the most this ClusterQueue can ever get, " + q(n.potential);
       } else {
-        msg += q(quota::detail::checked_sub(n.request, n.available)) + " more than is unused is needed (" +
-               q(n.request) + " requested, " + q(std::max<amount>(0, n.available)) + " unused)";
+        msg += q(n.request - n.available) + " more than is unused is needed (" + q(n.request) + " requested, " +
+               q(std::max<kueue_amount>(0, n.available)) + " unused)";
       }
       if (n.no_candidates) msg += ", and no workload can be preempted for it";
-      add_reason(out, reason{kueue_model_name, n.mode == kueue_fit_mode::no_fit ? "no_fit" : "needs_preemption", cq,
-                             n.resource, rn(n.resource), n.request,
-                             f_->usage_in(live, out.cluster_queue, f_->slot(n.flavor, n.resource)),
-                             above_max ? n.potential : n.available, std::move(msg)});
+      add_reason(
+          out,
+          reason{kueue_model_name, n.mode == kueue_fit_mode::no_fit ? "no_fit" : "needs_preemption", cq, n.resource,
+                 rn(n.resource), n.request,
+                 detail::kueue_reason_amount(f_->usage_in(live, out.cluster_queue, f_->slot(n.flavor, n.resource))),
+                 detail::kueue_reason_amount(above_max ? n.potential : n.available), std::move(msg)});
     }
   }
 

@@ -39,6 +39,41 @@ inline std::string kueue_str(const json& o, const char* key, const std::string& 
   return o[key].get<std::string>();
 }
 
+/// A quota quantity (nominalQuota, borrowingLimit, lendingLimit) in base
+/// units, exactly, up to kueue_amount_max; problems go to `d` (returning 0).
+inline kueue_amount kueue_quota_amount(const json& v, resource_id id, const resource_registry& reg,
+                                       const std::string& path, diagnostics& d) {
+  try {
+    const quantity q = parse_quantity_value(v);
+    kueue_amount out = 0;
+    const int scale = reg.scale(id);
+    switch (q.to_base_into(scale, out, kueue_amount_max)) {
+      case quota::detail::quantity_status::ok:
+        return out;
+      case quota::detail::quantity_status::out_of_range:
+        d.add(path, "quantity '" + q.to_string() +
+                        "' is more than the largest quota kept exactly, 2^88 - 1 base units (" +
+                        quota::detail::int128_to_string(kueue_amount_max) + " of " + std::string(reg.name(id)) +
+                        "'s base unit)");
+        return 0;
+      default:
+        (void)q.to_base(scale);  // throws the precise error (a value finer than the base unit)
+        return 0;
+    }
+  } catch (const error& e) {
+    d.add(path, e.what());
+    return 0;
+  }
+}
+
+/// A Kueue amount in JSON: a number when it fits in int64, else its exact
+/// decimal text (JSON readers keep 64-bit integers exactly, not wider ones).
+[[nodiscard]] inline json kueue_amount_json(kueue_amount v) {
+  const auto n = kueue_reason_amount(v);
+  if (v == static_cast<kueue_amount>(n)) return json(n);
+  return json(quota::detail::int128_to_string(v));
+}
+
 inline std::int64_t kueue_weight(const json& spec, const resource_registry&, const std::string& path, diagnostics& d) {
   const json* fs = object_section(spec, "fairSharing", path + ".spec", d);
   if (!fs || !fs->contains("weight")) return 1000;
@@ -105,12 +140,11 @@ inline std::vector<kueue_resource_group_spec> kueue_groups(const json& spec, res
           if (!rs[r].contains("nominalQuota"))
             d.add(rp + ".nominalQuota", "missing");
           else
-            q.nominal = parse_resource_amount(rs[r]["nominalQuota"], q.resource, reg, rp + ".nominalQuota", &d);
+            q.nominal = kueue_quota_amount(rs[r]["nominalQuota"], q.resource, reg, rp + ".nominalQuota", d);
           if (rs[r].contains("borrowingLimit") && !rs[r]["borrowingLimit"].is_null())
-            q.borrowing_limit =
-                parse_resource_amount(rs[r]["borrowingLimit"], q.resource, reg, rp + ".borrowingLimit", &d);
+            q.borrowing_limit = kueue_quota_amount(rs[r]["borrowingLimit"], q.resource, reg, rp + ".borrowingLimit", d);
           if (rs[r].contains("lendingLimit") && !rs[r]["lendingLimit"].is_null())
-            q.lending_limit = parse_resource_amount(rs[r]["lendingLimit"], q.resource, reg, rp + ".lendingLimit", &d);
+            q.lending_limit = kueue_quota_amount(rs[r]["lendingLimit"], q.resource, reg, rp + ".lendingLimit", d);
           fq.resources.push_back(q);
         }
         grp.flavors.push_back(std::move(fq));
@@ -532,7 +566,7 @@ inline json assignment_to_json(const kueue_flavor_assignment& a, const kueue_coh
     for (const auto& r : p.resources) {
       const std::string rn(reg.name(r.resource));
       pj["flavors"][rn] = r.flavor == kueue_no_flavor ? std::string() : f.flavor_name(r.flavor);
-      if (r.borrow > 0) pj["borrow"][rn] = r.borrow;
+      if (r.borrow > 0) pj["borrow"][rn] = detail::kueue_amount_json(r.borrow);
     }
     j["podSets"].push_back(std::move(pj));
   }
@@ -547,9 +581,9 @@ template <class F>
 json kueue_slot_table(const kueue_cohort_forest& f, const resource_registry& reg, kueue_node_index n, F value) {
   json j = json::object();
   for (kueue_fr_slot s = 0; s < f.slot_count(); ++s) {
-    const amount v = value(s);
+    const kueue_amount v = value(s);
     if (v == 0 && !f.has_quota(n, s) && f.subtree_quota(n, s) == 0) continue;
-    j[f.flavor_name(f.slot_flavor(s))][std::string(reg.name(f.slot_resource(s)))] = v;
+    j[f.flavor_name(f.slot_flavor(s))][std::string(reg.name(f.slot_resource(s)))] = kueue_amount_json(v);
   }
   return j;
 }

@@ -91,6 +91,15 @@ class quantity {
   }
   /// Non-throwing conversion; returns the status.
   [[nodiscard]] constexpr detail::quantity_status to_base_into(int scale, std::int64_t& out) const noexcept {
+    detail::int128 v = 0;
+    const auto st = to_base_into(scale, v, std::numeric_limits<std::int64_t>::max());
+    if (st == detail::quantity_status::ok) out = static_cast<std::int64_t>(v);
+    return st;
+  }
+  /// Non-throwing conversion to a 128-bit amount of base units whose
+  /// magnitude is at most `max_magnitude` (below 2^126); else out_of_range.
+  [[nodiscard]] constexpr detail::quantity_status to_base_into(int scale, detail::int128& out,
+                                                               detail::int128 max_magnitude) const noexcept {
     if (mantissa_ == 0) {
       out = 0;
       return detail::quantity_status::ok;
@@ -100,11 +109,10 @@ class quantity {
     // multiply by 1024^exp1024 (exp1024 <= 6, |mantissa| < 2^63: fits in 127 bits)
     v *= static_cast<detail::int128>(1) << (10 * exp1024_);
     if (k >= 0) {
+      const detail::int128 tenth = max_magnitude / 10;
       for (int i = 0; i < k; ++i) {
+        if (v > tenth || v < -tenth) return detail::quantity_status::out_of_range;
         v *= 10;
-        if (v > static_cast<detail::int128>(std::numeric_limits<std::int64_t>::max()) ||
-            v < static_cast<detail::int128>(std::numeric_limits<std::int64_t>::min()))
-          return detail::quantity_status::out_of_range;
       }
     } else {
       if (-k > 38) return detail::quantity_status::too_precise;
@@ -113,10 +121,10 @@ class quantity {
       if (v % d != 0) return detail::quantity_status::too_precise;
       v /= d;
     }
-    if (v > static_cast<detail::int128>(std::numeric_limits<std::int64_t>::max()) ||
-        v < static_cast<detail::int128>(std::numeric_limits<std::int64_t>::min()))
+    // INT64_MIN is an int64 whose magnitude is one more than INT64_MAX
+    if (v > max_magnitude || v < -max_magnitude - (max_magnitude == std::numeric_limits<std::int64_t>::max()))
       return detail::quantity_status::out_of_range;
-    out = static_cast<std::int64_t>(v);
+    out = v;
     return detail::quantity_status::ok;
   }
 
@@ -144,7 +152,7 @@ class quantity {
           b /= 1024;
           ++s;
         }
-        if (s > 0) return int128_to_string(b) + suffixes[s];
+        if (s > 0) return detail::int128_to_string(b) + suffixes[s];
       }
       while (m % 10 == 0) {
         m /= 10;
@@ -155,7 +163,7 @@ class quantity {
     int e3 = e >= 0 ? (e / 3) * 3 : -(((-e) + 2) / 3) * 3;
     const bool si = format_ != quantity_format::decimal_exponent;
     if (si && e3 > 18) e3 = 18;
-    std::string out = int128_to_string(m);
+    std::string out = detail::int128_to_string(m);
     out.append(static_cast<std::size_t>(e - e3), '0');
     if (si) {
       switch (e3) {
@@ -264,19 +272,6 @@ class quantity {
       ++exp10_;
     }
   }
-  static std::string int128_to_string(detail::int128 v) {
-    if (v == 0) return "0";
-    const bool neg = v < 0;
-    detail::uint128 u = neg ? static_cast<detail::uint128>(-(v + 1)) + 1 : static_cast<detail::uint128>(v);
-    std::string digits;
-    while (u > 0) {
-      digits.push_back(static_cast<char>('0' + static_cast<int>(u % 10)));
-      u /= 10;
-    }
-    if (neg) digits.push_back('-');
-    return std::string(digits.rbegin(), digits.rend());
-  }
-
   constexpr detail::quantity_status parse_into(std::string_view s) noexcept {
     using st = detail::quantity_status;
     std::size_t i = 0;

@@ -385,7 +385,8 @@ struct harness {
     for (std::size_t n = 0; n < f.node_count(); ++n) {
       out << f.at(static_cast<kueue_node_index>(n)).name;
       for (kueue_fr_slot sl = 0; sl < f.slot_count(); ++sl)
-        out << " " << f.usage(static_cast<kueue_node_index>(n), sl) << "/" << f.subtree_quota(static_cast<kueue_node_index>(n), sl);
+        out << " " << quota::detail::int128_to_string(f.usage(static_cast<kueue_node_index>(n), sl)) << "/"
+            << quota::detail::int128_to_string(f.subtree_quota(static_cast<kueue_node_index>(n), sl));
       out << "\n";
     }
     std::vector<std::string> adm;
@@ -415,9 +416,9 @@ struct harness {
           const kueue_fr_slot sl = f.slot(static_cast<kueue_flavor_index>(fl), rids[k]);
           if (sl == kueue_no_slot) continue;
           const slot_key key{fl, k};
-          auto differ = [&](const char* what, amount got, amount want) {
+          auto differ = [&](const char* what, kueue_amount got, kueue_amount want) {
             return what + std::string(" of ") + f.at(*li).name + " " + slot_name(key) + ": library " +
-                   std::to_string(got) + ", reference " + std::to_string(want);
+                   quota::detail::int128_to_string(got) + ", reference " + quota::detail::int128_to_string(want);
           };
           if (f.usage(*li, sl) != ref.usage(n, key)) return differ("usage", f.usage(*li, sl), ref.usage(n, key));
           if (f.subtree_quota(*li, sl) != ref.subtree(n, key))
@@ -450,14 +451,14 @@ struct harness {
     const auto& f = s.lib.forest();
     for (kueue_node_index n = 0; n < f.node_count(); ++n)
       for (kueue_fr_slot sl = 0; sl < f.slot_count(); ++sl) {
-        amount want = 0;
+        kueue_amount want = 0;
         if (!f.at(n).is_cohort) {
           for (const auto& [name, w] : s.lib.admitted())
             if (w.cluster_queue == n)
               for (const auto& [x, v] : w.usage)
                 if (x == sl) want += v;
         } else {
-          for (const auto c : f.at(n).children) want += std::max<amount>(0, f.usage(c, sl) - f.guaranteed(c, sl));
+          for (const auto c : f.at(n).children) want += std::max<kueue_amount>(0, f.usage(c, sl) - f.guaranteed(c, sl));
         }
         if (f.usage(n, sl) != want) return "usage of " + f.at(n).name + " is not conserved";
       }

@@ -5,10 +5,18 @@
 
 #include <quota/kueue_cohorts.hpp>
 
+#include "quota_catch.hpp"
+
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+// Kueue amounts are 128-bit: Catch shows them in decimal
+template <>
+struct Catch::StringMaker<quota::kueue_amount> {
+  static std::string convert(quota::kueue_amount v) { return quota::detail::int128_to_string(v); }
+};
 
 namespace quota::test {
 

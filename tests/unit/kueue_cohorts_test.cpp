@@ -227,16 +227,28 @@ TEST_CASE("kueue: validation reports every problem at once, naming each") {
   CHECK(out.config.cluster_queues.empty());
 }
 
-TEST_CASE("kueue: quota arithmetic is overflow-checked") {
+TEST_CASE("kueue: quota arithmetic is exact past int64 and overflow-checked at its bounds") {
   resource_registry reg;
   kueue_config cfg;
   cfg.resource_flavors = {"f"};
   const amount big = std::numeric_limits<amount>::max() - 5;
   cfg.cluster_queues.push_back(cq_cpu("a", "co", {{"f", rq(resources::cpu, big)}}));
   cfg.cluster_queues.push_back(cq_cpu("b", "co", {{"f", rq(resources::cpu, big)}}));
-  REQUIRE_THROWS_AS(kueue_model(cfg, reg), overflow_error);
+  {
+    // the cohort's quota is the exact sum, past int64
+    const kueue_model two(cfg, reg);
+    const auto co = *two.forest().find_cohort("co");
+    CHECK(two.forest().subtree_quota(co, 0) == 2 * kueue_amount{big});
+    CHECK(two.forest().potential_available(0, 0) == 2 * kueue_amount{big});
+  }
   cfg.cluster_queues.pop_back();
   kueue_model m(cfg, reg);
+  // a node's usage stops at kueue_usage_max: checked before anything changes
+  kueue_cohort_forest f = m.forest();
+  f.add_usage(0, 0, kueue_usage_max - 1);
+  CHECK(f.can_add_usage(0, 0, 1));
+  CHECK_FALSE(f.can_add_usage(0, 0, 2));
+  REQUIRE_THROWS_AS(f.add_usage(0, 0, 2), overflow_error);
   // a request whose total does not fit int64
   auto w = wl("huge", "a", std::numeric_limits<amount>::max() / 2, 3);
   kueue_flavor_assignment fa;
@@ -894,11 +906,11 @@ TEST_CASE("kueue: randomized invariants of borrowing and lending") {
           // no ClusterQueue above nominal + borrowing limit
           if (auto bl = f.borrowing_limit(n, s)) REQUIRE(f.usage(n, s) <= f.subtree_quota(n, s) + *bl);
           // the unlent part is always there for its owner: others never take it
-          REQUIRE(f.available(n, s) >= std::max<amount>(0, f.guaranteed(n, s) - f.usage(n, s)));
+          REQUIRE(f.available(n, s) >= std::max<kueue_amount>(0, f.guaranteed(n, s) - f.usage(n, s)));
           // a cohort's usage is what its children draw beyond their guaranteed part
           if (f.at(n).is_cohort) {
-            amount sum = 0;
-            for (auto c : f.at(n).children) sum += std::max<amount>(0, f.usage(c, s) - f.guaranteed(c, s));
+            kueue_amount sum = 0;
+            for (auto c : f.at(n).children) sum += std::max<kueue_amount>(0, f.usage(c, s) - f.guaranteed(c, s));
             REQUIRE(f.usage(n, s) == sum);
           }
         }
@@ -915,7 +927,7 @@ TEST_CASE("kueue: admission that fits jointly does not depend on input order") {
   cfg.cluster_queues.push_back(cq_cpu("a", "co", {{"f", rq(resources::cpu, cpu(5), std::nullopt, cpu(2))}}));
   cfg.cluster_queues.push_back(cq_cpu("b", "co", {{"f", rq(resources::cpu, cpu(5))}}));
   std::vector<kueue_workload> ws = {wl("1", "a", cpu(6)), wl("2", "b", cpu(3)), wl("3", "b", cpu(1))};
-  std::vector<amount> first;
+  std::vector<kueue_amount> first;
   std::sort(ws.begin(), ws.end(), [](auto& x, auto& y) { return x.name < y.name; });
   do {
     kueue_model m(cfg, reg);

@@ -586,7 +586,7 @@ TEST_CASE("kueue: randomized: limits hold against the spec, and jointly fitting 
           const auto& q = cfg.cluster_queues[static_cast<std::size_t>(i)].resource_groups[0].flavors[f].resources[0];
           const auto n = static_cast<kueue_node_index>(i);
           if (q.lending_limit)
-            REQUIRE(fo.available(n, s) >= std::max<amount>(0, q.nominal - *q.lending_limit - fo.usage(n, s)));
+            REQUIRE(fo.available(n, s) >= std::max<kueue_amount>(0, q.nominal - *q.lending_limit - fo.usage(n, s)));
         }
       }
     }
@@ -594,13 +594,13 @@ TEST_CASE("kueue: randomized: limits hold against the spec, and jointly fitting 
     std::vector<kueue_workload> ws;
     for (int i = 0; i < ncq; ++i) {
       const auto& q = cfg.cluster_queues[static_cast<std::size_t>(i)].resource_groups[0].flavors[0].resources[0];
-      const amount keep = q.lending_limit ? q.nominal - *q.lending_limit : 0;
+      const kueue_amount keep = q.lending_limit ? q.nominal - *q.lending_limit : 0;
       if (keep >= 2) {
-        ws.push_back(wl("o" + std::to_string(i) + "a", "q" + std::to_string(i), keep / 2));
-        ws.push_back(wl("o" + std::to_string(i) + "b", "q" + std::to_string(i), keep - keep / 2));
+        ws.push_back(wl("o" + std::to_string(i) + "a", "q" + std::to_string(i), static_cast<amount>(keep / 2)));
+        ws.push_back(wl("o" + std::to_string(i) + "b", "q" + std::to_string(i), static_cast<amount>(keep - keep / 2)));
       }
     }
-    std::vector<amount> first;
+    std::vector<kueue_amount> first;
     for (int perm = 0; perm < 6; ++perm) {
       std::shuffle(ws.begin(), ws.end(), rng);
       kueue_model fresh(cfg, reg);
@@ -1057,4 +1057,113 @@ TEST_CASE("kueue: upstream with fair sharing, preemption while borrowing needs r
     CHECK(fa.mode ==
           (reclaim == kueue_reclaim_within_cohort_policy::never ? kueue_fit_mode::no_fit : kueue_fit_mode::preempt));
   }
+}
+
+// ---- quantities beyond 64-bit base units ----------------------------------------------
+namespace {
+// one flavor "f"; ClusterQueues in cohort "co" with the given cpu resource entries (JSON)
+json cohort_of(const std::vector<std::pair<std::string, std::string>>& cqs) {
+  json doc = json::array({json::parse(R"({"kind": "ResourceFlavor", "metadata": {"name": "f"}})")});
+  for (const auto& [name, res] : cqs)
+    doc.push_back(json::parse(R"({"kind": "ClusterQueue", "metadata": {"name": ")" + name +
+                              R"("}, "spec": {"cohort": "co", "resourceGroups": [{"coveredResources": ["cpu"],
+                                  "flavors": [{"name": "f", "resources": [)" +
+                              res + "]}]}]}}"));
+  return doc;
+}
+std::vector<diagnostic> problems_of(const json& doc) {
+  resource_registry reg;
+  try {
+    const auto objs = load_kueue_objects(doc, reg);
+    kueue_model m(objs.config, reg);
+  } catch (const validation_error& e) {
+    return e.problems();
+  }
+  return {};
+}
+constexpr kueue_amount e18 = 1'000'000'000'000'000'000;
+}  // namespace
+
+TEST_CASE("kueue: upstream quotas beyond 64-bit base units (nominalQuota: 1E cpu) are accepted and exact") {
+  resource_registry reg;
+  // big: 1E cores (10^21 millicores), lending all but one core; small: 10^19 cores as a JSON integer
+  const auto objs = load_kueue_objects(
+      cohort_of({{"big", R"({"name": "cpu", "nominalQuota": "1E", "lendingLimit": "999999999999999999"})"},
+                 {"small", R"({"name": "cpu", "nominalQuota": 10000000000000000000})"}}),
+      reg);
+  kueue_model m(objs.config, reg);
+  const auto& f = m.forest();
+  const auto big = *f.find_cluster_queue("big"), small = *f.find_cluster_queue("small");
+  const auto co = *f.find_cohort("co");
+  const auto s = f.slot(0, resources::cpu);
+  CHECK(f.nominal(big, s) == 1000 * e18);
+  CHECK(f.nominal(small, s) == 10000 * e18);
+  CHECK(f.guaranteed(big, s) == 1000);  // 10^21 - (10^21 - 1000): the core big never lends
+  CHECK(f.subtree_quota(co, s) == 11000 * e18 - 1000);
+  CHECK(f.potential_available(small, s) == 11000 * e18 - 1000);
+  CHECK(f.potential_available(big, s) == 11000 * e18);
+
+  // three workloads of 9 * 10^18 millicores each: usage past int64, exact
+  const amount nine = 9'000'000'000'000'000'000;
+  for (const char* n : {"w1", "w2", "w3"}) REQUIRE(m.admit(wl(n, "small", nine)).allowed());
+  CHECK(f.usage(small, s) == 3 * kueue_amount{nine});
+  CHECK(f.usage(co, s) == 3 * kueue_amount{nine});
+  CHECK(f.available(big, s) == 11000 * e18 - 3 * kueue_amount{nine});
+  CHECK(f.borrowed(small, s) == 0);
+  const json j = m;
+  // beyond int64 in JSON: the exact decimal text; within: a number
+  CHECK(j["clusterQueues"]["small"]["usage"]["f"]["cpu"] == "27000000000000000000");
+  CHECK(j["cohorts"]["co"]["quota"]["f"]["cpu"] == "10999999999999999999000");
+  CHECK(j["clusterQueues"]["big"]["usage"]["f"]["cpu"] == 0);
+  m.finish("w2");
+  CHECK(f.usage(co, s) == 2 * kueue_amount{nine});
+}
+
+TEST_CASE("kueue: upstream a denial's int64 numbers take the nearest value for a usage beyond int64") {
+  resource_registry reg;
+  // small's quota ends just above what three 9 * 10^18 workloads use: a fourth is denied
+  const auto objs =
+      load_kueue_objects(cohort_of({{"small", R"({"name": "cpu", "nominalQuota": "28000000000000000"})"}}), reg);
+  kueue_model m(objs.config, reg);
+  const amount nine = 9'000'000'000'000'000'000;
+  for (const char* n : {"w1", "w2", "w3"}) REQUIRE(m.admit(wl(n, "small", nine)).allowed());
+  const auto d = m.admit(wl("w4", "small", nine));
+  REQUIRE(d.denied());
+  const auto& r = d.reasons().front();
+  CHECK(r.rule == "needs_preemption");  // within nominal quota, but nothing to preempt
+  CHECK(r.requested == nine);
+  // the usage, 2.7 * 10^19 millicores, is beyond a reason's int64 numbers: the nearest one there, exact in the text
+  CHECK(r.used == std::numeric_limits<std::int64_t>::max());
+  CHECK(r.limit == 1'000'000'000'000'000'000);  // unused: 2.8 * 10^19 - 2.7 * 10^19
+  CHECK(r.message.find(format_amount(8'000'000'000'000'000'000, 3) + " more than is unused is needed") !=
+        std::string::npos);
+}
+
+TEST_CASE("kueue: upstream quotas beyond 2^88 base units are rejected, naming the field") {
+  // one value past the bound (10^30 cores = 10^33 millicores)
+  auto p = problems_of(cohort_of({{"a", R"({"name": "cpu", "nominalQuota": "1e30", "borrowingLimit": "1e31"})"}}));
+  REQUIRE(p.size() == 2);
+  CHECK(p[0].path == "ClusterQueue/a.spec.resourceGroups[0].flavors[0].resources[0].nominalQuota");
+  CHECK(p[0].message.find("more than the largest quota kept exactly, 2^88 - 1 base units") != std::string::npos);
+  CHECK(p[1].path == "ClusterQueue/a.spec.resourceGroups[0].flavors[0].resources[0].borrowingLimit");
+  // values within the bound whose sum over the configuration is not
+  p = problems_of(cohort_of(
+      {{"a", R"({"name": "cpu", "nominalQuota": "2e23"})"}, {"b", R"({"name": "cpu", "nominalQuota": "2e23"})"}}));
+  REQUIRE(p.size() == 1);
+  CHECK(p[0].path == "ResourceFlavor/f[cpu]");
+  CHECK(p[0].message.find("sum to 400000000000000000000000000 base units") != std::string::npos);
+  CHECK(problems_of(cohort_of({{"a", R"({"name": "cpu", "nominalQuota": "2e23"})"},
+                               {"b", R"({"name": "cpu", "nominalQuota": "1e23"})"}}))
+            .empty());
+
+  // the same bound for configurations built in C++: the largest value passes, one more does not
+  resource_registry reg;
+  kueue_config cfg;
+  cfg.resource_flavors = {"f"};
+  cfg.cluster_queues.push_back(cq_cpu("a", "", rq(0)));
+  cfg.cluster_queues[0].resource_groups[0].flavors[0].resources[0].nominal = kueue_amount_max;
+  kueue_model ok(cfg, reg);
+  CHECK(ok.forest().potential_available(0, 0) == kueue_amount_max);
+  cfg.cluster_queues[0].resource_groups[0].flavors[0].resources[0].nominal = kueue_amount_max + 1;
+  CHECK_THROWS_AS(kueue_model(cfg, reg), validation_error);
 }

@@ -120,6 +120,39 @@ TEST_CASE("quantity: too precise, out of range and negative values are rejected"
   CHECK(quantity::parse("-1").is_negative());
 }
 
+TEST_CASE("quantity: base units in 128 bits up to a bound, exact") {
+  using quota::detail::int128;
+  using st = quota::detail::quantity_status;
+  const int128 bound = (int128{1} << 88) - 1;
+  int128 v = 0;
+  // 1E cores in millicores: 10^21, beyond int64
+  REQUIRE(quantity::parse("1E").to_base_into(3, v, bound) == st::ok);
+  CHECK(v == int128{1'000'000'000'000'000'000} * 1000);
+  REQUIRE(quantity::parse("100000Ei").to_base_into(0, v, bound) == st::ok);
+  CHECK(v == (int128{100000} << 60));
+  REQUIRE(quantity::parse("-8Ei").to_base_into(0, v, bound) == st::ok);
+  CHECK(v == -(int128{8} << 60));
+  // past the bound, by a power of ten and by the last unit
+  v = 7;
+  CHECK(quantity::parse("1e27").to_base_into(0, v, bound) == st::out_of_range);
+  CHECK(quantity::parse("1e400").to_base_into(0, v, bound) == st::out_of_range);
+  CHECK(v == 7);  // left alone
+  // 2^88 - 1 is about 3.09e26: 3e26 is within, 3.1e26 is not; 2^88 - 2^60 is within, 2^88 is not
+  REQUIRE(quantity::parse("3e26").to_base_into(0, v, bound) == st::ok);
+  CHECK(v == int128{300'000'000} * 1'000'000'000'000'000'000);
+  CHECK(quantity::parse("31e25").to_base_into(0, v, bound) == st::out_of_range);
+  REQUIRE(quantity::parse("268435455Ei").to_base_into(0, v, bound) == st::ok);
+  CHECK(v == (int128{1} << 88) - (int128{1} << 60));
+  CHECK(quantity::parse("268435456Ei").to_base_into(0, v, bound) == st::out_of_range);
+  // finer than the base unit
+  CHECK(quantity::parse("0.0001").to_base_into(3, v, bound) == st::too_precise);
+  // the int64 conversion keeps its range, INT64_MIN included
+  std::int64_t w = 0;
+  CHECK(quantity::parse("-8Ei").to_base_into(0, w) == st::ok);
+  CHECK(w == INT64_MIN);
+  CHECK(quantity::parse("8Ei").to_base_into(0, w) == st::out_of_range);
+}
+
 TEST_CASE("quantity: a fractional binary value whose canonical text would not parse back is rejected") {
   // found by tests/fuzz/quantity_fuzz: 100010.191951Gi is written in decimal SI
   // as 107385125924056858624u, 21 digits, more than the 64-bit mantissa holds

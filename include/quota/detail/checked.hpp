@@ -16,6 +16,21 @@ namespace quota::detail {
 __extension__ using int128 = __int128;
 __extension__ using uint128 = unsigned __int128;
 
+/// The decimal text of a 128-bit integer.
+[[nodiscard]] inline std::string int128_to_string(int128 v) {
+  if (v == 0) return "0";
+  const bool neg = v < 0;
+  // |v| in unsigned arithmetic: -(INT128_MIN) is not an int128
+  uint128 u = neg ? uint128{0} - static_cast<uint128>(v) : static_cast<uint128>(v);
+  std::string digits;
+  while (u > 0) {
+    digits.push_back(static_cast<char>('0' + static_cast<int>(u % 10)));
+    u /= 10;
+  }
+  if (neg) digits.push_back('-');
+  return std::string(digits.rbegin(), digits.rend());
+}
+
 [[noreturn]] inline void throw_overflow(const char* op) {
   throw overflow_error(std::string("integer overflow in ") + op);
 }
