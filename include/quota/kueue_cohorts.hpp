@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -264,6 +265,9 @@ using kueue_flavor_index = std::uint16_t;
 inline constexpr kueue_flavor_index kueue_no_flavor = 0xFFFF;
 /// A dense (flavor, resource) key: flavor * columns + column of the resource.
 using kueue_fr_slot = std::uint32_t;
+/// The most quota cells (ClusterQueues and cohorts x ResourceFlavors x
+/// resources) a configuration may hold: 2^24, about 1.7 GB of tables.
+inline constexpr std::size_t kueue_max_cells = std::size_t{1} << 24;
 inline constexpr kueue_fr_slot kueue_no_slot = 0xFFFFFFFFu;
 
 namespace detail {
@@ -342,9 +346,9 @@ class kueue_cohort_forest {
     return it->second;
   }
   [[nodiscard]] std::optional<kueue_flavor_index> find_flavor(std::string_view name) const {
-    for (std::size_t i = 0; i < flavors_.size(); ++i)
-      if (flavors_[i] == name) return static_cast<kueue_flavor_index>(i);
-    return std::nullopt;
+    auto it = flavor_at_.find(name);
+    if (it == flavor_at_.end()) return std::nullopt;
+    return static_cast<kueue_flavor_index>(it->second);
   }
   [[nodiscard]] const std::string& flavor_name(kueue_flavor_index f) const { return flavors_.at(f); }
   [[nodiscard]] std::size_t flavor_count() const noexcept { return flavors_.size(); }
@@ -525,7 +529,7 @@ class kueue_cohort_forest {
       // at most 2^16 flavors (flavor_index), each term below 2^90 in magnitude: no overflow
       static_assert(sizeof(kueue_flavor_index) <= 2);
       quota::detail::int128 borrowed_sum = 0, lendable = 0;
-      for (kueue_flavor_index f = 0; f < flavors_.size(); ++f) {
+      for (std::size_t f = 0; f < flavors_.size(); ++f) {
         const auto s = static_cast<kueue_fr_slot>(f * columns_ + c);
         const quota::detail::int128 b =
             static_cast<quota::detail::int128>(u[idx(n, s)]) + (extra ? extra[s] : 0) - subtree_[idx(n, s)];
@@ -601,6 +605,7 @@ class kueue_cohort_forest {
   std::vector<std::vector<std::vector<kueue_flavor_index>>> group_flavors_;
   using name_map = std::unordered_map<std::string, kueue_node_index, quota::detail::string_hash, std::equal_to<>>;
   name_map cq_by_name_, cohort_by_name_, lq_;  // lq_: "ns/name" of a LocalQueue
+  name_map flavor_at_;                         // ResourceFlavor name -> index
   std::vector<int> column_of_;
   std::vector<resource_id> resource_of_column_;
   std::size_t columns_ = 0;
@@ -614,10 +619,11 @@ class kueue_cohort_forest {
 inline void kueue_cohort_forest::build(const kueue_config& cfg, const resource_registry& reg) {
   diagnostics diag;
   std::vector<std::string> flavors;
+  name_map flavor_at;  // name -> index of its first ResourceFlavor
   for (std::size_t i = 0; i < cfg.resource_flavors.size(); ++i) {
     const auto& f = cfg.resource_flavors[i];
     if (f.empty()) diag.add("ResourceFlavor[" + std::to_string(i) + "].metadata.name", "empty name");
-    if (std::find(flavors.begin(), flavors.end(), f) != flavors.end())
+    if (!flavor_at.emplace(f, static_cast<kueue_node_index>(i)).second)
       diag.add("ResourceFlavor/" + f, "duplicate ResourceFlavor name");
     flavors.push_back(f);
   }
@@ -677,7 +683,7 @@ inline void kueue_cohort_forest::build(const kueue_config& cfg, const resource_r
       for (std::size_t f = 0; f < grp.flavors.size(); ++f) {
         const auto& fq = grp.flavors[f];
         const std::string fp = gp + ".flavors[" + std::to_string(f) + "]";
-        if (std::find(flavors.begin(), flavors.end(), fq.flavor) == flavors.end())
+        if (flavor_at.find(fq.flavor) == flavor_at.end())
           diag.add(fp + ".name", "unknown ResourceFlavor '" + fq.flavor + "'");
         if (std::find(seen_flavors.begin(), seen_flavors.end(), fq.flavor) != seen_flavors.end())
           diag.add(fp + ".name", "flavor '" + fq.flavor + "' is used more than once");
@@ -807,13 +813,11 @@ inline void kueue_cohort_forest::build(const kueue_config& cfg, const resource_r
     if (!lq.emplace(l.ns + "/" + l.name, it->second).second) diag.add(obj, "duplicate LocalQueue");
   }
   if (cfg.namespaces) {
-    std::vector<std::string_view> seen;
+    std::unordered_set<std::string_view> seen;
     for (std::size_t i = 0; i < cfg.namespaces->size(); ++i) {
       const auto& n = (*cfg.namespaces)[i];
       if (n.name.empty()) diag.add("Namespace[" + std::to_string(i) + "].metadata.name", "empty name");
-      if (std::find(seen.begin(), seen.end(), n.name) != seen.end())
-        diag.add("Namespace/" + n.name, "duplicate Namespace name");
-      seen.push_back(n.name);
+      if (!seen.insert(n.name).second) diag.add("Namespace/" + n.name, "duplicate Namespace name");
     }
   }
   if (cfg.admission_fair_sharing) {
@@ -823,6 +827,20 @@ inline void kueue_cohort_forest::build(const kueue_config& cfg, const resource_r
     for (const auto& [r, w] : a.resource_weights_milli)
       if (w < 0) diag.add("admissionFairSharing.resourceWeights." + rname(r), "must not be negative");
   }
+  // sizes: flavor and node indices leave their no_ value free; the quota
+  // tables (one cell per node, flavor and resource) stay within kueue_max_cells
+  if (flavors.size() >= kueue_no_flavor)
+    diag.add("ResourceFlavor", std::to_string(flavors.size()) + " ResourceFlavors, more than the " +
+                                   std::to_string(kueue_no_flavor - 1) + " a configuration may hold");
+  if (nodes.size() >= kueue_no_node)
+    diag.add("ClusterQueue",
+             std::to_string(nodes.size()) + " ClusterQueues and cohorts, more than a configuration may hold");
+  if (const auto cells = static_cast<quota::detail::uint128>(nodes.size()) * flavors.size() * resource_of_column.size();
+      cells > kueue_max_cells)
+    diag.add("ClusterQueue",
+             quota::detail::int128_to_string(static_cast<quota::detail::int128>(cells)) +
+                 " quota cells (ClusterQueues and cohorts x ResourceFlavors x resources), more than the " +
+                 std::to_string(kueue_max_cells) + " a configuration may hold");
   diag.throw_if_any();
 
   // ---- build the tables in `next`, which replaces this forest once complete
@@ -837,9 +855,7 @@ inline void kueue_cohort_forest::build(const kueue_config& cfg, const resource_r
   next.subtree_.assign(cells, 0);
   next.usage_.assign(cells, 0);
   next.defined_.assign(cells, 0);
-  auto flavor_idx = [&](const std::string& f) {
-    return static_cast<kueue_flavor_index>(std::find(flavors.begin(), flavors.end(), f) - flavors.begin());
-  };
+  auto flavor_idx = [&](const std::string& f) { return static_cast<kueue_flavor_index>(flavor_at.find(f)->second); };
   std::vector<std::vector<std::vector<kueue_flavor_index>>> gflav(ncq);
   auto fill = [&](std::size_t n, const std::vector<kueue_resource_group_spec>& groups,
                   std::vector<std::vector<kueue_flavor_index>>* gf) {
@@ -865,6 +881,7 @@ inline void kueue_cohort_forest::build(const kueue_config& cfg, const resource_r
 
   next.cfg_ = cfg;
   next.flavors_ = std::move(flavors);
+  next.flavor_at_ = std::move(flavor_at);
   next.nodes_ = std::move(nodes);
   next.cqs_ = cfg.cluster_queues;
   for (auto& c : next.cqs_) c.fair_sharing = cfg.fair_sharing;

@@ -1402,3 +1402,36 @@ TEST_CASE("kueue: dominant shares and admission fair-sharing usages compare exac
   CHECK(kueue_afs_usage{t, t.plus(t), 1000} < kueue_afs_usage{});
   CHECK(kueue_afs_usage{{}, {}, 1} == kueue_afs_usage{});
 }
+
+TEST_CASE("kueue: a configuration's size is bounded: flavors, and quota cells") {
+  resource_registry reg;
+  kueue_config cfg;
+  for (int i = 0; i < 65535; ++i) cfg.resource_flavors.push_back("f" + std::to_string(i));
+  cfg.cluster_queues.push_back(cq_cpu("a", "", {{"f0", rq(resources::cpu, cpu(1))}}));
+  try {
+    kueue_model m(cfg, reg);
+    FAIL("65,535 flavors accepted");
+  } catch (const validation_error& e) {
+    REQUIRE(e.problems().size() == 1);
+    CHECK(e.problems()[0].path == "ResourceFlavor");
+    CHECK(e.problems()[0].message == "65535 ResourceFlavors, more than the 65534 a configuration may hold");
+  }
+  cfg.resource_flavors.resize(65534);
+  CHECK_NOTHROW(kueue_model(cfg, reg));  // the most flavors: 65,534 cells
+
+  // 2^24 + 1 cells: (ClusterQueues and cohorts) x flavors x resources
+  cfg.resource_flavors.resize(257);
+  for (int i = 1; i < 65281; ++i) {
+    kueue_cluster_queue_spec q;
+    q.name = "q" + std::to_string(i);
+    cfg.cluster_queues.push_back(std::move(q));
+  }
+  try {
+    kueue_model m(cfg, reg);
+    FAIL("too many cells accepted");
+  } catch (const validation_error& e) {
+    REQUIRE(e.problems().size() == 1);
+    CHECK(e.problems()[0].message.find("16777217 quota cells") == 0);
+  }
+  // the bound is checked before any table is built (2^24 cells would take about 1.6 GB)
+}
