@@ -413,18 +413,29 @@ class kueue_cohort_forest {
     return available_in(usage_.data(), n, s);
   }
   [[nodiscard]] kueue_amount available_in(const kueue_amount* u, kueue_node_index n, kueue_fr_slot s) const noexcept {
-    const std::size_t i = idx(n, s);
-    const kueue_amount g = guaranteed(n, s);
-    if (nodes_[n].parent == kueue_no_node) return subtree_[i] - u[i];
-    const kueue_amount local = std::max<kueue_amount>(0, g - u[i]);
-    kueue_amount from_parent = available_in(u, nodes_[n].parent, s);
-    const kueue_amount bl = borrowing_[i];
-    if (bl != detail::kueue_unset) {
-      const kueue_amount stored = subtree_[i] - g;
-      const kueue_amount used_in_parent = std::max<kueue_amount>(0, u[i] - g);
-      from_parent = std::min(from_parent, stored - used_in_parent + bl);
+    // Kueue's recursion available(n) = local(n) + min(available(parent), cap(n))
+    // (cap: only with a borrowing limit), unrolled from n upward: what is
+    // known so far is acc + min(x, cap) of the parent's availability x
+    kueue_amount acc = 0, cap = 0;
+    bool capped = false;
+    kueue_node_index cur = n;
+    for (; nodes_[cur].parent != kueue_no_node; cur = nodes_[cur].parent) {
+      const std::size_t i = idx(cur, s);
+      const kueue_amount g = guaranteed(cur, s);
+      const kueue_amount local = std::max<kueue_amount>(0, g - u[i]);
+      // compose with f(x) = local + min(x, d): acc + min(local + min(x, d), cap)
+      //                                      = acc + local + min(x, min(d, cap - local))
+      if (capped) cap -= local;
+      if (const kueue_amount bl = borrowing_[i]; bl != detail::kueue_unset) {
+        const kueue_amount d = subtree_[i] - g - std::max<kueue_amount>(0, u[i] - g) + bl;
+        cap = capped ? std::min(cap, d) : d;
+        capped = true;
+      }
+      acc += local;
     }
-    return local + from_parent;
+    const std::size_t r = idx(cur, s);
+    const kueue_amount at_root = subtree_[r] - u[r];
+    return acc + (capped ? std::min(at_root, cap) : at_root);
   }
   /// The most node n could get in slot s if nothing at all were in use.
   [[nodiscard]] kueue_amount potential_available(kueue_node_index n, kueue_fr_slot s) const noexcept {
@@ -587,12 +598,13 @@ class kueue_cohort_forest {
     if (bl != detail::kueue_unset) a = std::min(a, subtree_[i] + bl);
     return a;
   }
-  // What height reads: 1 for a cohort with children, plus its tallest child cohort's height.
+  // What height reads: 1 for a cohort with children, plus its tallest child
+  // cohort's height (read from height_: children are computed first).
   [[nodiscard]] std::int32_t compute_height(kueue_node_index n) const {
     if (!nodes_[n].is_cohort) return 0;
     std::int32_t h = nodes_[n].children.empty() ? 0 : 1;
     for (const auto c : nodes_[n].children)
-      if (nodes_[c].is_cohort) h = std::max(h, compute_height(c) + 1);
+      if (nodes_[c].is_cohort) h = std::max(h, height_[c] + 1);
     return h;
   }
 
@@ -782,18 +794,26 @@ inline void kueue_cohort_forest::build(const kueue_config& cfg, const resource_r
   for (std::size_t i = 0; i < cfg.cohorts.size(); ++i)
     if (!cfg.cohorts[i].parent.empty() && cfg.cohorts[i].parent != cfg.cohorts[i].name)
       nodes[ncq + i].parent = cohort_node(cfg.cohorts[i].parent);
-  // cycles
-  for (std::size_t i = ncq; i < nodes.size(); ++i) {
-    kueue_node_index slow = static_cast<kueue_node_index>(i);
-    std::size_t steps = 0;
-    bool cycle = false;
-    for (kueue_node_index cur = nodes[i].parent; cur != kueue_no_node; cur = nodes[cur].parent) {
-      if (cur == slow || ++steps > nodes.size()) {
-        cycle = true;
-        break;
+  // cycles: a cohort whose chain of parents never ends is on a cycle or leads
+  // into one; each chain is walked once (linear in the cohorts)
+  {
+    enum : std::uint8_t { unknown, on_walk, ends, cycles };
+    std::vector<std::uint8_t> state(nodes.size(), unknown);
+    std::vector<kueue_node_index> walk;
+    for (std::size_t i = ncq; i < nodes.size(); ++i) {
+      walk.clear();
+      auto cur = static_cast<kueue_node_index>(i);
+      std::uint8_t result = ends;
+      while (cur != kueue_no_node && state[cur] == unknown) {
+        state[cur] = on_walk;
+        walk.push_back(cur);
+        cur = nodes[cur].parent;
       }
+      if (cur != kueue_no_node) result = state[cur] == on_walk ? cycles : state[cur];
+      for (const auto w : walk) state[w] = result;
     }
-    if (cycle) diag.add("Cohort/" + nodes[i].name + ".spec.parentName", "cohort is part of a cycle");
+    for (std::size_t i = ncq; i < nodes.size(); ++i)
+      if (state[i] == cycles) diag.add("Cohort/" + nodes[i].name + ".spec.parentName", "cohort is part of a cycle");
   }
   for (const auto& [key, sum] : nominal_sums)
     if (sum > kueue_amount_max)
@@ -922,10 +942,9 @@ inline void kueue_cohort_forest::build(const kueue_config& cfg, const resource_r
     for (const auto c : next.nodes_[order[k]].children) order.push_back(c);
   next.potential_.assign(next.nodes_.size() * nslots, 0);
   next.height_.assign(next.nodes_.size(), 0);
-  for (const auto n : order) {
+  for (const auto n : order)
     for (kueue_fr_slot s = 0; s < nslots; ++s) next.potential_[n * nslots + s] = next.compute_potential(n, s);
-    next.height_[n] = next.compute_height(n);
-  }
+  for (auto it = order.rbegin(); it != order.rend(); ++it) next.height_[*it] = next.compute_height(*it);
   *this = std::move(next);
 }
 

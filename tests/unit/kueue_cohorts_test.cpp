@@ -1435,3 +1435,39 @@ TEST_CASE("kueue: a configuration's size is bounded: flavors, and quota cells") 
   }
   // the bound is checked before any table is built (2^24 cells would take about 1.6 GB)
 }
+
+TEST_CASE("kueue: a chain of 100,000 cohorts validates in linear time and answers without deep recursion") {
+  resource_registry reg;
+  constexpr int depth = 100000;
+  kueue_config cfg;
+  cfg.resource_flavors = {"f"};
+  // c0 is the root; c(i) has parent c(i-1); each lends nothing (lendingLimit 0) and keeps 1 cpu
+  for (int i = 0; i < depth; ++i) {
+    kueue_cohort_spec c{"c" + std::to_string(i), i == 0 ? "" : "c" + std::to_string(i - 1), {}, 1000};
+    c.resource_groups = {{{resources::cpu}, {{"f", {rq(resources::cpu, cpu(1))}}}}};
+    if (i > 0) c.resource_groups[0].flavors[0].resources[0].borrowing_limit = cpu(2);
+    cfg.cohorts.push_back(std::move(c));
+  }
+  cfg.cluster_queues.push_back(cq_cpu("leaf", "c" + std::to_string(depth - 1), rq(resources::cpu, 0)));
+  kueue_model m(cfg, reg);
+  const auto& f = m.forest();
+  const auto s = f.slot(0, resources::cpu);
+  // everything is lent up to c0: 100,000 cpu there; every cohort below may borrow at most 2 more
+  // than it stores in its parent, so the leaf sees 0 + min(..., 1 + 2) = 3
+  CHECK(f.subtree_quota(*f.find_cohort("c0"), s) == cpu(depth));
+  CHECK(f.available(0, s) == cpu(3));
+  CHECK(f.height(*f.find_cohort("c0")) == depth);
+  REQUIRE(m.admit(wl("w", "leaf", cpu(3))).allowed());
+  CHECK(f.available(0, s) == 0);
+  CHECK_FALSE(m.admit(wl("x", "leaf", cpu(1))).allowed());
+
+  // a cycle at the top of the chain: every cohort leads into it and is named
+  cfg.cohorts[0].parent = "c" + std::to_string(depth - 1);
+  try {
+    kueue_model bad(cfg, reg);
+    FAIL("a cycle accepted");
+  } catch (const validation_error& e) {
+    CHECK(e.problems().size() == static_cast<std::size_t>(depth));
+    CHECK(e.problems().back().path == "Cohort/c" + std::to_string(depth - 1) + ".spec.parentName");
+  }
+}
