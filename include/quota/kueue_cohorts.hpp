@@ -271,6 +271,11 @@ inline constexpr std::size_t kueue_max_cells = std::size_t{1} << 24;
 inline constexpr kueue_fr_slot kueue_no_slot = 0xFFFFFFFFu;
 
 namespace detail {
+/// How the exactness bound reads in messages, for a resource named `resource`.
+[[nodiscard]] inline std::string kueue_bound_text(std::string_view resource) {
+  return "2^88 - 1 base units (" + quota::detail::int128_to_string(kueue_amount_max) + " of " + std::string(resource) +
+         "'s base unit)";
+}
 inline constexpr kueue_amount kueue_unset = -(kueue_amount{1} << 120);  // no limit (valid values are >= 0)
 
 inline const char* kueue_rule_name(kueue_within_cluster_queue_policy p) {
@@ -661,16 +666,11 @@ inline void kueue_cohort_forest::build(const kueue_config& cfg, const resource_r
 
   // quotas are kept exactly up to kueue_amount_max base units, per value and
   // per (flavor, resource) summed over the whole configuration
-  const auto bound_text = [&](resource_id r) {
-    return "2^88 - 1 base units (" + quota::detail::int128_to_string(kueue_amount_max) + " of " + rname(r) +
-           "'s base unit)";
-  };
   std::map<std::pair<std::string, resource_id>, kueue_amount> nominal_sums;
-  resource_id current_resource = no_resource;
-  const auto too_large = [&](const std::string& path, kueue_amount v) {
+  const auto too_large = [&](const std::string& path, kueue_amount v, resource_id r) {
     if (v > kueue_amount_max)
       diag.add(path, quota::detail::int128_to_string(v) + " base units is more than the largest quota kept exactly, " +
-                         bound_text(current_resource));
+                         detail::kueue_bound_text(rname(r)));
   };
 
   // check resource groups (shared by ClusterQueues and Cohorts)
@@ -712,15 +712,14 @@ inline void kueue_cohort_forest::build(const kueue_config& cfg, const resource_r
             continue;
           }
           add_column(rq.resource);
-          current_resource = rq.resource;
           if (rq.nominal < 0) diag.add(rp + ".nominalQuota", "must not be negative");
-          too_large(rp + ".nominalQuota", rq.nominal);
+          too_large(rp + ".nominalQuota", rq.nominal, rq.resource);
           if (rq.nominal >= 0 && rq.nominal <= kueue_amount_max) {
             auto& sum = nominal_sums[{fq.flavor, rq.resource}];
             sum += rq.nominal;  // at most 2^88 per term and 2^32 terms: no overflow
           }
-          if (rq.borrowing_limit) too_large(rp + ".borrowingLimit", *rq.borrowing_limit);
-          if (rq.lending_limit) too_large(rp + ".lendingLimit", *rq.lending_limit);
+          if (rq.borrowing_limit) too_large(rp + ".borrowingLimit", *rq.borrowing_limit, rq.resource);
+          if (rq.lending_limit) too_large(rp + ".lendingLimit", *rq.lending_limit, rq.resource);
           if (rq.borrowing_limit) {
             if (*rq.borrowing_limit < 0) diag.add(rp + ".borrowingLimit", "must not be negative");
             if (!has_parent) diag.add(rp + ".borrowingLimit", "must be empty when there is no cohort/parent");
@@ -819,7 +818,8 @@ inline void kueue_cohort_forest::build(const kueue_config& cfg, const resource_r
     if (sum > kueue_amount_max)
       diag.add("ResourceFlavor/" + key.first + "[" + rname(key.second) + "]",
                "the nominal quotas of every ClusterQueue and Cohort sum to " + quota::detail::int128_to_string(sum) +
-                   " base units, more than the largest total kept exactly, " + bound_text(key.second));
+                   " base units, more than the largest total kept exactly, " +
+                   detail::kueue_bound_text(rname(key.second)));
   for (std::size_t i = 0; i < cfg.local_queues.size(); ++i) {
     const auto& l = cfg.local_queues[i];
     const std::string obj = "LocalQueue/" + l.ns + "/" + l.name;

@@ -51,10 +51,8 @@ inline kueue_amount kueue_quota_amount(const json& v, resource_id id, const reso
       case quota::detail::quantity_status::ok:
         return out;
       case quota::detail::quantity_status::out_of_range:
-        d.add(path, "quantity '" + q.to_string() +
-                        "' is more than the largest quota kept exactly, 2^88 - 1 base units (" +
-                        quota::detail::int128_to_string(kueue_amount_max) + " of " + std::string(reg.name(id)) +
-                        "'s base unit)");
+        d.add(path, "quantity '" + q.to_string() + "' is more than the largest quota kept exactly, " +
+                        kueue_bound_text(reg.name(id)));
         return 0;
       default:
         (void)q.to_base(scale);  // throws the precise error (a value finer than the base unit)
