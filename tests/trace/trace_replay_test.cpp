@@ -9,7 +9,9 @@
 //   derives (YuniKorn maxresources, Volcano realCapability, Kueue nominal plus
 //   what its cohort can lend, ElasticQuota max, KAI limit);
 // * every pod either ran or carries the reason it is pending;
-// * the report is byte-identical when the same scenario is replayed again.
+// * the report is byte-identical when the same scenario is replayed again
+//   (one composed set of the compressed default list: determinism across every
+//   model is the scenario suite's own test).
 //
 // The trace is read in place from QUOTA_TRACE_DIR (a CMake cache path); CTest
 // reports this test as skipped when the trace is absent.
@@ -113,8 +115,9 @@ std::string set_name(const std::vector<std::string>& set) {
   return s.empty() ? "none" : s;
 }
 
-/// Imports one pod list and replays it under every policy set.
-void check_pod_list(const std::string& list, std::int64_t time_scale, bool determinism) {
+/// Imports one pod list and replays it under every policy set; `twice`, when
+/// not empty, is the set replayed a second time for a byte-identical report.
+void check_pod_list(const std::string& list, std::int64_t time_scale, const std::vector<std::string>& twice = {}) {
   for (const auto& set : policy_sets) {
     quota::sim::openb_options o;
     o.nodes_file = trace_dir + "/openb_node_list_all_node.csv";
@@ -163,7 +166,7 @@ void check_pod_list(const std::string& list, std::int64_t time_scale, bool deter
       if (auto c = caps.find(it.key()); c != caps.end()) CHECK(peak <= c->second);
     }
 
-    if (determinism) {
+    if (!twice.empty() && set == twice) {
       const replay again = run(doc);
       CHECK(again.report.dump() == r.report.dump());
     }
@@ -173,23 +176,23 @@ void check_pod_list(const std::string& list, std::int64_t time_scale, bool deter
 }  // namespace
 
 TEST_CASE("trace: openb default pod list at the trace's timing under every policy set", "[trace]") {
-  check_pod_list("default", 1, false);
+  check_pod_list("default", 1);
 }
 
-TEST_CASE("trace: openb default pod list compressed 10,000x under every policy set, replayed twice", "[trace]") {
-  check_pod_list("default", 10000, true);
+TEST_CASE("trace: openb default pod list compressed 10,000x under every policy set, limits replayed twice", "[trace]") {
+  check_pod_list("default", 10000, {"yunikorn_limits", "running_limits"});
 }
 
 TEST_CASE("trace: openb gpushare100 pod list under every policy set", "[trace]") {
-  check_pod_list("gpushare100", 1, false);
+  check_pod_list("gpushare100", 1);
 }
 
 TEST_CASE("trace: openb gpuspec33 pod list under every policy set", "[trace]") {
-  check_pod_list("gpuspec33", 1, false);
+  check_pod_list("gpuspec33", 1);
 }
 
 TEST_CASE("trace: openb multigpu50 pod list (no times: pods hold) under every policy set", "[trace]") {
-  check_pod_list("multigpu50", 1, false);
+  check_pod_list("multigpu50", 1);
 }
 
 TEST_CASE("trace: openb default list imported and replayed in one process gives the import-then-run report",
@@ -213,12 +216,12 @@ TEST_CASE("trace: openb default list imported and replayed in one process gives 
     CHECK(res.failures.empty());
     CHECK(res.report.dump(2) == via_json);
   }
-  // compare: the six sets, tenants by QoS, pods held (the findings' run)
+  // compare, tenants by QoS, pods held (the findings' run): the sets share the
+  // imported cluster and jobs, so three of the findings' six show it equal
   o.policies.clear();
   o.tenant_rule = "qos";
   o.hold = true;
-  const std::vector<std::string> sets = {"none",           "elastic_quota", "volcano",
-                                         "kai_fair_share", "kueue",         "yunikorn_limits+running_limits"};
+  const std::vector<std::string> sets = {"none", "kueue", "yunikorn_limits+running_limits"};
   const auto tr = quota::sim::read_openb(o);
   const auto direct = quota::sim::compare_policies(quota::sim::openb_scenario(tr, json::array()), sets);
   const auto via_json = quota::sim::compare_policies(json::parse(quota::sim::import_openb(o).dump(1)), sets);
