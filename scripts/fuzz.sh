@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Builds the libFuzzer harnesses of tests/fuzz (clang, -fsanitize=fuzzer,address,undefined)
-# in build/fuzz and runs each for SECONDS (default 10), seeded from the examples and test
-# data in place (nothing is copied into the tree). Prints the executions of each harness.
+# in build/fuzz and runs each for SECONDS (default 10), as many at a time as there are
+# cores, seeded from the examples and test data in place (nothing is copied into the
+# tree). Prints the executions of each harness.
 # Exit status: 1 when any harness found a crash or a property violation (the input is saved
 # under build/fuzz/artifacts/), else 0.
 #   scripts/fuzz.sh [SECONDS]
@@ -62,21 +63,35 @@ seeds_for() {
 harnesses=(quantity_fuzz elastic_quota_json_fuzz volcano_json_fuzz yunikorn_limits_json_fuzz kai_fair_share_json_fuzz
   kai_claims_json_fuzz kueue_json_fuzz running_limits_json_fuzz scenario_fuzz openb_fuzz)
 [ -n "${QUOTA_FUZZ_ONLY:-}" ] && harnesses=("$QUOTA_FUZZ_ONLY")
-failed=0
-printf '%-26s %12s %8s %s\n' harness executions exec/s result
-for h in "${harnesses[@]}"; do
-  corpus="$work/corpus/$h"
+# one harness: its log and its result line ("ok" or the failure) in $work
+run_one() {
+  local h="$1" corpus="$work/corpus/$1" dict=()
   mkdir -p "$corpus"
-  dict=()
   [ "$h" != openb_fuzz ] && dict=(-dict="$root/tests/fuzz/json.dict")
   # shellcheck disable=SC2046
   if (cd "$root" && "$bin/$h" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     "${dict[@]}" -artifact_prefix="$work/artifacts/$h-" "$corpus" $(seeds_for "$h")) >"$work/$h.log" 2>&1; then
-    result=ok
+    echo ok >"$work/$h.result"
   else
-    result="FAILED (see $work/$h.log)"
-    failed=1
+    echo "FAILED (see $work/$h.log)" >"$work/$h.result"
   fi
+}
+# as many harnesses at a time as there are cores: each runs for SECONDS of its own
+running=0
+for h in "${harnesses[@]}"; do
+  run_one "$h" &
+  running=$((running + 1))
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+done
+wait
+failed=0
+printf '%-26s %12s %8s %s\n' harness executions exec/s result
+for h in "${harnesses[@]}"; do
+  result=$(cat "$work/$h.result" 2>/dev/null || echo "FAILED (no result)")
+  [ "$result" = ok ] || failed=1
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$h.log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$work/$h.log" | tail -1)
   printf '%-26s %12s %8s %s\n' "$h" "${runs:-?}" "${rate:-?}" "$result"
