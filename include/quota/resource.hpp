@@ -12,6 +12,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include <quota/detail/name_hash.hpp>
 #include <quota/error.hpp>
 
 namespace quota {
@@ -78,12 +79,13 @@ namespace detail {
   return part_ok(name) && (prefix.empty() || part_ok(prefix));
 }
 
-/// Transparent string hash. Not noexcept on purpose: libstdc++ then keeps
-/// each node's hash code, so a lookup walks a bucket comparing stored codes
-/// instead of hashing every key it passes again.
+/// Transparent string hash (detail::name_hash: a job's id, queue and user
+/// are hashed by every model's maps on every admission). Not noexcept on
+/// purpose: libstdc++ then keeps each node's hash code, so a lookup walks a
+/// bucket comparing stored codes instead of hashing every key it passes again.
 struct string_hash {
   using is_transparent = void;
-  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  std::size_t operator()(std::string_view s) const { return static_cast<std::size_t>(name_hash(s)); }
 };
 }  // namespace detail
 

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include <quota/detail/name_hash.hpp>
 #include <quota/error.hpp>
 
 namespace quota::detail {
@@ -37,31 +38,9 @@ inline constexpr std::uint32_t limits_none = 0xFFFFFFFFU;
   return w;
 }
 
-/// A fast hash of a short name (user, group, application, queue path): eight
-/// bytes at a time, no allocation.
+/// The hash of a short name (user, group, application, queue path).
 [[nodiscard]] inline std::uint64_t limits_hash(std::string_view s) noexcept {
-  std::uint64_t h = 0x9E3779B97F4A7C15ULL ^ (static_cast<std::uint64_t>(s.size()) * 0xFF51AFD7ED558CCDULL);
-  const char* p = s.data();
-  const std::size_t size = s.size();
-  auto mix = [&h](std::uint64_t w) {
-    h = (h ^ w) * 0xBF58476D1CE4E5B9ULL;
-    h ^= h >> 31;
-  };
-  // fixed-size loads only (no memcpy of a variable length): whole words, then
-  // a last word that overlaps the previous one, or for short names two
-  // overlapping half words / three bytes
-  if (size >= 8) {
-    std::size_t i = 0;
-    for (; i + 8 <= size; i += 8) mix(limits_load8(p + i));
-    if (i != size) mix(limits_load8(p + size - 8));
-  } else if (size >= 4) {
-    mix(std::uint64_t{limits_load4(p)} | (std::uint64_t{limits_load4(p + size - 4)} << 32));
-  } else if (size != 0) {
-    const auto b = [p](std::size_t i) { return static_cast<std::uint64_t>(static_cast<unsigned char>(p[i])); };
-    mix(b(0) | (b(size / 2) << 8) | (b(size - 1) << 16));
-  }
-  h *= 0x94D049BB133111EBULL;
-  return h ^ (h >> 32);
+  return name_hash(s);
 }
 
 /// Equality of two names with fixed-size loads (no call into memcmp for the
