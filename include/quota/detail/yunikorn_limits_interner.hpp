@@ -27,16 +27,8 @@ void reserve_at_least(V& v, std::size_t n) {
 inline constexpr std::uint32_t limits_none = 0xFFFFFFFFU;
 /// Eight and four bytes of a name, loaded as one word (fixed-size loads: no
 /// call into memcpy or memcmp on the hot path).
-[[nodiscard, gnu::always_inline]] inline std::uint64_t limits_load8(const char* p) noexcept {
-  std::uint64_t w = 0;
-  std::memcpy(&w, p, 8);
-  return w;
-}
-[[nodiscard, gnu::always_inline]] inline std::uint32_t limits_load4(const char* p) noexcept {
-  std::uint32_t w = 0;
-  std::memcpy(&w, p, 4);
-  return w;
-}
+[[nodiscard, gnu::always_inline]] inline std::uint64_t limits_load8(const char* p) noexcept { return name_load8(p); }
+[[nodiscard, gnu::always_inline]] inline std::uint32_t limits_load4(const char* p) noexcept { return name_load4(p); }
 
 /// The hash of a short name (user, group, application, queue path).
 [[nodiscard]] inline std::uint64_t limits_hash(std::string_view s) noexcept {
