@@ -808,7 +808,7 @@ inline void kueue_cohort_forest::build(const kueue_config& cfg, const resource_r
         walk.push_back(cur);
         cur = nodes[cur].parent;
       }
-      if (cur != kueue_no_node) result = state[cur] == on_walk ? cycles : state[cur];
+      if (cur != kueue_no_node) result = state[cur] == on_walk ? std::uint8_t{cycles} : state[cur];
       for (const auto w : walk) state[w] = result;
     }
     for (std::size_t i = ncq; i < nodes.size(); ++i)
