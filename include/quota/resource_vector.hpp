@@ -78,6 +78,51 @@ class vector_storage<Amount, dynamic_resources> {
   }
   void clear() noexcept { items_.clear(); }
   void reserve(std::size_t n) { items_.reserve(n); }
+  /// this += o (Sub: this -= o) over the union of ids, checked, in one
+  /// lockstep walk of both sorted lists. Strong guarantee: on overflow
+  /// (overflow_error) or allocation failure nothing is changed. In place,
+  /// without allocating, when every id of `o` is already present.
+  template <bool Sub>
+  void combine(const vector_storage& o) {
+    const char* what = Sub ? "resource vector subtraction" : "resource vector addition";
+    bool all_present = true;
+    auto a = items_.begin();
+    const auto ae = items_.end();
+    for (const entry& e : o.items_) {
+      while (a != ae && a->id < e.id) ++a;
+      const bool here = a != ae && a->id == e.id;
+      all_present = all_present && here;
+      if constexpr (is_builtin_integer_v<Amount>) {
+        Amount r{};
+        const Amount base = here ? a->value : Amount(0);
+        if (Sub ? __builtin_sub_overflow(base, e.value, &r) : __builtin_add_overflow(base, e.value, &r))
+          throw_overflow(what);
+      }
+    }
+    if (all_present) {
+      a = items_.begin();
+      for (const entry& e : o.items_) {
+        while (a->id < e.id) ++a;
+        a->value = Sub ? checked_sub(a->value, e.value) : checked_add(a->value, e.value);
+        ++a;
+      }
+      return;
+    }
+    container merged;
+    merged.reserve(items_.size() + o.items_.size());
+    a = items_.begin();
+    for (const entry& e : o.items_) {
+      for (; a != ae && a->id < e.id; ++a) merged.push_back(*a);
+      if (a != ae && a->id == e.id) {
+        merged.push_back(entry{e.id, Sub ? checked_sub(a->value, e.value) : checked_add(a->value, e.value)});
+        ++a;
+      } else {
+        merged.push_back(entry{e.id, Sub ? checked_sub(Amount(0), e.value) : e.value});
+      }
+    }
+    for (; a != ae; ++a) merged.push_back(*a);
+    items_ = std::move(merged);
+  }
   [[nodiscard]] std::size_t size() const noexcept { return items_.size(); }
   [[nodiscard]] const_iterator begin() const noexcept { return items_.begin(); }
   [[nodiscard]] const_iterator end() const noexcept { return items_.end(); }
@@ -260,40 +305,13 @@ class basic_resource_vector {
   /// Checked element-wise addition over the union of dimensions. Strong
   /// guarantee: on overflow nothing is changed.
   basic_resource_vector& operator+=(const basic_resource_vector& o) {
-    for (const auto& e : o) {
-      const Amount* p = s_.find(e.id);
-      if (p) {
-        Amount r{};
-        if (!detail::try_add(*p, e.value, r)) detail::throw_overflow("resource vector addition");
-      }
-    }
-    if constexpr (!Set::is_fixed) {
-      basic_resource_vector tmp(*this);
-      for (const auto& e : o) tmp.add(e.id, e.value);
-      s_ = std::move(tmp.s_);
-    } else {
-      for (const auto& e : o) add(e.id, e.value);
-    }
+    add_in_place(o);
     return *this;
   }
   /// Checked element-wise subtraction (results may go negative; use
   /// clamped_sub for max(0, a - b)). Strong guarantee on overflow.
   basic_resource_vector& operator-=(const basic_resource_vector& o) {
-    for (const auto& e : o) {
-      const Amount* p = s_.find(e.id);
-      Amount r{};
-      if constexpr (detail::is_builtin_integer_v<Amount>) {
-        if (__builtin_sub_overflow(p ? *p : Amount(0), e.value, &r))
-          detail::throw_overflow("resource vector subtraction");
-      }
-    }
-    if constexpr (!Set::is_fixed) {
-      basic_resource_vector tmp(*this);
-      for (const auto& e : o) tmp.sub_one(e.id, e.value);
-      s_ = std::move(tmp.s_);
-    } else {
-      for (const auto& e : o) sub_one(e.id, e.value);
-    }
+    sub_in_place(o);
     return *this;
   }
   [[nodiscard]] friend basic_resource_vector operator+(basic_resource_vector a, const basic_resource_vector& b) {
@@ -305,28 +323,36 @@ class basic_resource_vector {
     return a;
   }
 
-  /// In-place add without the copy of operator+= (for hot paths); checks all
-  /// dimensions first, so it also has the strong guarantee. Allocation-free
-  /// when the dimensions of `o` are already present.
+  /// The same as operator+=: checks every dimension first (strong guarantee);
+  /// allocation-free when the dimensions of `o` are already present (dynamic
+  /// sets walk both sorted lists in lockstep).
   void add_in_place(const basic_resource_vector& o) {
-    for (const auto& e : o) {
-      const Amount* p = s_.find(e.id);
-      Amount r{};
-      if (p && !detail::try_add(*p, e.value, r)) detail::throw_overflow("resource vector addition");
+    if constexpr (!Set::is_fixed) {
+      s_.template combine<false>(o.s_);
+    } else {
+      for (const auto& e : o) {
+        const Amount* p = s_.find(e.id);
+        Amount r{};
+        if (p && !detail::try_add(*p, e.value, r)) detail::throw_overflow("resource vector addition");
+      }
+      for (const auto& e : o) add(e.id, e.value);
     }
-    for (const auto& e : o) add(e.id, e.value);
   }
   /// In-place subtract, strong guarantee on overflow.
   void sub_in_place(const basic_resource_vector& o) {
-    for (const auto& e : o) {
-      const Amount* p = s_.find(e.id);
-      if constexpr (detail::is_builtin_integer_v<Amount>) {
-        Amount r{};
-        if (__builtin_sub_overflow(p ? *p : Amount(0), e.value, &r))
-          detail::throw_overflow("resource vector subtraction");
+    if constexpr (!Set::is_fixed) {
+      s_.template combine<true>(o.s_);
+    } else {
+      for (const auto& e : o) {
+        const Amount* p = s_.find(e.id);
+        if constexpr (detail::is_builtin_integer_v<Amount>) {
+          Amount r{};
+          if (__builtin_sub_overflow(p ? *p : Amount(0), e.value, &r))
+            detail::throw_overflow("resource vector subtraction");
+        }
       }
+      for (const auto& e : o) sub_one(e.id, e.value);
     }
-    for (const auto& e : o) sub_one(e.id, e.value);
   }
 
   /// Equality. For zero-absent vectors an absent dimension equals an explicit

@@ -211,6 +211,66 @@ TEST_CASE("resource_vector: random operations agree with a plain reference model
   }
 }
 
+TEST_CASE("resource_vector: in-place sums over interleaved dimensions keep ids sorted and are strong") {
+  std::mt19937_64 rng(777);
+  for (int round = 0; round < 500; ++round) {
+    std::array<std::int64_t, 12> ref_a{}, ref_b{};
+    std::array<bool, 12> in_a{}, in_b{};
+    resource_vector a, b;
+    for (resource_id id = 0; id < 12; ++id) {
+      if (rng() % 3 == 0) {
+        in_a[id] = true;
+        ref_a[id] = static_cast<std::int64_t>(rng() % 100);
+        a.set(id, ref_a[id]);
+      }
+      if (rng() % 3 == 0) {
+        in_b[id] = true;
+        ref_b[id] = static_cast<std::int64_t>(rng() % 100);
+        b.set(id, ref_b[id]);
+      }
+    }
+    resource_vector sum = a, diff = a;
+    sum.add_in_place(b);
+    diff.sub_in_place(b);
+    resource_id last = 0;
+    bool first = true;
+    std::size_t present = 0;
+    for (const auto& e : sum) {
+      CHECK((first || last < e.id));  // the union, still in ascending id order
+      first = false;
+      last = e.id;
+      ++present;
+    }
+    std::size_t expected = 0;
+    for (resource_id id = 0; id < 12; ++id) {
+      expected += (in_a[id] || in_b[id]) ? 1 : 0;
+      CHECK(sum.get(id) == ref_a[id] + ref_b[id]);
+      CHECK(diff.get(id) == ref_a[id] - ref_b[id]);
+      CHECK(sum.has(id) == (in_a[id] || in_b[id]));
+      CHECK(diff.has(id) == (in_a[id] || in_b[id]));
+    }
+    CHECK(present == expected);
+  }
+  // a vector added to itself doubles; a new dimension beside an overflowing one changes nothing
+  resource_vector self{{r::cpu, 3}, {r::memory, 4}};
+  self.add_in_place(self);
+  CHECK(self.get(r::cpu) == 6);
+  CHECK(self.get(r::memory) == 8);
+  self.sub_in_place(self);
+  CHECK(self.is_zero());
+  resource_vector big{{r::memory, INT64_MAX}};
+  const resource_vector big_before = big;
+  const resource_vector more{{r::cpu, 1}, {r::memory, 1}};
+  REQUIRE_THROWS_AS(big.add_in_place(more), overflow_error);
+  CHECK(big == big_before);
+  CHECK_FALSE(big.has(r::cpu));
+  resource_vector low{{r::memory, 1}};
+  const resource_vector min_cpu{{r::cpu, INT64_MIN}};
+  REQUIRE_THROWS_AS(low.sub_in_place(min_cpu), overflow_error);  // 0 - INT64_MIN
+  CHECK_FALSE(low.has(r::cpu));
+  CHECK(low.get(r::memory) == 1);
+}
+
 TEST_CASE("resource_vector: push_back equals set, in ascending order and out of it") {
   std::mt19937 rng(7);
   for (int round = 0; round < 200; ++round) {
