@@ -155,45 +155,45 @@ class budget_policy {
 
   /// The job starts consuming at the clock. Duplicate id: state_error.
   void commit(const job& j) {
-    if (runs_.find(j.id) != runs_.end())
-      throw state_error(error_id::state_duplicate, "budget: job '" + j.id + "' is already running");
-    const std::int64_t rate = j.request.get(cfg_.resource);
-    if (rate < 0)
-      throw state_error(error_id::state_negative_usage, "budget: job '" + j.id + "' requests a negative amount");
-    const std::string* key = rate == 0 ? nullptr : tenant_key(j);
-    auto it = key ? index_.find(*key) : index_.end();
-    const bool fresh = it == index_.end();
-    if (!key || (fresh && !default_)) {  // not limited: only remembered, so release knows it
-      run r;
-      r.tenant = untracked;
-      r.seq = ++seq_;
-      runs_pool_.emplace(runs_, j.id, r);
-      return;
-    }
-    std::uint32_t t;
-    run r;
-    r.rate = rate;
-    r.start = now_;
-    r.end = detail::checked_add(now_, duration_of(j));
-    r.seq = ++seq_;
-    r.over_budget = !classify(j).fits;
-    t = fresh ? static_cast<std::uint32_t>(tenants_.size()) : it->second;
-    r.tenant = t;
-    const std::int64_t add = contribution(r, now_);
-    const std::int64_t new_committed = detail::checked_add(fresh ? std::int64_t{0} : tenants_[t].committed, add);
-    const std::int64_t new_rate = detail::checked_add(fresh ? std::int64_t{0} : tenants_[t].rate, rate);
-    const detail::int128 new_slope = tenants_.size() > t ? tenants_[t].slope + run_slope(r, now_) : run_slope(r, now_);
-    if (fresh) add_tenant(*key, *default_, false);
+    // first (one lookup, the duplicate test too): a later failure erases the entry
+    const auto [at, inserted] = runs_pool_.emplace(runs_, j.id, run{});
+    if (!inserted) throw state_error(error_id::state_duplicate, "budget: job '" + j.id + "' is already running");
+    run& r = at->second;
+    std::uint32_t t = 0;
+    std::int64_t new_committed = 0, new_rate = 0;
+    detail::int128 new_slope = 0;
     try {
-      runs_pool_.emplace(runs_, j.id, r);
+      const std::int64_t rate = j.request.get(cfg_.resource);
+      if (rate < 0)
+        throw state_error(error_id::state_negative_usage, "budget: job '" + j.id + "' requests a negative amount");
+      const std::string* key = rate == 0 ? nullptr : tenant_key(j);
+      auto it = key ? index_.find(*key) : index_.end();
+      const bool fresh = it == index_.end();
+      if (!key || (fresh && !default_)) {  // not limited: only remembered, so release knows it
+        r.tenant = untracked;
+        r.seq = ++seq_;
+        return;
+      }
+      r.rate = rate;
+      r.start = now_;
+      r.end = detail::checked_add(now_, duration_of(j));
+      r.seq = ++seq_;
+      r.over_budget = !classify(j).fits;
+      t = fresh ? static_cast<std::uint32_t>(tenants_.size()) : it->second;
+      r.tenant = t;
+      const std::int64_t add = contribution(r, now_);
+      new_committed = detail::checked_add(fresh ? std::int64_t{0} : tenants_[t].committed, add);
+      new_rate = detail::checked_add(fresh ? std::int64_t{0} : tenants_[t].rate, rate);
+      new_slope = tenants_.size() > t ? tenants_[t].slope + run_slope(r, now_) : run_slope(r, now_);
+      if (fresh) add_tenant(*key, *default_, false);
       try {
         add_kinks(tenants_[t], run_kinks(r));
       } catch (...) {
-        runs_pool_.erase(runs_, runs_.find(j.id));
+        if (fresh) drop_last_tenant();
         throw;
       }
     } catch (...) {
-      if (fresh) drop_last_tenant();
+      runs_pool_.erase(runs_, at);
       throw;
     }
     tenants_[t].committed = new_committed;

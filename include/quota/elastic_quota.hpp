@@ -279,21 +279,20 @@ class elastic_quota_model {
   /// elastic_pod: once warm (a pod released before), it allocates nothing.
   void add_running(std::string_view name, std::string_view ns, const resource_vector& request, std::int32_t priority,
                    std::int64_t created_ms, std::vector<elastic_label_change>* changes = nullptr) {
-    if (pods_.find(name) != pods_.end())
-      throw state_error(error_id::state_duplicate, "pod '" + std::string(name) + "' is already running");
-    if (request.any_negative()) throw validation_error("pod " + std::string(name) + ".request", "negative amount");
-    const std::uint32_t q = quota_of(ns);
-    if (q != npos) check_add(q, request);  // overflow: nothing changes
+    // first (one lookup, the duplicate test too): a later failure erases the entry
     auto [it, fresh] = pod_pool_.emplace(pods_, name, pod_state{});
-    (void)fresh;
+    if (!fresh) throw state_error(error_id::state_duplicate, "pod '" + std::string(name) + "' is already running");
     pod_state& ps = it->second;
-    ps.pod.name.assign(name);
-    ps.pod.ns.assign(ns);
-    ps.pod.priority = priority;
-    ps.pod.created_ms = created_ms;
-    ps.quota = q;
-    ps.label = elastic_capacity::none;
+    std::uint32_t q = npos;
     try {
+      if (request.any_negative()) throw validation_error("pod " + std::string(name) + ".request", "negative amount");
+      q = quota_of(ns);
+      ps.pod.name.assign(name);
+      ps.pod.ns.assign(ns);
+      ps.pod.priority = priority;
+      ps.pod.created_ms = created_ms;
+      ps.quota = q;
+      ps.label = elastic_capacity::none;
       ps.pod.request = request;
       if (q != npos) {
         auto& list = quotas_[q].running;
@@ -623,6 +622,19 @@ class elastic_quota_model {
     if (upstream_zero(id)) return amount{0};
     return std::nullopt;
   }
+  /// Calls f(id, requested) for each resource the rules compare, ascending:
+  /// by default the resources `request` asks for (a positive amount); in
+  /// upstream mode every resource present in `request`, b or c.
+  template <class F>
+  void for_each_compared(const resource_vector& request, const resource_vector& b, const resource_vector& c,
+                         F&& f) const {
+    if (opt_.upstream) {
+      for_each_id(request, b, c, [&](resource_id id) { f(id, request.get(id)); });
+      return;
+    }
+    for (const auto& e : request)
+      if (e.value > 0) f(e.id, e.value);
+  }
   /// Calls f(id) once for each resource present in a, b or c, ascending.
   template <class F>
   static void for_each_id(const resource_vector& a, const resource_vector& b, const resource_vector& c, F&& f) {
@@ -654,17 +666,15 @@ class elastic_quota_model {
   void evaluate(const quota_state& q, const resource_vector& request, const resource_vector& used_q,
                 const resource_vector& total, Fail&& fail) const {
     bool go = true;
-    for_each_id(request, used_q, q.nominated, [&](resource_id id) {
-      const amount r = request.get(id);
-      if (!go || (!opt_.upstream && r <= 0)) return;
+    for_each_compared(request, used_q, q.nominated, [&](resource_id id, amount r) {
+      if (!go) return;
       if (auto lim = limit_of(q.spec.max, id)) {
         const amount u = used_q.get(id), n = q.nominated.get(id);
         if (detail::int128{u} + n + r > *lim) go = fail("over_max", id, r, detail::checked_add(u, n), *lim);
       }
     });
-    for_each_id(request, total, total_nominated_, [&](resource_id id) {
-      const amount r = request.get(id);
-      if (!go || (!opt_.upstream && r <= 0)) return;
+    for_each_compared(request, total, total_nominated_, [&](resource_id id, amount r) {
+      if (!go) return;
       if (auto lim = limit_of_min(id)) {
         const amount u = total.get(id), n = total_nominated_.get(id);
         if (detail::int128{u} + n + r > *lim)
@@ -680,9 +690,8 @@ class elastic_quota_model {
     static const resource_vector none;
     const resource_vector& nom = with_nominated ? q.nominated : none;
     bool over = false;
-    for_each_id(request, q.used, nom, [&](resource_id id) {
-      const amount r = request.get(id);
-      if (over || (!opt_.upstream && r <= 0) || !compared(id)) return;
+    for_each_compared(request, q.used, nom, [&](resource_id id, amount r) {
+      if (over || !compared(id)) return;
       if (!q.spec.min.has(id) && !upstream_zero(id)) return;
       if (detail::int128{q.used.get(id)} + nom.get(id) + r > q.spec.min.get(id)) over = true;
     });
@@ -817,18 +826,11 @@ class elastic_quota_model {
     }
   }
   /// Throws (overflow) when quota q cannot account `request` more.
-  void check_add(std::uint32_t q, const resource_vector& request) const {
-    const auto& s = quotas_[q];
-    for (const auto& e : request) {
-      amount r = 0;
-      if (!detail::try_add(s.used.get(e.id), e.value, r) ||
-          !detail::try_add(total_used_.get(e.id), detail::checked_mul(e.value, amount{s.weight}), r))
-        detail::throw_overflow("elastic quota usage");
-    }
-  }
+  /// Adds `request` to quota q's usage and the cluster's; an overflow
+  /// (overflow_error) changes neither.
   void apply_add(std::uint32_t q, const resource_vector& request) {
     auto& s = quotas_[q];
-    s.used.add_in_place(request);  // check_add: no overflow
+    s.used.add_in_place(request);  // strong on its own
     try {
       if (s.weight == 1)
         total_used_.add_in_place(request);

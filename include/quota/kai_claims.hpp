@@ -937,27 +937,29 @@ class kai_claims_policy {
   }
   /// Duplicate id: state_error; denied: state_error naming the rules; nothing changes.
   void commit(const job& j) {
-    if (bindings_.find(j.id) != bindings_.end())
-      throw state_error(error_id::state_duplicate, "claims: job '" + j.id + "' is already bound");
-    if (j.queue.empty()) throw validation_error("job " + j.id + ".queue", "empty queue");
-    std::vector<claim_id> ids;
-    const claim_queue_id existing = model_.find_queue(j.queue);
-    claim_pod p = pod_of(j, existing, ids);
-    {
-      const decision d = model_.check(p, ids);
-      if (d.denied()) throw state_error(error_id::state_conflict, "claims: job '" + j.id + "': " + to_string(d));
-    }
-    p.queue = model_.queue(j.queue);
+    // first (one lookup, the duplicate test too): a failure before the bind erases the entry
+    const auto [at, inserted] = bindings_pool_.emplace(bindings_, j.id, bound{});
+    if (!inserted) throw state_error(error_id::state_duplicate, "claims: job '" + j.id + "' is already bound");
     std::vector<claim_action> acts;
-    acts.reserve(2 * ids.size());
-    detail::reserve_more(actions_, 2 * ids.size());
-    const claim_bind_result r = model_.bind(p, ids, &acts);
+    claim_bind_result r;
     try {
-      bindings_pool_.emplace(bindings_, j.id, bound{r.binding, ++seq_});
+      if (j.queue.empty()) throw validation_error("job " + j.id + ".queue", "empty queue");
+      std::vector<claim_id> ids;
+      const claim_queue_id existing = model_.find_queue(j.queue);
+      claim_pod p = pod_of(j, existing, ids);
+      {
+        const decision d = model_.check(p, ids);
+        if (d.denied()) throw state_error(error_id::state_conflict, "claims: job '" + j.id + "': " + to_string(d));
+      }
+      p.queue = model_.queue(j.queue);
+      acts.reserve(2 * ids.size());
+      detail::reserve_more(actions_, 2 * ids.size());
+      r = model_.bind(p, ids, &acts);
     } catch (...) {
-      model_.unbind(r.binding);  // back to the state before the commit
+      bindings_pool_.erase(bindings_, at);
       throw;
     }
+    at->second = bound{r.binding, ++seq_};
     actions_.insert(actions_.end(), acts.begin(), acts.end());
   }
   void release(std::string_view id) {

@@ -1014,25 +1014,35 @@ class kai_fair_share_policy : public detail::job_queue_order {
     return d;
   }
   void commit(const job& j) {
-    if (run_.where.count(j.id)) throw state_error(error_id::state_duplicate, "job '" + j.id + "' already committed");
-    const auto q = tree_.at(j.queue);
-    const auto waiting = pending_.find(j.id);
-    // everything that may throw before any change
-    if (run_.by_queue.size() < tree_.size()) run_.by_queue.resize(tree_.size());
-    auto& in_queue = run_.by_queue[q];
-    detail::reserve_more(in_queue, 1);
-    if (run_.priorities.size() < tree_.size()) run_.priorities.resize(tree_.size());
-    if (j.preemptible) run_.priorities[q].reserve_one();
-    running r{q, j.request, j.preemptible, j.priority, j.created_ms, nullptr};
-    const auto w = run_.pool.emplace(run_.where, j.id, place{q, in_queue.size()}).first;
+    // first (one lookup, the duplicate test too): a later failure erases the entry
+    const auto [w, inserted] = run_.pool.emplace(run_.where, j.id, place{0, 0});
+    if (!inserted) throw state_error(error_id::state_duplicate, "job '" + j.id + "' already committed");
+    kai_fair_share_model::queue_index q = 0;
+    bool placed = false;
     try {
+      // everything that may throw before any change
+      q = tree_.at(j.queue);
+      if (run_.by_queue.size() < tree_.size()) run_.by_queue.resize(tree_.size());
+      auto& in_queue = run_.by_queue[q];
+      detail::reserve_more(in_queue, 1);
+      if (run_.priorities.size() < tree_.size()) run_.priorities.resize(tree_.size());
+      if (j.preemptible) run_.priorities[q].reserve_one();
+      w->second = place{q, in_queue.size()};
+      auto& r = in_queue.emplace_back();  // room reserved: no throw
+      placed = true;
+      r.queue = q;
+      r.request = j.request;
+      r.preemptible = j.preemptible;
+      r.priority = j.priority;
+      r.started_ms = j.created_ms;
+      r.at = &*w;
       tree_.allocate(q, j.request, j.preemptible);
     } catch (...) {
+      if (placed) run_.by_queue[q].pop_back();
       run_.pool.erase(run_.where, w);
       throw;
     }
-    r.at = &*w;
-    in_queue.push_back(std::move(r));  // room reserved: no throw
+    const auto waiting = pending_.empty() ? pending_.end() : pending_.find(j.id);
     if (j.preemptible) run_.priorities[q].add(j.priority);
     if (waiting != pending_.end()) {
       // its demand moves from pending to allocated: the request is unchanged

@@ -111,27 +111,42 @@ class priority_class_quota_policy {
   /// Accounts the job to its (tenant, class) when that pair has limits.
   /// Duplicate id: state_error, nothing changes.
   void commit(const job& j) {
-    if (jobs_.find(j.id) != jobs_.end())
+    // first (one lookup, the duplicate test too): a later failure erases the entry
+    const auto [at, inserted] = jobs_pool_.emplace(jobs_, j.id, empty_entry());
+    if (!inserted)
       throw state_error(error_id::state_duplicate, "priority_class_quota: job '" + j.id + "' is already running");
-    reject_negative(j);
-    const std::string& t = key_of(j);
-    const bool counted = !t.empty() && !j.priority_class.empty() && limits_of(t, j.priority_class);
-    if (!counted) {
-      jobs_pool_.emplace(jobs_, j.id, entry{{}, {}, {}, j.priority, ++seq_, false});
-      return;
-    }
-    auto& list = tenants_[t];  // may allocate: nothing else changed yet
+    entry& e = at->second;
     resource_vector* u = nullptr;
-    for (auto& ps : list)
-      if (ps.cls == j.priority_class) u = &ps.used;
-    resource_vector next = u ? *u : resource_vector{};
-    next.add_in_place(j.request);  // checked
-    if (!u) {
-      list.push_back(pair_state{j.priority_class, false, {}, {}});
-      u = &list.back().used;
+    try {
+      reject_negative(j);
+      e.priority = j.priority;
+      e.seq = ++seq_;
+      const std::string& t = key_of(j);
+      if (t.empty() || j.priority_class.empty() || !limits_of(t, j.priority_class)) return;  // not counted
+      // assigned into a reused node's strings: their capacity stays
+      e.tenant = t;
+      e.cls = j.priority_class;
+      e.request = j.request;
+      auto& list = tenants_[t];  // may allocate: nothing else changed yet
+      for (auto& ps : list)
+        if (ps.cls == j.priority_class) u = &ps.used;
+      if (!u) {
+        list.push_back(pair_state{j.priority_class, false, {}, {}});
+        try {
+          list.back().used.add_in_place(j.request);  // checked
+        } catch (...) {
+          list.pop_back();
+          throw;
+        }
+        e.counted = true;
+        return;
+      }
+      u->add_in_place(j.request);  // checked, strong
+    } catch (...) {
+      jobs_pool_.erase(jobs_, at);
+      throw;
     }
-    jobs_pool_.emplace(jobs_, j.id, entry{t, j.priority_class, j.request, j.priority, ++seq_, true});
-    *u = std::move(next);
+    e.counted = true;
   }
 
   /// Gives the job's usage back. Unknown id: unknown_entity_error.
@@ -196,6 +211,10 @@ class priority_class_quota_policy {
     std::uint64_t seq = 0;
     bool counted = false;
   };
+  static const entry& empty_entry() noexcept {
+    static const entry none;
+    return none;
+  }
   struct pair_state {
     std::string cls;
     bool own = false;  // lim is this pair's own entry (else the "*" entry applies)

@@ -109,27 +109,28 @@ class running_limits_policy {
 
   /// Counts the job as running. Duplicate id: state_error, nothing changes.
   void commit(const job& j) {
-    if (jobs_.find(j.id) != jobs_.end())
-      throw state_error(error_id::state_duplicate, "running_limits: job '" + j.id + "' is already running");
-    entry e;
-    for (std::size_t s = 0; s < 3; ++s) e.keys[s] = key_of(static_cast<scope>(s), j);
-    e.priority = j.priority;
-    e.seq = seq_ + 1;
-    // the entities first (an insert may throw: undone below), then the job, then the counts
+    // the job first (one lookup, the duplicate test too), then the entities
+    // (an insert may throw: both undone below), then the counts
+    const auto [jt, fresh] = jobs_pool_.emplace(jobs_, j.id, empty_entry());
+    if (!fresh) throw state_error(error_id::state_duplicate, "running_limits: job '" + j.id + "' is already running");
     std::array<entity*, 3> ents{};
     std::array<bool, 3> added{};
     try {
+      entry& e = jt->second;
+      for (std::size_t s = 0; s < 3; ++s) e.keys[s] = key_of(static_cast<scope>(s), j);  // a spare node's capacity
+      e.priority = j.priority;
+      e.seq = seq_ + 1;
       for (std::size_t s = 0; s < 3; ++s) {
         if (e.keys[s].empty()) continue;
         auto [it, ins] = scopes_[s].entities.try_emplace(e.keys[s]);
         ents[s] = &it->second;
         added[s] = ins;
       }
-      jobs_pool_.emplace(jobs_, j.id, std::move(e));
     } catch (...) {
       for (std::size_t s = 0; s < 3; ++s)
         if (added[s] && ents[s]->running == 0 && !ents[s]->limit)
           scopes_[s].entities.erase(key_of(static_cast<scope>(s), j));
+      jobs_pool_.erase(jobs_, jt);
       throw;
     }
     ++seq_;
@@ -197,6 +198,10 @@ class running_limits_policy {
     std::int32_t priority = 0;
     std::uint64_t seq = 0;
   };
+  static const entry& empty_entry() noexcept {
+    static const entry none;
+    return none;
+  }
   static constexpr std::size_t idx(scope s) noexcept { return static_cast<std::size_t>(s); }
   static const std::string& key_of(scope s, const job& j) noexcept {
     switch (s) {

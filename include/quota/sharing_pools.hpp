@@ -183,26 +183,32 @@ class sharing_pools_policy {
     e.seq = ++seq_;
     if (qi == npos) return;
     try {
-      // all sums first, then assign (strong guarantee)
       e.request = j.request;
       charges_of(qi, j.request, e.charges);
       split_own(qi, e.charges, e.in_quota, e.in_pool);
-      qused_ = quotas_[qi].used;
-      qused_.add_in_place(j.request);
-      if (pused_.size() < e.charges.size()) pused_.resize(e.charges.size());
-      for (std::size_t k = 0; k < e.charges.size(); ++k) {
-        pused_[k] = pools_[e.charges[k].first].used;
-        pused_[k].add_in_place(e.charges[k].second);
-      }
     } catch (...) {
       jobs_pool_.erase(jobs_, it);
       throw;
     }
-    std::swap(quotas_[qi].used, qused_);
-    for (std::size_t k = 0; k < e.charges.size(); ++k) {
-      const auto pi = e.charges[k].first;
-      if (pools_[pi].lend) lendable_.sub_in_place(e.charges[k].second);
-      std::swap(pools_[pi].used, pused_[k]);
+    // Each sum is strong on its own (an overflow changes nothing); one that
+    // fails undoes those before it, exact inverses that neither overflow nor
+    // allocate.
+    bool quota_done = false;
+    std::size_t pooled = 0, lent = 0;
+    try {
+      quotas_[qi].used.add_in_place(j.request);
+      quota_done = true;
+      for (; pooled < e.charges.size(); ++pooled)
+        pools_[e.charges[pooled].first].used.add_in_place(e.charges[pooled].second);
+      for (; lent < e.charges.size(); ++lent)
+        if (pools_[e.charges[lent].first].lend) lendable_.sub_in_place(e.charges[lent].second);
+    } catch (...) {
+      for (std::size_t k = 0; k < lent; ++k)
+        if (pools_[e.charges[k].first].lend) lendable_.add_in_place(e.charges[k].second);
+      for (std::size_t k = 0; k < pooled; ++k) pools_[e.charges[k].first].used.sub_in_place(e.charges[k].second);
+      if (quota_done) quotas_[qi].used.sub_in_place(j.request);
+      jobs_pool_.erase(jobs_, it);
+      throw;
     }
     count_candidates(e, true);
   }
@@ -386,10 +392,8 @@ class sharing_pools_policy {
   std::unordered_map<std::string, std::uint32_t, detail::string_hash, std::equal_to<>> ns_;
   using job_map = std::unordered_map<std::string, entry, detail::string_hash, std::equal_to<>>;
   job_map jobs_;
-  // spare nodes and sums of commit(): an admission and a release allocate nothing once warm
+  // spare nodes: an admission and a release allocate nothing once warm
   detail::node_pool<job_map> jobs_pool_;
-  resource_vector qused_;
-  std::vector<resource_vector> pused_;
   std::uint64_t seq_ = 0;
 };
 

@@ -119,6 +119,14 @@ TEST_CASE("budget: time out of order and bad config are typed errors, nothing ch
   CHECK_THROWS_AS(b.commit(gpu_job("a", "team-a", 1, H)), state_error);  // duplicate
   CHECK(b.running_jobs() == 1);
   CHECK_THROWS_AS(b.release("nope"), unknown_entity_error);
+  // a negative request fails the commit and leaves no entry: the id commits afterwards
+  CHECK_THROWS_AS(b.commit(gpu_job("neg", "team-a", -1, H)), state_error);
+  CHECK(b.running_jobs() == 1);
+  CHECK_THROWS_AS(b.release("neg"), unknown_entity_error);
+  b.commit(gpu_job("neg", "team-a", 0, H));
+  CHECK(b.running_jobs() == 2);
+  b.release("neg");
+  CHECK(b.running_jobs() == 1);
   budget_config bad;
   bad.window_ms = 0;
   try {

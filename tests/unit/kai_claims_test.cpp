@@ -1271,6 +1271,12 @@ TEST_CASE("kai_claims: policy adapter rejects a job without a queue or with an e
   CHECK(pol.model().live_bindings() == 0);
   CHECK(pol.model().consumers(0) == 0);
   CHECK(pol.actions().empty());
+  // the failed commits left no entry: the same id binds now
+  j.claims = {"c"};
+  pol.commit(j);
+  CHECK(pol.model().live_bindings() == 1);
+  pol.release("j");
+  CHECK(pol.model().live_bindings() == 0);
 }
 
 TEST_CASE("kai_claims: malformed ResourceClaim fields are each named, and the model is unchanged") {

@@ -460,6 +460,13 @@ TEST_CASE("kai_fair_share: policy adapter commits, releases and proposes victims
   CHECK(p.tree().allocated(p.tree().at("b"), R::nvidia_gpu) == 3);
   REQUIRE_THROWS_AS(p.release("b1"), unknown_entity_error);
   CHECK_FALSE(p.check(mk("x", "ghost", 0, gpu(1))).allowed());
+  // a commit that fails (an unknown queue) leaves no entry: the id commits afterwards
+  REQUIRE_THROWS_AS(p.commit(mk("x", "ghost", 0, gpu(1))), unknown_entity_error);
+  REQUIRE_THROWS_AS(p.release("x"), unknown_entity_error);
+  p.commit(mk("x", "a", 0, gpu(1)));
+  CHECK(p.tree().allocated(p.tree().at("a"), R::nvidia_gpu) == 1);
+  p.release("x");
+  CHECK(p.tree().allocated(p.tree().at("a"), R::nvidia_gpu) == 0);
 }
 
 // The policy keeps its running jobs per queue in no particular order and

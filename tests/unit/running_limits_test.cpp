@@ -78,6 +78,11 @@ TEST_CASE("running_limits: bad input is a typed error and changes nothing") {
   CHECK(rl.running(scope::queue, "q") == 1);
   REQUIRE_THROWS_AS(rl.release("nope"), unknown_entity_error);
   CHECK(rl.running_jobs() == 1);
+  rl.release("a");
+  rl.commit(make("a", "q", "v"));  // the id is free again; its entity keys are the new job's
+  CHECK(rl.running(scope::queue, "q") == 1);
+  CHECK(rl.running(scope::user, "v") == 1);
+  CHECK(rl.running(scope::user, "u") == 0);
 
   try {
     (void)load_running_limits(json::parse(R"({"queues": {"a": -2, "b": "x"}, "users": 3, "colour": 1})"),
