@@ -280,13 +280,14 @@ class elastic_quota_model {
   void add_running(std::string_view name, std::string_view ns, const resource_vector& request, std::int32_t priority,
                    std::int64_t created_ms, std::vector<elastic_label_change>* changes = nullptr) {
     // first (one lookup, the duplicate test too): a later failure erases the entry
-    auto [it, fresh] = pod_pool_.emplace(pods_, name, pod_state{});
+    auto [it, fresh] = pod_pool_.emplace_key(pods_, name);  // every field is assigned below
     if (!fresh) throw state_error(error_id::state_duplicate, "pod '" + std::string(name) + "' is already running");
     pod_state& ps = it->second;
     std::uint32_t q = npos;
     try {
       if (request.any_negative()) throw validation_error("pod " + std::string(name) + ".request", "negative amount");
       q = quota_of(ns);
+      if (q != npos) check_add(q, request);  // overflow: nothing changes
       ps.pod.name.assign(name);
       ps.pod.ns.assign(ns);
       ps.pod.priority = priority;
@@ -825,12 +826,21 @@ class elastic_quota_model {
       set_label(*p, over ? elastic_capacity::over_quota : elastic_capacity::in_quota, changes);
     }
   }
-  /// Throws (overflow) when quota q cannot account `request` more.
-  /// Adds `request` to quota q's usage and the cluster's; an overflow
-  /// (overflow_error) changes neither.
+  /// Throws overflow_error when adding `request` to quota q's usage or the
+  /// cluster's would overflow (apply_add then cannot).
+  void check_add(std::uint32_t q, const resource_vector& request) const {
+    const auto& s = quotas_[q];
+    for (const auto& e : request) {
+      amount r = 0;
+      if (!detail::try_add(s.used.get(e.id), e.value, r) ||
+          !detail::try_add(total_used_.get(e.id), detail::checked_mul(e.value, amount{s.weight}), r))
+        detail::throw_overflow("elastic quota usage");
+    }
+  }
+  /// Adds `request` to quota q's usage and the cluster's (check_add first).
   void apply_add(std::uint32_t q, const resource_vector& request) {
     auto& s = quotas_[q];
-    s.used.add_in_place(request);  // strong on its own
+    s.used.add_in_place(request);  // check_add: no overflow
     try {
       if (s.weight == 1)
         total_used_.add_in_place(request);

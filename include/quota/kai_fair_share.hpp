@@ -305,11 +305,15 @@ class kai_fair_share_model {
   /// sum).
   void set_request_with_allocation(queue_index q, const resource_vector& pending) {
     if (q >= size()) throw unknown_entity_error(error_id::unknown_queue, "queue", std::to_string(q));
-    for (std::size_t d = 0; d < R_; ++d) delta_[d] = detail::checked_add(pending.get(rids_[d]), alloc_[q * R_ + d]);
+    if (pending.empty()) {  // the common case of a queue without pending work: no lookups
+      for (std::size_t d = 0; d < R_; ++d) delta_[d] = alloc_[q * R_ + d];
+    } else {
+      for (std::size_t d = 0; d < R_; ++d) delta_[d] = detail::checked_add(pending.get(rids_[d]), alloc_[q * R_ + d]);
+      for (const auto& e : pending)
+        if (e.value < 0 && dense(e.id) < 0) throw validation_error(specs_[q].name + ".request", "negative amount");
+    }
     for (std::size_t d = 0; d < R_; ++d)
       if (delta_[d] < 0) throw validation_error(specs_[q].name + ".request", "negative amount");
-    for (const auto& e : pending)
-      if (e.value < 0 && dense(e.id) < 0) throw validation_error(specs_[q].name + ".request", "negative amount");
     change_request(q);
   }
   /// Historical usage of q (KAI's time-based fair share): the integral of the

@@ -112,7 +112,7 @@ class priority_class_quota_policy {
   /// Duplicate id: state_error, nothing changes.
   void commit(const job& j) {
     // first (one lookup, the duplicate test too): a later failure erases the entry
-    const auto [at, inserted] = jobs_pool_.emplace(jobs_, j.id, empty_entry());
+    const auto [at, inserted] = jobs_pool_.emplace_key(jobs_, j.id);  // every field is assigned below
     if (!inserted)
       throw state_error(error_id::state_duplicate, "priority_class_quota: job '" + j.id + "' is already running");
     entry& e = at->second;
@@ -120,9 +120,16 @@ class priority_class_quota_policy {
     try {
       reject_negative(j);
       e.priority = j.priority;
-      e.seq = ++seq_;
+      e.seq = seq_ + 1;  // seq_ moves when the commit succeeds
+      e.counted = false;
       const std::string& t = key_of(j);
-      if (t.empty() || j.priority_class.empty() || !limits_of(t, j.priority_class)) return;  // not counted
+      if (t.empty() || j.priority_class.empty() || !limits_of(t, j.priority_class)) {  // not counted
+        e.tenant.clear();
+        e.cls.clear();
+        e.request.clear();
+        ++seq_;
+        return;
+      }
       // assigned into a reused node's strings: their capacity stays
       e.tenant = t;
       e.cls = j.priority_class;
@@ -139,6 +146,7 @@ class priority_class_quota_policy {
           throw;
         }
         e.counted = true;
+        ++seq_;
         return;
       }
       u->add_in_place(j.request);  // checked, strong
@@ -147,6 +155,7 @@ class priority_class_quota_policy {
       throw;
     }
     e.counted = true;
+    ++seq_;
   }
 
   /// Gives the job's usage back. Unknown id: unknown_entity_error.
@@ -211,10 +220,6 @@ class priority_class_quota_policy {
     std::uint64_t seq = 0;
     bool counted = false;
   };
-  static const entry& empty_entry() noexcept {
-    static const entry none;
-    return none;
-  }
   struct pair_state {
     std::string cls;
     bool own = false;  // lim is this pair's own entry (else the "*" entry applies)

@@ -85,7 +85,8 @@ class vector_storage<Amount, dynamic_resources> {
   template <bool Sub>
   void combine(const vector_storage& o) {
     const char* what = Sub ? "resource vector subtraction" : "resource vector addition";
-    bool all_present = true;
+    // other amounts (arbitrary precision) may throw while written: summed aside
+    bool all_present = is_builtin_integer_v<Amount>;
     auto a = items_.begin();
     const auto ae = items_.end();
     for (const entry& e : o.items_) {
@@ -122,6 +123,25 @@ class vector_storage<Amount, dynamic_resources> {
     }
     for (; a != ae; ++a) merged.push_back(*a);
     items_ = std::move(merged);
+  }
+  /// Whether combine<Sub>(o) writes only entries already present, without
+  /// overflow, so that it cannot throw (built-in integer amounts only).
+  template <bool Sub>
+  [[nodiscard]] bool combines_in_place(const vector_storage& o) const noexcept {
+    if constexpr (!is_builtin_integer_v<Amount>) {
+      return false;
+    } else {
+      auto a = items_.begin();
+      const auto ae = items_.end();
+      for (const entry& e : o.items_) {
+        while (a != ae && a->id < e.id) ++a;
+        if (a == ae || a->id != e.id) return false;
+        Amount r{};
+        if (Sub ? __builtin_sub_overflow(a->value, e.value, &r) : __builtin_add_overflow(a->value, e.value, &r))
+          return false;
+      }
+      return true;
+    }
   }
   [[nodiscard]] std::size_t size() const noexcept { return items_.size(); }
   [[nodiscard]] const_iterator begin() const noexcept { return items_.begin(); }
@@ -338,6 +358,17 @@ class basic_resource_vector {
       for (const auto& e : o) add(e.id, e.value);
     }
   }
+  /// Whether add_in_place(o) (sub_in_place(o)) would change only dimensions
+  /// already present, without overflow, so that it cannot throw: a hot path
+  /// asks this of several sums before applying them all. Always false for
+  /// amounts other than built-in integers.
+  [[nodiscard]] bool can_add_in_place(const basic_resource_vector& o) const noexcept {
+    return can_combine_in_place<false>(o);
+  }
+  [[nodiscard]] bool can_sub_in_place(const basic_resource_vector& o) const noexcept {
+    return can_combine_in_place<true>(o);
+  }
+
   /// In-place subtract, strong guarantee on overflow.
   void sub_in_place(const basic_resource_vector& o) {
     if constexpr (!Set::is_fixed) {
@@ -382,6 +413,22 @@ class basic_resource_vector {
   [[nodiscard]] const storage& raw() const noexcept { return s_; }
 
  private:
+  template <bool Sub>
+  [[nodiscard]] bool can_combine_in_place(const basic_resource_vector& o) const noexcept {
+    if constexpr (!Set::is_fixed) {
+      return s_.template combines_in_place<Sub>(o.s_);
+    } else if constexpr (!detail::is_builtin_integer_v<Amount>) {
+      return false;
+    } else {
+      for (const auto& e : o) {
+        const Amount* p = s_.find(e.id);
+        Amount r{};
+        if (!p || (Sub ? __builtin_sub_overflow(*p, e.value, &r) : __builtin_add_overflow(*p, e.value, &r)))
+          return false;
+      }
+      return true;
+    }
+  }
   void sub_one(resource_id id, const Amount& v) {
     if (Amount* p = s_.find(id))
       *p = detail::checked_sub(*p, v);

@@ -111,7 +111,7 @@ class running_limits_policy {
   void commit(const job& j) {
     // the job first (one lookup, the duplicate test too), then the entities
     // (an insert may throw: both undone below), then the counts
-    const auto [jt, fresh] = jobs_pool_.emplace(jobs_, j.id, empty_entry());
+    const auto [jt, fresh] = jobs_pool_.emplace_key(jobs_, j.id);  // every field is assigned below
     if (!fresh) throw state_error(error_id::state_duplicate, "running_limits: job '" + j.id + "' is already running");
     std::array<entity*, 3> ents{};
     std::array<bool, 3> added{};
@@ -198,10 +198,6 @@ class running_limits_policy {
     std::int32_t priority = 0;
     std::uint64_t seq = 0;
   };
-  static const entry& empty_entry() noexcept {
-    static const entry none;
-    return none;
-  }
   static constexpr std::size_t idx(scope s) noexcept { return static_cast<std::size_t>(s); }
   static const std::string& key_of(scope s, const job& j) noexcept {
     switch (s) {

@@ -171,7 +171,8 @@ class sharing_pools_policy {
   /// amount: validation_error (nothing changes). Allocates nothing once warm:
   /// the job's entry reuses a released job's node and its buffers.
   void commit(const job& j) {
-    const auto [it, inserted] = jobs_pool_.emplace(jobs_, j.id, empty_entry());  // one lookup: the duplicate test too
+    // one lookup, the duplicate test too; every field is assigned below
+    const auto [it, inserted] = jobs_pool_.emplace_key(jobs_, j.id);
     if (!inserted) throw state_error(error_id::state_duplicate, "sharing_pools: job '" + j.id + "' is already running");
     if (j.request.any_negative()) {
       jobs_pool_.erase(jobs_, it);
@@ -181,7 +182,13 @@ class sharing_pools_policy {
     entry& e = it->second;
     e.quota = qi;
     e.seq = ++seq_;
-    if (qi == npos) return;
+    if (qi == npos) {  // not governed: only remembered
+      e.request.clear();
+      e.charges.clear();
+      e.in_quota.clear();
+      e.in_pool.clear();
+      return;
+    }
     try {
       e.request = j.request;
       charges_of(qi, j.request, e.charges);
@@ -190,25 +197,41 @@ class sharing_pools_policy {
       jobs_pool_.erase(jobs_, it);
       throw;
     }
-    // Each sum is strong on its own (an overflow changes nothing); one that
-    // fails undoes those before it, exact inverses that neither overflow nor
-    // allocate.
-    bool quota_done = false;
-    std::size_t pooled = 0, lent = 0;
-    try {
+    // Usage grows in place when no sum can throw (every dimension present,
+    // no overflow: the case once warm; lendable_ only loses capacity the
+    // lending pools had free, so its running difference stays at or above
+    // zero); else every sum is built aside first and swapped in, so that a
+    // failure changes nothing.
+    bool in_place = quotas_[qi].used.can_add_in_place(j.request);
+    for (std::size_t k = 0; in_place && k < e.charges.size(); ++k) {
+      const auto& [pi, v] = e.charges[k];
+      in_place = pools_[pi].used.can_add_in_place(v) && (!pools_[pi].lend || lendable_.can_sub_in_place(v));
+    }
+    if (!in_place) {
+      try {
+        resource_vector qused = quotas_[qi].used;
+        qused.add_in_place(j.request);
+        std::vector<resource_vector> pused(e.charges.size());
+        resource_vector lendable = lendable_;
+        for (std::size_t k = 0; k < e.charges.size(); ++k) {
+          const auto& [pi, v] = e.charges[k];
+          pused[k] = pools_[pi].used;
+          pused[k].add_in_place(v);
+          if (pools_[pi].lend) lendable.sub_in_place(v);
+        }
+        std::swap(quotas_[qi].used, qused);
+        for (std::size_t k = 0; k < e.charges.size(); ++k) std::swap(pools_[e.charges[k].first].used, pused[k]);
+        std::swap(lendable_, lendable);
+      } catch (...) {
+        jobs_pool_.erase(jobs_, it);
+        throw;
+      }
+    } else {  // checked above: none of these throws
       quotas_[qi].used.add_in_place(j.request);
-      quota_done = true;
-      for (; pooled < e.charges.size(); ++pooled)
-        pools_[e.charges[pooled].first].used.add_in_place(e.charges[pooled].second);
-      for (; lent < e.charges.size(); ++lent)
-        if (pools_[e.charges[lent].first].lend) lendable_.sub_in_place(e.charges[lent].second);
-    } catch (...) {
-      for (std::size_t k = 0; k < lent; ++k)
-        if (pools_[e.charges[k].first].lend) lendable_.add_in_place(e.charges[k].second);
-      for (std::size_t k = 0; k < pooled; ++k) pools_[e.charges[k].first].used.sub_in_place(e.charges[k].second);
-      if (quota_done) quotas_[qi].used.sub_in_place(j.request);
-      jobs_pool_.erase(jobs_, it);
-      throw;
+      for (const auto& [pi, v] : e.charges) {
+        pools_[pi].used.add_in_place(v);
+        if (pools_[pi].lend) lendable_.sub_in_place(v);
+      }
     }
     count_candidates(e, true);
   }
@@ -362,10 +385,6 @@ class sharing_pools_policy {
     split_own(qi, charges, out.in_quota, out.in_pool);
     for (const auto& [pi, v] : charges)
       if (pi != q.pool) out.across.emplace_back(pools_[pi].name, v);
-  }
-  static const entry& empty_entry() noexcept {
-    static const entry none;
-    return none;
   }
   static bool borrowed_in_pool(const entry& e) noexcept { return !e.in_pool.is_zero(); }
   // The counts behind victims()' early exit: a job borrowing in its own pool

@@ -1546,12 +1546,13 @@ class basic_yunikorn_limits_policy {
   /// node and its strings.
   void commit(const job& j) {
     // first (one lookup, the duplicate test too): a failing increase is undone below
-    const auto [it, inserted] = pool_.emplace(requests_, j.id, empty_entry());
+    const auto [it, inserted] = pool_.emplace_key(requests_, j.id);  // every field is assigned below
     if (!inserted) throw state_error(error_id::state_duplicate, "job '" + j.id + "' is already committed");
     try {
       entry& e = it->second;
       e.queue.assign(qualified(j.queue).path());
       e.who.user.assign(j.user);
+      e.who.groups.clear();
       e.request = j.request;
       const decision d = m_->increase(e.queue, j.id, j.request, j.user, j.groups);
       if (d.denied()) throw commit_denied_error("job '" + j.id + "': " + to_string(d), d);
@@ -1575,10 +1576,6 @@ class basic_yunikorn_limits_policy {
     limits_identity who;  // the user (no groups: a release names only the user)
     resource_vector request;
   };
-  static const entry& empty_entry() noexcept {
-    static const entry none;
-    return none;
-  }
   /// qualify(q) without a std::string for a name of up to 120 characters.
   class qualified {
    public:

@@ -346,6 +346,14 @@ TEST_CASE("elastic_quota: typed errors leave the state unchanged") {
   }
   CHECK(s.used(0).get(gm) == 0);
   CHECK_THROWS_AS((void)s.used(7), unknown_entity_error);
+
+  // an overflow of the cluster's usage leaves the quota's usage as it was, not
+  // even an explicit zero for a resource it did not use
+  elastic_quota_model two({eq("A", "a", {{gm, 10}}), eq("B", "b", {{gm, 10}})});
+  two.add_pod(pod("b/huge", "b", {{resources::cpu, std::numeric_limits<amount>::max()}}, 1));
+  CHECK_THROWS_AS(two.add_pod(pod("a/1", "a", {{resources::cpu, 1}}, 1)), overflow_error);
+  CHECK_FALSE(two.used(0).has(resources::cpu));
+  CHECK_FALSE(two.running("a/1"));
 }
 
 TEST_CASE("elastic_quota: capacity-scheduling victim policy") {

@@ -271,6 +271,42 @@ TEST_CASE("resource_vector: in-place sums over interleaved dimensions keep ids s
   CHECK(low.get(r::memory) == 1);
 }
 
+TEST_CASE("resource_vector: can_add_in_place and can_sub_in_place: present dimensions and no overflow") {
+  const resource_vector used{{r::cpu, 10}, {r::memory, 20}};
+  CHECK(used.can_add_in_place(resource_vector{{r::cpu, 1}}));
+  CHECK(used.can_add_in_place(resource_vector{{r::cpu, 1}, {r::memory, 2}}));
+  CHECK(used.can_add_in_place(resource_vector{}));
+  CHECK_FALSE(used.can_add_in_place(resource_vector{{r::nvidia_gpu, 1}}));  // a new dimension
+  CHECK_FALSE(used.can_add_in_place(resource_vector{{r::cpu, 1}, {r::nvidia_gpu, 0}}));
+  CHECK_FALSE(used.can_add_in_place(resource_vector{{r::memory, INT64_MAX}}));  // overflow
+  CHECK(used.can_sub_in_place(resource_vector{{r::memory, 25}}));               // may go negative
+  CHECK_FALSE(used.can_sub_in_place(resource_vector{{r::cpu, INT64_MIN}}));
+  CHECK_FALSE(used.can_sub_in_place(resource_vector{{r::nvidia_gpu, 1}}));
+  // whenever it says yes, the sum changes only values and never throws
+  resource_vector copy = used;
+  const resource_vector more{{r::memory, 5}};
+  REQUIRE(copy.can_add_in_place(more));
+  copy.add_in_place(more);
+  CHECK(copy.size() == used.size());
+  CHECK(copy.get(r::memory) == 25);
+
+  using vec = fixed_resource_vector<"cpu", "memory", "nvidia.com/gpu">;
+  const vec f{{0, 10}, {1, 20}};
+  CHECK(f.can_add_in_place(vec{{0, 1}}));
+  CHECK_FALSE(f.can_add_in_place(vec{{2, 1}}));
+  CHECK_FALSE(f.can_add_in_place(vec{{1, INT64_MAX}}));
+  CHECK(f.can_sub_in_place(vec{{1, 1}}));
+  CHECK_FALSE(f.can_sub_in_place(vec{{0, INT64_MIN}}));
+
+  // arbitrary precision may allocate while it sums: never "cannot throw"
+  const wide_resource_vector w = convert<big_int>(used);
+  CHECK_FALSE(w.can_add_in_place(w));
+  CHECK_FALSE(w.can_sub_in_place(w));
+  wide_resource_vector w2 = w;
+  w2 += w;  // still exact, summed aside
+  CHECK(w2.get(r::memory) == 40);
+}
+
 TEST_CASE("resource_vector: push_back equals set, in ascending order and out of it") {
   std::mt19937 rng(7);
   for (int round = 0; round < 200; ++round) {

@@ -41,6 +41,19 @@ class node_pool {
     return insert_node(m, std::move(n));
   }
 
+  /// m.try_emplace(key) with a spare node when there is one. A spare node
+  /// keeps the mapped value of the entry it held (its strings and vectors
+  /// keep their capacity, and their contents): the caller assigns every
+  /// field before it is read. A new node's value is value-initialized.
+  template <class K>
+  std::pair<iterator, bool> emplace_key(Map& m, const K& key) {
+    if (spare_.empty()) return m.try_emplace(typename Map::key_type(key));
+    auto n = std::move(spare_.back());
+    spare_.pop_back();
+    n.key() = key;
+    return insert_node(m, std::move(n));
+  }
+
   /// m.insert(key) for a set, with a spare node when there is one.
   template <class K>
   std::pair<iterator, bool> insert(Map& m, const K& key) {
