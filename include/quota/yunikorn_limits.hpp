@@ -343,8 +343,9 @@ class basic_yunikorn_limits_model {
   [[nodiscard]] decision check_increase(std::string_view queue_path, std::string_view app, const resource_vector& usage,
                                         std::string_view user, std::span<const std::string> groups) {
     if ((queue_path.empty() || app.empty() || user.empty()) && upstream()) return decision{};
-    return by_names(queue_path, app, user, groups,
-                    [&](auto q, auto a, auto u, auto gs) { return increase_locked(q, a, usage, u, gs, false); });
+    return by_names(
+        queue_path, app, user, groups,
+        [&](auto q, auto a, auto u, auto gs) { return increase_locked(q, a, usage, u, gs, false); }, true);
   }
   [[nodiscard]] decision check_increase(std::string_view queue_path, std::string_view app, const resource_vector& usage,
                                         const limits_identity& id) {
@@ -614,7 +615,8 @@ class basic_yunikorn_limits_model {
       if (e.value > 0)
         req.push({assign ? slot_intern(e.id) : slot_find(e.id), e.id, e.value});
       else if (e.value < 0)
-        throw validation_error("application " + apps_.name(a) + ".usage." + std::string(reg_->name(e.id)),
+        throw validation_error("application " + (a == detail::limits_none ? std::string(unseen_app_) : apps_.name(a)) +
+                                   ".usage." + std::string(reg_->name(e.id)),
                                "negative amount " + std::to_string(e.value));
     }
   }
@@ -628,7 +630,7 @@ class basic_yunikorn_limits_model {
   template <class F>
   std::invoke_result_t<F&, std::uint32_t, std::uint32_t, std::uint32_t, std::span<const group_handle>> by_names(
       std::string_view queue_path, std::string_view app, std::string_view user, std::span<const std::string> groups,
-      F&& f) {
+      F&& f, bool check_only = false) {
     std::lock_guard lk(mu_);
     std::uint32_t a = detail::limits_none;
     if (!app.empty()) {
@@ -653,7 +655,18 @@ class basic_yunikorn_limits_model {
           m->forget_app(a);
       }
     } guard{this, detail::limits_none};
-    if (!app.empty() && a == detail::limits_none) a = guard.a = app_locked(app);
+    // a check of an application the manager does not track leaves nothing
+    // behind: it is checked as a new one under its name, without an id
+    struct unseen_guard {
+      std::string_view& name;
+      ~unseen_guard() { name = {}; }
+    } unseen{unseen_app_};
+    if (!app.empty() && a == detail::limits_none) {
+      if (check_only)
+        unseen_app_ = app;
+      else
+        a = guard.a = app_locked(app);
+    }
     boost::container::small_vector<group_handle, 8> gs;
     for (const auto& g : groups)
       if (!g.empty() && g != limits_wildcard) gs.push_back(group_handle{groups_.intern(g)});
@@ -1117,10 +1130,12 @@ class basic_yunikorn_limits_model {
   [[gnu::noinline]] decision increase_general(std::uint32_t q, std::uint32_t a, const resource_vector& usage,
                                               std::uint32_t u, std::span<const group_handle> groups, bool commit) {
     check_queue_handle(q);
-    check_app_handle(a);
+    // limits_none: a check (never a commit) of an application by_names did not intern (unseen_app_)
+    const bool unseen = a == detail::limits_none && !commit && !unseen_app_.empty();
+    if (!unseen) check_app_handle(a);
     check_user_handle(u);
     if (!cq_of(q)) throw unknown_entity_error(error_id::unknown_queue, "queue", queue_nodes_[q].path);
-    auto& app = app_states_[a];
+    auto& app = unseen ? unseen_state_ : app_states_[a];
     detail::limits_req req;
     prepare(usage, req, commit, a);  // slots are only assigned by a change
     const bool new_app = !app.live;
@@ -1477,6 +1492,11 @@ class basic_yunikorn_limits_model {
   std::vector<detail::limits_entity> user_states_, group_states_;
   std::vector<detail::limits_app> app_states_;
   std::uint32_t last_app_ = limits_none;  // app_find's last answer (a hint; checked by name)
+  // A check of an application the manager does not track (by_names): its
+  // name for messages during that one locked call, and the state of an
+  // application that does not run, which the check reads (never written)
+  std::string_view unseen_app_;
+  detail::limits_app unseen_state_;
   // trackers removed by a release, kept for the next ones: an admission and a
   // release of a user's only application allocate nothing once warm (a copy
   // of the manager starts without spares)

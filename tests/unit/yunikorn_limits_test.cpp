@@ -687,6 +687,10 @@ TEST_CASE("yunikorn_limits: removed applications are forgotten, so memory follow
   (void)m.headroom("root.a", "ghost", who("sue"));
   (void)m.can_run_app("root.a", "ghost", who("sue"));
   (void)m.check_increase("root.a", "ghost", use(1), who("sue"));
+  // a check names the application it was asked about, though it never tracked it
+  REQUIRE_THROWS_WITH((void)m.check_increase("root.a", "ghost-2", use(-1), who("sue")),
+                      Catch::Matchers::Contains("application ghost-2.usage"));
+  CHECK(m.check_increase("root.a", "ghost-3", use(2'000'000), who("sue")).has_rule("max_resources"));
   CHECK(m.increase("root.a", "too-big", use(2'000'000), who("sue")).denied());
   REQUIRE_THROWS_AS((void)m.increase("root.a", "bad", use(-1), who("sue")), validation_error);
   CHECK(m.application_count() == 0);
