@@ -1885,11 +1885,10 @@ class basic_kueue_policy {
     std::atomic_flag& flag;
     const bool owned;
   };
-  // The fields of a job its workload is made of (to_workload).
+  // The fields of a job its workload is made of (to_workload) that the
+  // workload does not hold as they are (its name, namespace, queue, priority
+  // and creation are j's own: same_source compares those with wl_).
   struct job_source {
-    std::string id, ns, queue;
-    std::int32_t priority = 0;
-    std::int64_t created = 0;
     std::int32_t pods = 1, min_pods = 1;
     resource_vector request;
     std::vector<pod_set> pod_sets;
@@ -1900,8 +1899,8 @@ class basic_kueue_policy {
   }
   [[nodiscard]] bool same_source(const job& j) const noexcept {
     const job_source& s = src_;
-    return j.priority == s.priority && j.created_ms == s.created && j.pods == s.pods && j.min_pods == s.min_pods &&
-           j.id == s.id && j.ns == s.ns && j.queue == s.queue && same_entries(j.request, s.request) &&
+    return j.priority == wl_.priority && j.created_ms == wl_.created && j.pods == s.pods && j.min_pods == s.min_pods &&
+           j.id == wl_.name && j.ns == wl_.ns && j.queue == wl_.queue && same_entries(j.request, s.request) &&
            std::equal(j.pod_sets.begin(), j.pod_sets.end(), s.pod_sets.begin(), s.pod_sets.end(),
                       [](const pod_set& x, const pod_set& y) {
                         return x.count == y.count && x.min_count == y.min_count && x.name == y.name &&
@@ -1915,11 +1914,6 @@ class basic_kueue_policy {
     src_valid_ = false;
     at_valid_ = false;
     to_workload(j, wl_);
-    src_.id = j.id;
-    src_.ns = j.ns;
-    src_.queue = j.queue;
-    src_.priority = j.priority;
-    src_.created = j.created_ms;
     src_.pods = j.pods;
     src_.min_pods = j.min_pods;
     src_.request = j.request;
