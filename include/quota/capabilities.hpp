@@ -37,9 +37,6 @@ namespace quota {
 /// const`: true when a denied head holds back the rest of its queue for the
 /// pass (Kueue's StrictFIFO); without it, a denied head leaves its queue to
 /// the next job (Volcano's and KAI's allocate loops, Kueue's BestEffortFIFO).
-/// The answer is a property of the head's queue (`pending_queue`) under the
-/// model's configuration, not of the job or the usage: a host may ask once
-/// per queue and pass.
 ///
 /// When the next head is not found by comparing two heads at a time (Kueue's
 /// fair-sharing tournament measures each head at every level of the cohort

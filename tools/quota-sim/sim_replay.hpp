@@ -596,19 +596,6 @@ inline void simulator_impl::block_queue(std::size_t q, std::size_t head) {
   qblock_reason_[q].assign("host.behind_queue_head [").append(jobs_[head].j.id).append("]");
 }
 
-inline bool simulator_impl::head_blocks(std::size_t idx) {
-  const std::size_t q = queue_of_[idx];
-  if (qstrict_pass_.size() < queue_count_) {
-    qstrict_pass_.resize(queue_count_, 0);
-    qstrict_.resize(queue_count_, 0);
-  }
-  if (qstrict_pass_[q] != pass_ + 1) {
-    qstrict_[q] = engine_.head_blocks_queue(jobs_[idx].j) ? 1 : 0;
-    qstrict_pass_[q] = pass_ + 1;
-  }
-  return qstrict_[q] != 0;
-}
-
 inline std::uint32_t simulator_impl::new_why(const std::string& text, const refusals& list) {
   std::uint32_t w;
   if (!free_whys_.empty()) {
@@ -705,7 +692,7 @@ inline void simulator_impl::schedule(bool full) {
       if (ordered_) {
         const auto head = pending_.lower_bound(pkey{queue_first_rank_[queue_of_[idx]], 0});
         if (head != pending_.end() && head->idx != idx && queue_of_[head->idx] == queue_of_[idx] &&
-            head_blocks(head->idx)) {
+            engine_.head_blocks_queue(jobs_[head->idx].j)) {
           block_queue(queue_of_[idx], head->idx);
           continue;
         }
@@ -739,7 +726,7 @@ inline void simulator_impl::schedule(bool full) {
     if (const offer o = attempt(k.idx); o != offer::admitted) {  // the rest of this shape is skipped for this pass
       if (o == offer::refused) engine_.head_denied(jr.j);
       // a StrictFIFO head holds back the rest of its queue
-      if (!h.empty() && ordered_ && head_blocks(k.idx)) {
+      if (!h.empty() && ordered_ && engine_.head_blocks_queue(jr.j)) {
         block_queue(active_[best], k.idx);
         drop_queue();
       }

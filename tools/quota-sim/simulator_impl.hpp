@@ -420,8 +420,6 @@ class simulator_impl {
   [[nodiscard]] std::vector<refusal> refusals_of(std::size_t idx) const;
   // Queue q waits behind its head `head` in this pass (the rest of the queue is not tried).
   void block_queue(std::size_t q, std::size_t head);
-  /// engine_.head_blocks_queue(jobs_[idx].j), asked once per queue and pass.
-  bool head_blocks(std::size_t idx);
 
   // What a pass's offer of a head came to: admitted, refused after a try, or
   // skipped without one (its shape refused for good, or its coarse shape in this pass).
@@ -573,10 +571,6 @@ class simulator_impl {
   std::vector<shape_pair> shape_ids_;
   std::vector<std::size_t> queue_first_rank_;  // per queue: the smallest rank of its jobs
   std::vector<std::uint64_t> qblock_pass_;     // per queue: the last pass its head held it back
-  // per queue: the pass (+1) its StrictFIFO rule was asked in, and the answer
-  // (a property of the queue under the configuration, which a pass never changes)
-  std::vector<std::uint64_t> qstrict_pass_;
-  std::vector<char> qstrict_;
   std::vector<std::string> qblock_reason_;     // per queue: "host.behind_queue_head [head]"
   amount pending_demand_ = 0;                  // chart resource requested by the pending jobs
   std::string summary_;                        // the chart's subtitle: the report's key figures
