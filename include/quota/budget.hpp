@@ -149,8 +149,8 @@ class budget_policy {
     const bool np = cfg_.on_exhausted == budget_on_exhausted::admit_preemptible;
     return decision::deny(reason{budget_model_name, np ? "budget_exhausted_not_preemptible" : "budget_exhausted",
                                  entity_of(j), cfg_.resource, resource_view(), v.need, v.committed, v.budget,
-                                 "remaining " + std::to_string(v.budget - std::min(v.budget, v.committed)) +
-                                     " resource-ms cannot cover the job's " + std::to_string(duration_of(j)) + " ms"});
+                                 reason_note("remaining #0 resource-ms cannot cover the job's #1 ms", {},
+                                             {v.budget - std::min(v.budget, v.committed), duration_of(j)})});
   }
 
   /// The job starts consuming at the clock. Duplicate id: state_error.

@@ -44,7 +44,7 @@ inline void to_json(json& j, const reason& r) {
     j["used"] = r.used;
     j["limit"] = r.limit;
   }
-  if (!r.message.empty()) j["message"] = r.message;
+  if (!r.message.empty()) j["message"] = r.message.str();
 }
 
 inline void to_json(json& j, const decision& d) {

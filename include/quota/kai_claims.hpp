@@ -652,7 +652,7 @@ class kai_claims_model {
                    p.count,
                    static_cast<amount>(entries),
                    cfg_.max_consumers,
-                   "claim '" + cl.key + "' would pass its maximum number of consumers"});
+                   reason_note("claim '$0' would pass its maximum number of consumers", {cl.key})});
     if (!cl.accounted || cl.per_pod) return;  // rule 4 / per-pod claims: no sharing checks
     if (cfg_.mode == kai_claims_mode::upstream) {
       if (cl.label.empty()) {
@@ -664,7 +664,7 @@ class kai_claims_model {
                      0,
                      0,
                      0,
-                     "shared GPU claim '" + cl.key + "' has no " + cfg_.queue_label_key + " label"});
+                     reason_note("shared GPU claim '$0' has no $1 label", {cl.key, cfg_.queue_label_key})});
       } else if (cl.label != pod_queue_name(p)) {
         d.add(reason{kai_claims_model_name,
                      "queue_label_mismatch",
@@ -674,23 +674,24 @@ class kai_claims_model {
                      0,
                      0,
                      0,
-                     "shared GPU claim '" + cl.key + "' is labelled for queue '" + cl.label + "', the pod is in '" +
-                         pod_queue_name(p) + "'"});
+                     reason_note("shared GPU claim '$0' is labelled for queue '$1', the pod is in '$2'",
+                                 {cl.key, cl.label, pod_queue_name(p)})});
       }
       return;
     }
     if (cl.owner == claim_none || cl.owner == p.queue) return;  // pod's queue owns it or becomes the owner
     const auto& owner = queues_[cl.owner];
     if (!owner.shares)
-      d.add(reason{kai_claims_model_name,
-                   "sharing_opted_out",
-                   cl.key,
-                   no_resource,
-                   {},
-                   0,
-                   0,
-                   0,
-                   "claim '" + cl.key + "' is owned by queue '" + owner.name + "', which does not share its claims"});
+      d.add(reason{
+          kai_claims_model_name,
+          "sharing_opted_out",
+          cl.key,
+          no_resource,
+          {},
+          0,
+          0,
+          0,
+          reason_note("claim '$0' is owned by queue '$1', which does not share its claims", {cl.key, owner.name})});
     if (cfg_.locking == claim_locking::deny_foreign &&
         (!p.preemptible || (cfg_.min_runtime_locks && p.min_runtime_protected)))
       d.add(reason{kai_claims_model_name,
@@ -701,9 +702,8 @@ class kai_claims_model {
                    0,
                    0,
                    0,
-                   "claim '" + cl.key + "' is owned by queue '" + owner.name + "'; a " +
-                       (p.preemptible ? "min-runtime protected" : "non-preemptible") +
-                       " pod of another queue could keep it locked"});
+                   reason_note("claim '$0' is owned by queue '$1'; a $2 pod of another queue could keep it locked",
+                               {cl.key, owner.name, p.preemptible ? "min-runtime protected" : "non-preemptible"})});
   }
 
   // Appends a binding; the only throwing steps come before any change.

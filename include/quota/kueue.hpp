@@ -279,17 +279,18 @@ class basic_kueue_model {
                                      0,
                                      0,
                                      0,
-                                     "workload namespace \"" + wl.ns + "\" does not exist"});
+                                     reason_note("workload namespace \"$0\" does not exist", {wl.ns})});
       if (!spec.namespace_selector || !spec.namespace_selector->matches(it->second))
-        return decision::deny(reason{kueue_model_name,
-                                     "namespace_mismatch",
-                                     spec.name,
-                                     no_resource,
-                                     {},
-                                     0,
-                                     0,
-                                     0,
-                                     "workload namespace \"" + wl.ns + "\" doesn't match ClusterQueue selector"});
+        return decision::deny(
+            reason{kueue_model_name,
+                   "namespace_mismatch",
+                   spec.name,
+                   no_resource,
+                   {},
+                   0,
+                   0,
+                   0,
+                   reason_note("workload namespace \"$0\" doesn't match ClusterQueue selector", {wl.ns})});
     }
     if (admitted_.count(wl.name))
       return decision::deny(reason{kueue_model_name, "already_admitted", wl.name, no_resource, {}, 0, 0, 0, {}});

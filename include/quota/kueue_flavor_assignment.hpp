@@ -435,28 +435,46 @@ class kueue_flavor_assigner {
   void render_notes(kueue_flavor_assignment& out, const std::string& cq, const kueue_amount* live,
                     const std::vector<detail::kueue_flavor_note>& notes) const {
     for (const auto& n : notes) {
-      const int scale = n.resource < reg_->size() ? reg_->scale(n.resource) : 0;
-      const auto q = [&](kueue_amount v) { return detail::kueue_format_amount(v, scale); };
-      const std::string res(rn(n.resource));
-      std::string msg = (n.mode == kueue_fit_mode::no_fit ? "no fit" : "needs preemption");
-      msg += " in flavor " + f_->flavor_name(n.flavor) + " for " + res + ": ";
       const bool above_max = n.request > n.potential;
-      if (above_max) {
-        msg += q(n.request) + " requested";
-        if (n.earlier != 0) msg += " (" + q(n.earlier) + " by earlier pod sets)";
-        msg += ", more than the most this ClusterQueue can ever get, " + q(n.potential);
-      } else {
-        msg += q(n.request - n.available) + " more than is unused is needed (" + q(n.request) + " requested, " +
-               q(std::max<kueue_amount>(0, n.available)) + " unused)";
-      }
-      if (n.no_candidates) msg += ", and no workload can be preempted for it";
+      const auto word = [](kueue_amount v, int half) {
+        const auto u = static_cast<quota::detail::uint128>(v);
+        return static_cast<std::int64_t>(static_cast<std::uint64_t>(half == 0 ? u : u >> 64));
+      };
+      const std::int64_t flags = (n.mode == kueue_fit_mode::no_fit ? 1 : 0) | (n.no_candidates ? 2 : 0);
       add_reason(
           out,
           reason{kueue_model_name, n.mode == kueue_fit_mode::no_fit ? "no_fit" : "needs_preemption", cq, n.resource,
                  rn(n.resource), n.request,
                  detail::kueue_reason_amount(f_->usage_in(live, out.cluster_queue, f_->slot(n.flavor, n.resource))),
-                 detail::kueue_reason_amount(above_max ? n.potential : n.available), std::move(msg)});
+                 detail::kueue_reason_amount(above_max ? n.potential : n.available),
+                 reason_note(&note_text, {f_->flavor_name(n.flavor), rn(n.resource)},
+                             {n.request, n.earlier, word(n.potential, 0), word(n.potential, 1), word(n.available, 0),
+                              word(n.available, 1), n.resource < reg_->size() ? reg_->scale(n.resource) : 0, flags})});
     }
+  }
+  // The text of a reason render_notes made, as Kueue's condition says it;
+  // numbers: request, earlier, potential and available (two words each),
+  // the resource's scale, flags (1: no fit, 2: no candidates).
+  static void note_text(std::string& msg, const reason_note& note) {
+    const auto wide = [&](std::size_t i) {
+      const auto u = (static_cast<quota::detail::uint128>(static_cast<std::uint64_t>(note.number(i + 1))) << 64) |
+                     static_cast<std::uint64_t>(note.number(i));
+      return static_cast<kueue_amount>(u);
+    };
+    const auto scale = static_cast<int>(note.number(6));
+    const auto q = [&](kueue_amount v) { return detail::kueue_format_amount(v, scale); };
+    const kueue_amount request = note.number(0), earlier = note.number(1), potential = wide(2), available = wide(4);
+    msg += (note.number(7) & 1) != 0 ? "no fit" : "needs preemption";
+    msg.append(" in flavor ").append(note.name(0)).append(" for ").append(note.name(1)).append(": ");
+    if (request > potential) {
+      msg += q(request) + " requested";
+      if (earlier != 0) msg += " (" + q(earlier) + " by earlier pod sets)";
+      msg += ", more than the most this ClusterQueue can ever get, " + q(potential);
+    } else {
+      msg += q(request - available) + " more than is unused is needed (" + q(request) + " requested, " +
+             q(std::max<kueue_amount>(0, available)) + " unused)";
+    }
+    if ((note.number(7) & 2) != 0) msg += ", and no workload can be preempted for it";
   }
 
   const kueue_cohort_forest* f_;

@@ -100,10 +100,10 @@ class priority_class_quota_policy {
       if (!m) continue;
       const amount now = u.get(e.id);
       if (detail::int128{now} + e.value > *m)
-        d.add(reason{priority_class_quota_model_name, "priority_class_over_max", t + "/" + j.priority_class, e.id, res_view(e.id),
-                     e.value, now, *m,
-                     "tenant " + t + " may use at most " + std::to_string(*m) + " of " + res_name(e.id) +
-                         " at priority class " + j.priority_class});
+        d.add(reason{priority_class_quota_model_name, "priority_class_over_max", t + "/" + j.priority_class, e.id,
+                     res_view(e.id), e.value, now, *m,
+                     reason_note("tenant $0 may use at most #0 of $1 at priority class $2",
+                                 {t, res_name(e.id), j.priority_class}, {*m})});
     }
     return d;
   }

@@ -142,15 +142,14 @@ class sharing_pools_policy {
       if (!p.borrow) {
         d.add(reason{sharing_pools_model_name, "pool_exhausted", p.name + "/" + q.spec.name, e.id, res_view(e.id),
                      e.value, p.used.get(e.id), p.capacity.get(e.id),
-                     "pool " + p.name + " may not borrow across pools"});
+                     reason_note("pool $0 may not borrow across pools", {p.name})});
         continue;
       }
       const amount others = lendable_.get(e.id) - (p.lend ? free : 0);
       if (e.value - free > others)
         d.add(reason{sharing_pools_model_name, "pools_exhausted", p.name + "/" + q.spec.name, e.id, res_view(e.id),
                      e.value, p.used.get(e.id), detail::checked_add(p.capacity.get(e.id), others),
-                     "pool " + p.name + " has " + std::to_string(free) + " free and the lending pools " +
-                         std::to_string(others)});
+                     reason_note("pool $0 has #0 free and the lending pools #1", {p.name}, {free, others})});
     }
     return d;
   }

@@ -1032,15 +1032,16 @@ class volcano_capacity_policy : public detail::job_queue_order {
  private:
   [[nodiscard]] decision blocked_reason() const {
     const auto& [id, queue] = *blocked_.begin();
-    return decision::deny(reason{volcano_capacity_model_name,
-                                 "job_in_inner_queue",
-                                 queue,
-                                 no_resource,
-                                 {},
-                                 0,
-                                 0,
-                                 0,
-                                 "job '" + id + "' waits in a queue with child queues: nothing is scheduled"});
+    return decision::deny(
+        reason{volcano_capacity_model_name,
+               "job_in_inner_queue",
+               queue,
+               no_resource,
+               {},
+               0,
+               0,
+               0,
+               reason_note("job '$0' waits in a queue with child queues: nothing is scheduled", {id})});
   }
   volcano_capacity_model q_;
   std::map<std::string, std::string, std::less<>> blocked_;  // job id -> its inner queue

@@ -873,7 +873,7 @@ class basic_yunikorn_limits_model {
       r.requested = 1;
       r.used = static_cast<std::int64_t>(running);
       r.limit = static_cast<std::int64_t>(lim->max_apps);
-      r.message = lim->where + " '" + lim->entry + "'";
+      r.message = reason_note("$0 '$1'", {lim->where, lim->entry});
       d.add(std::move(r));
     }
     for (const auto& e : req) {
@@ -891,7 +891,7 @@ class basic_yunikorn_limits_model {
       r.requested = e.value;
       r.used = u;
       r.limit = l;
-      r.message = lim->where + " '" + lim->entry + "'";
+      r.message = reason_note("$0 '$1'", {lim->where, lim->entry});
       d.add(std::move(r));
       break;
     }

@@ -108,3 +108,58 @@ TEST_CASE("decision: equal reasons and decisions agree on every field; text of t
   CHECK_FALSE(two.has_rule("max_applications", "elastic_quota"));  // rule found, other model
   CHECK_FALSE(two.has_rule("nothing"));
 }
+
+// only constant text converts to a note; a caller's string must say so
+static_assert(std::is_convertible_v<const char (&)[3], reason_note>);
+static_assert(!std::is_convertible_v<const char*, reason_note>);
+static_assert(!std::is_convertible_v<std::string, reason_note>);
+static_assert(!std::is_convertible_v<std::string_view, reason_note>);
+static_assert(std::is_constructible_v<reason_note, std::string>);
+
+TEST_CASE("decision: a reason's note is made when read, from names it copied and numbers") {
+  CHECK(reason_note().empty());
+  CHECK(reason_note("").empty());
+  CHECK(reason_note("fixed") == "fixed");
+  CHECK(reason_note(std::string("made")) == std::string("made"));
+
+  std::string pool = "pool-1", queue = "team-a";
+  reason_note n("pool $0 of $1 has #0 free, #1 lent; $9 #9 $ # 5$", {pool, queue}, {45, -3});
+  pool.assign("overwritten-name-that-is-longer-than-before");  // the note copied its names
+  queue.clear();
+  CHECK_FALSE(n.empty());
+  CHECK(n.name(0) == "pool-1");
+  CHECK(n.name(1) == "team-a");
+  CHECK(n.name(2).empty());
+  CHECK(n.number(0) == 45);
+  CHECK(n.number(1) == -3);
+  CHECK(n.number(7) == 0);
+  CHECK(n.number(8) == 0);
+  CHECK(n.pattern_text() == "pool $0 of $1 has #0 free, #1 lent; $9 #9 $ # 5$");
+  CHECK(n.str() == "pool pool-1 of team-a has 45 free, -3 lent;  0 $ # 5$");
+
+  // names longer than the note's own buffer are kept too
+  const std::string a(40, 'a'), b(30, 'b');
+  const reason_note lng("$0/$1/$2", {a, b, "c"}, {});
+  CHECK(lng.str() == a + "/" + b + "/c");
+  const reason_note copy = lng;  // NOLINT(performance-unnecessary-copy-initialization)
+  CHECK(copy == lng);
+  CHECK(copy.str() == lng.str());
+
+  // a formatter of one's own
+  const reason_note f([](std::string& out, const reason_note& x) { out.append(x.name(0)).append("!"); }, {"hey"}, {});
+  CHECK(f == "hey!");
+  CHECK(to_string(f) == "hey!");
+
+  // the note in a reason: text, JSON and equality read the made text
+  reason r = over_max();
+  r.message = reason_note("tenant $0 may use at most #0", {"team-a"}, {8});
+  CHECK(
+      to_string(r) ==
+      "elastic_quota.over_max [team-a] nvidia.com/gpu: requested 2, used 7, limit 8 - tenant team-a may use at most 8");
+  CHECK(json(r)["message"] == "tenant team-a may use at most 8");
+  reason same = over_max();
+  same.message = reason_note(std::string("tenant team-a may use at most 8"));
+  CHECK(same == r);
+  same.message = "tenant team-a may use at most 9";
+  CHECK_FALSE(same == r);
+}

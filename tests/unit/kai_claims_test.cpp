@@ -133,7 +133,7 @@ TEST_CASE("kai_claims: opt-out - a foreign pod is denied with a reason naming th
   REQUIRE(r.verdict.denied());
   REQUIRE(r.verdict.has_rule("sharing_opted_out", "kai_claims"));
   CHECK(r.verdict.reasons()[0].entity == "default/private");
-  CHECK(r.verdict.reasons()[0].message.find("'a'") != std::string::npos);
+  CHECK(r.verdict.reasons()[0].message.str().find("'a'") != std::string::npos);
   CHECK(m.consumers(c) == 0);
   CHECK(m.bind(pod("pa", a), ids).verdict.allowed());  // the owner's own pods
   m.set_sharing("a", true);

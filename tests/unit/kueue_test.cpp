@@ -1135,7 +1135,7 @@ TEST_CASE("kueue: upstream a denial's int64 numbers take the nearest value for a
   // the usage, 2.7 * 10^19 millicores, is beyond a reason's int64 numbers: the nearest one there, exact in the text
   CHECK(r.used == std::numeric_limits<std::int64_t>::max());
   CHECK(r.limit == 1'000'000'000'000'000'000);  // unused: 2.8 * 10^19 - 2.7 * 10^19
-  CHECK(r.message.find(format_amount(8'000'000'000'000'000'000, 3) + " more than is unused is needed") !=
+  CHECK(r.message.str().find(format_amount(8'000'000'000'000'000'000, 3) + " more than is unused is needed") !=
         std::string::npos);
 }
 

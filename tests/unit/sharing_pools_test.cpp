@@ -72,6 +72,13 @@ TEST_CASE("sharing_pools: borrowing across needs borrowAcross on the borrower an
     const decision d = sp.check(ns_job("n1", "nlp", 9));
     REQUIRE(d.denied());
     CHECK(d.reasons()[0].rule == "pools_exhausted");
+    // the text is made when read: the reason holds the pattern, the pool's name and the numbers
+    const reason_note& note = d.reasons()[0].message;
+    CHECK(note.pattern_text() == "pool $0 has #0 free and the lending pools #1");
+    CHECK(note.name(0) == "research");
+    CHECK(note.number(0) == 8);
+    CHECK(note.number(1) == 0);
+    CHECK(note.str() == "pool research has 8 free and the lending pools 0");
   }
   {
     sharing_pools_policy sp(two_pools(true, true));
