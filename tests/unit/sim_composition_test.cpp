@@ -266,6 +266,42 @@ TEST_CASE("composition: a denied head of a StrictFIFO ClusterQueue holds back th
   }
 }
 
+TEST_CASE("composition: a reload that moves a LocalQueue moves its pending jobs to the new ClusterQueue's line") {
+  register_models();
+  json doc = base_scenario("kueue");
+  doc["scheduler"]["preemption"] = false;
+  auto& objects = doc["policies"][0]["objects"];
+  for (auto& o : objects)
+    if (o["kind"] == "ClusterQueue" && o["metadata"]["name"] == "team-01") o["spec"]["queueingStrategy"] = "StrictFIFO";
+  const auto mover = [](const char* cq) {
+    return json{{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+                {"kind", "LocalQueue"},
+                {"metadata", {{"name", "mover"}, {"namespace", "team-01"}}},
+                {"spec", {{"clusterQueue", cq}}}};
+  };
+  json after = objects;
+  objects.push_back(mover("team-01"));
+  after.push_back(mover("team-02"));
+  // team-01's head never fits and, StrictFIFO, holds back the rest of team-01
+  doc["jobs"].push_back(job_json("t1-big", "team-01", 5 * minute, 16, 60 * minute, 100));
+  json moved = job_json("moved", "team-01", 8 * minute, 2, 60 * minute, 0);
+  moved["queue"] = "mover";
+  doc["jobs"].push_back(moved);
+  json early = job_json("moved-early", "team-01", 6 * minute, 2, 60 * minute, 0);
+  early["queue"] = "mover";
+  doc["jobs"].push_back(early);
+  json stays = job_json("stays", "team-01", 8 * minute, 2, 60 * minute, 0);
+  doc["jobs"].push_back(stays);
+  // from 7m, the LocalQueue feeds team-02's ClusterQueue: its job no longer waits behind team-01's head
+  doc["events"] = json::array({json{{"at", "7m"}, {"type", "reload"}, {"policy", "kueue"}, {"objects", after}}});
+  doc["expect"] = json::array({json{{"at", "10m"}, {"job", "t1-big"}, {"state", "pending"}},
+                               json{{"at", "10m"}, {"job", "stays"}, {"state", "pending"}},
+                               json{{"at", "6m30s"}, {"job", "moved-early"}, {"state", "pending"}},
+                               json{{"at", "7m30s"}, {"job", "moved-early"}, {"state", "running"}},
+                               json{{"at", "10m"}, {"job", "moved"}, {"state", "running"}}});
+  CHECK(replay_checked(doc).failures.empty());
+}
+
 TEST_CASE("composition: a job on a shared claim preempts on the claim's node, not on the first node with room") {
   // node-1 is full of low-big, node-2 holds low-one and the claim (bound there by h1).
   // h2 names the claim: it must run on node-2, so its victim is low-one, not low-big.

@@ -184,6 +184,7 @@ inline void simulator_impl::reload_policy(const event_spec& ev) {
   models_[i].introspect = std::move(m.introspect);
   models_[i].query = std::move(m.query);
   policy_now_[i] = std::move(spec);
+  if (ordered_ && engine_.order_model() == i) regroup_pending();  // its queues may differ now
   freed_ = true;  // a raised quota may admit pending jobs: a full pass
   ++reloads_;
   const shrink_option so = i < sc_.shrink.size() ? sc_.shrink[i] : shrink_option{};

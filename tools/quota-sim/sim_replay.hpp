@@ -148,6 +148,22 @@ inline std::string simulator_impl::tenant_of(const job_spec& js) const {
   return js.queue.empty() ? js.ns : js.queue;
 }
 
+inline void simulator_impl::regroup_pending() {
+  std::vector<std::size_t> waiting;
+  waiting.reserve(pending_.size());
+  for (const pkey& k : pending_) waiting.push_back(k.idx);
+  pending_.clear();
+  for (const std::size_t idx : waiting) by_shape_[shape_ids_[idx].shape].clear();
+  set_up_order();
+  for (const std::size_t idx : waiting) {
+    pending_.insert(pending_key(idx));
+    by_shape_[shape_ids_[idx].shape].insert(pending_key(idx));
+  }
+  // queue ids changed meaning: a queue's head holds it back again only when a pass says so
+  qblock_pass_.clear();
+  qblock_reason_.clear();
+}
+
 inline void simulator_impl::set_up_order() {
   if (sc_.order == "priority") {
     ordered_ = false;

@@ -252,6 +252,10 @@ class simulator_impl {
   // The model that orders pending work (scheduler.order), each job's queue
   // by its rule, and each job's rank inside its queue.
   void set_up_order();
+  // set_up_order again after the ordering model was reloaded (a LocalQueue
+  // may feed another ClusterQueue now): the pending jobs keep their place in
+  // time but take their new queue and rank.
+  void regroup_pending();
   // The first cycle boundary at or after t (cycle mode).
   [[nodiscard]] std::int64_t next_boundary(std::int64_t t) const;
 
