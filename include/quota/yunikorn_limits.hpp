@@ -897,11 +897,12 @@ class basic_yunikorn_limits_model {
     }
   }
   std::string entity_text(bool group, std::uint32_t id, std::uint32_t q) const {
-    std::string s(group ? "group" : "user");
-    s.push_back(':');
-    s.append(group ? groups_.name(id) : users_.name(id));
-    s.push_back('@');
-    s.append(queue_nodes_[q].path);
+    const std::string_view kind = group ? "group" : "user";
+    const std::string_view name = group ? groups_.name(id) : users_.name(id);
+    const std::string_view path = queue_nodes_[q].path;
+    std::string s;
+    s.reserve(kind.size() + name.size() + path.size() + 2);  // one allocation at most
+    s.append(kind).append(1, ':').append(name).append(1, '@').append(path);
     return s;
   }
 
