@@ -302,6 +302,22 @@ TEST_CASE("composition: a reload that moves a LocalQueue moves its pending jobs 
   CHECK(replay_checked(doc).failures.empty());
 }
 
+TEST_CASE("composition: a reload that raises a limit a request alone exceeded lets its jobs run") {
+  register_models();
+  json doc = base_scenario("yunikorn_limits");
+  doc["jobs"] = json::array();
+  // each user of team-01 may use 2 GPUs: a 4-GPU job is refused by its request alone
+  doc["jobs"].push_back(job_json("wide", "team-01", minute, 4, 60 * minute));
+  json config = doc["policies"][0]["config"];
+  for (auto& q : config["partitions"][0]["queues"][0]["queues"])
+    if (q["name"] == "team-01") q["limits"][0]["maxresources"]["nvidia.com/gpu"] = 8;
+  doc["events"] =
+      json::array({json{{"at", "5m"}, {"type", "reload"}, {"policy", "yunikorn_limits"}, {"config", config}}});
+  doc["expect"] = json::array({json{{"at", "4m"}, {"job", "wide"}, {"state", "pending"}},
+                               json{{"at", "6m"}, {"job", "wide"}, {"state", "running"}}});
+  CHECK(replay_checked(doc).failures.empty());
+}
+
 TEST_CASE("composition: a job on a shared claim preempts on the claim's node, not on the first node with room") {
   // node-1 is full of low-big, node-2 holds low-one and the claim (bound there by h1).
   // h2 names the claim: it must run on node-2, so its victim is low-one, not low-big.

@@ -185,6 +185,8 @@ inline void simulator_impl::reload_policy(const event_spec& ev) {
   models_[i].query = std::move(m.query);
   policy_now_[i] = std::move(spec);
   if (ordered_ && engine_.order_model() == i) regroup_pending();  // its queues may differ now
+  // a limit a request alone exceeded may have been raised: no shape stays denied for good
+  std::fill(shape_fixed_.begin(), shape_fixed_.end(), false);
   freed_ = true;  // a raised quota may admit pending jobs: a full pass
   ++reloads_;
   const shrink_option so = i < sc_.shrink.size() ? sc_.shrink[i] : shrink_option{};
