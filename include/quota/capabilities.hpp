@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // quota/capabilities.hpp — the optional capabilities a model may offer beside
 // quota::policy (order, demand, charges, shared allocations, node-level victims,
-// cycles, partial admission), each detected with a requires-expression.
+// cycles, partial admission, the cluster's total), each detected with a
+// requires-expression.
 // Docs: docs/architecture.md
 #pragma once
 
@@ -193,6 +194,18 @@ concept charge_receiver = requires(P& p, const job& j, std::string_view id) {
   { p.charge_removed(id) } -> std::same_as<void>;
 };
 
+/// The model divides the cluster's total (Volcano's proportion and capacity
+/// plugins, KAI's fair share), which upstream reads again from the nodes at
+/// every session: `set_cluster_capacity(total)` gives it the sum of the
+/// nodes' allocatable after nodes came or went (a KAI fair share keeps
+/// deducting what charges of no queue take). It throws when the model cannot
+/// take that total (quota::validation_error: e.g. guarantees that no longer
+/// fit, where the model rejects them) and then changes nothing.
+template <class P>
+concept capacity_aware = requires(P& p, const resource_vector& total) {
+  { p.set_cluster_capacity(total) } -> std::same_as<void>;
+};
+
 namespace detail {
 /// Whether a charge receiver shrinks its capacity by deductions.
 template <class P>
@@ -314,6 +327,12 @@ template <class P>
 [[nodiscard]] bool admits_partially(const P& m) {
   return capability_of<partial_admission_aware<P>>(
       m, [](const auto& x) -> decltype(x.admits_partially()) { return x.admits_partially(); });
+}
+/// Whether model `m` divides the cluster's total (any_policy: divides_capacity()).
+template <class P>
+[[nodiscard]] bool divides_capacity(const P& m) {
+  return capability_of<capacity_aware<P>>(
+      m, [](const auto& x) -> decltype(x.divides_capacity()) { return x.divides_capacity(); });
 }
 /// Whether model `m` follows demand (any_policy: follows_demand()).
 template <class P>

@@ -73,6 +73,10 @@ class any_policy {
   void pending_withdrawn(std::string_view id) { self_->pending_withdrawn(id); }
   /// Whether the held model knows scheduling cycles (quota::cycle_aware);
   /// when it does not, the members below change nothing.
+  /// Whether the held model divides the cluster's total (quota::capacity_aware);
+  /// when it does not, set_cluster_capacity changes nothing.
+  [[nodiscard]] bool divides_capacity() const { return self_->divides_capacity(); }
+  void set_cluster_capacity(const resource_vector& total) { self_->set_cluster_capacity(total); }
   [[nodiscard]] bool keeps_cycles() const { return self_->keeps_cycles(); }
   void begin_cycle() { self_->begin_cycle(); }
   void head_denied(const job& j) { self_->head_denied(j); }
@@ -135,6 +139,8 @@ class any_policy {
     [[nodiscard]] virtual bool follows_demand() const = 0;
     virtual void pending_added(const job&) = 0;
     virtual void pending_withdrawn(std::string_view) = 0;
+    [[nodiscard]] virtual bool divides_capacity() const = 0;
+    virtual void set_cluster_capacity(const resource_vector&) = 0;
     [[nodiscard]] virtual bool keeps_cycles() const = 0;
     virtual void begin_cycle() = 0;
     virtual void head_denied(const job&) = 0;
@@ -197,6 +203,10 @@ class any_policy {
     }
     void pending_withdrawn(std::string_view id) override {
       if constexpr (demand_aware<P>) value.pending_withdrawn(id);
+    }
+    [[nodiscard]] bool divides_capacity() const override { return detail::divides_capacity(value); }
+    void set_cluster_capacity(const resource_vector& total) override {
+      if constexpr (capacity_aware<P>) value.set_cluster_capacity(total);
     }
     [[nodiscard]] bool keeps_cycles() const override { return detail::keeps_cycles(value); }
     void begin_cycle() override {
@@ -263,6 +273,7 @@ static_assert(earliest_admission_aware<any_policy>);
 static_assert(order_aware<any_policy>);
 static_assert(demand_aware<any_policy>);
 static_assert(cycle_aware<any_policy>);
+static_assert(capacity_aware<any_policy>);
 static_assert(node_preemption_aware<any_policy>);
 static_assert(charge_aware<any_policy>);
 static_assert(charge_receiver<any_policy>);
@@ -663,6 +674,40 @@ class engine_base {
     });
   }
 
+  // ---- the cluster's total (quota/capabilities.hpp) -------------------------
+  /// The engine divides the cluster's total when one of its models does.
+  [[nodiscard]] bool divides_capacity() const {
+    bool any = false;
+    self().for_each_model([&](const auto& m) { any = any || detail::divides_capacity(m); });
+    return any;
+  }
+  /// Nodes came or went: every model that divides the cluster's total gets
+  /// `total`, in order. All or nothing: when a model refuses it (its error
+  /// propagates), the models told before it get back the total this engine
+  /// gave last. A host therefore gives the engine the starting total once
+  /// (as quota-sim does); before that, a refused total is undone in no model.
+  void set_cluster_capacity(const resource_vector& total) {
+    std::size_t done = 0;
+    try {
+      self().for_each_model([&](auto& m) {
+        if constexpr (capacity_aware<std::remove_cvref_t<decltype(m)>>)
+          if (detail::divides_capacity(m)) m.set_cluster_capacity(total);
+        ++done;
+      });
+    } catch (...) {
+      if (capacity_) {
+        std::size_t k = 0;
+        self().for_each_model([&](auto& m) {
+          if constexpr (capacity_aware<std::remove_cvref_t<decltype(m)>>)
+            if (k < done && detail::divides_capacity(m)) m.set_cluster_capacity(*capacity_);
+          ++k;
+        });
+      }
+      throw;
+    }
+    capacity_ = total;
+  }
+
   // ---- scheduling cycles (quota/capabilities.hpp) ---------------------------
   /// The engine knows cycles when one of its models does.
   [[nodiscard]] bool keeps_cycles() const {
@@ -757,6 +802,7 @@ class engine_base {
  protected:
   engine_base() = default;
   admitted_set admitted_;
+  std::optional<resource_vector> capacity_;  // the total set_cluster_capacity gave last
 
  private:
   // A model that follows demand answers a what-if for the job as if it had
@@ -1038,6 +1084,7 @@ static_assert(earliest_admission_aware<engine>);
 static_assert(order_aware<engine>);
 static_assert(demand_aware<engine>);
 static_assert(cycle_aware<engine>);
+static_assert(capacity_aware<engine>);
 static_assert(node_preemption_aware<engine>);
 static_assert(charge_aware<any_policy> && charge_receiver<any_policy>);
 static_assert(allocation_sharing<engine>);

@@ -994,6 +994,21 @@ class kai_fair_share_policy : public detail::job_queue_order {
   /// KAI's reclaim runs. Off by default: in KAI the cluster is the
   /// placement's business, not the proportion plugin's.
   void set_deny_beyond_capacity(bool on) noexcept { deny_beyond_capacity_ = on; }
+  /// quota::capacity_aware: the cluster's new total; the tree divides it less
+  /// what charges of no queue take (capacity_deducted). Throws
+  /// validation_error (nothing changes) for a negative total.
+  void set_cluster_capacity(const resource_vector& total) {
+    resource_vector next;
+    for (const auto r : tree_.resources()) {
+      const amount t = total.get(r);
+      if (t < 0)
+        throw validation_error("capacity/" + std::string(detail::resource_label_view(tree_.registry(), r)),
+                               "negative cluster total");
+      next.set(r, std::max<amount>(0, detail::checked_sub(t, deducted_.get(r))));
+    }
+    tree_.set_capacity(next);
+    shares_stale_.set();
+  }
 
   [[nodiscard]] decision check(const job& j) const {
     const auto q = tree_.find(j.queue);

@@ -153,6 +153,25 @@ class volcano_model {
     *this = std::move(copy);
   }
 
+  /// A new cluster total (nodes came or went; the proportion plugin reads it
+  /// again at every session): realCapability follows, deserved is computed
+  /// again at the next update_deserved. Resources the model does not track
+  /// are ignored. Strong guarantee: on a validation_error (a negative total;
+  /// in the default mode, guarantees above the new total) nothing changes.
+  void set_total(const resource_vector& total) {
+    volcano_model copy = *this;
+    diagnostics diag;
+    for (std::size_t d = 0; d < dim_count_; ++d) {
+      copy.total_[d] = total.get(dims_[d]);
+      if (copy.total_[d] < 0) diag.add("total/" + detail::resource_label(reg_, dims_[d]), "negative cluster total");
+    }
+    copy.validate(diag);
+    if (!diag.empty()) throw validation_error(diag.items());
+    copy.recompute_real_capability();
+    copy.basis_.clear();
+    *this = std::move(copy);
+  }
+
   [[nodiscard]] std::size_t size() const noexcept { return specs_.size(); }
   [[nodiscard]] std::size_t index(std::string_view name) const {
     auto it = by_name_.find(name);
@@ -775,6 +794,11 @@ class volcano_policy : public detail::job_queue_order {
   /// The elastic resources of a queue (volcano_model::set_elastic): they take
   /// part in enqueue only, so deserved stays as it is.
   void set_elastic(std::string_view queue, const resource_vector& elastic) { tree_.set_elastic(queue, elastic); }
+  /// quota::capacity_aware: the cluster's new total (volcano_model::set_total).
+  void set_cluster_capacity(const resource_vector& total) {
+    tree_.set_total(total);
+    deserved_stale_.set();
+  }
 
   [[nodiscard]] decision check(const job& j) const {
     fresh();

@@ -972,6 +972,8 @@ class volcano_capacity_policy : public detail::job_queue_order {
   [[nodiscard]] std::string_view policy_name() const noexcept { return volcano_capacity_model_name; }
   [[nodiscard]] const volcano_capacity_model& model() const noexcept { return q_; }
   [[nodiscard]] volcano_capacity_model& model() noexcept { return q_; }
+  /// quota::capacity_aware: the cluster's new total (volcano_capacity_model::set_total).
+  void set_cluster_capacity(const resource_vector& total) { q_.set_total(total); }
   [[nodiscard]] decision check(const job& j) const {
     if (!blocked_.empty()) return blocked_reason();
     return q_.allocatable(q_.index(j.queue), j.request);

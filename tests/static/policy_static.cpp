@@ -102,6 +102,20 @@ static_assert(order_aware<engine> && demand_aware<engine>);
 static_assert(order_aware<basic_engine<yunikorn_limits_policy, kai_claims_policy>>);
 static_assert(demand_aware<basic_engine<yunikorn_limits_policy, kai_claims_policy>>);
 static_assert(node_preemption_aware<any_policy> && node_preemption_aware<engine>);
+// the cluster's total: the models that divide it (Volcano's plugins, KAI fair share)
+static_assert(capacity_aware<volcano_policy>);
+static_assert(capacity_aware<volcano_capacity_policy>);
+static_assert(capacity_aware<kai_fair_share_policy>);
+static_assert(!capacity_aware<kueue_policy>);  // nominal quotas do not follow the nodes
+static_assert(!capacity_aware<elastic_quota_policy>);
+static_assert(!capacity_aware<yunikorn_limits_policy>);
+static_assert(!capacity_aware<sharing_pools_policy>);
+static_assert(capacity_aware<any_policy> && capacity_aware<engine>);
+static_assert(capacity_aware<basic_engine<yunikorn_limits_policy, kai_claims_policy>>);
+struct capacity_by_value {  // a total taken by value and returned: not the capability's shape
+  int set_cluster_capacity(resource_vector) { return 0; }
+};
+static_assert(!capacity_aware<capacity_by_value>);
 // cycles: Kueue holds capacity for a denied head within a cycle; the others do not
 static_assert(cycle_aware<kueue_policy>);
 static_assert(!cycle_aware<volcano_policy>);

@@ -5,6 +5,7 @@
 #include <quota/kai_fair_share.hpp>
 #include <quota/kueue.hpp>
 #include <quota/volcano.hpp>
+#include <quota/volcano_capacity.hpp>
 #include <quota/yunikorn_limits.hpp>
 #include <quota/yunikorn_limits_json.hpp>
 
@@ -251,6 +252,53 @@ amount fair_gpu(const kai_fair_share_policy& p, std::string_view q) {
   return p.tree().fair_share(p.tree().at(q), resources::nvidia_gpu);
 }
 }  // namespace
+
+static_assert(capacity_aware<volcano_policy> && capacity_aware<volcano_capacity_policy> &&
+              capacity_aware<kai_fair_share_policy>);
+static_assert(!capacity_aware<kueue_policy> && !capacity_aware<elastic_quota_policy> && !capacity_aware<cap_policy>);
+static_assert(capacity_aware<basic_engine<cap_policy, volcano_policy>> && capacity_aware<engine>);
+
+TEST_CASE("composition: nodes that come or go change the total the dividing models share") {
+  // Volcano's proportion plugin and KAI's fair share divide the cluster as it is now
+  basic_engine<cap_policy, volcano_policy> b(cap_policy("cap", resources::nvidia_gpu, 100), volcano(0));
+  CHECK(b.divides_capacity());
+  b.set_cluster_capacity(resource_vector{{resources::nvidia_gpu, 8}});
+  const job wide = queue_job("wide", "low", 12);
+  b.pending_added(wide);
+  CHECK(b.check(wide).has_rule("over_deserved", "volcano"));             // 12 of a cluster of 8
+  b.set_cluster_capacity(resource_vector{{resources::nvidia_gpu, 16}});  // a node of 8 GPUs joined
+  CHECK(b.check(wide).allowed());
+
+  basic_engine<kai_fair_share_policy> k(kai());
+  k.pending_added(queue_job("a-1", "a", 8));
+  k.pending_added(queue_job("b-1", "b", 8));
+  CHECK(fair_gpu(k.model<0>(), "a") == 4);  // 8 GPUs: a quota of 2 each, the rest shared evenly
+  k.set_cluster_capacity(resource_vector{{resources::nvidia_gpu, 16}});
+  CHECK(fair_gpu(k.model<0>(), "a") == 8);
+  CHECK(fair_gpu(k.model<0>(), "b") == 8);
+
+  // a total one model refuses changes no model: Volcano's capacity plugin keeps
+  // guarantees within the total (6 here), so 4 GPUs are refused
+  volcano_capacity_queue_spec g;
+  g.name = "low";
+  g.guarantee = resource_vector{{resources::nvidia_gpu, 6}};
+  engine e;
+  e.add(any_policy(volcano(0)));
+  e.add(any_policy(volcano_capacity_policy(
+      volcano_capacity_model({resources::nvidia_gpu}, resource_vector{{resources::nvidia_gpu, 8}}, {g}))));
+  e.add(any_policy(cap_policy("cap", resources::nvidia_gpu, 100)));
+  CHECK(e.model(0).divides_capacity());
+  CHECK(e.model(1).divides_capacity());
+  CHECK_FALSE(e.model(2).divides_capacity());
+  e.set_cluster_capacity(resource_vector{{resources::nvidia_gpu, 8}});
+  const job six = queue_job("six", "low", 6);
+  e.pending_added(six);
+  REQUIRE(e.check(six).allowed());
+  CHECK_THROWS_AS(e.set_cluster_capacity(resource_vector{{resources::nvidia_gpu, 4}}), validation_error);
+  CHECK(e.check(six).allowed());  // Volcano's proportion plugin, told 4 first, divides 8 again
+  e.set_cluster_capacity(resource_vector{{resources::nvidia_gpu, 7}});
+  CHECK(e.check(six).allowed());
+}
 
 TEST_CASE("composition: the first composed model that orders decides; another is chosen by index") {
   engine e;

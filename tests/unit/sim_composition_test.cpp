@@ -318,6 +318,51 @@ TEST_CASE("composition: a reload that raises a limit a request alone exceeded le
   CHECK(replay_checked(doc).failures.empty());
 }
 
+TEST_CASE("composition: a node that joins or leaves changes the total Volcano and KAI divide") {
+  register_models();
+  const auto node = [](const char* name) {
+    return json{{"name", name}, {"allocatable", {{"cpu", "128"}, {"memory", "1Ti"}, {"nvidia.com/gpu", 8}}}};
+  };
+  const json volcano = {{"model", "volcano"},
+                        {"options", {{"plugin", "proportion"}}},
+                        {"objects", json::array({json{{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+                                                      {"kind", "Queue"},
+                                                      {"metadata", {{"name", "team-a"}}},
+                                                      {"spec", {{"weight", 1}}}}})}};
+  json doc = {{"name", "a node joins"},
+              {"cluster", {{"nodes", json::array({node("node-1")})}}},
+              {"scheduler", {{"preemption", false}}},
+              {"policies", json::array({volcano})},
+              {"jobs", json::array({job_json("a", "team-a", 0, 8), job_json("b", "team-a", minute, 8)})},
+              {"events", json::array({json{{"at", "5m"}, {"type", "node_add"}, {"node", node("node-2")}}})},
+              // the queue deserves the whole cluster: 8 GPUs, then 16
+              {"expect", json::array({json{{"at", "4m"}, {"job", "b"}, {"state", "pending"}},
+                                      json{{"at", "4m"}, {"job", "b"}, {"reason", "volcano.over_deserved"}},
+                                      json{{"at", "6m"}, {"job", "b"}, {"state", "running"}}})}};
+  CHECK(replay_checked(doc).failures.empty());
+
+  // KAI divides the cluster too; a reload after the node joined divides the cluster as it is
+  json kai = base_scenario("kai_fair_share");
+  kai["cluster"]["nodes"] = json::array({node("node-1")});
+  kai["jobs"] = json::array({job_json("a", "team-00", 0, 8), job_json("b", "team-00", minute, 8, minute)});
+  kai["events"] = json::array({json{{"at", "5m"}, {"type", "node_add"}, {"node", node("node-2")}}});
+  kai["expect"] = json::array({json{{"at", "4m"}, {"job", "b"}, {"state", "pending"}},
+                               json{{"at", "5m30s"}, {"job", "b"}, {"state", "running"}}});
+  CHECK(replay_checked(kai).failures.empty());
+  // b ran from 5m to 6m; the model reloaded at 6m30s divides 16 GPUs, not the 8 the file's nodes have
+  json reload = kai["policies"][0];
+  reload.erase("model");
+  reload["at"] = "6m30s";
+  reload["type"] = "reload";
+  reload["policy"] = "kai_fair_share";
+  kai["events"].push_back(reload);
+  kai["jobs"].push_back(job_json("c", "team-00", 7 * minute, 8));
+  kai["expect"] = json::array({json{{"at", "5m30s"}, {"job", "b"}, {"state", "running"}},
+                               json{{"at", "6m10s"}, {"job", "b"}, {"state", "finished"}},
+                               json{{"at", "7m30s"}, {"job", "c"}, {"state", "running"}}});
+  CHECK(replay_checked(kai).failures.empty());
+}
+
 TEST_CASE("composition: a job on a shared claim preempts on the claim's node, not on the first node with room") {
   // node-1 is full of low-big, node-2 holds low-one and the claim (bound there by h1).
   // h2 names the claim: it must run on node-2, so its victim is low-one, not low-big.

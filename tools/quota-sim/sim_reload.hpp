@@ -39,6 +39,15 @@ inline void simulator_impl::apply_event(const event_spec& ev, std::vector<failed
   apply_event(ev);
 }
 
+inline void simulator_impl::tell_capacity(const event_spec& ev, const resource_vector& total) {
+  try {
+    engine_.set_cluster_capacity(total);
+  } catch (const error& e) {
+    throw state_error(error_id::state_conflict, ev.path + ": " + ev.type + " at " + format_duration(now_) +
+                                                    ": a model cannot take the new cluster total: " + e.what());
+  }
+}
+
 inline void simulator_impl::apply_event(const event_spec& ev) {
   if (ev.type == "node_add") {
     node_spec n;
@@ -48,7 +57,10 @@ inline void simulator_impl::apply_event(const event_spec& ev) {
     if (ev.body["node"].contains("labels"))
       for (auto it = ev.body["node"]["labels"].begin(); it != ev.body["node"]["labels"].end(); ++it)
         n.labels[it.key()] = it.value().get<std::string>();
-    capacity_.add_in_place(n.allocatable);
+    resource_vector total = capacity_;
+    total.add_in_place(n.allocatable);
+    tell_capacity(ev, total);
+    capacity_ = std::move(total);
     if (ev.body["node"].contains("gpu")) {
       n.gpu.count = ev.body["node"]["gpu"].value("count", 0);
       n.gpu.model = ev.body["node"]["gpu"].value("model", "");
@@ -62,6 +74,9 @@ inline void simulator_impl::apply_event(const event_spec& ev) {
     const auto name = ev.body["name"].get<std::string>();
     for (std::size_t n = 0; n < nodes_.size(); ++n) {
       if (!nodes_[n].alive || nodes_[n].spec.name != name) continue;
+      resource_vector total = capacity_;
+      total.sub_in_place(nodes_[n].spec.allocatable);
+      tell_capacity(ev, total);  // before anything changes: a refused total stops the run here
       // jobs with pods there are stopped and go back to pending (not counted as preemptions)
       std::vector<std::size_t> hit;
       for (auto idx : running_)
@@ -82,7 +97,7 @@ inline void simulator_impl::apply_event(const event_spec& ev) {
       }
       nodes_[n].alive = false;
       tree_update(n);
-      capacity_.sub_in_place(nodes_[n].spec.allocatable);
+      capacity_ = std::move(total);
     }
   } else if (ev.type == "delete") {
     const auto idx = index_.at(ev.body["job"].get<std::string>());
@@ -158,6 +173,16 @@ inline void simulator_impl::reload_policy(const event_spec& ev) {
   if (policy_now_.size() < sc_.policies.size()) policy_now_ = sc_.policies;
   policy_spec spec{sc_.policies[i].model, ev.policy_body, ev.path};
   model_instance m = fresh_model(spec);
+  // built from the scenario's nodes: it divides the cluster as it is now
+  if (!m.reload_into && m.policy.divides_capacity()) {
+    try {
+      m.policy.set_cluster_capacity(capacity_);
+    } catch (const error& e) {
+      throw state_error(error_id::state_conflict,
+                        ev.path + ": reload of " + spec.model + " at " + format_duration(now_) +
+                            ": the new entry cannot take the cluster's total now: " + e.what());
+    }
+  }
   if (m.reload_into) {
     m.reload_into(engine_.model(i));
   } else {

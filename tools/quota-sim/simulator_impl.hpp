@@ -54,6 +54,9 @@ class simulator_impl {
     for (auto& [name, t] : tenants_) t.usage = &usage_[name];
     chart_ = sc_.registry.find(sc_.chart_resource).value_or(resources::nvidia_gpu);
     for (const auto& n : nodes_) capacity_.add_in_place(n.spec.allocatable);
+    // the models that divide the cluster's total start from it (and the engine
+    // keeps it, to undo a later total one of them refuses)
+    engine_.set_cluster_capacity(capacity_);
     node_jobs_.resize(nodes_.size());
     tree_build();
     set_up_order();
@@ -238,7 +241,8 @@ class simulator_impl {
 
   // pending order inside a queue: the ordering model's compare_pending
   // (default: higher priority first, then submission time), then file order;
-  // ranks are fixed when the replay is set up (the order must not depend on usage)
+  // ranks are fixed when the replay is set up and when the ordering model is
+  // reloaded (regroup_pending; the order must not depend on usage)
   struct pkey {
     std::size_t rank;
     std::size_t idx;
@@ -252,6 +256,9 @@ class simulator_impl {
   // The model that orders pending work (scheduler.order), each job's queue
   // by its rule, and each job's rank inside its queue.
   void set_up_order();
+  // Gives the models the cluster's new total before a node event changes
+  // anything; a model's refusal becomes a state_error naming the event.
+  void tell_capacity(const event_spec& ev, const resource_vector& total);
   // set_up_order again after the ordering model was reloaded (a LocalQueue
   // may feed another ClusterQueue now): the pending jobs keep their place in
   // time but take their new queue and rank.

@@ -47,6 +47,8 @@ class volcano_adapter {
   /// A charge model's charges (KAI claims' shared devices) are allocated to their queue.
   void charge_added(const job& c) { p_.charge_added(c); }
   void charge_removed(std::string_view id) { p_.charge_removed(id); }
+  /// quota::capacity_aware: the cluster's new total (nodes came or went).
+  void set_cluster_capacity(const resource_vector& total) { p_.set_cluster_capacity(total); }
   [[nodiscard]] std::string_view pending_queue(const job& j) const { return p_.pending_queue(j); }
   [[nodiscard]] std::weak_ordering compare_pending(const job& a, const job& b) const {
     return p_.compare_pending(a, b);
@@ -79,8 +81,8 @@ class volcano_adapter {
 /// What the engine finds in a Volcano adapter: a policy that follows pending
 /// demand, names node-level victims, receives charges and orders pending jobs.
 template <class A>
-concept volcano_adapter_capabilities =
-    policy<A> && demand_aware<A> && node_preemption_aware<A> && charge_receiver<A> && order_aware<A>;
+concept volcano_adapter_capabilities = policy<A> && demand_aware<A> && node_preemption_aware<A> && charge_receiver<A> &&
+    order_aware<A> && capacity_aware<A>;
 
 /// A Volcano model's policy entry: its Queue objects (required) and options.
 inline policy_entry volcano_entry(const policy_spec& ps) {
