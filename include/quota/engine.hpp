@@ -71,12 +71,12 @@ class any_policy {
   [[nodiscard]] bool follows_demand() const { return self_->follows_demand(); }
   void pending_added(const job& j) { self_->pending_added(j); }
   void pending_withdrawn(std::string_view id) { self_->pending_withdrawn(id); }
-  /// Whether the held model knows scheduling cycles (quota::cycle_aware);
-  /// when it does not, the members below change nothing.
   /// Whether the held model divides the cluster's total (quota::capacity_aware);
   /// when it does not, set_cluster_capacity changes nothing.
   [[nodiscard]] bool divides_capacity() const { return self_->divides_capacity(); }
   void set_cluster_capacity(const resource_vector& total) { self_->set_cluster_capacity(total); }
+  /// Whether the held model knows scheduling cycles (quota::cycle_aware);
+  /// when it does not, the members below change nothing.
   [[nodiscard]] bool keeps_cycles() const { return self_->keeps_cycles(); }
   void begin_cycle() { self_->begin_cycle(); }
   void head_denied(const job& j) { self_->head_denied(j); }
