@@ -276,6 +276,16 @@ TEST_CASE("composition: nodes that come or go change the total the dividing mode
   k.set_cluster_capacity(resource_vector{{resources::nvidia_gpu, 16}});
   CHECK(fair_gpu(k.model<0>(), "a") == 8);
   CHECK(fair_gpu(k.model<0>(), "b") == 8);
+  // a negative total is refused, naming the resource, and changes nothing
+  try {
+    k.set_cluster_capacity(resource_vector{{resources::nvidia_gpu, -1}});
+    FAIL("expected a validation_error");
+  } catch (const validation_error& e) {
+    CHECK(std::string(e.what()).find("capacity/nvidia.com/gpu") != std::string::npos);
+  }
+  CHECK(fair_gpu(k.model<0>(), "a") == 8);
+  CHECK_THROWS_AS(b.set_cluster_capacity(resource_vector{{resources::nvidia_gpu, -8}}), validation_error);
+  CHECK(b.check(wide).allowed());  // Volcano still divides 16
 
   // a total one model refuses changes no model: Volcano's capacity plugin keeps
   // guarantees within the total (6 here), so 4 GPUs are refused
