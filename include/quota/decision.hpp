@@ -252,10 +252,7 @@ class decision {
 /// not name is printed with `resource_name` (a registry's name for it) when
 /// given, else as `resource#<id>`.
 inline void append_text(std::string& s, const reason& r, std::string_view resource_name = {}) {
-  const auto number = [&s](std::int64_t v) {
-    char buf[24];
-    s.append(buf, static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf));
-  };
+  const auto number = [&s](std::int64_t v) { reason_note::append_number(s, v); };
   s.append(r.model);
   s.push_back('.');
   s.append(r.rule);
