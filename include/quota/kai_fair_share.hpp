@@ -998,16 +998,11 @@ class kai_fair_share_policy : public detail::job_queue_order {
   /// what charges of no queue take (capacity_deducted). Throws
   /// validation_error (nothing changes) for a negative total.
   void set_cluster_capacity(const resource_vector& total) {
-    resource_vector next;
-    for (const auto r : tree_.resources()) {
-      const amount t = total.get(r);
-      if (t < 0)
+    for (const auto r : tree_.resources())
+      if (total.get(r) < 0)
         throw validation_error("capacity/" + std::string(detail::resource_label_view(tree_.registry(), r)),
                                "negative cluster total");
-      next.set(r, std::max<amount>(0, detail::checked_sub(t, deducted_.get(r))));
-    }
-    tree_.set_capacity(next);
-    shares_stale_.set();
+    divide(total);
   }
 
   [[nodiscard]] decision check(const job& j) const {
@@ -1158,14 +1153,10 @@ class kai_fair_share_policy : public detail::job_queue_order {
   /// becomes the tree's capacity before the deduction minus `v` (never below
   /// 0), and fair shares are computed again. Replaces the previous deduction.
   void capacity_deducted(const resource_vector& v) {
-    resource_vector next;
-    for (const auto r : tree_.resources()) {
-      const amount base = detail::checked_add(tree_.capacity(r), deducted_.get(r));
-      next.set(r, std::max<amount>(0, detail::checked_sub(base, v.get(r))));
-    }
-    tree_.set_capacity(next);
+    resource_vector base;
+    for (const auto r : tree_.resources()) base.set(r, detail::checked_add(tree_.capacity(r), taken_.get(r)));
     deducted_ = v;
-    shares_stale_.set();
+    divide(base);
   }
   [[nodiscard]] const resource_vector& capacity_deduction() const noexcept { return deducted_; }
 
@@ -1344,6 +1335,21 @@ class kai_fair_share_policy : public detail::job_queue_order {
     static const resource_vector none;
     tree_.set_request_with_allocation(q, q < pending_sum_.size() ? pending_sum_[q] : none);
   }
+  // The tree divides `total` less the deduction, never below 0 (what the
+  // deduction took is kept, so that a later deduction starts from `total`).
+  void divide(const resource_vector& total) {
+    resource_vector next;
+    resource_vector taken;
+    for (const auto r : tree_.resources()) {
+      const amount t = total.get(r);
+      const amount left = std::max<amount>(0, detail::checked_sub(t, deducted_.get(r)));
+      next.set(r, left);
+      taken.set(r, t - left);
+    }
+    tree_.set_capacity(next);
+    taken_ = std::move(taken);
+    shares_stale_.set();
+  }
   void refresh_demand(kai_fair_share_model::queue_index q) {
     set_leaf_request(q);
     shares_stale_.set();
@@ -1365,6 +1371,7 @@ class kai_fair_share_policy : public detail::job_queue_order {
   std::int64_t now_ms_ = 0;
   bool deny_beyond_capacity_ = false;
   resource_vector deducted_;  // capacity_deducted
+  resource_vector taken_;     // what the deduction took from the total (less than deducted_ where that went below 0)
 };
 
 static_assert(policy<kai_fair_share_policy>);

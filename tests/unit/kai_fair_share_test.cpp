@@ -1465,3 +1465,22 @@ TEST_CASE("kai_fair_share: upstream randomized invariants with whole units") {
     }
   }
 }
+
+TEST_CASE("kai_fair_share: a deduction larger than the cluster leaves 0, and the next one starts from the cluster") {
+  kai_fair_share_model t({q("a", "", 2, 1)});
+  t.set_capacity(gpu(8));
+  kai_fair_share_policy p(std::move(t));
+  p.capacity_deducted(gpu(3));
+  CHECK(p.tree().capacity(R::nvidia_gpu) == 5);
+  p.set_cluster_capacity(gpu(4));  // a node left: 4 GPUs less 3
+  CHECK(p.tree().capacity(R::nvidia_gpu) == 1);
+  p.capacity_deducted(gpu(6));  // more than the cluster has
+  CHECK(p.tree().capacity(R::nvidia_gpu) == 0);
+  CHECK(p.capacity_deduction().get(R::nvidia_gpu) == 6);
+  p.capacity_deducted(gpu(0));  // the cluster is 4 GPUs again, not 6
+  CHECK(p.tree().capacity(R::nvidia_gpu) == 4);
+  p.capacity_deducted(gpu(1));
+  CHECK(p.tree().capacity(R::nvidia_gpu) == 3);
+  p.set_cluster_capacity(gpu(16));
+  CHECK(p.tree().capacity(R::nvidia_gpu) == 15);
+}
