@@ -130,10 +130,8 @@ class volcano_model {
                 volcano_options opts = {})
       : dims_(std::move(dims)), opts_(opts) {
     dim_count_ = dims_.size();
-    for (auto r : dims_) total_.push_back(total.get(r));
     diagnostics diag;
-    for (std::size_t d = 0; d < dim_count_; ++d)
-      if (total_[d] < 0) diag.add("total/" + detail::resource_label(reg_, dims_[d]), "negative cluster total");
+    read_total(total, diag);
     for (auto& q : queues) add_queue_internal(std::move(q), diag);
     validate(diag);
     if (!diag.empty()) throw validation_error(diag.items());
@@ -143,14 +141,7 @@ class volcano_model {
   /// Adds a queue (e.g. queue4 of Volcano's reservation design); all realCapabilities change.
   /// Strong guarantee: on a validation_error nothing changes.
   void add_queue(volcano_queue_spec q) {
-    volcano_model copy = *this;
-    diagnostics diag;
-    copy.add_queue_internal(std::move(q), diag);
-    copy.validate(diag);
-    if (!diag.empty()) throw validation_error(diag.items());
-    copy.recompute_real_capability();
-    copy.basis_.clear();  // deserved is computed again at the next update_deserved
-    *this = std::move(copy);
+    change([&q](volcano_model& m, diagnostics& diag) { m.add_queue_internal(std::move(q), diag); });
   }
 
   /// A new cluster total (nodes came or went; the proportion plugin reads it
@@ -159,17 +150,7 @@ class volcano_model {
   /// are ignored. Strong guarantee: on a validation_error (a negative total;
   /// in the default mode, guarantees above the new total) nothing changes.
   void set_total(const resource_vector& total) {
-    volcano_model copy = *this;
-    diagnostics diag;
-    for (std::size_t d = 0; d < dim_count_; ++d) {
-      copy.total_[d] = total.get(dims_[d]);
-      if (copy.total_[d] < 0) diag.add("total/" + detail::resource_label(reg_, dims_[d]), "negative cluster total");
-    }
-    copy.validate(diag);
-    if (!diag.empty()) throw validation_error(diag.items());
-    copy.recompute_real_capability();
-    copy.basis_.clear();
-    *this = std::move(copy);
+    change([&total](volcano_model& m, diagnostics& diag) { m.read_total(total, diag); });
   }
 
   [[nodiscard]] std::size_t size() const noexcept { return specs_.size(); }
@@ -501,6 +482,27 @@ class volcano_model {
     return detail::dense_request_of(dims_, v, owner);
   }
 
+  // The tracked resources' totals; a negative one is a problem of `diag`.
+  void read_total(const resource_vector& total, diagnostics& diag) {
+    total_.assign(dim_count_, 0);
+    for (std::size_t d = 0; d < dim_count_; ++d) {
+      total_[d] = total.get(dims_[d]);
+      if (total_[d] < 0) diag.add("total/" + detail::resource_label(reg_, dims_[d]), "negative cluster total");
+    }
+  }
+  // A change made on a copy that is validated and then replaces this model
+  // (strong guarantee); deserved is computed again at the next update_deserved.
+  template <class F>
+  void change(F&& edit) {
+    volcano_model copy = *this;
+    diagnostics diag;
+    edit(copy, diag);
+    copy.validate(diag);
+    if (!diag.empty()) throw validation_error(diag.items());
+    copy.recompute_real_capability();
+    copy.basis_.clear();
+    *this = std::move(copy);
+  }
   void add_queue_internal(volcano_queue_spec q, diagnostics& diag) {
     const std::string base = "queue/" + q.name;
     if (by_name_.count(q.name)) diag.add(base, "duplicate queue name");
