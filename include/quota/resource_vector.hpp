@@ -84,34 +84,23 @@ class vector_storage<Amount, dynamic_resources> {
   /// without allocating, when every id of `o` is already present.
   template <bool Sub>
   void combine(const vector_storage& o) {
-    const char* what = Sub ? "resource vector subtraction" : "resource vector addition";
-    // other amounts (arbitrary precision) may throw while written: summed aside
-    bool all_present = is_builtin_integer_v<Amount>;
-    auto a = items_.begin();
-    const auto ae = items_.end();
-    for (const entry& e : o.items_) {
-      while (a != ae && a->id < e.id) ++a;
-      const bool here = a != ae && a->id == e.id;
-      all_present = all_present && here;
-      if constexpr (is_builtin_integer_v<Amount>) {
-        Amount r{};
-        const Amount base = here ? a->value : Amount(0);
-        if (Sub ? __builtin_sub_overflow(base, e.value, &r) : __builtin_add_overflow(base, e.value, &r))
-          throw_overflow(what);
+    if constexpr (is_builtin_integer_v<Amount>) {
+      if (combines_in_place<Sub>(o)) {
+        auto a = items_.begin();
+        for (const entry& e : o.items_) {
+          while (a->id < e.id) ++a;
+          a->value = static_cast<Amount>(Sub ? a->value - e.value : a->value + e.value);  // no overflow: checked
+          ++a;
+        }
+        return;
       }
     }
-    if (all_present) {
-      a = items_.begin();
-      for (const entry& e : o.items_) {
-        while (a->id < e.id) ++a;
-        a->value = Sub ? checked_sub(a->value, e.value) : checked_add(a->value, e.value);
-        ++a;
-      }
-      return;
-    }
+    // merged aside: an overflow (or an amount of arbitrary precision that
+    // throws while written) leaves this vector as it was
     container merged;
     merged.reserve(items_.size() + o.items_.size());
-    a = items_.begin();
+    auto a = items_.begin();
+    const auto ae = items_.end();
     for (const entry& e : o.items_) {
       for (; a != ae && a->id < e.id; ++a) merged.push_back(*a);
       if (a != ae && a->id == e.id) {
