@@ -363,6 +363,37 @@ TEST_CASE("composition: a node that joins or leaves changes the total Volcano an
   CHECK(replay_checked(kai).failures.empty());
 }
 
+TEST_CASE("composition: a node removal a model cannot take stops the replay, naming the event") {
+  register_models();
+  // Volcano's capacity plugin keeps guarantees within the cluster: 12 GPUs are
+  // guaranteed, and removing one of two 8-GPU nodes would leave 8
+  const json queue = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+                      {"kind", "Queue"},
+                      {"metadata", {{"name", "team-a"}}},
+                      {"spec", {{"guarantee", {{"resource", {{"nvidia.com/gpu", "12"}}}}}}}};
+  json doc = {
+      {"name", "a node leaves"},
+      {"cluster",
+       {{"nodes", json::array({json{{"name", "gpu"},
+                                    {"count", 2},
+                                    {"allocatable", {{"cpu", "128"}, {"memory", "1Ti"}, {"nvidia.com/gpu", 8}}}}})}}},
+      {"scheduler", {{"preemption", false}}},
+      {"policies", json::array({json{{"model", "volcano_capacity"}, {"objects", json::array({queue})}}})},
+      {"jobs", json::array({job_json("a", "team-a", 0, 8)})},
+      {"events", json::array({json{{"at", "5m"}, {"type", "node_remove"}, {"name", "gpu-1"}}})}};
+  scenario sc = load_scenario(doc);
+  auto models = build_models(sc);
+  simulator sim(std::move(sc), std::move(models));
+  try {
+    (void)sim.run();
+    FAIL("expected a state_error");
+  } catch (const quota::state_error& e) {
+    const std::string what = e.what();
+    CHECK_THAT(what, Catch::Contains("$.events[0]: node_remove at 5m: a model cannot take the new cluster total"));
+    CHECK_THAT(what, Catch::Contains("total/nvidia.com/gpu: sum of guarantees 12 exceeds the cluster total 8"));
+  }
+}
+
 TEST_CASE("composition: a job on a shared claim preempts on the claim's node, not on the first node with room") {
   // node-1 is full of low-big, node-2 holds low-one and the claim (bound there by h1).
   // h2 names the claim: it must run on node-2, so its victim is low-one, not low-big.
