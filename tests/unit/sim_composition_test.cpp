@@ -389,7 +389,9 @@ TEST_CASE("composition: a node removal a model cannot take stops the replay, nam
     FAIL("expected a state_error");
   } catch (const quota::state_error& e) {
     const std::string what = e.what();
-    CHECK_THAT(what, Catch::Contains("$.events[0]: node_remove at 5m: a model cannot take the new cluster total"));
+    CHECK_THAT(what,
+               Catch::Contains(
+                   "$.events[0]: node_remove at 5m: policies[0] (volcano_capacity) cannot take the new cluster total"));
     CHECK_THAT(what, Catch::Contains("total/nvidia.com/gpu: sum of guarantees 12 exceeds the cluster total 8"));
   }
 }

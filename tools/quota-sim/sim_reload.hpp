@@ -43,8 +43,20 @@ inline void simulator_impl::tell_capacity(const event_spec& ev, const resource_v
   try {
     engine_.set_cluster_capacity(total);
   } catch (const error& e) {
-    throw state_error(error_id::state_conflict, ev.path + ": " + ev.type + " at " + format_duration(now_) +
-                                                    ": a model cannot take the new cluster total: " + e.what());
+    // which policy refused: asked again of a copy of each (the engine has undone the others)
+    std::string who = "a model";
+    for (std::size_t k = 0; k < engine_.model_count(); ++k) {
+      if (!engine_.model(k).divides_capacity()) continue;
+      any_policy probe = engine_.model(k);
+      try {
+        probe.set_cluster_capacity(total);
+      } catch (const error&) {
+        who = "policies[" + std::to_string(k) + "] (" + sc_.policies.at(k).model + ")";
+        break;
+      }
+    }
+    throw state_error(error_id::state_conflict, ev.path + ": " + ev.type + " at " + format_duration(now_) + ": " + who +
+                                                    " cannot take the new cluster total: " + e.what());
   }
 }
 
