@@ -21,6 +21,7 @@
 #include <quota/decision.hpp>
 #include <quota/detail/checked.hpp>
 #include <quota/detail/node_pool.hpp>
+#include <quota/duration.hpp>
 #include <quota/error.hpp>
 #include <quota/policy.hpp>
 #include <quota/resource.hpp>
@@ -94,6 +95,66 @@ class budget_policy {
       return;
     }
     add_tenant(tenant, resource_ms, true);
+  }
+
+  /// Why `next`'s configuration cannot replace this one in place (reload),
+  /// or an empty string when it can. The budgeted resource, the tenant kind
+  /// and the window (kind, start, length) define what was spent, so they
+  /// stay; budgets, the default duration and the rule when exhausted change.
+  [[nodiscard]] std::string reload_conflict(const budget_policy& next) const {
+    const budget_config& a = cfg_;
+    const budget_config& b = next.cfg_;
+    const auto differs = [](std::string_view what, const std::string& from, const std::string& to) {
+      return std::string(what) + " changes from " + from + " to " + to +
+             ": the spent budget is counted by it, so a reload keeps it (a new policy starts a new history)";
+    };
+    static constexpr std::string_view tenant_names[] = {"queue", "namespace", "user", "group"};
+    if (a.resource != b.resource) return differs("resource", a.resource_name, b.resource_name);
+    if (a.tenant != b.tenant)
+      return differs("tenant", std::string(tenant_names[static_cast<std::size_t>(a.tenant)]),
+                     std::string(tenant_names[static_cast<std::size_t>(b.tenant)]));
+    if (a.window != b.window)
+      return differs("window", a.window == budget_window::calendar ? "calendar" : "rolling",
+                     b.window == budget_window::calendar ? "calendar" : "rolling");
+    if (a.window_ms != b.window_ms)
+      return differs("window length", format_duration(a.window_ms), format_duration(b.window_ms));
+    if (a.window == budget_window::calendar && a.window_start_ms != b.window_start_ms)
+      return differs("window start", format_duration(a.window_start_ms), format_duration(b.window_start_ms));
+    return {};
+  }
+  /// Takes the budgets (every tenant's own and "*"), the default duration
+  /// and the rule when exhausted of `next` (a policy built from the new
+  /// configuration), keeping the clock, the running jobs and what each
+  /// tenant spent and committed. A tenant `next` gives no budget of its own
+  /// follows its "*" budget, or has none (is not limited) when `next` has no
+  /// "*"; its spending is still counted, for a later budget. Running jobs
+  /// keep their declared ends and their over-budget marks. Throws
+  /// config_error when reload_conflict(next) is not empty; nothing changes
+  /// then (strong guarantee).
+  void reload(const budget_policy& next) {
+    if (const std::string why = reload_conflict(next); !why.empty()) throw config_error("budget reload: " + why);
+    std::size_t added = 0;
+    for (const auto& ts : next.tenants_)
+      if (ts.own && index_.find(ts.name) == index_.end()) ++added;
+    tenants_.reserve(tenants_.size() + added);
+    index_.reserve(index_.size() + added);
+    const std::size_t before = tenants_.size();
+    try {
+      for (const auto& ts : next.tenants_)
+        if (ts.own && index_.find(ts.name) == index_.end()) add_tenant(ts.name, ts.budget, true);
+    } catch (...) {
+      while (tenants_.size() > before) drop_last_tenant();
+      throw;
+    }
+    default_ = next.default_;
+    for (std::size_t t = 0; t < before; ++t) {
+      auto& ts = tenants_[t];
+      const auto it = next.index_.find(ts.name);
+      ts.own = it != next.index_.end() && next.tenants_[it->second].own;
+      ts.budget = ts.own ? next.tenants_[it->second].budget : default_.value_or(0);
+    }
+    cfg_.default_duration_ms = next.cfg_.default_duration_ms;
+    cfg_.on_exhausted = next.cfg_.on_exhausted;
   }
 
   /// Moves the clock to now_ms (window resets, rolling forgetting, overruns).
@@ -264,6 +325,7 @@ class budget_policy {
 
   struct tenant_status {
     std::string_view name;
+    bool limited = true;  // false: no budget of its own and no "*" (after a reload); budget and remaining are 0
     std::int64_t budget = 0;
     std::int64_t spent = 0;                     // consumed in the window at the clock
     std::int64_t remaining = 0;                 // budget - spent (>= 0)
@@ -282,12 +344,15 @@ class budget_policy {
       const auto& ts = tenants_[t];
       tenant_status s;
       s.name = ts.name;
-      s.budget = ts.budget;
+      s.limited = limited(ts);
+      s.budget = s.limited ? ts.budget : 0;
       s.spent = spent[t];
-      s.remaining = std::max<std::int64_t>(0, ts.budget - spent[t]);
+      s.remaining = std::max<std::int64_t>(0, s.budget - spent[t]);
       s.committed = ts.committed;
       s.rate = ts.rate;
-      if (s.remaining == 0)
+      if (!s.limited)
+        s.exhaustion_ms = std::nullopt;
+      else if (s.remaining == 0)
         s.exhaustion_ms = now_;
       else if (ts.rate > 0) {
         const std::int64_t at = detail::checked_add(now_, (s.remaining + ts.rate - 1) / ts.rate);
@@ -546,7 +611,7 @@ class budget_policy {
         break;
       case budget_tenant::group:
         for (const auto& g : j.groups)
-          if (index_.find(g) != index_.end()) return &g;
+          if (const auto it = index_.find(g); it != index_.end() && limited(tenants_[it->second])) return &g;
         return default_ && !j.groups.empty() ? &j.groups.front() : nullptr;
     }
     return k->empty() ? nullptr : k;
@@ -555,6 +620,7 @@ class budget_policy {
     const std::string* k = tenant_key(j);
     if (!k) return false;
     if (auto it = index_.find(*k); it != index_.end()) {
+      if (!limited(tenants_[it->second])) return false;
       budget = tenants_[it->second].budget;
       committed = tenants_[it->second].committed;
       return true;
@@ -564,6 +630,8 @@ class budget_policy {
     committed = 0;
     return true;
   }
+  // a budget of its own or the "*" one (a reload may leave a tenant neither)
+  [[nodiscard]] bool limited(const tenant_state& ts) const noexcept { return ts.own || default_.has_value(); }
   std::string entity_of(const job& j) const {
     static constexpr std::string_view names[] = {"queue:", "namespace:", "user:", "group:"};
     const std::string* k = tenant_key(j);

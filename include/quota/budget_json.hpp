@@ -131,7 +131,9 @@ inline bool budget_duration(const json& v, std::int64_t& out) {
 }
 
 /// {"now", "window": {"kind", "start", "end"}, "tenants": {name: {"budget", "spent", "remaining",
-/// "committed", "rate", "exhaustion" (ms or null)}}, "over_budget": [job ids]} — resource-ms.
+/// "committed", "rate", "exhaustion" (ms or null)}}, "over_budget": [job ids]} — resource-ms. A
+/// tenant a reload left without a budget (none of its own, no "*") has "budget" and
+/// "remaining" null: it is not limited, and its spending is still counted.
 inline void to_json(json& j, const budget_policy& b) {
   j = json{{"now", b.now_ms()},
            {"window",
@@ -141,10 +143,12 @@ inline void to_json(json& j, const budget_policy& b) {
            {"tenants", json::object()},
            {"over_budget", json::array()}};
   b.for_each_tenant([&](const budget_policy::tenant_status& s) {
-    j["tenants"][std::string(s.name)] =
-        json{{"budget", s.budget},       {"spent", s.spent},
-             {"remaining", s.remaining}, {"committed", s.committed},
-             {"rate", s.rate},           {"exhaustion", s.exhaustion_ms ? json(*s.exhaustion_ms) : json()}};
+    j["tenants"][std::string(s.name)] = json{{"budget", s.limited ? json(s.budget) : json()},
+                                             {"spent", s.spent},
+                                             {"remaining", s.limited ? json(s.remaining) : json()},
+                                             {"committed", s.committed},
+                                             {"rate", s.rate},
+                                             {"exhaustion", s.exhaustion_ms ? json(*s.exhaustion_ms) : json()}};
   });
   for (auto id : b.over_budget_jobs()) j["over_budget"].push_back(std::string(id));
 }

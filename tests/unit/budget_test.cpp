@@ -316,3 +316,103 @@ TEST_CASE("budget: the incremental clock matches a recomputation from every job 
     check_against_reference(budget_window::rolling, seed);
   }
 }
+
+TEST_CASE("budget: a reload changes budgets in place and keeps what was spent and committed") {
+  budget_policy b(daily());
+  b.set_budget("team-a", 10 * H);
+  b.commit(gpu_job("a", "team-a", 2, 4 * H));  // 8 GPU-hours declared
+  b.advance_to(2 * H);                         // 4 spent
+  const job wide = gpu_job("w", "team-a", 1, 4 * H);
+  REQUIRE(b.check(wide).denied());  // 8 + 4 > 10
+
+  budget_policy raised(daily());
+  raised.set_budget("team-a", 12 * H);
+  REQUIRE(b.reload_conflict(raised).empty());
+  b.reload(raised);
+  CHECK(b.check(wide).allowed());  // 8 + 4 <= 12: the 8 committed stay
+  CHECK(b.now_ms() == 2 * H);
+  CHECK(b.running_jobs() == 1);
+  json j = b;
+  CHECK(j["tenants"]["team-a"]["budget"] == 12 * H);
+  CHECK(j["tenants"]["team-a"]["spent"] == 4 * H);
+  CHECK(j["tenants"]["team-a"]["committed"] == 8 * H);
+
+  // no budget of its own: the "*" one, then (no "*") none, its spending still counted
+  budget_policy star(daily());
+  star.set_budget("*", 9 * H);
+  b.reload(star);
+  CHECK(b.check(gpu_job("one", "team-a", 1, 1 * H)).allowed());  // 8 + 1 <= 9
+  CHECK(b.check(gpu_job("two", "team-a", 1, 2 * H)).denied());   // 8 + 2 > 9
+  b.reload(budget_policy(daily()));
+  CHECK(b.check(gpu_job("huge", "team-a", 100, 20 * H)).allowed());
+  j = b;
+  CHECK(j["tenants"]["team-a"]["budget"].is_null());
+  CHECK(j["tenants"]["team-a"]["remaining"].is_null());
+  CHECK(j["tenants"]["team-a"]["exhaustion"].is_null());
+  CHECK(j["tenants"]["team-a"]["committed"] == 8 * H);
+  b.commit(gpu_job("free", "team-a", 1, 2 * H));  // counted while no budget limits it
+  budget_policy back(daily());
+  back.set_budget("team-a", 10 * H);
+  b.reload(back);
+  CHECK(b.check(gpu_job("last", "team-a", 1, 1 * H)).denied());  // 8 + 2 + 1 > 10
+  // a new tenant of the reload, and a default duration that counts for new jobs only
+  budget_config longer = daily();
+  longer.default_duration_ms = 3 * H;
+  budget_policy next(longer);
+  next.set_budget("team-a", 10 * H);
+  next.set_budget("team-b", 2 * H);
+  b.reload(next);
+  CHECK(b.check(gpu_job("b1", "team-b", 1, -1)).denied());  // 3 GPU-hours > 2
+  CHECK(b.check(gpu_job("b2", "team-b", 1, 2 * H)).allowed());
+}
+
+TEST_CASE("budget: a reload that changes what spending is counted by is refused and changes nothing") {
+  budget_policy b(daily());
+  b.set_budget("team-a", 10 * H);
+  b.commit(gpu_job("a", "team-a", 2, 4 * H));
+  const auto refused = [&](budget_config c, std::string_view what) {
+    budget_policy next(std::move(c));
+    next.set_budget("team-a", 100 * H);
+    CHECK_THAT(b.reload_conflict(next), Catch::StartsWith(std::string(what) + " changes from"));
+    try {
+      b.reload(next);
+      FAIL("expected a config_error");
+    } catch (const config_error& e) {
+      CHECK_THAT(std::string(e.what()), Catch::Contains("budget reload: " + std::string(what)));
+    }
+    CHECK(b.check(gpu_job("w", "team-a", 1, 4 * H)).denied());  // still 10 GPU-hours
+  };
+  budget_config c = daily();
+  c.window_ms = 12 * H;
+  refused(c, "window length");
+  c = daily();
+  c.window = budget_window::rolling;
+  refused(c, "window");
+  c = daily();
+  c.window_start_ms = H;
+  refused(c, "window start");
+  c = daily();
+  c.tenant = budget_tenant::user;
+  refused(c, "tenant");
+  c = daily();
+  c.resource = resources::cpu;
+  c.resource_name = "cpu";
+  refused(c, "resource");
+}
+
+TEST_CASE("budget: a group that a reload leaves without a budget gives way to the job's next group") {
+  budget_config c = daily();
+  c.tenant = budget_tenant::group;
+  budget_policy b(c);
+  b.set_budget("ml", 100 * H);
+  b.set_budget("ops", 2 * H);
+  job j = gpu_job("j", "q", 1, 4 * H);
+  j.groups = {"ml", "ops"};
+  CHECK(b.check(j).allowed());  // ml's budget
+  budget_policy next(c);
+  next.set_budget("ops", 2 * H);
+  b.reload(next);
+  const decision d = b.check(j);  // ml has none now: ops's, 4 > 2
+  REQUIRE(d.denied());
+  CHECK(d.reasons()[0].entity == "group:ops");
+}

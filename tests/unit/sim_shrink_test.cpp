@@ -163,16 +163,32 @@ TEST_CASE("quota-sim shrink: reload bodies are checked at load time with the eve
     REQUIRE(!e.problems().empty());
     CHECK(e.problems().front().path.rfind("$.events[0]", 0) == 0);
   }
+  // a budget reload changes budgets only: a new window would recount what was spent
   doc["policies"][0] = json{{"model", "budget"}, {"resource", "nvidia.com/gpu"}, {"budgets", {{"*", "10h"}}}};
-  doc["events"][0] = json{{"at", "10m"}, {"type", "reload"}, {"policy", "budget"}, {"budgets", {{"*", "1h"}}}};
+  doc["events"][0] = json{{"at", "10m"},         {"type", "reload"},     {"policy", "budget"},
+                          {"window", "rolling"}, {"windowLength", "1d"}, {"budgets", {{"*", "1h"}}}};
   sc = load_scenario(doc);
   try {
     (void)build_models(sc);
     FAIL("expected a validation_error");
   } catch (const quota::validation_error& e) {
-    REQUIRE(!e.problems().empty());
-    CHECK(e.problems().front().path == "$.events[0].policy");
-    CHECK(e.problems().front().message.find("reload not supported for model budget") != std::string::npos);
+    REQUIRE(e.problems().size() == 1);
+    CHECK(e.problems().front().path == "$.events[0]");
+    CHECK(e.problems().front().message.find("window changes from calendar to rolling") != std::string::npos);
+  }
+  doc["events"][0].erase("window");
+  doc["events"][0].erase("windowLength");
+  sc = load_scenario(doc);
+  CHECK(build_models(sc).size() == 1);
+  // and a lower budget evicts nothing: evict_after_grace is refused for it
+  doc["policies"][0]["shrink"] = json{{"behaviour", "evict_after_grace"}, {"grace", "1h"}};
+  sc = load_scenario(doc);
+  try {
+    (void)build_models(sc);
+    FAIL("expected a validation_error");
+  } catch (const quota::validation_error& e) {
+    REQUIRE(e.problems().size() == 1);
+    CHECK(e.problems().front().path == "$.policies[0].shrink.behaviour");
   }
 }
 

@@ -38,6 +38,11 @@ struct model_instance {
   /// this model's configuration to `current`. Unset: the simulator rebuilds
   /// the model and commits the running jobs into it (tools/quota-sim/reload.hpp).
   std::function<void(any_policy& current)> reload_into;
+  /// Set with reload_into when some fields of the configuration cannot change
+  /// in place (a budget's resource and window): why this model, built from a
+  /// reload event's body, cannot replace `in_force` (the policy entry's
+  /// model), or an empty string. Asked when the file is loaded.
+  std::function<std::string(const any_policy& in_force)> reload_conflict;
   /// Kueue: marks a running job's workload Evicted (a job running at the
   /// start with "evicted": true); unset for models without that mark.
   std::function<void(any_policy&, const job&)> mark_evicted;
@@ -70,7 +75,7 @@ inline std::map<std::string, model_kind>& model_kinds() {
 /// A model instance whose introspection is the model's to_json.
 template <class M>
 model_instance instance_of(M model) {
-  model_instance mi{any_policy(std::move(model)), {}, {}, {}, {}, {}, {}};
+  model_instance mi{any_policy(std::move(model)), {}, {}, {}, {}, {}, {}, {}};
   mi.introspect = [](const any_policy& p) {
     json j;
     if (const M* m = p.target<M>()) to_json(j, *m);  // found by ADL in the model's *_json.hpp

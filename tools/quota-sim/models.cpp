@@ -107,6 +107,7 @@ std::vector<model_instance> build_models(scenario& sc) {
     if (auto mi = build_entry(it->second, ps, sc, diag)) out.push_back(std::move(*mi));
   }
   validate_reloads(sc, diag);
+  validate_shrink(sc, diag);
   sc.check_jobs_from_ms = 0;
   sc.check_jobs_until_ms = std::numeric_limits<std::int64_t>::max();
   // a reload event's own problems, when its expect_error names them, refuse it instead

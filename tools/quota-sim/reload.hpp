@@ -17,9 +17,9 @@ namespace quota::sim {
 
 /// The models a reload event may name.
 [[nodiscard]] inline const std::set<std::string, std::less<>>& reloadable_models() {
-  static const std::set<std::string, std::less<>> m{"elastic_quota",   "kai_fair_share",       "kueue",
-                                                    "running_limits",  "priority_class_quota", "sharing_pools",
-                                                    "volcano",         "volcano_capacity",     "yunikorn_limits"};
+  static const std::set<std::string, std::less<>> m{
+      "budget",        "elastic_quota", "kai_fair_share",   "kueue",          "running_limits", "priority_class_quota",
+      "sharing_pools", "volcano",       "volcano_capacity", "yunikorn_limits"};
   return m;
 }
 
@@ -54,8 +54,28 @@ inline void validate_reloads(scenario& sc, diagnostics& diag) {
     auto it = model_kinds().find(target.model);
     if (it == model_kinds().end()) continue;  // reported with the policy itself
     const policy_spec ps{target.model, ev.policy_body, ev.path};
-    (void)build_entry(it->second, ps, sc, diag);
+    const auto next = build_entry(it->second, ps, sc, diag);
+    if (!next || !next->reload_conflict) continue;
+    // what cannot change in place is the same in every configuration of the
+    // policy, so the policy's own entry stands for the one in force
+    diagnostics ignored;  // its problems are reported with the policy itself
+    sc.check_jobs_from_ms = 0;
+    sc.check_jobs_until_ms = std::numeric_limits<std::int64_t>::max();
+    const auto in_force = build_entry(it->second, target, sc, ignored);
+    if (!in_force) continue;
+    if (std::string why = next->reload_conflict(in_force->policy); !why.empty()) diag.add(ev.path, std::move(why));
   }
+}
+
+/// The models whose quota shrink may evict (`shrink.behaviour`
+/// "evict_after_grace"): all that are reloadable but budget, whose running
+/// jobs a lower budget does not evict (its admissions stop; what was spent
+/// stays spent).
+inline void validate_shrink(const scenario& sc, diagnostics& diag) {
+  for (std::size_t i = 0; i < sc.policies.size() && i < sc.shrink.size(); ++i)
+    if (sc.shrink[i].evict && sc.policies[i].model == "budget")
+      diag.add(sc.policies[i].path + ".shrink.behaviour",
+               "a lower budget evicts nothing (its admissions stop; what was spent stays spent): use keep");
 }
 
 }  // namespace quota::sim

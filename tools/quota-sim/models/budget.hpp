@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -42,6 +43,13 @@ class sim_budget {
     return p_.earliest_admission_ms(j);
   }
   [[nodiscard]] const budget_policy& policy() const noexcept { return p_; }
+  /// A reload event: the budgets of `next` in place, what was spent kept
+  /// (budget_policy::reload). The denied jobs it remembers are asked again.
+  void reload(const budget_policy& next) {
+    p_.reload(next);
+    denied_.clear();
+    wake_.reset();
+  }
   /// The simulated time moved on: window resets, rolling forgetting.
   void advance_to(std::int64_t now_ms) {
     if (now_ms > p_.now_ms()) p_.advance_to(now_ms);
@@ -106,6 +114,18 @@ inline model_instance budget_make(const policy_spec& ps, scenario& sc) {
   // own tick the same way.
   mi.on_time = [](any_policy& p, std::int64_t now) { p.target<sim_budget>()->advance_to(now); };
   mi.next_wake = [](const any_policy& p, std::int64_t) { return p.target<sim_budget>()->next_reset(); };
+  // a reload changes the budgets in place: the spent history stays
+  mi.reload_into =
+      [next = std::make_shared<const budget_policy>(mi.policy.target<sim_budget>()->policy())](any_policy& current) {
+        auto* b = current.target<sim_budget>();
+        if (!b) throw state_error(error_id::state_conflict, "budget reload: not a budget model");
+        b->reload(*next);
+      };
+  mi.reload_conflict = [next = std::make_shared<const budget_policy>(mi.policy.target<sim_budget>()->policy())](
+                           const any_policy& in_force) -> std::string {
+    const auto* b = in_force.target<sim_budget>();
+    return b ? b->policy().reload_conflict(*next) : std::string("not a budget model");
+  };
   return mi;
 }
 

@@ -89,7 +89,7 @@ inline model_instance kai_fair_share_make(const policy_spec& ps, scenario& sc) {
   tree->rebind_registry(reg.get());
   kai_fair_share_policy pol(std::move(*tree));
   pol.set_deny_beyond_capacity(true);  // the sim's placement does not run KAI's reclaim by itself
-  model_instance mi{any_policy(std::move(pol)), {}, {}, {}, {}, {}, {}};
+  model_instance mi{any_policy(std::move(pol)), {}, {}, {}, {}, {}, {}, {}};
   mi.introspect = [reg](const any_policy& p) {
     (void)reg;
     json j;
