@@ -609,10 +609,17 @@ class budget_policy {
       case budget_tenant::user:
         k = &j.user;
         break;
-      case budget_tenant::group:
+      case budget_tenant::group: {
+        // the first group with a budget; else, with "*", the first group; else
+        // the first group counted without a budget (a reload took it away)
+        const std::string* counted = nullptr;
         for (const auto& g : j.groups)
-          if (const auto it = index_.find(g); it != index_.end() && limited(tenants_[it->second])) return &g;
-        return default_ && !j.groups.empty() ? &j.groups.front() : nullptr;
+          if (const auto it = index_.find(g); it != index_.end()) {
+            if (limited(tenants_[it->second])) return &g;
+            if (!counted) counted = &g;
+          }
+        return default_ && !j.groups.empty() ? &j.groups.front() : counted;
+      }
     }
     return k->empty() ? nullptr : k;
   }

@@ -415,4 +415,16 @@ TEST_CASE("budget: a group that a reload leaves without a budget gives way to th
   const decision d = b.check(j);  // ml has none now: ops's, 4 > 2
   REQUIRE(d.denied());
   CHECK(d.reasons()[0].entity == "group:ops");
+  // a job of ml alone is not limited, and what it takes is still counted for ml
+  job m = gpu_job("m", "q", 3, 4 * H);
+  m.groups = {"ml"};
+  REQUIRE(b.check(m).allowed());
+  b.commit(m);
+  json st = b;
+  CHECK(st["tenants"]["ml"]["committed"] == 12 * H);
+  CHECK(st["tenants"]["ml"]["budget"].is_null());
+  budget_policy again(c);
+  again.set_budget("ml", 14 * H);
+  b.reload(again);
+  CHECK(b.check(m).denied());  // 12 + 12 > 14
 }
