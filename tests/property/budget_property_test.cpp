@@ -8,7 +8,8 @@
 // last `length` ms), in exact resource-milliseconds; committed adds the
 // declared rest of the running jobs. Random admit (check, then commit when
 // allowed; sometimes regardless), release, advance-time, budget changes
-// ("*" included) and bad input (unknown tenant budgets, negative requests and
+// ("*" included), reloads (new budgets, default duration and rule when
+// exhausted; a window change refused) and bad input (unknown tenant budgets, negative requests and
 // budgets, duplicate ids, releases of unknown ids, time going backwards) are
 // applied to both; after every step the decision, the victims and every
 // tenant's budget / spent / remaining / committed / rate / exhaustion time and
@@ -37,7 +38,7 @@ namespace {
 const std::vector<std::string> tenants{"t0", "t1", "t2", "t3", ""};  // "" only in bad set_budget
 constexpr std::size_t n_jobs = 12;
 
-enum class kind { admit, release, advance, set_budget };
+enum class kind { admit, release, advance, set_budget, reload };
 struct op {
   kind k = kind::admit;
   std::size_t tenant = 0, job = 0;
@@ -45,6 +46,12 @@ struct op {
   std::int64_t rate = 0, duration = -1;  // admit
   std::int64_t amount = 0;               // advance: ms (negative: backwards); set_budget: resource-ms
   bool preemptible = false, force = false;
+  // reload: the new own budgets (tenant, resource-ms), "*", default duration and
+  // rule when exhausted; `conflict`: the new configuration also changes the window
+  std::vector<std::pair<std::size_t, std::int64_t>> budgets;
+  std::optional<std::int64_t> star_budget;
+  std::int64_t default_duration = 0;
+  bool admit_preemptible = false, conflict = false;
 };
 
 struct ref_run {
@@ -180,14 +187,30 @@ struct harness {
       case kind::set_budget:
         s << "set budget '" << (o.star ? "*" : tenants[o.tenant]) << "' " << o.amount;
         break;
+      case kind::reload:
+        s << "reload budgets";
+        for (const auto& [t, a] : o.budgets) s << " " << tenants[t] << "=" << a;
+        if (o.star_budget) s << " *=" << *o.star_budget;
+        s << " default duration " << o.default_duration << (o.admit_preemptible ? " admit_preemptible" : " deny")
+          << (o.conflict ? " (window changed)" : "");
+        break;
     }
     return s.str();
   }
   json to_json(const op& o) const {
-    return json{{"kind", static_cast<int>(o.k)}, {"tenant", o.star ? "*" : tenants[o.tenant]},
-                {"job", job_id(o.job)},          {"rate", o.rate},
-                {"duration_ms", o.duration},     {"amount", o.amount},
-                {"preemptible", o.preemptible},  {"force", o.force}};
+    json j{{"kind", static_cast<int>(o.k)}, {"tenant", o.star ? "*" : tenants[o.tenant]},
+           {"job", job_id(o.job)},          {"rate", o.rate},
+           {"duration_ms", o.duration},     {"amount", o.amount},
+           {"preemptible", o.preemptible},  {"force", o.force}};
+    if (o.k == kind::reload) {
+      j["budgets"] = json::object();
+      for (const auto& [t, a] : o.budgets) j["budgets"][tenants[t]] = a;
+      if (o.star_budget) j["budgets"]["*"] = *o.star_budget;
+      j["default_duration_ms"] = o.default_duration;
+      j["admit_preemptible"] = o.admit_preemptible;
+      j["conflict"] = o.conflict;
+    }
+    return j;
   }
 
   std::string snapshot(const state& s) const {
@@ -219,8 +242,15 @@ struct harness {
       listed.insert(n);
       if (!msg.empty()) return;
       const auto b = ref.budget_of(n);
-      if (!b) {
-        msg = "tenant " + n + " is listed without a budget";
+      if (!b) {  // known, without a budget since a reload: counted, not limited
+        if (t.limited || t.budget != 0 || t.remaining != 0 || t.exhaustion_ms)
+          msg = "tenant " + n + " has no budget in the reference but the library limits it";
+        else if (t.spent != ref.spent(n) || t.committed != ref.committed(n) || t.rate != ref.rate(n))
+          msg = "tenant " + n + " without a budget: spent, committed or rate differ";
+        return;
+      }
+      if (!t.limited) {
+        msg = "tenant " + n + " is not limited in the library, the reference has budget " + std::to_string(*b);
         return;
       }
       const std::int64_t spent = ref.spent(n), remaining = std::max<std::int64_t>(0, *b - spent);
@@ -293,6 +323,34 @@ struct harness {
           ref.known.insert(name);
         }
         ++t.extra["budget changes"];
+        break;
+      }
+      case kind::reload: {
+        budget_config c = cfg;
+        c.default_duration_ms = o.default_duration;
+        c.on_exhausted = o.admit_preemptible ? budget_on_exhausted::admit_preemptible : budget_on_exhausted::deny;
+        if (o.conflict) c.window_ms = cfg.window_ms + 1;
+        budget_policy next(c);
+        for (const auto& [tn, a] : o.budgets) next.set_budget(tenants[tn], a);
+        if (o.star_budget) next.set_budget("*", *o.star_budget);
+        try {
+          lib.reload(next);
+        } catch (const config_error&) {
+          st.lib = prop::outcome::error;
+        }
+        if (o.conflict) {
+          st.ref = prop::outcome::error;
+        } else {
+          ref.own.clear();
+          for (const auto& [tn, a] : o.budgets) {
+            ref.own[tenants[tn]] = a;
+            ref.known.insert(tenants[tn]);
+          }
+          ref.star = o.star_budget;
+          ref.cfg.default_duration_ms = c.default_duration_ms;
+          ref.cfg.on_exhausted = c.on_exhausted;
+        }
+        ++t.extra["reloads"];
         break;
       }
       case kind::advance: {
@@ -368,7 +426,9 @@ struct harness {
         r.rate = o.rate;
         r.start = ref.now;
         r.end = ref.now + ref.duration(o);
-        r.tracked = o.rate > 0 && ref.budget_of(r.tenant).has_value();  // unlimited work is not charged
+        // work of a tenant without a budget is not charged, unless the tenant
+        // is known (a reload took its budget away: its spending still counts)
+        r.tracked = o.rate > 0 && (ref.budget_of(r.tenant).has_value() || ref.known.count(r.tenant) != 0);
         r.over = r.tracked && !ref.fits(o);
         r.seq = ++ref.seq;
         if (r.tracked) ref.known.insert(r.tenant);
@@ -407,7 +467,11 @@ std::vector<op> random_ops(const harness& h, std::uint64_t seed, std::size_t n) 
   for (std::size_t i = 0; i < n; ++i) {
     op o;
     const auto p = r.below(100);
-    o.k = i < 2 || p < 8 ? kind::set_budget : p < 55 ? kind::admit : p < 75 ? kind::release : kind::advance;
+    o.k = i < 2 || p < 8 ? kind::set_budget
+          : p < 11       ? kind::reload
+          : p < 55       ? kind::admit
+          : p < 75       ? kind::release
+                         : kind::advance;
     o.tenant = r.below(4);
     o.job = r.below(n_jobs);
     if (o.k == kind::set_budget) {
@@ -421,6 +485,13 @@ std::vector<op> random_ops(const harness& h, std::uint64_t seed, std::size_t n) 
       o.duration = r.chance(25) ? -1 : r.range(0, h.cfg.window_ms * 3 / 2);
       o.preemptible = r.chance(50);
       o.force = r.chance(8);
+    } else if (o.k == kind::reload) {
+      for (std::size_t tn = 0; tn < 4; ++tn)
+        if (r.chance(60)) o.budgets.emplace_back(tn, r.range(0, 12) * h.cfg.window_ms / 2);
+      if (r.chance(40)) o.star_budget = r.range(0, 12) * h.cfg.window_ms / 2;
+      o.default_duration = r.range(5, 60);
+      o.admit_preemptible = r.chance(40);
+      o.conflict = r.chance(10);
     } else if (o.k == kind::advance) {
       o.amount = r.chance(60) ? r.range(0, 10) : r.range(10, h.cfg.window_ms);
       if (r.chance(4)) o.amount = -r.range(1, 5);  // bad: backwards
@@ -445,10 +516,11 @@ TEST_CASE("property: budget matches the reference model over random operation se
   if (!t.failure.empty()) FAIL(t.failure);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf(
-      "budget property: %zu operations (%zu allowed, %zu denied, %zu errors, %zu advances, %zu victim sets), 0 "
-      "divergences, replayed twice, %.2f s\n",
+      "budget property: %zu operations (%zu allowed, %zu denied, %zu errors, %zu advances, %zu reloads, %zu victim "
+      "sets), 0 divergences, replayed twice, %.2f s\n",
       t.ops, t.counts.allowed, t.counts.denied, t.counts.errors,
       t.counts.extra.count("advances") ? t.counts.extra.at("advances") : 0,
+      t.counts.extra.count("reloads") ? t.counts.extra.at("reloads") : 0,
       t.counts.extra.count("victim sets") ? t.counts.extra.at("victim sets") : 0, secs);
   CHECK(t.ops == 24 * 250);
   CHECK(t.counts.allowed > t.ops / 4);
