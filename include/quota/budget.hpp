@@ -133,11 +133,6 @@ class budget_policy {
   /// then (strong guarantee).
   void reload(const budget_policy& next) {
     if (const std::string why = reload_conflict(next); !why.empty()) throw config_error("budget reload: " + why);
-    std::size_t added = 0;
-    for (const auto& ts : next.tenants_)
-      if (ts.own && index_.find(ts.name) == index_.end()) ++added;
-    tenants_.reserve(tenants_.size() + added);
-    index_.reserve(index_.size() + added);
     const std::size_t before = tenants_.size();
     try {
       for (const auto& ts : next.tenants_)
