@@ -115,14 +115,13 @@ inline model_instance budget_make(const policy_spec& ps, scenario& sc) {
   mi.on_time = [](any_policy& p, std::int64_t now) { p.target<sim_budget>()->advance_to(now); };
   mi.next_wake = [](const any_policy& p, std::int64_t) { return p.target<sim_budget>()->next_reset(); };
   // a reload changes the budgets in place: the spent history stays
-  mi.reload_into =
-      [next = std::make_shared<const budget_policy>(mi.policy.target<sim_budget>()->policy())](any_policy& current) {
-        auto* b = current.target<sim_budget>();
-        if (!b) throw state_error(error_id::state_conflict, "budget reload: not a budget model");
-        b->reload(*next);
-      };
-  mi.reload_conflict = [next = std::make_shared<const budget_policy>(mi.policy.target<sim_budget>()->policy())](
-                           const any_policy& in_force) -> std::string {
+  const auto next = std::make_shared<const budget_policy>(mi.policy.target<sim_budget>()->policy());
+  mi.reload_into = [next](any_policy& current) {
+    auto* b = current.target<sim_budget>();
+    if (!b) throw state_error(error_id::state_conflict, "budget reload: not a budget model");
+    b->reload(*next);
+  };
+  mi.reload_conflict = [next](const any_policy& in_force) -> std::string {
     const auto* b = in_force.target<sim_budget>();
     return b ? b->policy().reload_conflict(*next) : std::string("not a budget model");
   };
