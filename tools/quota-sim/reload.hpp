@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -40,6 +42,7 @@ namespace quota::sim {
 /// next reload of that policy (a job that ended before it may name a queue it
 /// drops; one that still waits then makes the reload refused at run time).
 inline void validate_reloads(scenario& sc, diagnostics& diag) {
+  std::map<std::size_t, std::optional<model_instance>> entries;  // a policy's own entry, built once
   for (const auto& ev : sc.events) {
     if (ev.type != "reload" || ev.refused || ev.policy >= sc.policies.size()) continue;
     sc.check_jobs_from_ms = ev.at_ms;
@@ -58,12 +61,16 @@ inline void validate_reloads(scenario& sc, diagnostics& diag) {
     if (!next || !next->reload_conflict) continue;
     // what cannot change in place is the same in every configuration of the
     // policy, so the policy's own entry stands for the one in force
-    diagnostics ignored;  // its problems are reported with the policy itself
-    sc.check_jobs_from_ms = 0;
-    sc.check_jobs_until_ms = std::numeric_limits<std::int64_t>::max();
-    const auto in_force = build_entry(it->second, target, sc, ignored);
-    if (!in_force) continue;
-    if (std::string why = next->reload_conflict(in_force->policy); !why.empty()) diag.add(ev.path, std::move(why));
+    auto in_force = entries.find(ev.policy);
+    if (in_force == entries.end()) {
+      diagnostics ignored;  // its problems are reported with the policy itself
+      sc.check_jobs_from_ms = 0;
+      sc.check_jobs_until_ms = std::numeric_limits<std::int64_t>::max();
+      in_force = entries.emplace(ev.policy, build_entry(it->second, target, sc, ignored)).first;
+    }
+    if (!in_force->second) continue;
+    if (std::string why = next->reload_conflict(in_force->second->policy); !why.empty())
+      diag.add(ev.path, std::move(why));
   }
 }
 
